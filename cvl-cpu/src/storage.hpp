@@ -1,0 +1,87 @@
+// Memory behind cvl-cpu's handles: element buffers (64-byte aligned, cached when large), segment
+// descriptors (lengths plus start offsets), and typed access to both.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+
+#include "cvl/types.hpp"
+#include "parallel.hpp"
+
+namespace cvl::cpu {
+
+// Raw memory of at least `bytes` bytes. Small buffers (scalars are most vectors a program makes)
+// live inside the object, so one allocation makes the whole handle; large ones come from a cache
+// of freed blocks, because fresh pages cost a fault each on first touch.
+class Buffer final : public Storage {
+ public:
+  explicit Buffer(std::size_t bytes);
+  ~Buffer() override;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  std::byte* bytes() const { return data_; }
+  std::size_t capacity() const { return capacity_; }
+
+ private:
+  static constexpr std::size_t kInlineBytes = 64;
+  std::byte* data_;
+  std::size_t capacity_;
+  alignas(16) std::byte inline_[kInlineBytes];
+};
+
+// A segment descriptor: the INT lengths vector (LENGTHS hands out this very vector, which is
+// immutable while shared) and the exclusive prefix sums of the lengths (segments + 1 entries).
+struct SegdesStorage final : Storage {
+  SegdesStorage(Vector lengths_vector, std::size_t segments)
+      : lengths(std::move(lengths_vector)), offsets((segments + 1) * sizeof(std::int64_t)) {}
+  Vector lengths;
+  Buffer offsets;
+};
+
+template <class T> constexpr Type type_of();
+template <> constexpr Type type_of<std::int32_t>() { return Type::Int; }
+template <> constexpr Type type_of<double>() { return Type::Float; }
+template <> constexpr Type type_of<std::uint8_t>() { return Type::Bool; }
+
+// The elements of `v` as T (the caller knows the type); nullptr only for a handle without storage.
+template <class T>
+T* elements(const Vector& v) {
+  auto* buffer = static_cast<Buffer*>(v.storage.get());
+  return buffer ? reinterpret_cast<T*>(buffer->bytes()) : nullptr;
+}
+
+// A new vector with uninitialised elements; length 0 shares one empty buffer.
+Vector allocate(Type type, std::size_t length);
+// A new vector with all bits zero (0, 0.0, F), written in parallel above the threshold.
+Vector allocate_zeroed(const Parallel& par, Type type, std::size_t length);
+// Whether `v` may become the result: no other handle shares it and the shape matches.
+bool reusable(const Vector& v, Type type, std::size_t length);
+// The operand itself when reusable (its elements are then overwritten), else a new vector.
+Vector reuse_or_allocate(Vector&& operand, Type type, std::size_t length);
+// An unshared copy of `v` (itself when already unshared): for ops that write into their input.
+Vector unshared(const Parallel& par, Vector&& v);
+
+// Scratch memory for one operation (rank's sort buffers), from the same block cache.
+template <class T>
+class Scratch {
+  static_assert(std::is_trivial_v<T>);
+
+ public:
+  explicit Scratch(std::size_t count) : buffer_(count * sizeof(T)) {}
+  T* data() const { return reinterpret_cast<T*>(buffer_.bytes()); }
+
+ private:
+  Buffer buffer_;
+};
+
+// The view of a descriptor made by this backend (a default-constructed one has no segments).
+SegView view(const Segdes& sd);
+
+// A descriptor from an INT lengths vector (kept, not copied). Negative lengths are an error
+// naming `op_name` ("MAKE_SEGDES") and the first bad position.
+Segdes segdes_from_lengths(const Parallel& par, Vector lengths, const char* op_name);
+
+}  // namespace cvl::cpu

@@ -1,0 +1,78 @@
+// The vector machine the interpreter talks to: the contract every CVL backend implements.
+//
+// Conventions:
+// - Operands are passed by value; the interpreter moves last-use operands in, so a backend may
+//   reuse an operand's storage for its result when `storage.use_count() == 1` and the type and
+//   length match. It must otherwise never modify an operand (value semantics).
+// - The interpreter has already checked operand types, lengths and segdes compatibility
+//   (spec/VCODE.md §7). The backend checks what depends on the data (indices, divisors, segment
+//   lengths) and throws cvl::Error with a short message, never crashes.
+// - Segmented operations follow spec/CVL.md; indices are relative to their segment.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+
+#include "cvl/random.hpp"
+#include "cvl/types.hpp"
+#include "vcode/op.hpp"
+
+namespace cvl {
+
+// Which order FLOAT ranks use (spec/CVL.md §6): IEEE total order, or the x86-64 reference's.
+enum class FloatRankOrder : std::uint8_t { Correct, Legacy };
+
+struct BackendOptions {
+  int threads = 0;  // 0 = all cores; 1 = sequential and deterministic
+  FloatRankOrder float_rank = FloatRankOrder::Correct;
+};
+
+// Operands of the permute family (PERMUTE, DPERMUTE, FPERMUTE, BPERMUTE, BFPERMUTE,
+// DFPERMUTE); unused members stay empty. For PERMUTE only `source_segdes` is set.
+struct PermuteOperands {
+  Vector values;
+  Vector indices;
+  Vector flags;     // FPERMUTE, BFPERMUTE, DFPERMUTE
+  Vector defaults;  // DPERMUTE, DFPERMUTE
+  Segdes source_segdes;
+  Segdes dest_segdes;  // all but PERMUTE
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+
+  // Host transfers: only for constants and I/O. `data` holds `length` elements of host_t<type>.
+  virtual Vector upload(Type type, const void* data, std::size_t length) = 0;
+  // Copies elements [first, first + count) of `v` to `out` (host_t<v.type> elements).
+  virtual void download(const Vector& v, std::size_t first, std::size_t count, void* out) = 0;
+
+  // Elementwise ops (Family::Elementwise): 1 to 3 operands of equal length. `type` is the
+  // instruction's type (for SELECT the type of the two value operands).
+  virtual Vector elementwise(vcode::Op op, Type type, std::span<Vector> operands) = 0;
+  // RAND: result[i] = stream.next() % bounds[i], in index order. A zero bound is an error.
+  virtual Vector random(Vector bounds, RandomStream& stream) = 0;
+
+  virtual Vector scan(vcode::Op op, Vector v, const Segdes& sd) = 0;
+  virtual Vector reduce(vcode::Op op, Vector v, const Segdes& sd) = 0;
+  virtual Vector permute(vcode::Op op, PermuteOperands operands) = 0;
+
+  virtual Vector extract(Vector v, Vector indices, const Segdes& sd) = 0;
+  virtual Vector replace(Vector v, Vector indices, Vector values, const Segdes& sd) = 0;
+  virtual Vector distribute(Vector values, const Segdes& sd) = 0;
+  virtual Vector index(Vector starts, Vector strides, const Segdes& sd) = 0;
+  virtual Vector rank(vcode::Op op, Vector v, const Segdes& sd) = 0;  // RANK_UP / RANK_DOWN
+  // PACK: the flagged elements and the segdes of per-segment counts.
+  virtual std::pair<Vector, Segdes> pack(Vector v, Vector flags, const Segdes& sd) = 0;
+
+  // MAKE_SEGDES (negative lengths are an error) and LENGTHS.
+  virtual Segdes make_segdes(Vector lengths) = 0;
+  virtual Vector segment_lengths(const Segdes& sd) = 0;
+};
+
+}  // namespace cvl

@@ -1,0 +1,58 @@
+// Handles and element types shared by the interpreter and every vector library (CVL) backend.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace cvl {
+
+// Element types of VCODE vectors. Host representations: Int = int32_t, Float = double,
+// Bool = uint8_t holding 0 or 1.
+enum class Type : std::uint8_t { Int, Float, Bool };
+
+template <Type T> struct HostType;
+template <> struct HostType<Type::Int> { using type = std::int32_t; };
+template <> struct HostType<Type::Float> { using type = double; };
+template <> struct HostType<Type::Bool> { using type = std::uint8_t; };
+template <Type T> using host_t = typename HostType<T>::type;
+
+inline constexpr std::size_t element_size(Type t) {
+  return t == Type::Float ? sizeof(double) : t == Type::Int ? sizeof(std::int32_t) : 1;
+}
+inline constexpr const char* type_name(Type t) {  // the names of spec/VCODE.md §7
+  return t == Type::Int ? "Int" : t == Type::Float ? "Float" : "Bool";
+}
+
+// Backend-owned memory behind a handle. Each backend derives its own storage from this;
+// nothing outside the backend looks inside.
+struct Storage {
+  virtual ~Storage() = default;
+};
+
+// A vector: element type and length are known on the host without touching the data.
+// Handles are values; the data is shared and immutable while more than one handle refers
+// to it. A backend may reuse the storage of an input it received by value as its output
+// when `storage.use_count() == 1` (the interpreter moves last-use operands in).
+struct Vector {
+  Type type = Type::Int;
+  std::size_t length = 0;
+  std::shared_ptr<Storage> storage;
+};
+
+// A segment descriptor: `segments` segments whose lengths sum to `total`.
+struct Segdes {
+  std::size_t segments = 0;
+  std::size_t total = 0;
+  std::shared_ptr<Storage> storage;
+};
+
+// A runtime error in a vector operation caused by the program's data (index out of range,
+// division by zero, ...). The interpreter adds the VCODE location and exits 1.
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace cvl

@@ -1,0 +1,181 @@
+// vinterp: runs a VCODE program, a drop-in for the classic interpreter's command line
+// (spec/VCODE.md §10) plus long options of our own.
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "../src/vm/machine.hpp"
+#include "cvl/registry.hpp"
+#include "vcode/lexer.hpp"
+#include "vcode/parser.hpp"
+
+namespace po = boost::program_options;
+
+namespace {
+
+const char* const usage_text =
+    "vinterp [-cgt] [-m <num>] [-l <file>] [-<num>] [-d <debug-switch>] file-name\n"
+    "\t -c \t\t check arguments (always on in this interpreter)\n"
+    "\t -d abort\t dump core on internal error\n"
+    "\t -d lex\t\t lex trace\n"
+    "\t -d link\t link trace\n"
+    "\t -d program\t dump program parse\n"
+    "\t -d runtime\t trace call stack\n"
+    "\t -d command\t trace commands executed\n"
+    "\t -d stack\t trace vector stack\n"
+    "\t -d values\t trace vector stack values\n"
+    "\t -d heap\t trace heap usage (accepted; this interpreter has no arena)\n"
+    "\t -g\t\t notify on memory compaction (accepted; there is no compaction)\n"
+    "\t -l <file>\t library of fused operators (accepted; FCODE files define their own)\n"
+    "\t -m <num>\t vector memory in 8-byte units (accepted; memory grows as needed)\n"
+    "\t -<num>\t\t select a CUDA device\n"
+    "\t -t\t\t time program execution\n"
+    "Long options:\n"
+    "\t --backend cpu|cuda\t the vector library (default cpu)\n"
+    "\t --threads N\t\t CPU threads (default: all cores; 1 = sequential, exact)\n"
+    "\t --float-rank correct|legacy\t FLOAT RANK order (legacy = the x86-64 reference's)\n"
+    "\t --trace\t\t print each instruction and the stack's shape on stderr\n"
+    "\t --profile\t\t per-opcode counts and times on stderr at the end\n"
+    "\t --help, --version\n";
+
+int usage_error(const std::string& message = "") {
+  if (!message.empty()) std::fprintf(stderr, "vinterp: %s\n", message.c_str());
+  std::fputs(usage_text, stderr);
+  return 1;
+}
+
+bool apply_debug_switch(const std::string& name, vm::DebugSwitches& d, bool& lex, bool& link, bool& program) {
+  if (name == "abort") d.abort = true;
+  else if (name == "lex") lex = true;
+  else if (name == "link") link = true;
+  else if (name == "program") program = true;
+  else if (name == "runtime") d.runtime = true;
+  else if (name == "command") d.command = true;
+  else if (name == "stack") d.stack = true;
+  else if (name == "values") d.values = true;
+  else if (name == "heap") {}
+  else return false;
+  return true;
+}
+
+void list_program(const vcode::Program& program) {
+  for (std::size_t i = 0; i < program.code.size(); ++i) {
+    const auto& ins = program.code[i];
+    std::fprintf(stderr, "(%zu) vop = %s; line = %d", i, vcode::instruction_text(program, ins).c_str(),
+                 ins.where.line);
+    if (ins.target != vcode::no_target) std::fprintf(stderr, "; branch to %u", ins.target);
+    std::fputc('\n', stderr);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  po::options_description visible;
+  visible.add_options()
+      ("help", "")
+      ("version", "")
+      (",c", "")
+      (",g", "")
+      (",t", "")
+      (",m", po::value<unsigned long long>(), "")
+      (",r", po::value<std::string>(), "")
+      (",d", po::value<std::vector<std::string>>(), "")
+      (",l", po::value<std::string>(), "")
+      ("backend", po::value<std::string>()->default_value("cpu"), "")
+      ("threads", po::value<int>()->default_value(0), "")
+      ("float-rank", po::value<std::string>()->default_value("correct"), "")
+      ("trace", "")
+      ("profile", "")
+      ("file", po::value<std::vector<std::string>>(), "");
+  for (char digit = '0'; digit <= '9'; ++digit) visible.add_options()((std::string(",") + digit).c_str(), "");
+  po::positional_options_description positional;
+  positional.add("file", -1);
+
+  po::variables_map args;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(visible).positional(positional).run(), args);
+    po::notify(args);
+  } catch (const po::error& e) {
+    return usage_error(e.what());
+  }
+  if (args.count("help")) {
+    std::fputs(usage_text, stdout);
+    return 0;
+  }
+  if (args.count("version")) {
+    std::printf("vinterp %s (backends:", NESL_VERSION);
+    for (const auto& name : cvl::available_backends()) std::printf(" %s", name.c_str());
+    std::printf(")\n");
+    return 0;
+  }
+  if (args.count("-r")) return usage_error("-r is not implemented (as in the classic interpreter)");
+  auto files = args.count("file") ? args["file"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (files.size() != 1) {
+    std::fprintf(stderr, "vinterp: Please supply file name.\n");
+    return usage_error();
+  }
+
+  vm::MachineOptions options;
+  options.time_program = args.count("-t") > 0;
+  options.trace = args.count("trace") > 0;
+  options.profile = args.count("profile") > 0;
+  bool lex = false, link = false, list = false;
+  if (args.count("-d"))
+    for (const auto& name : args["-d"].as<std::vector<std::string>>())
+      if (!apply_debug_switch(name, options.debug, lex, link, list))
+        return usage_error("unknown debug switch -d " + name);
+
+  cvl::BackendOptions backend_options;
+  backend_options.threads = args["threads"].as<int>();
+  if (backend_options.threads < 0) return usage_error("--threads must be 0 (all cores) or more");
+  const std::string rank = args["float-rank"].as<std::string>();
+  if (rank == "legacy") backend_options.float_rank = cvl::FloatRankOrder::Legacy;
+  else if (rank != "correct") return usage_error("--float-rank must be correct or legacy");
+
+  const std::string& file = files.front();
+  std::vector<std::string> warnings;
+  vcode::Program program;
+  try {
+    program = vcode::load_program(file, {&warnings});
+  } catch (const vcode::LoadError& e) {
+    for (const auto& w : warnings) std::fprintf(stderr, "%s\n", w.c_str());
+    std::fprintf(stderr, "%s\nParse failure\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "vinterp: %s\n", e.what());
+    return 1;
+  }
+  for (const auto& w : warnings) std::fprintf(stderr, "%s\n", w.c_str());
+  if (lex) {  // the classic prints every token's text on stdout
+    std::ifstream in(file, std::ios::binary);
+    std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<vcode::Diagnostic> ignored;
+    for (const auto& token : vcode::tokenize(source, ignored))
+      if (token.kind != vcode::TokenKind::End) std::printf("%.*s\n", int(token.text.size()), token.text.data());
+  }
+  if (link)
+    for (const auto& ins : program.code)
+      if (ins.op == vcode::Op::Call) std::fprintf(stderr, "vinterp: linker: linking %s\n", ins.callee.c_str());
+  if (list) list_program(program);
+
+  auto backend = cvl::make_backend(args["backend"].as<std::string>(), backend_options);
+  if (!backend) {
+    std::string names;
+    for (const auto& name : cvl::available_backends()) names += " " + name;
+    std::fprintf(stderr, "vinterp: backend '%s' is not available in this build (available:%s)\n",
+                 args["backend"].as<std::string>().c_str(), names.c_str());
+    return 1;
+  }
+  try {
+    vm::Machine machine(program, *backend, options);
+    return machine.run();
+  } catch (const std::exception& e) {  // errors while preparing constants
+    std::fprintf(stderr, "vinterp: %s: %s\n", file.c_str(), e.what());
+    return 1;
+  }
+}

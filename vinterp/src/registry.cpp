@@ -1,0 +1,27 @@
+// The backends compiled into this build. A new backend adds one line to each function.
+#include "cvl/registry.hpp"
+
+#include "cvl_cpu/cvl_cpu.hpp"
+#ifdef NESL_HAVE_CUDA
+#include "cvl_cuda/cvl_cuda.hpp"
+#endif
+
+namespace cvl {
+
+std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& options) {
+  if (name == "cpu") return make_cpu_backend(options);
+#ifdef NESL_HAVE_CUDA
+  if (name == "cuda") return make_cuda_backend(options);
+#endif
+  return nullptr;
+}
+
+std::vector<std::string> available_backends() {
+  std::vector<std::string> names{"cpu"};
+#ifdef NESL_HAVE_CUDA
+  names.push_back("cuda");
+#endif
+  return names;
+}
+
+}  // namespace cvl

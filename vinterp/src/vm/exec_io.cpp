@@ -1,0 +1,280 @@
+// I/O, timer and random-seed instructions (spec/VCODE.md §6.11-6.12). Every I/O instruction
+// ends by pushing a status pair: an error message (INT character codes, empty on success) and
+// a BOOL flag, T on success.
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+
+#include "machine.hpp"
+
+namespace vm {
+
+using vcode::Instruction;
+using vcode::Op;
+using vcode::TypeKeyword;
+
+namespace {
+
+std::vector<std::int32_t> codes(const std::string& text) {
+  std::vector<std::int32_t> out;
+  for (char c : text) out.push_back(static_cast<signed char>(c));
+  return out;
+}
+
+std::string text_of(const std::vector<std::int32_t>& codes) {
+  std::string out;
+  for (auto c : codes) out += static_cast<char>(c);
+  return out;
+}
+
+int skip_space(std::FILE* in) {
+  int c;
+  do c = std::getc(in);
+  while (c != EOF && std::isspace(c));
+  return c;
+}
+
+const char* prompt_for(TypeKeyword type) {
+  switch (type) {
+    case TypeKeyword::Int: return "integer vector, in form (1 2 3)";
+    case TypeKeyword::Float: return "float vector, in form (1.0 2.0 3.0)";
+    case TypeKeyword::Bool: return "boolean vector, in form (T F)";
+    case TypeKeyword::Char: return "string vector, in form \"string\"";
+    case TypeKeyword::Segdes: return "segment descriptor vector, in form [1 2 3]";
+  }
+  return "";
+}
+
+}  // namespace
+
+void Machine::push_status(const std::string& message) {
+  push(host_ints(codes(message)));
+  push(bool_scalar(message.empty()));
+}
+
+bool Machine::valid_stream(std::int32_t fd) const {
+  return fd >= 0 && fd < static_cast<std::int32_t>(streams_.size()) && streams_[fd] != nullptr;
+}
+
+// Reads one vector in the printed format, with the quirks of the classic reader
+// (spec/VCODE.md §6.12): a number's terminating character is consumed, so `(1 2 3)` fails.
+Value Machine::read_vector(std::FILE* in, TypeKeyword type, std::string& error) {
+  const bool segdes = type == TypeKeyword::Segdes;
+  const char open = segdes ? '[' : type == TypeKeyword::Char ? '"' : '(';
+  const char close = segdes ? ']' : type == TypeKeyword::Char ? '"' : ')';
+  auto empty = [&] {
+    switch (type) {
+      case TypeKeyword::Float: return Value::of(backend_.upload(cvl::Type::Float, nullptr, 0));
+      case TypeKeyword::Bool: return Value::of(backend_.upload(cvl::Type::Bool, nullptr, 0));
+      default: return host_ints({});
+    }
+  };
+  if (skip_space(in) != open) {
+    error = std::string("vinterp: input error: vector must start with ") + open;
+    return empty();
+  }
+  auto must_end = [&] {
+    error = std::string("input error: vector must end with ") + close;
+    return empty();
+  };
+  switch (type) {
+    case TypeKeyword::Char:
+      if (std::getc(in) != '"') return must_end();
+      return host_ints({});
+    case TypeKeyword::Bool: {
+      std::vector<std::uint8_t> flags;
+      for (int c = std::getc(in);; c = std::getc(in)) {
+        if (c == ' ' || c == '\t' || c == '\n') continue;
+        if (c == 'T' || c == 'F') { flags.push_back(c == 'T'); continue; }
+        if (c != ')') return must_end();
+        break;
+      }
+      return Value::of(backend_.upload(cvl::Type::Bool, flags.data(), flags.size()));
+    }
+    case TypeKeyword::Float: {
+      std::vector<double> xs;
+      while (true) {
+        int c = skip_space(in);
+        if (c == ')') break;
+        if (c == EOF) return must_end();
+        std::ungetc(c, in);
+        double x;
+        if (std::fscanf(in, "%lf", &x) != 1) return must_end();
+        xs.push_back(x);
+      }
+      return Value::of(backend_.upload(cvl::Type::Float, xs.data(), xs.size()));
+    }
+    case TypeKeyword::Int:
+    case TypeKeyword::Segdes: {
+      std::vector<std::int32_t> xs;
+      while (true) {
+        int c = skip_space(in);
+        if (c == close) break;
+        bool negative = c == '-';
+        if (c != '-' && c != '+' && !std::isdigit(c)) return must_end();
+        if (c == '-' || c == '+') c = std::getc(in);
+        std::uint32_t magnitude = 0;
+        for (; c != EOF && std::isdigit(c); c = std::getc(in)) magnitude = magnitude * 10 + unsigned(c - '0');
+        xs.push_back(static_cast<std::int32_t>(negative ? 0u - magnitude : magnitude));
+        // The terminating character (c) is dropped, as in the classic reader.
+      }
+      Value v = host_ints(xs);
+      if (!segdes) return v;
+      return Value::of(backend_.make_segdes(v.take_vector()));
+    }
+  }
+  return empty();
+}
+
+void Machine::exec_io(const Instruction& ins, const Prepared& prep) {
+  if (ins.op != Op::FRead && ins.op != Op::FWrite && ins.op != Op::Write) check_operands(ins, prep);
+  const int line = ins.where.line;
+  auto bad_descriptor = [&](const char* what, std::int32_t fd) {
+    return "vinterp: line " + std::to_string(line) + ": illegal VCODE file descriptor for " + what +
+           ": " + std::to_string(fd);
+  };
+  auto scalar_int = [&](std::size_t depth, const char* what) {
+    const Value& v = from_top(depth);
+    if (v.kind != Kind::Int || v.length != 1)
+      fail(std::string(vcode::spelling(ins.op)) + ": " + what + " is not an integer scalar");
+    return read_int(v, 0);
+  };
+  switch (ins.op) {
+    case Op::StartTimer:
+      timer_start_ = std::chrono::steady_clock::now();
+      return;
+    case Op::StopTimer:
+      push(float_scalar(std::chrono::duration<double>(std::chrono::steady_clock::now() - timer_start_).count()));
+      return;
+    case Op::SRand: {
+      std::int32_t seed = scalar_int(0, "the seed");
+      stack_.pop_back();
+      random_.seed(static_cast<std::uint32_t>(seed));
+      push(bool_scalar(true));
+      return;
+    }
+    case Op::Write:
+    case Op::FWrite: {
+      const bool to_stream = ins.op == Op::FWrite;
+      const std::size_t arity = to_stream ? 2 : 1;
+      if (stack_.size() < arity)
+        fail("stack underflow: " + std::string(vcode::spelling(ins.op)) + " needs " +
+             std::to_string(arity) + " values");
+      std::int32_t fd = to_stream ? scalar_int(0, "the stream") : 2;
+      Value value = std::move(from_top(arity - 1));
+      if (value.kind != kind_of(*ins.type))
+        fail("type mismatch: " + std::string(vcode::spelling(ins.op)) + " " +
+             std::string(vcode::keyword_name(*ins.type)) + " of a " + kind_name(value.kind));
+      stack_.resize(stack_.size() - arity);
+      if (fd == -1) return push_status("FWRITE to NULL_STREAM");
+      if (!valid_stream(fd)) return push_status(bad_descriptor("FWRITE", fd));
+      std::string text = *ins.type == TypeKeyword::Char ? text_of(read_ints(value)) : format_value(value);
+      std::FILE* out = streams_[fd];
+      if (out == stderr) std::fflush(stdout);
+      bool ok = std::fwrite(text.data(), 1, text.size(), out) == text.size() && std::fflush(out) == 0;
+      return push_status(ok ? "" : std::strerror(errno));
+    }
+    case Op::Read:
+    case Op::FRead: {
+      std::int32_t fd = 0;
+      if (ins.op == Op::FRead) {
+        if (stack_.empty()) fail("stack underflow: FREAD needs 1 value");
+        fd = scalar_int(0, "the stream");
+        stack_.pop_back();
+      }
+      std::string error;
+      TypeKeyword type = *ins.type;
+      if (fd == -1) {
+        push(type == TypeKeyword::Segdes ? Value::of(backend_.make_segdes(host_ints({}).take_vector()))
+             : type == TypeKeyword::Float ? Value::of(backend_.upload(cvl::Type::Float, nullptr, 0))
+             : type == TypeKeyword::Bool  ? Value::of(backend_.upload(cvl::Type::Bool, nullptr, 0))
+                                          : host_ints({}));
+        return push_status("");
+      }
+      if (!valid_stream(fd)) {
+        push(type == TypeKeyword::Float  ? Value::of(backend_.upload(cvl::Type::Float, nullptr, 0))
+             : type == TypeKeyword::Bool ? Value::of(backend_.upload(cvl::Type::Bool, nullptr, 0))
+                                         : host_ints({}));
+        return push_status(bad_descriptor("FREAD", fd));
+      }
+      std::FILE* in = streams_[fd];
+      if (isatty(fileno(in))) {
+        std::fprintf(stderr, "vinterp: input %s: ", prompt_for(type));
+        std::fflush(stderr);
+      }
+      push(read_vector(in, type, error));
+      return push_status(error);
+    }
+    case Op::FOpen: {  // name mode -> fd msg ok
+      std::int32_t mode = scalar_int(0, "the mode");
+      if (mode < 1 || mode > 3)
+        fail("FOPEN: top of stack (" + std::to_string(mode) + ") not legal mode");
+      std::string name = text_of(read_ints(from_top(1)));
+      stack_.resize(stack_.size() - 2);
+      std::size_t slot = 3;
+      while (slot < streams_.size() && streams_[slot]) ++slot;
+      if (slot == streams_.size()) {
+        push(int_scalar(-1));
+        return push_status("no room in internal file table");
+      }
+      std::FILE* file = std::fopen(name.c_str(), mode == 1 ? "r" : mode == 2 ? "w" : "a");
+      if (!file) {
+        std::string error = std::strerror(errno);
+        push(int_scalar(-1));
+        return push_status(error);
+      }
+      streams_[slot] = file;
+      push(int_scalar(static_cast<std::int32_t>(slot)));
+      return push_status("");
+    }
+    case Op::FClose: {
+      std::int32_t fd = scalar_int(0, "the stream");
+      stack_.pop_back();
+      if (fd == -1) return push_status("");
+      if (!valid_stream(fd)) return push_status(bad_descriptor("FCLOSE", fd));
+      std::FILE* file = streams_[fd];
+      streams_[fd] = nullptr;
+      return push_status(std::fclose(file) == 0 ? "" : "vinterp: FCLOSE: could not close file");
+    }
+    case Op::FReadChar: {  // delims max fd -> str stop msg ok
+      std::int32_t fd = scalar_int(0, "the stream");
+      std::int32_t max = scalar_int(1, "the count");
+      const Value& delim_value = from_top(2);
+      if (delim_value.kind != Kind::Int) fail("FREAD_CHAR: third element on stack not string");
+      std::vector<std::int32_t> delims = read_ints(delim_value);
+      bool is_delim[256] = {};
+      for (std::size_t i = 0; i < delims.size(); ++i) {
+        if (delims[i] < 0 || delims[i] > 255)
+          fail("delimiter element " + std::to_string(i) + " for FREAD_CHAR is not a legal character");
+        is_delim[delims[i]] = true;
+      }
+      stack_.resize(stack_.size() - 3);
+      if (!valid_stream(fd)) {
+        push(host_ints({}));
+        push(host_ints({}));
+        return push_status("illegal VCODE file descriptor in FREAD");
+      }
+      std::FILE* in = streams_[fd];
+      std::vector<std::int32_t> text;
+      std::int32_t stop;
+      while (true) {
+        if (max >= 0 && text.size() == static_cast<std::size_t>(max)) { stop = -2; break; }
+        int c = std::getc(in);
+        if (c == EOF) { stop = -1; break; }
+        if (is_delim[c]) { stop = c; break; }
+        text.push_back(static_cast<signed char>(c));
+      }
+      push(host_ints(text));
+      push(int_scalar(stop));
+      return push_status("");
+    }
+    case Op::Spawn:
+      return exec_spawn();
+    default:
+      fail("internal error: not an I/O instruction");
+  }
+}
+
+}  // namespace vm

@@ -1,0 +1,193 @@
+// Vector instructions: operand checks (the `-c` rules of spec/VCODE.md §7, always on) and the
+// call into the backend.
+#include <array>
+
+#include "machine.hpp"
+
+namespace vm {
+
+using vcode::Instruction;
+using vcode::Op;
+
+namespace {
+
+std::string length_mismatch(std::size_t a, std::size_t len_a, std::size_t b, std::size_t len_b) {
+  return "length mismatch between args " + std::to_string(a) + "(" + std::to_string(len_a) +
+         ") and " + std::to_string(b) + "(" + std::to_string(len_b) + ")";
+}
+
+}  // namespace
+
+void Machine::exec_vector(const Instruction& ins, const Prepared& prep) {
+  if (ins.op == Op::Length && !stack_.empty() && stack_.back().kind == Kind::Segdes)
+    fail("applying LENGTH to a segment descriptor");
+  if (ins.op == Op::Lengths && !stack_.empty() && stack_.back().kind != Kind::Segdes)
+    fail("applying LENGTHS to a non-segment descriptor");
+  check_operands(ins, prep);
+  const std::size_t k = prep.arity;
+  std::array<Value, 6> args;
+  for (std::size_t a = 0; a < k; ++a) args[a] = std::move(stack_[stack_.size() - k + a]);
+  stack_.resize(stack_.size() - k);
+
+  auto same_length = [&](std::size_t a, std::size_t b) {
+    if (args[a].length != args[b].length)
+      fail(length_mismatch(a, args[a].length, b, args[b].length));
+  };
+  // Segdes argument `s` must describe exactly the elements of vector argument `v`.
+  auto describes = [&](std::size_t s, std::size_t v) {
+    if (args[s].total != args[v].length)
+      fail("args " + std::to_string(v) + " and " + std::to_string(s) + " are incompatible: the " +
+           "segment descriptor describes " + std::to_string(args[s].total) +
+           " elements, the vector has " + std::to_string(args[v].length));
+  };
+  // Vector argument `v` must have one element per segment of segdes argument `s`.
+  auto one_per_segment = [&](std::size_t v, std::size_t s) {
+    if (args[v].length != args[s].length)
+      fail("args " + std::to_string(v) + " and " + std::to_string(s) + " are incompatible: " +
+           std::to_string(args[v].length) + " elements for " + std::to_string(args[s].length) +
+           " segments");
+  };
+  auto same_segments = [&](std::size_t a, std::size_t b) {
+    if (args[a].length != args[b].length)
+      fail("args " + std::to_string(a) + " and " + std::to_string(b) + " are incompatible: " +
+           std::to_string(args[a].length) + " and " + std::to_string(args[b].length) + " segments");
+  };
+
+  switch (vcode::info(ins.op).family) {
+    case vcode::Family::Elementwise: {
+      for (std::size_t a = 1; a < k; ++a) same_length(0, a);
+      std::array<cvl::Vector, 3> operands;
+      for (std::size_t a = 0; a < k; ++a) operands[a] = args[a].take_vector();
+      push(Value::of(backend_.elementwise(ins.op, prep.type, std::span(operands.data(), k))));
+      return;
+    }
+    case vcode::Family::Random:
+      push(Value::of(backend_.random(args[0].take_vector(), random_)));
+      return;
+    case vcode::Family::Scan:
+      describes(1, 0);
+      push(Value::of(backend_.scan(ins.op, args[0].take_vector(), args[1].segdes())));
+      return;
+    case vcode::Family::Reduce:
+      describes(1, 0);
+      push(Value::of(backend_.reduce(ins.op, args[0].take_vector(), args[1].segdes())));
+      return;
+    case vcode::Family::Rank:
+      describes(1, 0);
+      push(Value::of(backend_.rank(ins.op, args[0].take_vector(), args[1].segdes())));
+      return;
+    case vcode::Family::Permute: {
+      cvl::PermuteOperands p;
+      switch (ins.op) {
+        case Op::Permute:  // v i sd
+          same_length(0, 1);
+          describes(2, 0);
+          p.source_segdes = args[2].segdes();
+          break;
+        case Op::DPermute:  // v i d sd_s sd_d
+          same_length(0, 1);
+          describes(3, 0);
+          describes(4, 2);
+          same_segments(3, 4);
+          p.defaults = args[2].take_vector();
+          p.source_segdes = args[3].segdes();
+          p.dest_segdes = args[4].segdes();
+          break;
+        case Op::FPermute:  // v i f sd_s sd_d
+          same_length(0, 1);
+          same_length(0, 2);
+          describes(3, 0);
+          same_segments(3, 4);
+          p.flags = args[2].take_vector();
+          p.source_segdes = args[3].segdes();
+          p.dest_segdes = args[4].segdes();
+          break;
+        case Op::BPermute:  // v i sd_s sd_d
+          describes(2, 0);
+          describes(3, 1);
+          same_segments(2, 3);
+          p.source_segdes = args[2].segdes();
+          p.dest_segdes = args[3].segdes();
+          break;
+        case Op::BFPermute:  // v i f sd_s sd_d
+          same_length(1, 2);
+          describes(3, 0);
+          describes(4, 1);
+          same_segments(3, 4);
+          p.flags = args[2].take_vector();
+          p.source_segdes = args[3].segdes();
+          p.dest_segdes = args[4].segdes();
+          break;
+        case Op::DFPermute:  // v i f d sd_s sd_d
+          same_length(0, 1);
+          same_length(0, 2);
+          describes(4, 0);
+          describes(5, 3);
+          same_segments(4, 5);
+          p.flags = args[2].take_vector();
+          p.defaults = args[3].take_vector();
+          p.source_segdes = args[4].segdes();
+          p.dest_segdes = args[5].segdes();
+          break;
+        default:
+          fail("internal error: not a permute");
+      }
+      p.values = args[0].take_vector();
+      p.indices = args[1].take_vector();
+      push(Value::of(backend_.permute(ins.op, std::move(p))));
+      return;
+    }
+    case vcode::Family::Vector:
+      switch (ins.op) {
+        case Op::Extract:  // v i sd
+          describes(2, 0);
+          one_per_segment(1, 2);
+          push(Value::of(backend_.extract(args[0].take_vector(), args[1].take_vector(), args[2].segdes())));
+          return;
+        case Op::Replace:  // v i x sd
+          same_length(1, 2);
+          describes(3, 0);
+          one_per_segment(1, 3);
+          push(Value::of(backend_.replace(args[0].take_vector(), args[1].take_vector(),
+                                          args[2].take_vector(), args[3].segdes())));
+          return;
+        case Op::Dist:  // x sd
+          one_per_segment(0, 1);
+          push(Value::of(backend_.distribute(args[0].take_vector(), args[1].segdes())));
+          return;
+        case Op::Index:  // s t sd
+          same_length(0, 1);
+          one_per_segment(0, 2);
+          push(Value::of(backend_.index(args[0].take_vector(), args[1].take_vector(), args[2].segdes())));
+          return;
+        default:
+          fail("internal error: not a vector instruction");
+      }
+    case vcode::Family::Pack: {  // v f sd
+      same_length(0, 1);
+      describes(2, 0);
+      auto [data, segdes] = backend_.pack(args[0].take_vector(), args[1].take_vector(), args[2].segdes());
+      push(Value::of(std::move(data)));
+      push(Value::of(std::move(segdes)));
+      return;
+    }
+    case vcode::Family::Segdes:
+      switch (ins.op) {
+        case Op::Length:
+          push(int_scalar(static_cast<std::int32_t>(args[0].length)));
+          return;
+        case Op::MakeSegdes:
+          push(Value::of(backend_.make_segdes(args[0].take_vector())));
+          return;
+        case Op::Lengths:
+          push(Value::of(backend_.segment_lengths(args[0].segdes())));
+          return;
+        default:
+          fail("internal error: not a segdes instruction");
+      }
+    default:
+      fail("internal error: instruction has no executor");
+  }
+}
+
+}  // namespace vm

@@ -1,0 +1,286 @@
+#include "machine.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace vm {
+
+using vcode::Family;
+using vcode::Instruction;
+using vcode::Op;
+
+Machine::Machine(const vcode::Program& program, cvl::Backend& backend, MachineOptions options)
+    : program_(program), backend_(backend), options_(options) {
+  streams_[0] = stdin;
+  streams_[1] = stdout;
+  streams_[2] = stderr;
+  stack_.reserve(1024);
+  returns_.reserve(1024);
+  prepare();
+}
+
+Machine::~Machine() {
+  for (std::size_t fd = 3; fd < streams_.size(); ++fd)
+    if (streams_[fd]) std::fclose(streams_[fd]);
+}
+
+void Machine::prepare() {
+  prepared_.resize(program_.code.size());
+  for (std::size_t i = 0; i < program_.code.size(); ++i) {
+    const Instruction& ins = program_.code[i];
+    const vcode::OpInfo& op = vcode::info(ins.op);
+    Prepared& p = prepared_[i];
+    Kind given = Kind::Int;
+    if (ins.type) given = kind_of(*ins.type);
+    else if (op.implied == vcode::Implied::Float) given = Kind::Float;
+    else if (op.implied == vcode::Implied::Bool) given = Kind::Bool;
+    if (is_vector(given)) p.type = element_type(given);
+    auto letter_kind = [&](char letter) {
+      switch (letter) {
+        case 'I': return Kind::Int;
+        case 'F': return Kind::Float;
+        case 'B': return Kind::Bool;
+        case 'S': return Kind::Segdes;
+        default: return given;
+      }
+    };
+    p.arity = static_cast<std::uint8_t>(op.args.size());
+    for (std::size_t a = 0; a < op.args.size(); ++a) {
+      char letter = op.args[a];
+      p.expect[a] = letter == 'V'   ? Expect::AnyVector
+                    : letter == 'X' ? Expect::Any
+                                    : static_cast<Expect>(letter_kind(letter));
+    }
+    for (std::size_t r = 0; r < op.results.size() && r < p.result.size(); ++r)
+      p.result[r] = letter_kind(op.results[r]);
+    if (ins.op == Op::Const) {
+      pc_ = static_cast<std::uint32_t>(i);  // so that an error here names the CONST
+      p.constant = make_constant(program_.constants[ins.constant]);
+    }
+  }
+  pc_ = 0;
+}
+
+Value Machine::make_constant(const vcode::Constant& c) {
+  switch (c.type) {
+    case vcode::TypeKeyword::Float:
+      return Value::of(backend_.upload(cvl::Type::Float, c.floats.data(), c.floats.size()));
+    case vcode::TypeKeyword::Bool: {
+      std::vector<std::uint8_t> flags(c.ints.begin(), c.ints.end());
+      return Value::of(backend_.upload(cvl::Type::Bool, flags.data(), flags.size()));
+    }
+    case vcode::TypeKeyword::Segdes:
+      return Value::of(backend_.make_segdes(backend_.upload(cvl::Type::Int, c.ints.data(), c.ints.size())));
+    case vcode::TypeKeyword::Int:
+    case vcode::TypeKeyword::Char:
+      break;
+  }
+  return Value::of(backend_.upload(cvl::Type::Int, c.ints.data(), c.ints.size()));
+}
+
+std::string Machine::location() const {
+  const Instruction& ins = program_.code[pc_];
+  return program_.file + ":" + std::to_string(ins.where.line) + ": in function " +
+         program_.functions[ins.function].name + ", instruction " +
+         vcode::instruction_text(program_, ins);
+}
+
+void Machine::fail(const std::string& message) { throw RuntimeError(message); }
+
+Value Machine::pop() {
+  Value v = std::move(stack_.back());
+  stack_.pop_back();
+  return v;
+}
+
+int Machine::run() {
+  auto started = std::chrono::steady_clock::now();
+  pc_ = program_.functions[program_.entry_function].first;
+  const bool instrumented = options_.trace || options_.profile || options_.debug.command ||
+                            options_.debug.stack || options_.debug.values ||
+                            options_.debug.runtime;
+  try {
+    while (true) {
+      const Instruction& ins = program_.code[pc_];
+      if (ins.op == Op::Ret && returns_.empty()) break;
+      if (!instrumented) {
+        execute(ins, prepared_[pc_]);
+        continue;
+      }
+      trace(ins);
+      std::uint64_t elements = 0;
+      for (std::size_t a = 0; a < prepared_[pc_].arity && a < stack_.size(); ++a)
+        elements += from_top(a).kind == Kind::Segdes ? from_top(a).total : from_top(a).length;
+      auto before = std::chrono::steady_clock::now();
+      Op op = ins.op;
+      execute(ins, prepared_[pc_]);
+      if (options_.profile)
+        profile_.record(op, std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count(),
+                        elements);
+    }
+  } catch (const RuntimeError& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "vinterp: %s: %s\n", location().c_str(), e.what());
+    if (options_.debug.abort) std::abort();
+    return 1;
+  } catch (const cvl::Error& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "vinterp: %s: %s\n", location().c_str(), e.what());
+    if (options_.debug.abort) std::abort();
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "vinterp: %s: ran out of memory\n", location().c_str());
+    return 1;
+  }
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (options_.time_program) {
+    std::fprintf(stderr, "elapsed time = %f seconds\n", elapsed);
+    std::fflush(stderr);
+  }
+  dump_stack();
+  if (options_.profile)
+    profile_.print(stderr, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  return 0;
+}
+
+void Machine::execute(const Instruction& ins, const Prepared& prep) {
+  switch (ins.op) {
+    case Op::Call:
+      if (options_.debug.runtime)
+        std::fprintf(stderr, "push: \t stack_count = %zu, saved_pc = %u\n", returns_.size() + 1, pc_ + 1);
+      returns_.push_back(pc_ + 1);
+      pc_ = ins.target;
+      return;
+    case Op::Ret:
+      if (options_.debug.runtime)
+        std::fprintf(stderr, "pop: \t stack_count = %zu, new_pc = %u\n", returns_.size(), returns_.back());
+      pc_ = returns_.back();
+      returns_.pop_back();
+      return;
+    case Op::If: {
+      if (stack_.empty()) fail("stack underflow: IF needs 1 value, the stack is empty");
+      const Value& c = stack_.back();
+      if (c.kind != Kind::Bool || c.length != 1)
+        fail(std::string("IF: top of stack not a bool scalar (it is ") + kind_name(c.kind) +
+             " of length " + std::to_string(c.length) + ")");
+      std::uint8_t flag = 0;
+      backend_.download(c.vector(), 0, 1, &flag);
+      stack_.pop_back();
+      pc_ = flag ? pc_ + 1 : ins.target;
+      return;
+    }
+    case Op::Else:
+      pc_ = ins.target;
+      return;
+    case Op::EndIf:
+      ++pc_;
+      return;
+    case Op::Const:
+      stack_.push_back(prep.constant);
+      ++pc_;
+      return;
+    case Op::Exit:
+      std::fflush(stdout);
+      std::fflush(stderr);
+      std::exit(0);
+    default:
+      break;
+  }
+  switch (vcode::info(ins.op).family) {
+    case Family::Stack: exec_stack(ins); break;
+    case Family::Io: exec_io(ins, prep); break;
+    default: exec_vector(ins, prep); break;
+  }
+  ++pc_;
+}
+
+void Machine::exec_stack(const Instruction& ins) {
+  std::size_t n = static_cast<std::size_t>(ins.count);
+  std::size_t d = static_cast<std::size_t>(ins.depth);
+  auto need = [&](std::size_t k) {
+    if (stack_.size() < k)
+      fail("stack underflow: can't do " + vcode::instruction_text(program_, ins) + "; only " +
+           std::to_string(stack_.size()) + " items on the stack");
+  };
+  switch (ins.op) {
+    case Op::Copy: {
+      need(n + d);
+      std::size_t first = stack_.size() - d - n;
+      for (std::size_t k = 0; k < n; ++k) stack_.push_back(stack_[first + k]);
+      return;
+    }
+    case Op::Pop: {
+      need(n + d);
+      auto first = stack_.end() - static_cast<std::ptrdiff_t>(d + n);
+      stack_.erase(first, first + static_cast<std::ptrdiff_t>(n));
+      return;
+    }
+    case Op::CPop: {
+      need(n + d);
+      auto first = stack_.end() - static_cast<std::ptrdiff_t>(d + n);
+      std::rotate(first, first + static_cast<std::ptrdiff_t>(n), stack_.end());
+      return;
+    }
+    case Op::Pair: {
+      need(2);
+      auto pair = std::make_shared<PairStorage>();
+      pair->second = pop();
+      pair->first = pop();
+      push({Kind::Pair, 0, 0, std::move(pair)});
+      return;
+    }
+    case Op::Unpair: {
+      need(1);
+      if (stack_.back().kind != Kind::Pair)
+        fail(std::string("UNPAIR of a non-pair (") + kind_name(stack_.back().kind) + ")");
+      Value pair = pop();
+      push(pair_of(pair).first);
+      push(pair_of(pair).second);
+      return;
+    }
+    default:
+      fail("internal error: not a stack instruction");
+  }
+}
+
+void Machine::check_operands(const Instruction& ins, const Prepared& prep) {
+  if (stack_.size() < prep.arity)
+    fail("stack underflow: " + std::string(vcode::spelling(ins.op)) + " needs " +
+         std::to_string(prep.arity) + " values, the stack has " + std::to_string(stack_.size()));
+  std::size_t base = stack_.size() - prep.arity;
+  for (std::size_t a = 0; a < prep.arity; ++a) {
+    Kind actual = stack_[base + a].kind;
+    Expect want = prep.expect[a];
+    bool ok = want == Expect::Any || (want == Expect::AnyVector ? is_vector(actual)
+                                                               : actual == static_cast<Kind>(want));
+    if (ok) continue;
+    std::string wanted = want == Expect::AnyVector ? "a vector" : kind_name(static_cast<Kind>(want));
+    fail("type mismatch: Stack[" + std::to_string(a) + "] is " + kind_name(actual) + ", " +
+         std::string(vcode::spelling(ins.op)) + " expects " + wanted);
+  }
+}
+
+Value Machine::int_scalar(std::int32_t x) { return Value::of(backend_.upload(cvl::Type::Int, &x, 1)); }
+Value Machine::bool_scalar(bool x) {
+  std::uint8_t flag = x;
+  return Value::of(backend_.upload(cvl::Type::Bool, &flag, 1));
+}
+Value Machine::float_scalar(double x) { return Value::of(backend_.upload(cvl::Type::Float, &x, 1)); }
+Value Machine::host_ints(const std::vector<std::int32_t>& xs) {
+  return Value::of(backend_.upload(cvl::Type::Int, xs.data(), xs.size()));
+}
+
+std::int32_t Machine::read_int(const Value& v, std::size_t i) {
+  std::int32_t x = 0;
+  backend_.download(v.vector(), i, 1, &x);
+  return x;
+}
+
+std::vector<std::int32_t> Machine::read_ints(const Value& v) {
+  std::vector<std::int32_t> xs(v.length);
+  if (v.length) backend_.download(v.vector(), 0, v.length, xs.data());
+  return xs;
+}
+
+}  // namespace vm

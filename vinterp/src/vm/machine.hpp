@@ -1,0 +1,112 @@
+// The VCODE virtual machine: a value stack of handles, a return stack, and a plain switch
+// that hands vector work to the CVL backend (spec/VCODE.md §4).
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cvl/backend.hpp"
+#include "cvl/random.hpp"
+#include "profile.hpp"
+#include "value.hpp"
+#include "vcode/program.hpp"
+
+namespace vm {
+
+// The classic `-d` switches (spec/VCODE.md §10) that this interpreter honours.
+struct DebugSwitches {
+  bool program = false;  // list the parsed program on stderr
+  bool command = false;  // each instruction before it runs
+  bool stack = false;    // stack shapes before each instruction
+  bool values = false;   // stack contents before each instruction
+  bool runtime = false;  // CALL / RET
+  bool abort = false;    // abort() on a fatal error
+};
+
+struct MachineOptions {
+  bool time_program = false;  // -t
+  bool trace = false;         // --trace: instruction and stack shapes, on stderr
+  bool profile = false;       // --profile: per-opcode table on stderr at the end
+  DebugSwitches debug;
+};
+
+// A VCODE runtime error; the machine adds the function, instruction and line.
+struct RuntimeError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Machine {
+ public:
+  Machine(const vcode::Program& program, cvl::Backend& backend, MachineOptions options);
+  ~Machine();
+
+  // Runs from the entry function; returns the process exit status.
+  int run();
+
+ private:
+  // What an operand letter of ops.def demands of a stack value.
+  enum class Expect : std::uint8_t { Int, Float, Bool, Segdes, Pair, AnyVector, Any };
+
+  // Per-instruction data computed once at load time.
+  struct Prepared {
+    std::uint8_t arity = 0;
+    std::array<Expect, 6> expect{};
+    std::array<Kind, 5> result{};  // kinds of the results, in push order
+    cvl::Type type = cvl::Type::Int;  // element type the op works on
+    Value constant;                   // CONST: the value pushed
+  };
+
+  void prepare();
+  Value make_constant(const vcode::Constant& c);
+  void execute(const vcode::Instruction& ins, const Prepared& prep);
+  void check_operands(const vcode::Instruction& ins, const Prepared& prep);
+  [[noreturn]] void fail(const std::string& message);
+  std::string location() const;
+
+  // Families (exec_*.cpp).
+  void exec_stack(const vcode::Instruction& ins);
+  void exec_vector(const vcode::Instruction& ins, const Prepared& prep);
+  void exec_io(const vcode::Instruction& ins, const Prepared& prep);
+
+  // Stack helpers.
+  Value pop();
+  void push(Value v) { stack_.push_back(std::move(v)); }
+  Value& from_top(std::size_t depth) { return stack_[stack_.size() - 1 - depth]; }
+  Value int_scalar(std::int32_t x);
+  Value bool_scalar(bool x);
+  Value float_scalar(double x);
+  Value host_ints(const std::vector<std::int32_t>& xs);
+  std::int32_t read_int(const Value& v, std::size_t i);
+  std::vector<std::int32_t> read_ints(const Value& v);
+
+  // Output (format.cpp, exec_io.cpp).
+  std::string format_value(const Value& v);
+  void dump_stack();
+  void trace(const vcode::Instruction& ins);
+  std::string stack_shapes() const;
+
+  // I/O helpers (exec_io.cpp).
+  void push_status(const std::string& message);
+  bool valid_stream(std::int32_t fd) const;
+  Value read_vector(std::FILE* in, vcode::TypeKeyword type, std::string& error);
+  void exec_spawn();
+
+  const vcode::Program& program_;
+  cvl::Backend& backend_;
+  MachineOptions options_;
+  std::vector<Prepared> prepared_;
+  std::vector<Value> stack_;
+  std::vector<std::uint32_t> returns_;
+  std::uint32_t pc_ = 0;
+  cvl::RandomStream random_;
+  std::array<std::FILE*, 256> streams_{};
+  std::chrono::steady_clock::time_point timer_start_{};
+  Profile profile_;
+};
+
+}  // namespace vm
