@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -47,6 +48,18 @@ void parallel_for(const Parallel& par, std::size_t n, std::size_t threshold, Bod
     int t = omp_get_thread_num(), size = omp_get_num_threads();
     body(block_begin(n, t, size), block_begin(n, t + 1, size));
   }
+}
+
+// Whether pred(i) holds for some i < n. Evaluates every i (no early exit) so the loop vectorizes.
+template <class Pred>
+bool parallel_any(const Parallel& par, std::size_t n, std::size_t threshold, Pred pred) {
+  std::atomic<bool> any{false};
+  parallel_for(par, n, threshold, [&](std::size_t b, std::size_t e) {
+    bool local = false;
+    for (std::size_t i = b; i < e; ++i) local |= pred(i);
+    if (local) any.store(true, std::memory_order_relaxed);
+  });
+  return any.load(std::memory_order_relaxed);
 }
 
 // Read-only view of a segment descriptor: `offsets` has segments + 1 entries, offsets[k] being

@@ -34,6 +34,20 @@ inline std::int32_t x86_double_to_int(double x) {
                                                   : std::numeric_limits<std::int32_t>::min();
 }
 
+// (int)floor(x) and (int)ceil(x) with cvttsd2si's out-of-range result, without a libm call:
+// the truncation is corrected by one where it went the wrong way. floor(x) fits exactly when
+// -2^31 <= x < 2^31, ceil(x) when -2^31 - 1 < x <= 2^31 - 1.
+inline std::int32_t x86_floor_to_int(double x) {
+  if (!(x >= -2147483648.0 && x < 2147483648.0)) return std::numeric_limits<std::int32_t>::min();
+  auto t = static_cast<std::int32_t>(x);
+  return t - (static_cast<double>(t) > x ? 1 : 0);
+}
+inline std::int32_t x86_ceil_to_int(double x) {
+  if (!(x > -2147483649.0 && x <= 2147483647.0)) return std::numeric_limits<std::int32_t>::min();
+  auto t = static_cast<std::int32_t>(x);
+  return t + (static_cast<double>(t) < x ? 1 : 0);
+}
+
 // The "infinities" of the FLOAT MAX/MIN identities: (double)(float)1.0e36, not ±inf.
 inline constexpr double kFloatHuge = static_cast<double>(1.0e36f);
 

@@ -18,6 +18,14 @@ struct CompareRules {
   bool last_line_is_timer = false;
   // regress timer programs: the line `timer` may read `timer........failed` (timer read 0).
   bool timer_may_fail = false;
+  // Elements whose value the spec leaves unspecified (FPERMUTE positions that no flagged element
+  // writes hold stale memory in the classic interpreter; we print 0/0.0/F). Each entry is a
+  // 1-based stdout line and the 0-based token on it (token 0 is the opening parenthesis).
+  struct Token {
+    std::size_t line;
+    std::size_t token;
+  };
+  std::vector<Token> unspecified_tokens;
 };
 
 // The first difference between two outputs; `equal` when there is none.
@@ -36,6 +44,10 @@ bool tokens_match(std::string_view expected, std::string_view got, double float_
 
 // True for a line `( <float token> )`, the form of a timer value.
 bool is_timer_line(std::string_view line);
+
+// True when the lines differ only in the tokens `rules` marks unspecified for `line_number`.
+bool differs_only_in_unspecified(std::string_view expected, std::string_view got,
+                                 std::size_t line_number, const CompareRules& rules);
 
 // Compares two line-oriented outputs under `rules`.
 Difference compare_output(std::string_view expected, std::string_view got, const CompareRules& rules);

@@ -41,7 +41,7 @@ TEST_CASE("numbers follow the longest-match rules of spec §2", "[lexer]") {
   CHECK(kind_of("IO") == TokenKind::Word);
 }
 
-TEST_CASE("- 5 is two tokens, -5 one", "[lexer]") {
+TEST_CASE("a minus then a blank then 5 is two tokens", "[lexer]") {
   auto tokens = lex("- 5");
   REQUIRE(tokens.size() == 3);
   CHECK(tokens[0].kind == TokenKind::Word);
@@ -57,7 +57,7 @@ TEST_CASE("strings keep newlines and braces; comments vanish", "[lexer]") {
   CHECK(tokens[2].text == "a {b}\nc");
   CHECK(tokens[3].text == "X");
   CHECK(tokens[3].where.line == 4);
-  CHECK(tokens[3].where.column == 3);
+  CHECK(tokens[3].where.column == 4);
 }
 
 TEST_CASE("parentheses are tokens of their own", "[lexer]") {

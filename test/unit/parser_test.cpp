@@ -74,8 +74,8 @@ TEST_CASE("IF/ELSE/ENDIF are linked at load time", "[parser]") {
   CHECK(p.code[1].target == 4);
   CHECK(p.code[3].target == 6);
   auto q = parse("FUNC A\nCONST BOOL T\nIF\nCONST BOOL F\nIF\nENDIF\nENDIF\nRET");
-  CHECK(q.code[1].target == 7);
-  CHECK(q.code[3].target == 6);
+  CHECK(q.code[1].target == 6);
+  CHECK(q.code[3].target == 5);
 }
 
 TEST_CASE("I/O type declarations are accepted and ignored", "[parser]") {
@@ -107,6 +107,7 @@ TEST_CASE("parse errors name file, line, column and the token", "[parser][errors
   CHECK_THAT(load_error("FUNC A\nELSE\nRET"), Catch::Contains("ELSE without IF"));
   CHECK_THAT(load_error("FUNC A\nENDIF\nRET"), Catch::Contains("ENDIF without IF"));
   CHECK_THAT(load_error("FUNC A\nCONST BOOL T\nIF\nRET"), Catch::Contains("RET inside IF"));
+  CHECK_THAT(load_error("FUNC A\nCONST BOOL T\nIF\nELSE\nRET"), Catch::Contains("IF of line 3 has no ENDIF"));
   CHECK_THAT(load_error("FUNC A\nCONST BOOL T\nIF\nELSE\nELSE\nENDIF\nRET"), Catch::Contains("second ELSE"));
   CHECK_THAT(load_error("FUNC A\nCALL B\nRET"), Catch::Contains("2:1: error: unresolved function B"));
   CHECK_THAT(load_error("FUNC A RET CONST INT 1"), Catch::Contains("expected FUNC"));

@@ -118,8 +118,13 @@ class Parser {
         {function_name, static_cast<std::uint32_t>(program_.code.size()), 0, func.where});
     io_info();
 
-    std::vector<std::uint32_t> open_ifs;  // IF (or ELSE) instructions awaiting their ENDIF
-    std::vector<bool> has_else;
+    // IFs awaiting their ENDIF: the IF's line, and the IF or ELSE whose target is pending.
+    struct OpenIf {
+      std::uint32_t pending;
+      int line;
+      bool has_else;
+    };
+    std::vector<OpenIf> open_ifs;
     while (true) {
       const Token& start = peek();
       if (start.kind == TokenKind::End)
@@ -139,23 +144,20 @@ class Parser {
       operands(ins, start);
       auto here = static_cast<std::uint32_t>(program_.code.size());
       if (ins.op == Op::If) {
-        open_ifs.push_back(here);
-        has_else.push_back(false);
+        open_ifs.push_back({here, start.where.line, false});
       } else if (ins.op == Op::Else) {
         if (open_ifs.empty()) fail(start, "syntax error: ELSE without IF");
-        if (has_else.back()) fail(start, "syntax error: second ELSE for one IF");
-        program_.code[open_ifs.back()].target = here + 1;
-        open_ifs.back() = here;
-        has_else.back() = true;
+        if (open_ifs.back().has_else) fail(start, "syntax error: second ELSE for one IF");
+        program_.code[open_ifs.back().pending].target = here + 1;
+        open_ifs.back().pending = here;
+        open_ifs.back().has_else = true;
       } else if (ins.op == Op::EndIf) {
         if (open_ifs.empty()) fail(start, "syntax error: ENDIF without IF");
-        program_.code[open_ifs.back()].target = here + 1;
+        program_.code[open_ifs.back().pending].target = here + 1;
         open_ifs.pop_back();
-        has_else.pop_back();
       } else if (ins.op == Op::Ret && !open_ifs.empty()) {
-        const Instruction& open = program_.code[open_ifs.back()];
         error(start, "syntax error: RET inside IF (the IF of line " +
-                         std::to_string(open.where.line) + " has no ENDIF)");
+                         std::to_string(open_ifs.back().line) + " has no ENDIF)");
       }
       program_.code.push_back(std::move(ins));
       if (*op == Op::Ret) break;

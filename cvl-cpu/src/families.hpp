@@ -1,0 +1,49 @@
+// The op families of cvl-cpu, one source file each. backend.cpp checks shapes and forwards here;
+// these functions check only what depends on the data (indices, divisors, lengths).
+#pragma once
+
+#include <span>
+#include <utility>
+
+#include "cvl/backend.hpp"
+#include "parallel.hpp"
+#include "storage.hpp"
+
+namespace cvl::cpu {
+
+struct Context {
+  Parallel par;
+  FloatRankOrder float_rank = FloatRankOrder::Correct;
+};
+
+Vector elementwise(const Context& ctx, vcode::Op op, Type type, std::span<Vector> operands);
+Vector random(Vector bounds, RandomStream& stream);
+
+Vector scan(const Context& ctx, vcode::Op op, Vector v, const SegView& sd);
+Vector reduce(const Context& ctx, vcode::Op op, Vector v, const SegView& sd);
+
+Vector permute(const Context& ctx, vcode::Op op, PermuteOperands&& operands);
+
+Vector extract(const Context& ctx, Vector v, Vector indices, const SegView& sd);
+Vector replace(const Context& ctx, Vector v, Vector indices, Vector values, const SegView& sd);
+Vector distribute(const Context& ctx, Vector values, const SegView& sd);
+Vector index(const Context& ctx, Vector starts, Vector strides, const SegView& sd);
+
+Vector rank(const Context& ctx, vcode::Op op, Vector v, const SegView& sd);
+std::pair<Vector, Segdes> pack(const Context& ctx, Vector v, Vector flags, const SegView& sd);
+
+// "OP: index I at position P is outside its segment of length L"
+[[noreturn]] void throw_index_fault(vcode::Op op, const IndexFault& fault);
+
+// Element-width dispatch for ops that only move data: f.template operator()<Bits>() with an
+// unsigned type of the element's size (BOOL 1 byte, INT 4, FLOAT 8).
+template <class F>
+decltype(auto) with_element_bits(Type type, F&& f) {
+  switch (element_size(type)) {
+    case 1: return f.template operator()<std::uint8_t>();
+    case 4: return f.template operator()<std::uint32_t>();
+    default: return f.template operator()<std::uint64_t>();
+  }
+}
+
+}  // namespace cvl::cpu

@@ -1,0 +1,130 @@
+// The permute family (spec/CVL.md §3.5, VCODE.md §6.7): scatters (PERMUTE, FPERMUTE, DPERMUTE,
+// DFPERMUTE) walk the source segments, gathers (BPERMUTE, BFPERMUTE) the destination segments.
+// Only bits move, so each loop is instantiated per element width, not per type. Every index
+// that is used is checked against the length of the segment it addresses.
+//
+// Collisions (two sources writing one position, invalid in NESL programs): sequentially the
+// highest source index wins, as in the reference; with several threads, sources in different
+// blocks race and either may win.
+#include <string>
+
+#include "families.hpp"
+
+namespace cvl::cpu {
+namespace {
+
+using vcode::Op;
+using I32 = std::int32_t;
+using Flag = std::uint8_t;
+
+// out[dest.start(k) + idx[j]] = values[j] for each (flagged) source element j of segment k.
+template <class Bits, bool kFlagged>
+void scatter(const Parallel& par, Op op, const SegView& source, const SegView& dest,
+             const Bits* values, const I32* idx, const Flag* flags, Bits* out) {
+  IndexFault fault;
+  for_each_part(par, source, kMemoryBoundThreshold, [&](const Part& p) {
+    IndexFault local;
+    for_each_piece(source, p, [&](std::size_t k, std::size_t lo, std::size_t hi) {
+      if (local.found()) return;
+      Bits* segment = out + dest.start(k);
+      auto length = static_cast<std::uint32_t>(dest.lengths[k]);
+      for (std::size_t j = lo; j < hi; ++j) {
+        if constexpr (kFlagged)
+          if (!flags[j]) continue;
+        auto at = static_cast<std::uint32_t>(idx[j]);  // negative indices become huge
+        if (at >= length) {
+          local = {j, idx[j], length};
+          return;
+        }
+        segment[at] = values[j];
+      }
+    });
+    fault.merge(local);
+  });
+  if (fault.found()) throw_index_fault(op, fault);
+}
+
+// out[j] = values[source.start(k) + idx[j]] for each destination element j of segment k;
+// unflagged positions get zero bits (0, 0.0, F) and their index is not looked at.
+template <class Bits, bool kFlagged>
+void gather(const Parallel& par, Op op, const SegView& source, const SegView& dest,
+            const Bits* values, const I32* idx, const Flag* flags, Bits* out) {
+  IndexFault fault;
+  for_each_part(par, dest, kMemoryBoundThreshold, [&](const Part& p) {
+    IndexFault local;
+    for_each_piece(dest, p, [&](std::size_t k, std::size_t lo, std::size_t hi) {
+      if (local.found()) return;
+      const Bits* segment = values + source.start(k);
+      auto length = static_cast<std::uint32_t>(source.lengths[k]);
+      for (std::size_t j = lo; j < hi; ++j) {
+        if constexpr (kFlagged) {
+          if (!flags[j]) {
+            out[j] = 0;
+            continue;
+          }
+        }
+        auto at = static_cast<std::uint32_t>(idx[j]);
+        if (at >= length) {
+          local = {j, idx[j], length};
+          return;
+        }
+        out[j] = segment[at];  // out may be idx's memory: idx[j] is read first
+      }
+    });
+    fault.merge(local);
+  });
+  if (fault.found()) throw_index_fault(op, fault);
+}
+
+}  // namespace
+
+[[noreturn]] void throw_index_fault(Op op, const IndexFault& fault) {
+  throw Error(std::string(vcode::spelling(op)) + ": index " + std::to_string(fault.index) +
+              " at position " + std::to_string(fault.position) +
+              " is outside its segment of length " + std::to_string(fault.length));
+}
+
+Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
+  const Parallel& par = ctx.par;
+  const SegView source = view(operands.source_segdes);
+  const SegView dest = op == Op::Permute ? source : view(operands.dest_segdes);
+  const Type type = operands.values.type;
+  const I32* idx = elements<I32>(operands.indices);
+  const Flag* flags = elements<Flag>(operands.flags);
+  return with_element_bits(type, [&]<class Bits>() -> Vector {
+    const Bits* values = elements<Bits>(operands.values);
+    switch (op) {
+      case Op::Permute: {
+        Vector out = allocate(type, source.total);
+        scatter<Bits, false>(par, op, source, source, values, idx, flags, elements<Bits>(out));
+        return out;
+      }
+      case Op::FPermute: {
+        Vector out = allocate_zeroed(par, type, dest.total);
+        scatter<Bits, true>(par, op, source, dest, values, idx, flags, elements<Bits>(out));
+        return out;
+      }
+      case Op::DPermute: case Op::DFPermute: {
+        // The default's memory becomes the result when this was its last use.
+        Vector out = unshared(par, std::move(operands.defaults));
+        if (op == Op::DPermute)
+          scatter<Bits, false>(par, op, source, dest, values, idx, flags, elements<Bits>(out));
+        else
+          scatter<Bits, true>(par, op, source, dest, values, idx, flags, elements<Bits>(out));
+        return out;
+      }
+      case Op::BPermute: case Op::BFPermute: {
+        Vector out = reuse_or_allocate(std::move(operands.indices), type, dest.total);
+        if (op == Op::BPermute)
+          gather<Bits, false>(par, op, source, dest, values, idx, flags, elements<Bits>(out));
+        else
+          gather<Bits, true>(par, op, source, dest, values, idx, flags, elements<Bits>(out));
+        return out;
+      }
+      default:
+        throw Error(std::string(vcode::spelling(op)) + " is not a permute operation");
+    }
+  });
+}
+
+}  // namespace cvl::cpu

@@ -1,0 +1,89 @@
+// One value per segment in or out (spec/VCODE.md §6.7): EXTRACT, REPLACE, DIST, INDEX.
+#include <algorithm>
+
+#include "families.hpp"
+
+namespace cvl::cpu {
+namespace {
+
+using vcode::Op;
+using I32 = std::int32_t;
+
+// Checks idx[k] against the length of segment k for every k; throws naming `op`.
+void check_segment_indices(const Parallel& par, Op op, const I32* idx, const SegView& sd) {
+  auto bad = [&](std::size_t k) {
+    return static_cast<std::uint32_t>(idx[k]) >= static_cast<std::uint32_t>(sd.lengths[k]);
+  };
+  if (!parallel_any(par, sd.segments, kMemoryBoundThreshold, bad)) return;
+  for (std::size_t k = 0; k < sd.segments; ++k)
+    if (bad(k)) throw_index_fault(op, IndexFault{k, idx[k], sd.lengths[k]});
+}
+
+}  // namespace
+
+Vector extract(const Context& ctx, Vector v, Vector indices, const SegView& sd) {
+  const std::size_t m = sd.segments;
+  const I32* idx = elements<I32>(indices);
+  check_segment_indices(ctx.par, Op::Extract, idx, sd);
+  const Type type = v.type;
+  return with_element_bits(type, [&]<class Bits>() {
+    const Bits* values = elements<Bits>(v);
+    Vector out = reuse_or_allocate(std::move(indices), type, m);  // idx[k] is read first
+    Bits* result = elements<Bits>(out);
+    parallel_for(ctx.par, m, kMemoryBoundThreshold, [&](std::size_t lo, std::size_t hi) {
+      for (std::size_t k = lo; k < hi; ++k) result[k] = values[sd.start(k) + static_cast<std::size_t>(idx[k])];
+    });
+    return out;
+  });
+}
+
+Vector replace(const Context& ctx, Vector v, Vector indices, Vector values, const SegView& sd) {
+  const I32* idx = elements<I32>(indices);
+  check_segment_indices(ctx.par, Op::Replace, idx, sd);
+  Vector out = unshared(ctx.par, std::move(v));
+  with_element_bits(out.type, [&]<class Bits>() {
+    const Bits* replacement = elements<Bits>(values);
+    Bits* result = elements<Bits>(out);
+    // One position per segment: the writes never collide, so their order does not matter.
+    parallel_for(ctx.par, sd.segments, kMemoryBoundThreshold, [&](std::size_t lo, std::size_t hi) {
+      for (std::size_t k = lo; k < hi; ++k)
+        result[sd.start(k) + static_cast<std::size_t>(idx[k])] = replacement[k];
+    });
+  });
+  return out;
+}
+
+Vector distribute(const Context& ctx, Vector values, const SegView& sd) {
+  const Type type = values.type;
+  return with_element_bits(type, [&]<class Bits>() {
+    const Bits* value = elements<Bits>(values);
+    Vector out = allocate(type, sd.total);
+    Bits* result = elements<Bits>(out);
+    for_each_part(ctx.par, sd, kMemoryBoundThreshold, [&](const Part& p) {
+      for_each_piece(sd, p, [&](std::size_t k, std::size_t lo, std::size_t hi) {
+        std::fill(result + lo, result + hi, value[k]);
+      });
+    });
+    return out;
+  });
+}
+
+Vector index(const Context& ctx, Vector starts, Vector strides, const SegView& sd) {
+  const I32* start = elements<I32>(starts);
+  const I32* stride = elements<I32>(strides);
+  Vector out = allocate(Type::Int, sd.total);
+  I32* result = elements<I32>(out);
+  for_each_part(ctx.par, sd, kMemoryBoundThreshold, [&](const Part& p) {
+    for_each_piece(sd, p, [&](std::size_t k, std::size_t lo, std::size_t hi) {
+      // start + j * stride modulo 2^32, the same as the reference's repeated wrapping addition
+      auto first = static_cast<std::uint32_t>(start[k]);
+      auto step = static_cast<std::uint32_t>(stride[k]);
+      auto j0 = static_cast<std::uint32_t>(lo - sd.start(k));
+      for (std::size_t i = lo; i < hi; ++i)
+        result[i] = static_cast<I32>(first + (j0 + static_cast<std::uint32_t>(i - lo)) * step);
+    });
+  });
+  return out;
+}
+
+}  // namespace cvl::cpu

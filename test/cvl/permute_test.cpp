@@ -1,0 +1,218 @@
+// The permute family (spec/CVL.md §3.5, VCODE.md §6.7) on every element type.
+#include <algorithm>
+#include <numeric>
+
+#include "support.hpp"
+
+namespace cvl_test {
+namespace {
+
+// A host vector of `type` built from integers (0/1 for BOOL, x + 0.25 for FLOAT).
+HostVector from_ints(Type type, const Ints& values) {
+  HostVector h;
+  h.type = type;
+  for (std::int32_t x : values) {
+    if (type == Type::Int) h.i.push_back(x);
+    else if (type == Type::Float) h.f.push_back(x + 0.25);
+    else h.b.push_back(static_cast<std::uint8_t>(x & 1));
+  }
+  return h;
+}
+
+void copy_element(HostVector& to, std::size_t at, const HostVector& from, std::size_t i) {
+  if (to.type == Type::Int) to.i[at] = from.i[i];
+  else if (to.type == Type::Float) to.f[at] = from.f[i];
+  else to.b[at] = from.b[i];
+}
+
+HostVector zeros(Type type, std::size_t n) {
+  HostVector h;
+  h.type = type;
+  h.i.assign(type == Type::Int ? n : 0, 0);
+  h.f.assign(type == Type::Float ? n : 0, 0.0);
+  h.b.assign(type == Type::Bool ? n : 0, 0);
+  return h;
+}
+
+// Model of the scatters: into `out`, for source element j of segment k (flagged, when flags are
+// given): out[start_d(k) + idx[j]] = v[j].
+void model_scatter(HostVector& out, const HostVector& v, const Ints& idx, const Bools* flags,
+                   const Ints& source_lengths, const Ints& dest_lengths) {
+  auto so = offsets_of(source_lengths), dof = offsets_of(dest_lengths);
+  for (std::size_t k = 0; k < source_lengths.size(); ++k)
+    for (std::size_t j = so[k]; j < so[k + 1]; ++j)
+      if (!flags || (*flags)[j]) copy_element(out, dof[k] + static_cast<std::size_t>(idx[j]), v, j);
+}
+
+// Model of the gathers: out[j] = v[start_s(k) + idx[j]] for destination element j of segment k,
+// zero where a flag is false.
+HostVector model_gather(const HostVector& v, const Ints& idx, const Bools* flags,
+                        const Ints& source_lengths, const Ints& dest_lengths) {
+  HostVector out = zeros(v.type, idx.size());
+  auto so = offsets_of(source_lengths), dof = offsets_of(dest_lengths);
+  for (std::size_t k = 0; k < dest_lengths.size(); ++k)
+    for (std::size_t j = dof[k]; j < dof[k + 1]; ++j)
+      if (!flags || (*flags)[j]) copy_element(out, j, v, so[k] + static_cast<std::size_t>(idx[j]));
+  return out;
+}
+
+// Distinct indices for each source segment into the destination segment of the same number.
+Ints injective_indices(const Ints& source_lengths, const Ints& dest_lengths, std::mt19937_64& rng) {
+  Ints idx;
+  for (std::size_t k = 0; k < source_lengths.size(); ++k) {
+    Ints targets(static_cast<std::size_t>(dest_lengths[k]));
+    std::iota(targets.begin(), targets.end(), 0);
+    std::shuffle(targets.begin(), targets.end(), rng);
+    idx.insert(idx.end(), targets.begin(), targets.begin() + source_lengths[k]);
+  }
+  return idx;
+}
+
+// Runs one permute; `flags` and `defaults` only where the op takes them.
+HostVector run(cvl::Backend& b, Op op, const HostVector& v, const Ints& idx, const Bools* flags,
+               const HostVector* defaults, const Ints& source_lengths, const Ints& dest_lengths) {
+  cvl::PermuteOperands o;
+  o.values = upload(b, v);
+  o.indices = ints(b, idx);
+  if (flags) o.flags = bools(b, *flags);
+  if (defaults) o.defaults = upload(b, *defaults);
+  o.source_segdes = segdes(b, source_lengths);
+  if (op != Op::Permute) o.dest_segdes = segdes(b, dest_lengths);
+  return download(b, b.permute(op, std::move(o)));
+}
+
+constexpr Type kTypes[] = {Type::Int, Type::Float, Type::Bool};
+
+}  // namespace
+
+TEST_CASE("permutes: the worked examples on every type", "[permute]") {
+  CVL_BACKEND(b);
+  for (Type t : kTypes) {
+    INFO(cvl::type_name(t));
+    // PERMUTE: w[start(k) + i[j]] = v[j]
+    check_equal(run(b, Op::Permute, from_ints(t, {1, 2, 3, 4, 5}), {2, 0, 1, 1, 0}, nullptr, nullptr,
+                    {3, 2}, {}),
+                from_ints(t, {2, 3, 1, 5, 4}));
+    // DPERMUTE, VCODE.md §6.7
+    const HostVector dflt = from_ints(t, {-1, -2, -3, -4, -5});
+    check_equal(run(b, Op::DPermute, from_ints(t, {10, 20, 30}), {1, 0, 1}, nullptr, &dflt, {1, 2}, {2, 3}),
+                from_ints(t, {-1, 10, 20, 30, -5}));
+    // FPERMUTE: unwritten positions are zero
+    const Bools f1{1, 0, 1, 1};
+    HostVector expected = zeros(t, 5);
+    copy_element(expected, 1, from_ints(t, {1}), 0);
+    copy_element(expected, 4, from_ints(t, {3}), 0);
+    copy_element(expected, 3, from_ints(t, {4}), 0);
+    check_equal(run(b, Op::FPermute, from_ints(t, {1, 2, 3, 4}), {1, 0, 1, 0}, &f1, nullptr, {2, 2}, {3, 2}),
+                expected);
+    // BPERMUTE, VCODE.md §6.7
+    check_equal(run(b, Op::BPermute, from_ints(t, {10, 20, 30, 40, 50}), {1, 1, 0, 2, 2, 0, 1}, nullptr,
+                    nullptr, {2, 3}, {3, 4}),
+                from_ints(t, {20, 20, 10, 50, 50, 30, 40}));
+    // BFPERMUTE: zero where unflagged, and that index (9) is not used
+    const Bools f2{1, 0, 1, 1};
+    HostVector gathered = from_ints(t, {20, 0, 30, 50});
+    copy_element(gathered, 1, zeros(t, 1), 0);
+    check_equal(run(b, Op::BFPermute, from_ints(t, {10, 20, 30, 40, 50}), {1, 9, 0, 2}, &f2, nullptr, {2, 3},
+                    {2, 2}),
+                gathered);
+    // DFPERMUTE
+    const Bools f3{1, 0, 1};
+    const HostVector nines = from_ints(t, {9, 9, 9, 9});
+    HostVector merged = from_ints(t, {1, 9, 3, 9});
+    check_equal(run(b, Op::DFPermute, from_ints(t, {1, 2, 3}), {0, 1, 0}, &f3, &nines, {2, 1}, {2, 2}), merged);
+  }
+}
+
+TEST_CASE("permutes: on collisions the later source element wins", "[permute]") {
+  CVL_BACKEND(b);
+  const HostVector dflt = from_ints(Type::Int, {-1, -2, -3});
+  check_equal(run(b, Op::DPermute, from_ints(Type::Int, {10, 20}), {1, 1}, nullptr, &dflt, {2}, {3}),
+              from_ints(Type::Int, {-1, 20, -3}));
+  const Bools all{1, 1, 1};
+  check_equal(run(b, Op::FPermute, from_ints(Type::Int, {10, 20, 30}), {2, 0, 2}, &all, nullptr, {3}, {3}),
+              from_ints(Type::Int, {20, 0, 30}));
+}
+
+TEST_CASE("permutes: empty vectors, empty segments, no segments", "[permute][empty]") {
+  CVL_BACKEND(b);
+  for (Type t : kTypes) {
+    INFO(cvl::type_name(t));
+    const HostVector none = zeros(t, 0);
+    const Bools no_flags;
+    CHECK(run(b, Op::Permute, none, {}, nullptr, nullptr, {}, {}).size() == 0);
+    CHECK(run(b, Op::Permute, none, {}, nullptr, nullptr, {0, 0}, {}).size() == 0);
+    CHECK(run(b, Op::BPermute, none, {}, nullptr, nullptr, {0, 0}, {0, 0}).size() == 0);
+    CHECK(run(b, Op::BFPermute, none, {}, &no_flags, nullptr, {}, {}).size() == 0);
+    // empty sources: DPERMUTE returns the default, FPERMUTE zeros
+    const HostVector dflt = from_ints(t, {7, 8});
+    check_equal(run(b, Op::DPermute, none, {}, nullptr, &dflt, {0, 0}, {1, 1}), dflt);
+    check_equal(run(b, Op::DFPermute, none, {}, &no_flags, &dflt, {0}, {2}), dflt);
+    check_equal(run(b, Op::FPermute, none, {}, &no_flags, nullptr, {0, 0}, {2, 0}), zeros(t, 2));
+  }
+}
+
+TEST_CASE("permutes match the model on every layout and type", "[permute][layouts]") {
+  CVL_BACKEND(b);
+  std::mt19937_64 rng(99);
+  for (Layout layout : kAllLayouts) {
+    const Ints dest_lengths = make_lengths(layout, 60000, rng);
+    const std::size_t n_dest = total_of(dest_lengths);
+    // scatters: each source segment is at most as long as its destination segment
+    Ints source_lengths;
+    for (std::int32_t len : dest_lengths)
+      source_lengths.push_back(std::uniform_int_distribution<std::int32_t>(len * 3 / 4, len)(rng));
+    const std::size_t n_source = total_of(source_lengths);
+    const Ints into = injective_indices(source_lengths, dest_lengths, rng);
+    const Ints permutation = injective_indices(dest_lengths, dest_lengths, rng);
+    const Bools source_flags = random_bools(n_source, 0.6, rng);
+    // gathers: any index of the (non-empty) source segment
+    Ints gather_lengths, from;
+    for (std::int32_t len : dest_lengths)
+      gather_lengths.push_back(len == 0 ? std::uniform_int_distribution<std::int32_t>(0, 2)(rng)
+                                        : std::max(1, len + std::uniform_int_distribution<std::int32_t>(-2, 2)(rng)));
+    for (std::size_t k = 0; k < dest_lengths.size(); ++k) {
+      Ints part = random_ints(static_cast<std::size_t>(dest_lengths[k]), 0, std::max(0, gather_lengths[k] - 1), rng);
+      from.insert(from.end(), part.begin(), part.end());
+    }
+    const Bools dest_flags = random_bools(n_dest, 0.6, rng);
+    Ints from_where_flagged = from;  // an unflagged position's index is never looked at
+    for (std::size_t j = 0; j < n_dest; ++j)
+      if (!dest_flags[j]) from_where_flagged[j] = j % 2 ? -5 : 1 << 30;
+
+    for (Type t : kTypes) {
+      INFO(layout_name(layout) << ", " << cvl::type_name(t));
+      const HostVector dest_sized = random_vector(t, n_dest, rng);
+      const HostVector source_sized = random_vector(t, n_source, rng);
+      const HostVector gather_source = random_vector(t, total_of(gather_lengths), rng);
+
+      HostVector expected = zeros(t, n_dest);
+      model_scatter(expected, dest_sized, permutation, nullptr, dest_lengths, dest_lengths);
+      check_equal(run(b, Op::Permute, dest_sized, permutation, nullptr, nullptr, dest_lengths, {}), expected);
+
+      expected = dest_sized;
+      model_scatter(expected, source_sized, into, nullptr, source_lengths, dest_lengths);
+      check_equal(run(b, Op::DPermute, source_sized, into, nullptr, &dest_sized, source_lengths, dest_lengths),
+                  expected);
+
+      expected = zeros(t, n_dest);
+      model_scatter(expected, source_sized, into, &source_flags, source_lengths, dest_lengths);
+      check_equal(run(b, Op::FPermute, source_sized, into, &source_flags, nullptr, source_lengths, dest_lengths),
+                  expected);
+
+      expected = dest_sized;
+      model_scatter(expected, source_sized, into, &source_flags, source_lengths, dest_lengths);
+      check_equal(run(b, Op::DFPermute, source_sized, into, &source_flags, &dest_sized, source_lengths,
+                      dest_lengths),
+                  expected);
+
+      check_equal(run(b, Op::BPermute, gather_source, from, nullptr, nullptr, gather_lengths, dest_lengths),
+                  model_gather(gather_source, from, nullptr, gather_lengths, dest_lengths));
+      check_equal(run(b, Op::BFPermute, gather_source, from_where_flagged, &dest_flags, nullptr, gather_lengths,
+                      dest_lengths),
+                  model_gather(gather_source, from_where_flagged, &dest_flags, gather_lengths, dest_lengths));
+    }
+  }
+}
+
+}  // namespace cvl_test
