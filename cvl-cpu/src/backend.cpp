@@ -76,7 +76,7 @@ class CpuBackend final : public Backend {
     require(operands.size() == info.args.size(), where, "wrong number of operands");
     for (std::size_t i = 0; i < operands.size(); ++i) {
       require_length(operands[i], operands[0].length, where, "operand");
-      Type expected = info.args[i] == 'I' ? Type::Int
+      Type expected = info.args[i] == 'I'   ? Type::Int
                       : info.args[i] == 'F' ? Type::Float
                       : info.args[i] == 'B' ? Type::Bool
                                             : type;
@@ -112,8 +112,8 @@ class CpuBackend final : public Backend {
     cpu::SegView source = checked_view(operands.source_segdes, where);
     const Vector& values = operands.values;
     require_type(operands.indices, Type::Int, where, "index vector");
-    const bool scatter = op == Op::Permute || op == Op::DPermute || op == Op::FPermute ||
-                         op == Op::DFPermute;
+    const bool scatter =
+        op == Op::Permute || op == Op::DPermute || op == Op::FPermute || op == Op::DFPermute;
     const bool flagged = op == Op::FPermute || op == Op::BFPermute || op == Op::DFPermute;
     const bool with_default = op == Op::DPermute || op == Op::DFPermute;
     require_length(values, source.total, where, "value vector");
@@ -205,6 +205,7 @@ class CpuBackend final : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options) {
+  cpu::tune_system_allocator();
   return std::make_unique<CpuBackend>(options);
 }
 

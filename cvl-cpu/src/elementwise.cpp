@@ -24,8 +24,7 @@ Vector result_for(std::span<Vector> operands, Type type, std::size_t n) {
 }
 
 template <class A, class Out, class F>
-Vector map1(const Parallel& par, std::span<Vector> ops, Type out_type, std::size_t threshold,
-            F f) {
+Vector map1(const Parallel& par, std::span<Vector> ops, Type out_type, std::size_t threshold, F f) {
   const std::size_t n = ops[0].length;
   const A* a = elements<A>(ops[0]);
   Vector out = result_for(ops, out_type, n);
@@ -37,8 +36,7 @@ Vector map1(const Parallel& par, std::span<Vector> ops, Type out_type, std::size
 }
 
 template <class A, class B, class Out, class F>
-Vector map2(const Parallel& par, std::span<Vector> ops, Type out_type, std::size_t threshold,
-            F f) {
+Vector map2(const Parallel& par, std::span<Vector> ops, Type out_type, std::size_t threshold, F f) {
   const std::size_t n = ops[0].length;
   const A* a = elements<A>(ops[0]);
   const B* b = elements<B>(ops[1]);
@@ -63,9 +61,12 @@ template <class F>
 Vector compare(const Parallel& par, std::span<Vector> ops, Type type, F f) {
   auto as_bool = [f](auto a, auto b) { return static_cast<B8>(f(a, b)); };
   switch (type) {
-    case Type::Int: return map2<I32, I32, B8>(par, ops, Type::Bool, kMemoryBoundThreshold, as_bool);
-    case Type::Float: return map2<F64, F64, B8>(par, ops, Type::Bool, kMemoryBoundThreshold, as_bool);
-    default: return map2<B8, B8, B8>(par, ops, Type::Bool, kMemoryBoundThreshold, as_bool);
+    case Type::Int:
+      return map2<I32, I32, B8>(par, ops, Type::Bool, kMemoryBoundThreshold, as_bool);
+    case Type::Float:
+      return map2<F64, F64, B8>(par, ops, Type::Bool, kMemoryBoundThreshold, as_bool);
+    default:
+      return map2<B8, B8, B8>(par, ops, Type::Bool, kMemoryBoundThreshold, as_bool);
   }
 }
 
@@ -137,29 +138,45 @@ Vector elementwise(const Context& ctx, Op op, Type type, std::span<Vector> ops) 
   const Parallel& par = ctx.par;
   constexpr std::size_t cheap = kMemoryBoundThreshold;
   switch (op) {
-    case Op::Add: return numeric2(par, ops, type, op, [](auto a, auto b) {
-      if constexpr (std::is_integral_v<decltype(a)>) return wrap_add(a, b);
-      else return a + b;
-    });
-    case Op::Sub: return numeric2(par, ops, type, op, [](auto a, auto b) {
-      if constexpr (std::is_integral_v<decltype(a)>) return wrap_sub(a, b);
-      else return a - b;
-    });
-    case Op::Mul: return numeric2(par, ops, type, op, [](auto a, auto b) {
-      if constexpr (std::is_integral_v<decltype(a)>) return wrap_mul(a, b);
-      else return a * b;
-    });
+    case Op::Add:
+      return numeric2(par, ops, type, op, [](auto a, auto b) {
+        if constexpr (std::is_integral_v<decltype(a)>)
+          return wrap_add(a, b);
+        else
+          return a + b;
+      });
+    case Op::Sub:
+      return numeric2(par, ops, type, op, [](auto a, auto b) {
+        if constexpr (std::is_integral_v<decltype(a)>)
+          return wrap_sub(a, b);
+        else
+          return a - b;
+      });
+    case Op::Mul:
+      return numeric2(par, ops, type, op, [](auto a, auto b) {
+        if constexpr (std::is_integral_v<decltype(a)>)
+          return wrap_mul(a, b);
+        else
+          return a * b;
+      });
     case Op::Div:
       if (type == Type::Int) return divide(par, ops, false);
       return numeric2(par, ops, type, op, [](auto a, auto b) { return a / b; });
-    case Op::Mod: return divide(par, ops, true);
+    case Op::Mod:
+      return divide(par, ops, true);
 
-    case Op::Less: return compare(par, ops, type, [](auto a, auto b) { return a < b; });
-    case Op::LessEq: return compare(par, ops, type, [](auto a, auto b) { return a <= b; });
-    case Op::Greater: return compare(par, ops, type, [](auto a, auto b) { return a > b; });
-    case Op::GreaterEq: return compare(par, ops, type, [](auto a, auto b) { return a >= b; });
-    case Op::Equal: return compare(par, ops, type, [](auto a, auto b) { return a == b; });
-    case Op::NotEqual: return compare(par, ops, type, [](auto a, auto b) { return a != b; });
+    case Op::Less:
+      return compare(par, ops, type, [](auto a, auto b) { return a < b; });
+    case Op::LessEq:
+      return compare(par, ops, type, [](auto a, auto b) { return a <= b; });
+    case Op::Greater:
+      return compare(par, ops, type, [](auto a, auto b) { return a > b; });
+    case Op::GreaterEq:
+      return compare(par, ops, type, [](auto a, auto b) { return a >= b; });
+    case Op::Equal:
+      return compare(par, ops, type, [](auto a, auto b) { return a == b; });
+    case Op::NotEqual:
+      return compare(par, ops, type, [](auto a, auto b) { return a != b; });
 
     case Op::LShift:
       return map2<I32, I32, I32>(par, ops, Type::Int, cheap,
@@ -174,12 +191,16 @@ Vector elementwise(const Context& ctx, Op op, Type type, std::span<Vector> ops) 
       if (type == Type::Bool)
         return map1<B8, B8>(par, ops, type, cheap, [](B8 a) { return static_cast<B8>(a == 0); });
       unsupported(op, type);
-    case Op::And: return logical2(par, ops, type, op, [](auto a, auto b) { return decltype(a)(a & b); });
-    case Op::Or: return logical2(par, ops, type, op, [](auto a, auto b) { return decltype(a)(a | b); });
-    case Op::Xor: return logical2(par, ops, type, op, [](auto a, auto b) { return decltype(a)(a ^ b); });
+    case Op::And:
+      return logical2(par, ops, type, op, [](auto a, auto b) { return decltype(a)(a & b); });
+    case Op::Or:
+      return logical2(par, ops, type, op, [](auto a, auto b) { return decltype(a)(a | b); });
+    case Op::Xor:
+      return logical2(par, ops, type, op, [](auto a, auto b) { return decltype(a)(a ^ b); });
 
     case Op::Select:
-      return with_element_bits(type, [&]<class Bits>() { return select_bits<Bits>(par, ops, type); });
+      return with_element_bits(type,
+                               [&]<class Bits>() { return select_bits<Bits>(par, ops, type); });
 
     case Op::Floor:
       return map1<F64, I32>(par, ops, Type::Int, cheap, [](F64 x) { return x86_floor_to_int(x); });
@@ -191,27 +212,42 @@ Vector elementwise(const Context& ctx, Op op, Type type, std::span<Vector> ops) 
       return map1<F64, I32>(par, ops, Type::Int, cheap,
                             [](F64 x) { return x86_double_to_int(x + 0.5); });
 
-    case Op::Log: return float_function(par, ops, [](F64 x) { return std::log(x); });
-    case Op::Sqrt: return float_function(par, ops, [](F64 x) { return std::sqrt(x); });
-    case Op::Exp: return float_function(par, ops, [](F64 x) { return std::exp(x); });
-    case Op::Sin: return float_function(par, ops, [](F64 x) { return std::sin(x); });
-    case Op::Cos: return float_function(par, ops, [](F64 x) { return std::cos(x); });
-    case Op::Tan: return float_function(par, ops, [](F64 x) { return std::tan(x); });
-    case Op::Asin: return float_function(par, ops, [](F64 x) { return std::asin(x); });
-    case Op::Acos: return float_function(par, ops, [](F64 x) { return std::acos(x); });
-    case Op::Atan: return float_function(par, ops, [](F64 x) { return std::atan(x); });
-    case Op::Sinh: return float_function(par, ops, [](F64 x) { return std::sinh(x); });
-    case Op::Cosh: return float_function(par, ops, [](F64 x) { return std::cosh(x); });
-    case Op::Tanh: return float_function(par, ops, [](F64 x) { return std::tanh(x); });
+    case Op::Log:
+      return float_function(par, ops, [](F64 x) { return std::log(x); });
+    case Op::Sqrt:
+      return float_function(par, ops, [](F64 x) { return std::sqrt(x); });
+    case Op::Exp:
+      return float_function(par, ops, [](F64 x) { return std::exp(x); });
+    case Op::Sin:
+      return float_function(par, ops, [](F64 x) { return std::sin(x); });
+    case Op::Cos:
+      return float_function(par, ops, [](F64 x) { return std::cos(x); });
+    case Op::Tan:
+      return float_function(par, ops, [](F64 x) { return std::tan(x); });
+    case Op::Asin:
+      return float_function(par, ops, [](F64 x) { return std::asin(x); });
+    case Op::Acos:
+      return float_function(par, ops, [](F64 x) { return std::acos(x); });
+    case Op::Atan:
+      return float_function(par, ops, [](F64 x) { return std::atan(x); });
+    case Op::Sinh:
+      return float_function(par, ops, [](F64 x) { return std::sinh(x); });
+    case Op::Cosh:
+      return float_function(par, ops, [](F64 x) { return std::cosh(x); });
+    case Op::Tanh:
+      return float_function(par, ops, [](F64 x) { return std::tanh(x); });
 
     case Op::IntToFloat:
-      return map1<I32, F64>(par, ops, Type::Float, cheap, [](I32 x) { return static_cast<F64>(x); });
+      return map1<I32, F64>(par, ops, Type::Float, cheap,
+                            [](I32 x) { return static_cast<F64>(x); });
     case Op::IntToBool:
-      return map1<I32, B8>(par, ops, Type::Bool, cheap, [](I32 x) { return static_cast<B8>(x != 0); });
+      return map1<I32, B8>(par, ops, Type::Bool, cheap,
+                           [](I32 x) { return static_cast<B8>(x != 0); });
     case Op::BoolToInt:
       return map1<B8, I32>(par, ops, Type::Int, cheap, [](B8 x) { return static_cast<I32>(x); });
 
-    default: break;
+    default:
+      break;
   }
   throw Error(std::string(vcode::spelling(op)) + " is not an elementwise operation");
 }

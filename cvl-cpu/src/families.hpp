@@ -40,9 +40,12 @@ std::pair<Vector, Segdes> pack(const Context& ctx, Vector v, Vector flags, const
 template <class F>
 decltype(auto) with_element_bits(Type type, F&& f) {
   switch (element_size(type)) {
-    case 1: return f.template operator()<std::uint8_t>();
-    case 4: return f.template operator()<std::uint32_t>();
-    default: return f.template operator()<std::uint64_t>();
+    case 1:
+      return f.template operator()<std::uint8_t>();
+    case 4:
+      return f.template operator()<std::uint32_t>();
+    default:
+      return f.template operator()<std::uint64_t>();
   }
 }
 

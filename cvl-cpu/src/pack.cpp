@@ -55,7 +55,8 @@ void compact(const Bits* in, const Flag* flags, std::size_t lo, std::size_t hi, 
 
 }  // namespace
 
-std::pair<Vector, Segdes> pack(const Context& ctx, Vector v, Vector flag_vector, const SegView& sd) {
+std::pair<Vector, Segdes> pack(const Context& ctx, Vector v, Vector flag_vector,
+                               const SegView& sd) {
   const Parallel& par = ctx.par;
   const std::size_t n = v.length;
   const Flag* flags = elements<Flag>(flag_vector);

@@ -104,7 +104,8 @@ Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
         scatter<Bits, true>(par, op, source, dest, values, idx, flags, elements<Bits>(out));
         return out;
       }
-      case Op::DPermute: case Op::DFPermute: {
+      case Op::DPermute:
+      case Op::DFPermute: {
         // The default's memory becomes the result when this was its last use.
         Vector out = unshared(par, std::move(operands.defaults));
         if (op == Op::DPermute)
@@ -113,7 +114,8 @@ Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
           scatter<Bits, true>(par, op, source, dest, values, idx, flags, elements<Bits>(out));
         return out;
       }
-      case Op::BPermute: case Op::BFPermute: {
+      case Op::BPermute:
+      case Op::BFPermute: {
         Vector out = reuse_or_allocate(std::move(operands.indices), type, dest.total);
         if (op == Op::BPermute)
           gather<Bits, false>(par, op, source, dest, values, idx, flags, elements<Bits>(out));

@@ -115,7 +115,8 @@ void rank_radix(Item<Key>* items, Item<Key>* spare, std::size_t length, std::int
       next[v] = sum;
       sum += count[v];
     }
-    scatter_pass<Key, kBits>(passes[a], from, to, rank, a + 1 == passes.size(), 0, length, next.data());
+    scatter_pass<Key, kBits>(passes[a], from, to, rank, a + 1 == passes.size(), 0, length,
+                             next.data());
     std::swap(from, to);
   }
 }

@@ -50,10 +50,14 @@ inline constexpr int kLongSegmentDigitBits = sizeof(Key) == 4 ? 8 : 11;
 
 template <class Key>
 void rank_segment(radix::Item<Key>* items, radix::Item<Key>* spare, std::size_t length, I32* rank) {
-  if (length <= radix::kTinyMax) radix::rank_tiny(items, length, rank);
-  else if (length <= radix::kSortMax) radix::rank_by_sort(items, length, rank);
-  else if (length < kWideDigitsFrom) radix::rank_radix<Key, 8>(items, spare, length, rank);
-  else radix::rank_radix<Key, kLongSegmentDigitBits<Key>>(items, spare, length, rank);
+  if (length <= radix::kTinyMax)
+    radix::rank_tiny(items, length, rank);
+  else if (length <= radix::kSortMax)
+    radix::rank_by_sort(items, length, rank);
+  else if (length < kWideDigitsFrom)
+    radix::rank_radix<Key, 8>(items, spare, length, rank);
+  else
+    radix::rank_radix<Key, kLongSegmentDigitBits<Key>>(items, spare, length, rank);
 }
 
 // Ranks every segment of `items` (one per element, in element order) into `rank`.
@@ -77,8 +81,8 @@ void rank_items(const Parallel& par, const SegView& sd, radix::Item<Key>* items,
   if (team_sorts) {
     for (std::size_t k = 0; k < sd.segments; ++k)
       if (sd.length(k) >= kTeamSortThreshold)
-        radix::rank_radix_parallel<Key, kLongSegmentDigitBits<Key>>(team, items + sd.start(k), spare.data() + sd.start(k),
-                                            sd.length(k), rank);
+        radix::rank_radix_parallel<Key, kLongSegmentDigitBits<Key>>(
+            team, items + sd.start(k), spare.data() + sd.start(k), sd.length(k), rank);
   }
   for_each_part(par, sd, kParallelRankThreshold, [&](const Part& p) {
     for (std::size_t k = p.first; k < p.last; ++k)

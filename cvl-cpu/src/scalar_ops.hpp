@@ -31,7 +31,7 @@ inline std::int32_t shift_right(std::int32_t a, std::int32_t count) { return a >
 // cvttsd2si: NaN, and values whose truncation does not fit in 32 bits, give INT_MIN.
 inline std::int32_t x86_double_to_int(double x) {
   return (x > -2147483649.0 && x < 2147483648.0) ? static_cast<std::int32_t>(x)
-                                                  : std::numeric_limits<std::int32_t>::min();
+                                                 : std::numeric_limits<std::int32_t>::min();
 }
 
 // (int)floor(x) and (int)ceil(x) with cvttsd2si's out-of-range result, without a libm call:
@@ -52,15 +52,17 @@ inline std::int32_t x86_ceil_to_int(double x) {
 inline constexpr double kFloatHuge = static_cast<double>(1.0e36f);
 
 // Combining operators, applied as apply(running, element) from the identity, left to right.
-// `reassociates` says whether a parallel (blocked) evaluation gives the sequential result:
-// always for INT and BOOL; FLOAT MAX/MIN only without NaN; FLOAT +/* only approximately.
+// Regrouped (as threads do) they give the sequential result for INT and BOOL, for FLOAT MAX/MIN
+// only without NaN, for FLOAT + and * only up to rounding.
 template <class T>
 struct Plus {
   using value_type = T;
   static constexpr T identity = T(0);
   static T apply(T s, T x) {
-    if constexpr (std::is_integral_v<T>) return wrap_add(s, x);
-    else return s + x;
+    if constexpr (std::is_integral_v<T>)
+      return wrap_add(s, x);
+    else
+      return s + x;
   }
 };
 template <class T>
@@ -68,16 +70,20 @@ struct Times {
   using value_type = T;
   static constexpr T identity = T(1);
   static T apply(T s, T x) {
-    if constexpr (std::is_integral_v<T>) return wrap_mul(s, x);
-    else return s * x;
+    if constexpr (std::is_integral_v<T>)
+      return wrap_mul(s, x);
+    else
+      return s * x;
   }
 };
 template <class T>
 struct Max {
   using value_type = T;
   static constexpr T identity = [] {
-    if constexpr (std::is_integral_v<T>) return T(std::numeric_limits<std::int32_t>::min());
-    else return T(-kFloatHuge);
+    if constexpr (std::is_integral_v<T>)
+      return T(std::numeric_limits<std::int32_t>::min());
+    else
+      return T(-kFloatHuge);
   }();
   static T apply(T s, T x) { return s > x ? s : x; }
 };
@@ -85,8 +91,10 @@ template <class T>
 struct Min {
   using value_type = T;
   static constexpr T identity = [] {
-    if constexpr (std::is_integral_v<T>) return T(std::numeric_limits<std::int32_t>::max());
-    else return T(kFloatHuge);
+    if constexpr (std::is_integral_v<T>)
+      return T(std::numeric_limits<std::int32_t>::max());
+    else
+      return T(kFloatHuge);
   }();
   static T apply(T s, T x) { return s < x ? s : x; }
 };
@@ -113,10 +121,9 @@ struct Xor {
 
 // A NaN makes FLOAT MAX/MIN order-dependent (max(s, NaN) = NaN but max(NaN, x) = x).
 template <class C>
-inline constexpr bool kNanSensitive =
-    std::is_floating_point_v<typename C::value_type> &&
-    (std::is_same_v<C, Max<typename C::value_type>> ||
-     std::is_same_v<C, Min<typename C::value_type>>);
+inline constexpr bool kNanSensitive = std::is_floating_point_v<typename C::value_type> &&
+                                      (std::is_same_v<C, Max<typename C::value_type>> ||
+                                       std::is_same_v<C, Min<typename C::value_type>>);
 
 [[noreturn]] void unsupported(vcode::Op op, Type type);
 
@@ -135,14 +142,29 @@ decltype(auto) with_combine(vcode::Op op, Type type, F&& f) {
     unsupported(op, type);
   };
   switch (op) {
-    case Op::PlusScan: case Op::PlusReduce: return numeric.template operator()<Plus>();
-    case Op::MulScan: case Op::MulReduce: return numeric.template operator()<Times>();
-    case Op::MaxScan: case Op::MaxReduce: return numeric.template operator()<Max>();
-    case Op::MinScan: case Op::MinReduce: return numeric.template operator()<Min>();
-    case Op::AndScan: case Op::AndReduce: return logical.template operator()<And>();
-    case Op::OrScan: case Op::OrReduce: return logical.template operator()<Or>();
-    case Op::XorScan: case Op::XorReduce: return logical.template operator()<Xor>();
-    default: unsupported(op, type);
+    case Op::PlusScan:
+    case Op::PlusReduce:
+      return numeric.template operator()<Plus>();
+    case Op::MulScan:
+    case Op::MulReduce:
+      return numeric.template operator()<Times>();
+    case Op::MaxScan:
+    case Op::MaxReduce:
+      return numeric.template operator()<Max>();
+    case Op::MinScan:
+    case Op::MinReduce:
+      return numeric.template operator()<Min>();
+    case Op::AndScan:
+    case Op::AndReduce:
+      return logical.template operator()<And>();
+    case Op::OrScan:
+    case Op::OrReduce:
+      return logical.template operator()<Or>();
+    case Op::XorScan:
+    case Op::XorReduce:
+      return logical.template operator()<Xor>();
+    default:
+      unsupported(op, type);
   }
 }
 

@@ -12,9 +12,8 @@
 
 namespace cvl::cpu {
 
-// Raw memory of at least `bytes` bytes. Small buffers (scalars are most vectors a program makes)
-// live inside the object, so one allocation makes the whole handle; large ones come from a cache
-// of freed blocks, because fresh pages cost a fault each on first touch.
+// Raw memory of at least `bytes` bytes, 64-byte aligned. Small buffers (scalars are most vectors
+// a program makes) live inside the object, so one allocation makes the whole handle.
 class Buffer final : public Storage {
  public:
   explicit Buffer(std::size_t bytes);
@@ -41,10 +40,20 @@ struct SegdesStorage final : Storage {
   Buffer offsets;
 };
 
-template <class T> constexpr Type type_of();
-template <> constexpr Type type_of<std::int32_t>() { return Type::Int; }
-template <> constexpr Type type_of<double>() { return Type::Float; }
-template <> constexpr Type type_of<std::uint8_t>() { return Type::Bool; }
+template <class T>
+constexpr Type type_of();
+template <>
+constexpr Type type_of<std::int32_t>() {
+  return Type::Int;
+}
+template <>
+constexpr Type type_of<double>() {
+  return Type::Float;
+}
+template <>
+constexpr Type type_of<std::uint8_t>() {
+  return Type::Bool;
+}
 
 // The elements of `v` as T (the caller knows the type); nullptr only for a handle without storage.
 template <class T>
@@ -52,6 +61,10 @@ T* elements(const Vector& v) {
   auto* buffer = static_cast<Buffer*>(v.storage.get());
   return buffer ? reinterpret_cast<T*>(buffer->bytes()) : nullptr;
 }
+
+// Makes the C library keep freed vector memory for reuse (see storage.cpp); called once by
+// make_cpu_backend.
+void tune_system_allocator();
 
 // A new vector with uninitialised elements; length 0 shares one empty buffer.
 Vector allocate(Type type, std::size_t length);
@@ -64,7 +77,7 @@ Vector reuse_or_allocate(Vector&& operand, Type type, std::size_t length);
 // An unshared copy of `v` (itself when already unshared): for ops that write into their input.
 Vector unshared(const Parallel& par, Vector&& v);
 
-// Scratch memory for one operation (rank's sort buffers), from the same block cache.
+// Scratch memory for one operation (rank's sort buffers).
 template <class T>
 class Scratch {
   static_assert(std::is_trivial_v<T>);

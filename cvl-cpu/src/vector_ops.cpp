@@ -31,7 +31,8 @@ Vector extract(const Context& ctx, Vector v, Vector indices, const SegView& sd) 
     Vector out = reuse_or_allocate(std::move(indices), type, m);  // idx[k] is read first
     Bits* result = elements<Bits>(out);
     parallel_for(ctx.par, m, kMemoryBoundThreshold, [&](std::size_t lo, std::size_t hi) {
-      for (std::size_t k = lo; k < hi; ++k) result[k] = values[sd.start(k) + static_cast<std::size_t>(idx[k])];
+      for (std::size_t k = lo; k < hi; ++k)
+        result[k] = values[sd.start(k) + static_cast<std::size_t>(idx[k])];
     });
     return out;
   });

@@ -7,10 +7,19 @@ namespace cvl_test {
 
 const std::vector<BackendFactory>& conformance_backends() {
   static const std::vector<BackendFactory> backends = {
-      {"cpu threads=1", [](cvl::FloatRankOrder order) { return cvl::make_cpu_backend({1, order}); }},
-      {"cpu threads=2", [](cvl::FloatRankOrder order) { return cvl::make_cpu_backend({2, order}); }},
+      {"cpu threads=1",
+       [](cvl::FloatRankOrder order) {
+         return cvl::make_cpu_backend({1, order});
+       }},
+      {"cpu threads=2",
+       [](cvl::FloatRankOrder order) {
+         return cvl::make_cpu_backend({2, order});
+       }},
       // more threads than this machine has cores: uneven blocks, oversubscription
-      {"cpu threads=3", [](cvl::FloatRankOrder order) { return cvl::make_cpu_backend({3, order}); }},
+      {"cpu threads=3",
+       [](cvl::FloatRankOrder order) {
+         return cvl::make_cpu_backend({3, order});
+       }},
   };
   return backends;
 }

@@ -44,18 +44,22 @@ TEST_CASE("INT / truncates toward zero and % takes the dividend's sign", "[eleme
   CHECK(int2(b, Op::Div, {-7, 7, -7, 7, kMin, kMax, kMin, kMin, kMax, 0, -1},
              {2, -2, -2, 2, 1, -1, 2, kMax, kMin, 5, kMin}) ==
         Ints{-3, -3, 3, 3, kMin, -kMax, -1073741824, -1, 0, 0, 0});
-  CHECK(int2(b, Op::Mod, {-7, 7, -7, 7, kMin, kMin, kMax, kMin, 0}, {2, -2, -2, 2, kMax, 1, kMin, 3, 9}) ==
-        Ints{-1, 1, -1, 1, -1, 0, kMax, -2, 0});
+  CHECK(int2(b, Op::Mod, {-7, 7, -7, 7, kMin, kMin, kMax, kMin, 0},
+             {2, -2, -2, 2, kMax, 1, kMin, 3, 9}) == Ints{-1, 1, -1, 1, -1, 0, kMax, -2, 0});
 
   // Against the host's own division on many operand pairs, extremes included.
   std::mt19937_64 rng(11);
   std::uniform_int_distribution<std::int32_t> any(kMin, kMax), small(-300, 300), pick(0, 3);
   auto draw = [&] {
     switch (pick(rng)) {
-      case 0: return any(rng);
-      case 1: return small(rng);
-      case 2: return std::uniform_int_distribution<std::int32_t>(kMax - 3, kMax)(rng);
-      default: return std::uniform_int_distribution<std::int32_t>(kMin, kMin + 3)(rng);
+      case 0:
+        return any(rng);
+      case 1:
+        return small(rng);
+      case 2:
+        return std::uniform_int_distribution<std::int32_t>(kMax - 3, kMax)(rng);
+      default:
+        return std::uniform_int_distribution<std::int32_t>(kMin, kMin + 3)(rng);
     }
   };
   Ints x, y, quotient, remainder;
@@ -73,9 +77,12 @@ TEST_CASE("INT / truncates toward zero and % takes the dividend's sign", "[eleme
 
 TEST_CASE("FLOAT + - * / are IEEE double operations", "[elementwise]") {
   CVL_BACKEND(b);
-  check_same_floats(float2(b, Op::Add, {0.1, 1e308, -0.0}, {0.2, 1e308, 0.0}), {0.1 + 0.2, kInf, 0.0});
-  check_same_floats(float2(b, Op::Sub, {0.3, -0.0, kInf}, {0.1, 0.0, kInf}), {0.3 - 0.1, -0.0, kNan});
-  check_same_floats(float2(b, Op::Mul, {1.1, -2.0, 0.0}, {1.1, 0.0, kInf}), {1.1 * 1.1, -0.0, kNan});
+  check_same_floats(float2(b, Op::Add, {0.1, 1e308, -0.0}, {0.2, 1e308, 0.0}),
+                    {0.1 + 0.2, kInf, 0.0});
+  check_same_floats(float2(b, Op::Sub, {0.3, -0.0, kInf}, {0.1, 0.0, kInf}),
+                    {0.3 - 0.1, -0.0, kNan});
+  check_same_floats(float2(b, Op::Mul, {1.1, -2.0, 0.0}, {1.1, 0.0, kInf}),
+                    {1.1 * 1.1, -0.0, kNan});
   check_same_floats(float2(b, Op::Div, {1.0, -1.0, 0.0, 1.0}, {0.0, 0.0, 0.0, 3.0}),
                     {kInf, -kInf, kNan, 1.0 / 3.0});
 }
@@ -86,24 +93,34 @@ TEST_CASE("comparisons are signed for INT and IEEE for FLOAT", "[elementwise]") 
   CHECK(to_bools(b, ew(b, Op::Less, Type::Int, ints(b, x), ints(b, y))) == Bools{1, 1, 0, 0, 0});
   CHECK(to_bools(b, ew(b, Op::LessEq, Type::Int, ints(b, x), ints(b, y))) == Bools{1, 1, 1, 1, 0});
   CHECK(to_bools(b, ew(b, Op::Greater, Type::Int, ints(b, x), ints(b, y))) == Bools{0, 0, 0, 0, 1});
-  CHECK(to_bools(b, ew(b, Op::GreaterEq, Type::Int, ints(b, x), ints(b, y))) == Bools{0, 0, 1, 1, 1});
+  CHECK(to_bools(b, ew(b, Op::GreaterEq, Type::Int, ints(b, x), ints(b, y))) ==
+        Bools{0, 0, 1, 1, 1});
   CHECK(to_bools(b, ew(b, Op::Equal, Type::Int, ints(b, x), ints(b, y))) == Bools{0, 0, 1, 1, 0});
-  CHECK(to_bools(b, ew(b, Op::NotEqual, Type::Int, ints(b, x), ints(b, y))) == Bools{1, 1, 0, 0, 1});
+  CHECK(to_bools(b, ew(b, Op::NotEqual, Type::Int, ints(b, x), ints(b, y))) ==
+        Bools{1, 1, 0, 0, 1});
 
   // NaN compares false except with !=; -0.0 equals 0.0.
   const Floats f{kNan, 1.0, -0.0, -kInf, 2.5}, g{1.0, kNan, 0.0, kInf, 2.5};
-  CHECK(to_bools(b, ew(b, Op::Less, Type::Float, floats(b, f), floats(b, g))) == Bools{0, 0, 0, 1, 0});
-  CHECK(to_bools(b, ew(b, Op::LessEq, Type::Float, floats(b, f), floats(b, g))) == Bools{0, 0, 1, 1, 1});
-  CHECK(to_bools(b, ew(b, Op::Greater, Type::Float, floats(b, f), floats(b, g))) == Bools{0, 0, 0, 0, 0});
-  CHECK(to_bools(b, ew(b, Op::GreaterEq, Type::Float, floats(b, f), floats(b, g))) == Bools{0, 0, 1, 0, 1});
-  CHECK(to_bools(b, ew(b, Op::Equal, Type::Float, floats(b, f), floats(b, g))) == Bools{0, 0, 1, 0, 1});
-  CHECK(to_bools(b, ew(b, Op::NotEqual, Type::Float, floats(b, f), floats(b, g))) == Bools{1, 1, 0, 1, 0});
+  CHECK(to_bools(b, ew(b, Op::Less, Type::Float, floats(b, f), floats(b, g))) ==
+        Bools{0, 0, 0, 1, 0});
+  CHECK(to_bools(b, ew(b, Op::LessEq, Type::Float, floats(b, f), floats(b, g))) ==
+        Bools{0, 0, 1, 1, 1});
+  CHECK(to_bools(b, ew(b, Op::Greater, Type::Float, floats(b, f), floats(b, g))) ==
+        Bools{0, 0, 0, 0, 0});
+  CHECK(to_bools(b, ew(b, Op::GreaterEq, Type::Float, floats(b, f), floats(b, g))) ==
+        Bools{0, 0, 1, 0, 1});
+  CHECK(to_bools(b, ew(b, Op::Equal, Type::Float, floats(b, f), floats(b, g))) ==
+        Bools{0, 0, 1, 0, 1});
+  CHECK(to_bools(b, ew(b, Op::NotEqual, Type::Float, floats(b, f), floats(b, g))) ==
+        Bools{1, 1, 0, 1, 0});
 }
 
 TEST_CASE("shift counts are taken modulo 32, RSHIFT is arithmetic", "[elementwise]") {
   CVL_BACKEND(b);
-  CHECK(int2(b, Op::LShift, {1, 1, 1, -1, 5, 3}, {33, 31, 32, 4, -1, 0}) == Ints{2, kMin, 1, -16, kMin, 3});
-  CHECK(int2(b, Op::RShift, {1, -8, kMin, kMin, 16, -1}, {33, 1, -1, 31, 36, 7}) == Ints{0, -4, -1, -1, 1, -1});
+  CHECK(int2(b, Op::LShift, {1, 1, 1, -1, 5, 3}, {33, 31, 32, 4, -1, 0}) ==
+        Ints{2, kMin, 1, -16, kMin, 3});
+  CHECK(int2(b, Op::RShift, {1, -8, kMin, kMin, 16, -1}, {33, 1, -1, 31, 36, 7}) ==
+        Ints{0, -4, -1, -1, 1, -1});
 }
 
 TEST_CASE("NOT AND OR XOR: bitwise on INT, logical on BOOL", "[elementwise]") {
@@ -123,19 +140,21 @@ TEST_CASE("NOT AND OR XOR: bitwise on INT, logical on BOOL", "[elementwise]") {
 TEST_CASE("SELECT picks per flag on every type", "[elementwise]") {
   CVL_BACKEND(b);
   // VCODE.md §6.4's example
-  CHECK(to_ints(b, ew(b, Op::Select, Type::Int, bools(b, {1, 0, 1}), ints(b, {1, 2, 3}), ints(b, {10, 20, 30}))) ==
-        Ints{1, 20, 3});
-  check_same_floats(
-      to_floats(b, ew(b, Op::Select, Type::Float, bools(b, {0, 1, 0}), floats(b, {1.5, -0.0, kNan}), floats(b, {2.5, 3.5, 4.5}))),
-      {2.5, -0.0, 4.5});
-  CHECK(to_bools(b, ew(b, Op::Select, Type::Bool, bools(b, {1, 1, 0, 0}), bools(b, {1, 0, 1, 0}), bools(b, {0, 1, 0, 1}))) ==
-        Bools{1, 0, 0, 1});
+  CHECK(to_ints(b, ew(b, Op::Select, Type::Int, bools(b, {1, 0, 1}), ints(b, {1, 2, 3}),
+                      ints(b, {10, 20, 30}))) == Ints{1, 20, 3});
+  check_same_floats(to_floats(b, ew(b, Op::Select, Type::Float, bools(b, {0, 1, 0}),
+                                    floats(b, {1.5, -0.0, kNan}), floats(b, {2.5, 3.5, 4.5}))),
+                    {2.5, -0.0, 4.5});
+  CHECK(to_bools(b, ew(b, Op::Select, Type::Bool, bools(b, {1, 1, 0, 0}), bools(b, {1, 0, 1, 0}),
+                       bools(b, {0, 1, 0, 1}))) == Bools{1, 0, 0, 1});
 }
 
-TEST_CASE("FLOOR CEIL TRUNC ROUND follow x86-64, NaN and overflow give -2147483648", "[elementwise]") {
+TEST_CASE("FLOOR CEIL TRUNC ROUND follow x86-64, NaN and overflow give -2147483648",
+          "[elementwise]") {
   CVL_BACKEND(b);
-  const Floats x{2.5,  -2.5, -1.7, 0.49999999999999994, -0.5, 2147483647.5, -2147483648.5,
-                 1e10, -1e10, kNan, kInf, -kInf, -2147483648.9, 2147483646.6};
+  const Floats x{
+      2.5,  -2.5, -1.7,  0.49999999999999994, -0.5,        2147483647.5, -2147483648.5, 1e10, -1e10,
+      kNan, kInf, -kInf, -2147483648.9,       2147483646.6};
   CHECK(float_to_int(b, Op::Floor, x) ==
         Ints{2, -3, -2, 0, -1, kMax, kMin, kMin, kMin, kMin, kMin, kMin, kMin, 2147483646});
   CHECK(float_to_int(b, Op::Ceil, x) ==
@@ -157,12 +176,18 @@ TEST_CASE("transcendental functions give the C library's results", "[elementwise
     double (*fn)(double);
   };
   const Case cases[] = {
-      {Op::Log, [](double v) { return std::log(v); }},   {Op::Sqrt, [](double v) { return std::sqrt(v); }},
-      {Op::Exp, [](double v) { return std::exp(v); }},   {Op::Sin, [](double v) { return std::sin(v); }},
-      {Op::Cos, [](double v) { return std::cos(v); }},   {Op::Tan, [](double v) { return std::tan(v); }},
-      {Op::Asin, [](double v) { return std::asin(v); }}, {Op::Acos, [](double v) { return std::acos(v); }},
-      {Op::Atan, [](double v) { return std::atan(v); }}, {Op::Sinh, [](double v) { return std::sinh(v); }},
-      {Op::Cosh, [](double v) { return std::cosh(v); }}, {Op::Tanh, [](double v) { return std::tanh(v); }},
+      {Op::Log, [](double v) { return std::log(v); }},
+      {Op::Sqrt, [](double v) { return std::sqrt(v); }},
+      {Op::Exp, [](double v) { return std::exp(v); }},
+      {Op::Sin, [](double v) { return std::sin(v); }},
+      {Op::Cos, [](double v) { return std::cos(v); }},
+      {Op::Tan, [](double v) { return std::tan(v); }},
+      {Op::Asin, [](double v) { return std::asin(v); }},
+      {Op::Acos, [](double v) { return std::acos(v); }},
+      {Op::Atan, [](double v) { return std::atan(v); }},
+      {Op::Sinh, [](double v) { return std::sinh(v); }},
+      {Op::Cosh, [](double v) { return std::cosh(v); }},
+      {Op::Tanh, [](double v) { return std::tanh(v); }},
   };
   for (const Case& c : cases) {
     INFO(vcode::spelling(c.op));
@@ -176,7 +201,8 @@ TEST_CASE("I_TO_F, I_TO_B, B_TO_I, and BOOL upload normalisation", "[elementwise
   CVL_BACKEND(b);
   check_same_floats(to_floats(b, ew(b, Op::IntToFloat, Type::Int, ints(b, {kMin, -1, 0, kMax}))),
                     {-2147483648.0, -1.0, 0.0, 2147483647.0});
-  CHECK(to_bools(b, ew(b, Op::IntToBool, Type::Int, ints(b, {kMin, -1, 0, 2}))) == Bools{1, 1, 0, 1});
+  CHECK(to_bools(b, ew(b, Op::IntToBool, Type::Int, ints(b, {kMin, -1, 0, 2}))) ==
+        Bools{1, 1, 0, 1});
   CHECK(to_ints(b, ew(b, Op::BoolToInt, Type::Bool, bools(b, {0, 1}))) == Ints{0, 1});
   // Any non-zero byte uploads as T (stored 1).
   const Bools raw{0, 1, 2, 255, 128};
@@ -191,14 +217,17 @@ TEST_CASE("elementwise ops on empty vectors give empty vectors", "[elementwise][
     const vcode::OpInfo& info = vcode::info(op);
     if (info.family != vcode::Family::Elementwise) continue;
     // the instruction's type: the implied one, else the first the op accepts
-    Type type = info.implied == vcode::Implied::Float ? Type::Float
-                : info.implied == vcode::Implied::Bool ? Type::Bool
-                : info.implied == vcode::Implied::Int  ? Type::Int
+    Type type = info.implied == vcode::Implied::Float                            ? Type::Float
+                : info.implied == vcode::Implied::Bool                           ? Type::Bool
+                : info.implied == vcode::Implied::Int                            ? Type::Int
                 : (info.type_set & vcode::typeset::bit(vcode::TypeKeyword::Int)) ? Type::Int
                                                                                  : Type::Bool;
     std::vector<cvl::Vector> operands;
     for (char a : info.args)
-      operands.push_back(b.upload(a == 'I' ? Type::Int : a == 'F' ? Type::Float : a == 'B' ? Type::Bool : type,
+      operands.push_back(b.upload(a == 'I'   ? Type::Int
+                                  : a == 'F' ? Type::Float
+                                  : a == 'B' ? Type::Bool
+                                             : type,
                                   nullptr, 0));
     INFO(info.spelling);
     cvl::Vector r = b.elementwise(op, type, operands);

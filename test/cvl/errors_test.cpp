@@ -17,7 +17,8 @@ cvl::Vector permute(cvl::Backend& b, Op op, const Ints& idx, const Ints& source_
   o.source_segdes = segdes(b, source_lengths);
   if (op != Op::Permute) o.dest_segdes = segdes(b, dest_lengths);
   if (op == Op::FPermute || op == Op::BFPermute || op == Op::DFPermute) o.flags = bools(b, flags);
-  if (op == Op::DPermute || op == Op::DFPermute) o.defaults = ints(b, Ints(total_of(dest_lengths), 0));
+  if (op == Op::DPermute || op == Op::DFPermute)
+    o.defaults = ints(b, Ints(total_of(dest_lengths), 0));
   return b.permute(op, std::move(o));
 }
 
@@ -25,14 +26,18 @@ cvl::Vector permute(cvl::Backend& b, Op op, const Ints& idx, const Ints& source_
 
 TEST_CASE("INT division and remainder by zero, and INT_MIN / -1, are errors", "[errors]") {
   CVL_BACKEND(b);
-  auto run = [&](Op op, const Ints& x, const Ints& y) { return ew(b, op, Type::Int, ints(b, x), ints(b, y)); };
+  auto run = [&](Op op, const Ints& x, const Ints& y) {
+    return ew(b, op, Type::Int, ints(b, x), ints(b, y));
+  };
   CHECK_THROWS_AS(run(Op::Div, {1, 2}, {1, 0}), cvl::Error);
   CHECK_THROWS_WITH(run(Op::Div, {1, 2}, {1, 0}), "division by zero");
   CHECK_THROWS_WITH(run(Op::Mod, {1, 2}, {0, 1}), "division by zero");
   CHECK_THROWS_WITH(run(Op::Div, {kMin}, {-1}), "integer overflow in division (-2147483648 / -1)");
-  CHECK_THROWS_WITH(run(Op::Mod, {5, kMin}, {3, -1}), "integer overflow in division (-2147483648 / -1)");
+  CHECK_THROWS_WITH(run(Op::Mod, {5, kMin}, {3, -1}),
+                    "integer overflow in division (-2147483648 / -1)");
   // the first offending element decides the message
-  CHECK_THROWS_WITH(run(Op::Div, {kMin, 1}, {-1, 0}), "integer overflow in division (-2147483648 / -1)");
+  CHECK_THROWS_WITH(run(Op::Div, {kMin, 1}, {-1, 0}),
+                    "integer overflow in division (-2147483648 / -1)");
   // large operands (the threaded path)
   Ints x(200000, 7), y(200000, 3);
   y[123456] = 0;
@@ -85,8 +90,9 @@ TEST_CASE("index errors in large vectors report the first bad position", "[error
   for (std::size_t j = 0; j < n; ++j) idx[j] = static_cast<std::int32_t>(n - 1 - j);
   idx[200000] = -3;
   idx[250000] = 400000;
-  CHECK_THROWS_WITH(permute(b, Op::BPermute, idx, {static_cast<std::int32_t>(n)}, {static_cast<std::int32_t>(n)}),
-                    "BPERMUTE: index -3 at position 200000 is outside its segment of length 300000");
+  CHECK_THROWS_WITH(
+      permute(b, Op::BPermute, idx, {static_cast<std::int32_t>(n)}, {static_cast<std::int32_t>(n)}),
+      "BPERMUTE: index -3 at position 200000 is outside its segment of length 300000");
   CHECK_THROWS_WITH(permute(b, Op::Permute, idx, {static_cast<std::int32_t>(n)}, {}),
                     "PERMUTE: index -3 at position 200000 is outside its segment of length 300000");
 }
@@ -100,8 +106,9 @@ TEST_CASE("EXTRACT and REPLACE check their indices", "[errors][vector]") {
                     "EXTRACT: index 0 at position 1 is outside its segment of length 0");
   CHECK_THROWS_WITH(b.extract(floats(b, {1.0}), ints(b, {-1}), segdes(b, {1})),
                     "EXTRACT: index -1 at position 0 is outside its segment of length 1");
-  CHECK_THROWS_WITH(b.replace(ints(b, {1, 2, 3}), ints(b, {2, 0}), ints(b, {7, 8}), segdes(b, {2, 1})),
-                    "REPLACE: index 2 at position 0 is outside its segment of length 2");
+  CHECK_THROWS_WITH(
+      b.replace(ints(b, {1, 2, 3}), ints(b, {2, 0}), ints(b, {7, 8}), segdes(b, {2, 1})),
+      "REPLACE: index 2 at position 0 is outside its segment of length 2");
   CHECK_THROWS_WITH(b.replace(bools(b, {1}), ints(b, {0, 0}), bools(b, {0, 0}), segdes(b, {1, 0})),
                     "REPLACE: index 0 at position 1 is outside its segment of length 0");
 }
@@ -109,11 +116,13 @@ TEST_CASE("EXTRACT and REPLACE check their indices", "[errors][vector]") {
 TEST_CASE("MAKE_SEGDES rejects negative lengths", "[errors][segdes]") {
   CVL_BACKEND(b);
   CHECK_THROWS_AS(b.make_segdes(ints(b, {1, 2, -3})), cvl::Error);
-  CHECK_THROWS_WITH(b.make_segdes(ints(b, {1, 2, -3})), "MAKE_SEGDES: negative segment length -3 at position 2");
+  CHECK_THROWS_WITH(b.make_segdes(ints(b, {1, 2, -3})),
+                    "MAKE_SEGDES: negative segment length -3 at position 2");
   Ints many(400000, 1);
   many[390000] = -1;
   many[300001] = -7;
-  CHECK_THROWS_WITH(b.make_segdes(ints(b, many)), "MAKE_SEGDES: negative segment length -7 at position 300001");
+  CHECK_THROWS_WITH(b.make_segdes(ints(b, many)),
+                    "MAKE_SEGDES: negative segment length -7 at position 300001");
 }
 
 }  // namespace cvl_test

@@ -20,14 +20,16 @@ TEST_CASE("+_SCAN and +_REDUCE INT over 10^7 elements", "[large][scan]") {
   }
   const cvl::Segdes sd = segdes(b, {static_cast<std::int32_t>(kLarge)});
   check_equal(to_ints(b, b.scan(Op::PlusScan, ints(b, v), sd)), expected);
-  CHECK(to_ints(b, b.reduce(Op::PlusReduce, ints(b, v), sd)) == Ints{static_cast<std::int32_t>(sum)});
+  CHECK(to_ints(b, b.reduce(Op::PlusReduce, ints(b, v), sd)) ==
+        Ints{static_cast<std::int32_t>(sum)});
 }
 
 TEST_CASE("RANK_UP INT of 10^7 elements is a stable sorting permutation", "[large][rank]") {
   CVL_BACKEND(b);
   std::mt19937_64 rng(9);
   const Ints v = random_ints(kLarge, -5000000, 5000000, rng);  // with ties
-  const Ints rank = to_ints(b, b.rank(Op::RankUp, ints(b, v), segdes(b, {static_cast<std::int32_t>(kLarge)})));
+  const Ints rank =
+      to_ints(b, b.rank(Op::RankUp, ints(b, v), segdes(b, {static_cast<std::int32_t>(kLarge)})));
   REQUIRE(rank.size() == kLarge);
   // element_at[r] = the element ranked r: each rank exactly once, values non-decreasing,
   // equal values in index order.
@@ -35,12 +37,15 @@ TEST_CASE("RANK_UP INT of 10^7 elements is a stable sorting permutation", "[larg
   std::size_t bad = 0;
   for (std::size_t i = 0; i < kLarge; ++i) {
     auto r = static_cast<std::size_t>(rank[i]);
-    if (r >= kLarge || element_at[r] != -1) ++bad;
-    else element_at[r] = static_cast<std::int64_t>(i);
+    if (r >= kLarge || element_at[r] != -1)
+      ++bad;
+    else
+      element_at[r] = static_cast<std::int64_t>(i);
   }
   REQUIRE(bad == 0);
   for (std::size_t r = 1; r < kLarge; ++r) {
-    auto prev = static_cast<std::size_t>(element_at[r - 1]), cur = static_cast<std::size_t>(element_at[r]);
+    auto prev = static_cast<std::size_t>(element_at[r - 1]),
+         cur = static_cast<std::size_t>(element_at[r]);
     if (v[prev] > v[cur] || (v[prev] == v[cur] && prev > cur)) ++bad;
   }
   CHECK(bad == 0);
@@ -54,7 +59,8 @@ TEST_CASE("PACK of 10^7 elements", "[large][pack]") {
   Ints expected;
   for (std::size_t i = 0; i < kLarge; ++i)
     if (flags[i]) expected.push_back(v[i]);
-  auto [data, sd] = b.pack(ints(b, v), bools(b, flags), segdes(b, {static_cast<std::int32_t>(kLarge)}));
+  auto [data, sd] =
+      b.pack(ints(b, v), bools(b, flags), segdes(b, {static_cast<std::int32_t>(kLarge)}));
   check_equal(to_ints(b, data), expected);
   CHECK(lengths_of(b, sd) == Ints{static_cast<std::int32_t>(expected.size())});
 }

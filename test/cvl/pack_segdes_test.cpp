@@ -7,7 +7,8 @@ namespace {
 constexpr Type kTypes[] = {Type::Int, Type::Float, Type::Bool};
 
 // Model: the flagged elements in order, and each segment's count of true flags.
-std::pair<HostVector, Ints> model_pack(const HostVector& v, const Bools& flags, const Ints& lengths) {
+std::pair<HostVector, Ints> model_pack(const HostVector& v, const Bools& flags,
+                                       const Ints& lengths) {
   HostVector out;
   out.type = v.type;
   Ints counts;
@@ -17,9 +18,12 @@ std::pair<HostVector, Ints> model_pack(const HostVector& v, const Bools& flags, 
     for (std::size_t i = offsets[k]; i < offsets[k + 1]; ++i) {
       if (!flags[i]) continue;
       ++count;
-      if (v.type == Type::Int) out.i.push_back(v.i[i]);
-      else if (v.type == Type::Float) out.f.push_back(v.f[i]);
-      else out.b.push_back(v.b[i]);
+      if (v.type == Type::Int)
+        out.i.push_back(v.i[i]);
+      else if (v.type == Type::Float)
+        out.f.push_back(v.f[i]);
+      else
+        out.b.push_back(v.b[i]);
     }
     counts.push_back(count);
   }

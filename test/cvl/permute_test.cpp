@@ -12,17 +12,23 @@ HostVector from_ints(Type type, const Ints& values) {
   HostVector h;
   h.type = type;
   for (std::int32_t x : values) {
-    if (type == Type::Int) h.i.push_back(x);
-    else if (type == Type::Float) h.f.push_back(x + 0.25);
-    else h.b.push_back(static_cast<std::uint8_t>(x & 1));
+    if (type == Type::Int)
+      h.i.push_back(x);
+    else if (type == Type::Float)
+      h.f.push_back(x + 0.25);
+    else
+      h.b.push_back(static_cast<std::uint8_t>(x & 1));
   }
   return h;
 }
 
 void copy_element(HostVector& to, std::size_t at, const HostVector& from, std::size_t i) {
-  if (to.type == Type::Int) to.i[at] = from.i[i];
-  else if (to.type == Type::Float) to.f[at] = from.f[i];
-  else to.b[at] = from.b[i];
+  if (to.type == Type::Int)
+    to.i[at] = from.i[i];
+  else if (to.type == Type::Float)
+    to.f[at] = from.f[i];
+  else
+    to.b[at] = from.b[i];
 }
 
 HostVector zeros(Type type, std::size_t n) {
@@ -90,48 +96,54 @@ TEST_CASE("permutes: the worked examples on every type", "[permute]") {
   for (Type t : kTypes) {
     INFO(cvl::type_name(t));
     // PERMUTE: w[start(k) + i[j]] = v[j]
-    check_equal(run(b, Op::Permute, from_ints(t, {1, 2, 3, 4, 5}), {2, 0, 1, 1, 0}, nullptr, nullptr,
-                    {3, 2}, {}),
+    check_equal(run(b, Op::Permute, from_ints(t, {1, 2, 3, 4, 5}), {2, 0, 1, 1, 0}, nullptr,
+                    nullptr, {3, 2}, {}),
                 from_ints(t, {2, 3, 1, 5, 4}));
     // DPERMUTE, VCODE.md §6.7
     const HostVector dflt = from_ints(t, {-1, -2, -3, -4, -5});
-    check_equal(run(b, Op::DPermute, from_ints(t, {10, 20, 30}), {1, 0, 1}, nullptr, &dflt, {1, 2}, {2, 3}),
-                from_ints(t, {-1, 10, 20, 30, -5}));
+    check_equal(
+        run(b, Op::DPermute, from_ints(t, {10, 20, 30}), {1, 0, 1}, nullptr, &dflt, {1, 2}, {2, 3}),
+        from_ints(t, {-1, 10, 20, 30, -5}));
     // FPERMUTE: unwritten positions are zero
     const Bools f1{1, 0, 1, 1};
     HostVector expected = zeros(t, 5);
     copy_element(expected, 1, from_ints(t, {1}), 0);
     copy_element(expected, 4, from_ints(t, {3}), 0);
     copy_element(expected, 3, from_ints(t, {4}), 0);
-    check_equal(run(b, Op::FPermute, from_ints(t, {1, 2, 3, 4}), {1, 0, 1, 0}, &f1, nullptr, {2, 2}, {3, 2}),
+    check_equal(run(b, Op::FPermute, from_ints(t, {1, 2, 3, 4}), {1, 0, 1, 0}, &f1, nullptr, {2, 2},
+                    {3, 2}),
                 expected);
     // BPERMUTE, VCODE.md §6.7
-    check_equal(run(b, Op::BPermute, from_ints(t, {10, 20, 30, 40, 50}), {1, 1, 0, 2, 2, 0, 1}, nullptr,
-                    nullptr, {2, 3}, {3, 4}),
+    check_equal(run(b, Op::BPermute, from_ints(t, {10, 20, 30, 40, 50}), {1, 1, 0, 2, 2, 0, 1},
+                    nullptr, nullptr, {2, 3}, {3, 4}),
                 from_ints(t, {20, 20, 10, 50, 50, 30, 40}));
     // BFPERMUTE: zero where unflagged, and that index (9) is not used
     const Bools f2{1, 0, 1, 1};
     HostVector gathered = from_ints(t, {20, 0, 30, 50});
     copy_element(gathered, 1, zeros(t, 1), 0);
-    check_equal(run(b, Op::BFPermute, from_ints(t, {10, 20, 30, 40, 50}), {1, 9, 0, 2}, &f2, nullptr, {2, 3},
-                    {2, 2}),
+    check_equal(run(b, Op::BFPermute, from_ints(t, {10, 20, 30, 40, 50}), {1, 9, 0, 2}, &f2,
+                    nullptr, {2, 3}, {2, 2}),
                 gathered);
     // DFPERMUTE
     const Bools f3{1, 0, 1};
     const HostVector nines = from_ints(t, {9, 9, 9, 9});
     HostVector merged = from_ints(t, {1, 9, 3, 9});
-    check_equal(run(b, Op::DFPermute, from_ints(t, {1, 2, 3}), {0, 1, 0}, &f3, &nines, {2, 1}, {2, 2}), merged);
+    check_equal(
+        run(b, Op::DFPermute, from_ints(t, {1, 2, 3}), {0, 1, 0}, &f3, &nines, {2, 1}, {2, 2}),
+        merged);
   }
 }
 
 TEST_CASE("permutes: on collisions the later source element wins", "[permute]") {
   CVL_BACKEND(b);
   const HostVector dflt = from_ints(Type::Int, {-1, -2, -3});
-  check_equal(run(b, Op::DPermute, from_ints(Type::Int, {10, 20}), {1, 1}, nullptr, &dflt, {2}, {3}),
-              from_ints(Type::Int, {-1, 20, -3}));
+  check_equal(
+      run(b, Op::DPermute, from_ints(Type::Int, {10, 20}), {1, 1}, nullptr, &dflt, {2}, {3}),
+      from_ints(Type::Int, {-1, 20, -3}));
   const Bools all{1, 1, 1};
-  check_equal(run(b, Op::FPermute, from_ints(Type::Int, {10, 20, 30}), {2, 0, 2}, &all, nullptr, {3}, {3}),
-              from_ints(Type::Int, {20, 0, 30}));
+  check_equal(
+      run(b, Op::FPermute, from_ints(Type::Int, {10, 20, 30}), {2, 0, 2}, &all, nullptr, {3}, {3}),
+      from_ints(Type::Int, {20, 0, 30}));
 }
 
 TEST_CASE("permutes: empty vectors, empty segments, no segments", "[permute][empty]") {
@@ -169,10 +181,12 @@ TEST_CASE("permutes match the model on every layout and type", "[permute][layout
     // gathers: any index of the (non-empty) source segment
     Ints gather_lengths, from;
     for (std::int32_t len : dest_lengths)
-      gather_lengths.push_back(len == 0 ? std::uniform_int_distribution<std::int32_t>(0, 2)(rng)
-                                        : std::max(1, len + std::uniform_int_distribution<std::int32_t>(-2, 2)(rng)));
+      gather_lengths.push_back(
+          len == 0 ? std::uniform_int_distribution<std::int32_t>(0, 2)(rng)
+                   : std::max(1, len + std::uniform_int_distribution<std::int32_t>(-2, 2)(rng)));
     for (std::size_t k = 0; k < dest_lengths.size(); ++k) {
-      Ints part = random_ints(static_cast<std::size_t>(dest_lengths[k]), 0, std::max(0, gather_lengths[k] - 1), rng);
+      Ints part = random_ints(static_cast<std::size_t>(dest_lengths[k]), 0,
+                              std::max(0, gather_lengths[k] - 1), rng);
       from.insert(from.end(), part.begin(), part.end());
     }
     const Bools dest_flags = random_bools(n_dest, 0.6, rng);
@@ -188,29 +202,34 @@ TEST_CASE("permutes match the model on every layout and type", "[permute][layout
 
       HostVector expected = zeros(t, n_dest);
       model_scatter(expected, dest_sized, permutation, nullptr, dest_lengths, dest_lengths);
-      check_equal(run(b, Op::Permute, dest_sized, permutation, nullptr, nullptr, dest_lengths, {}), expected);
+      check_equal(run(b, Op::Permute, dest_sized, permutation, nullptr, nullptr, dest_lengths, {}),
+                  expected);
 
       expected = dest_sized;
       model_scatter(expected, source_sized, into, nullptr, source_lengths, dest_lengths);
-      check_equal(run(b, Op::DPermute, source_sized, into, nullptr, &dest_sized, source_lengths, dest_lengths),
+      check_equal(run(b, Op::DPermute, source_sized, into, nullptr, &dest_sized, source_lengths,
+                      dest_lengths),
                   expected);
 
       expected = zeros(t, n_dest);
       model_scatter(expected, source_sized, into, &source_flags, source_lengths, dest_lengths);
-      check_equal(run(b, Op::FPermute, source_sized, into, &source_flags, nullptr, source_lengths, dest_lengths),
+      check_equal(run(b, Op::FPermute, source_sized, into, &source_flags, nullptr, source_lengths,
+                      dest_lengths),
                   expected);
 
       expected = dest_sized;
       model_scatter(expected, source_sized, into, &source_flags, source_lengths, dest_lengths);
-      check_equal(run(b, Op::DFPermute, source_sized, into, &source_flags, &dest_sized, source_lengths,
-                      dest_lengths),
+      check_equal(run(b, Op::DFPermute, source_sized, into, &source_flags, &dest_sized,
+                      source_lengths, dest_lengths),
                   expected);
 
-      check_equal(run(b, Op::BPermute, gather_source, from, nullptr, nullptr, gather_lengths, dest_lengths),
-                  model_gather(gather_source, from, nullptr, gather_lengths, dest_lengths));
-      check_equal(run(b, Op::BFPermute, gather_source, from_where_flagged, &dest_flags, nullptr, gather_lengths,
-                      dest_lengths),
-                  model_gather(gather_source, from_where_flagged, &dest_flags, gather_lengths, dest_lengths));
+      check_equal(
+          run(b, Op::BPermute, gather_source, from, nullptr, nullptr, gather_lengths, dest_lengths),
+          model_gather(gather_source, from, nullptr, gather_lengths, dest_lengths));
+      check_equal(run(b, Op::BFPermute, gather_source, from_where_flagged, &dest_flags, nullptr,
+                      gather_lengths, dest_lengths),
+                  model_gather(gather_source, from_where_flagged, &dest_flags, gather_lengths,
+                               dest_lengths));
     }
   }
 }

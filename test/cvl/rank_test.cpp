@@ -37,7 +37,8 @@ TEST_CASE("RANK: the legacy FLOAT order of the x86-64 reference", "[rank]") {
     HostVector v;
     v.type = Type::Float;
     v.f = random_floats(total_of(lengths), -100.0, 100.0, rng);
-    for (std::size_t i = 0; i < v.f.size(); i += 3) v.f[i] = static_cast<double>(static_cast<int>(v.f[i]));
+    for (std::size_t i = 0; i < v.f.size(); i += 3)
+      v.f[i] = static_cast<double>(static_cast<int>(v.f[i]));
     for (Op op : {Op::RankUp, Op::RankDown})
       check_equal(rank_of(b, op, upload(b, v), lengths), model_rank(op, v, lengths, true));
   }
@@ -56,7 +57,8 @@ TEST_CASE("RANK is stable in both directions", "[rank]") {
   CHECK(rank_of(b, Op::RankDown, ints(b, {2, 1, 2, 1, 2}), {5}) == Ints{0, 3, 1, 4, 2});
   CHECK(rank_of(b, Op::RankUp, floats(b, {1.5, 1.5, 1.5}), {3}) == Ints{0, 1, 2});
   CHECK(rank_of(b, Op::RankDown, floats(b, {1.5, 1.5, 1.5}), {3}) == Ints{0, 1, 2});
-  const std::int32_t min = std::numeric_limits<std::int32_t>::min(), max = std::numeric_limits<std::int32_t>::max();
+  const std::int32_t min = std::numeric_limits<std::int32_t>::min(),
+                     max = std::numeric_limits<std::int32_t>::max();
   CHECK(rank_of(b, Op::RankUp, ints(b, {max, min, -1, 0, min}), {5}) == Ints{4, 0, 2, 3, 1});
   CHECK(rank_of(b, Op::RankDown, ints(b, {max, min, -1, 0, min}), {5}) == Ints{0, 3, 2, 1, 4});
 }
@@ -79,9 +81,11 @@ TEST_CASE("RANK matches the model on every layout, both types and directions", "
     narrow.type = wide.type = Type::Int;
     real.type = Type::Float;
     narrow.i = random_ints(n, -40, 40, rng);  // many ties: stability
-    wide.i = random_ints(n, std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max(), rng);
+    wide.i = random_ints(n, std::numeric_limits<std::int32_t>::min(),
+                         std::numeric_limits<std::int32_t>::max(), rng);
     real.f = random_floats(n, -1e6, 1e6, rng);
-    for (std::size_t i = 0; i < n; i += 7) real.f[i] = static_cast<double>(static_cast<int>(real.f[i]) % 10);
+    for (std::size_t i = 0; i < n; i += 7)
+      real.f[i] = static_cast<double>(static_cast<int>(real.f[i]) % 10);
     for (std::size_t i = 0; i < n; i += 101) real.f[i] = (i / 101) % 2 ? -0.0 : kInf;
     for (const HostVector* v : {&narrow, &wide, &real}) {
       for (Op op : {Op::RankUp, Op::RankDown}) {

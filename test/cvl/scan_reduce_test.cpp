@@ -22,11 +22,12 @@ bool logical(Op op) {
          op == Op::OrReduce || op == Op::XorReduce;
 }
 std::vector<Type> types_of(Op op) {
-  return logical(op) ? std::vector<Type>{Type::Int, Type::Bool} : std::vector<Type>{Type::Int, Type::Float};
+  return logical(op) ? std::vector<Type>{Type::Int, Type::Bool}
+                     : std::vector<Type>{Type::Int, Type::Float};
 }
 bool float_sum_or_product(Op op, Type type) {
-  return type == Type::Float && (op == Op::PlusScan || op == Op::MulScan || op == Op::PlusReduce ||
-                                 op == Op::MulReduce);
+  return type == Type::Float &&
+         (op == Op::PlusScan || op == Op::MulScan || op == Op::PlusReduce || op == Op::MulReduce);
 }
 
 // Data suited to the operator: products of values near 1 stay finite; FLOAT MAX/MIN data has
@@ -40,8 +41,10 @@ HostVector data_for(Op op, Type type, std::size_t n, std::mt19937_64& rng) {
     std::uniform_int_distribution<int> pick(0, 99);
     for (auto& x : h.f) {
       int p = pick(rng);
-      if (p == 0) x = kNan;
-      else if (p < 30) x = p % 2 ? -0.0 : 0.0;
+      if (p == 0)
+        x = kNan;
+      else if (p < 30)
+        x = p % 2 ? -0.0 : 0.0;
     }
   }
   return h;
@@ -72,7 +75,9 @@ TEST_CASE("scans and reductions: the worked examples", "[scan][reduce]") {
 TEST_CASE("empty segments give the identities", "[scan][reduce][empty]") {
   CVL_BACKEND(b);
   const Ints lengths{0, 0};
-  auto int_reduce = [&](Op op) { return to_ints(b, b.reduce(op, ints(b, {}), segdes(b, lengths))); };
+  auto int_reduce = [&](Op op) {
+    return to_ints(b, b.reduce(op, ints(b, {}), segdes(b, lengths)));
+  };
   CHECK(int_reduce(Op::PlusReduce) == Ints{0, 0});
   CHECK(int_reduce(Op::MulReduce) == Ints{1, 1});
   CHECK(int_reduce(Op::MaxReduce) == Ints{kMin, kMin});
@@ -80,26 +85,34 @@ TEST_CASE("empty segments give the identities", "[scan][reduce][empty]") {
   CHECK(int_reduce(Op::AndReduce) == Ints{-1, -1});
   CHECK(int_reduce(Op::OrReduce) == Ints{0, 0});
   CHECK(int_reduce(Op::XorReduce) == Ints{0, 0});
-  auto float_reduce = [&](Op op) { return download(b, b.reduce(op, floats(b, {}), segdes(b, lengths))); };
+  auto float_reduce = [&](Op op) {
+    return download(b, b.reduce(op, floats(b, {}), segdes(b, lengths)));
+  };
   check_equal(float_reduce(Op::PlusReduce), float_vector({0.0, 0.0}));
   check_equal(float_reduce(Op::MulReduce), float_vector({1.0, 1.0}));
   check_equal(float_reduce(Op::MaxReduce), float_vector({-kHuge, -kHuge}));
   check_equal(float_reduce(Op::MinReduce), float_vector({kHuge, kHuge}));
-  auto bool_reduce = [&](Op op) { return to_bools(b, b.reduce(op, bools(b, {}), segdes(b, lengths))); };
+  auto bool_reduce = [&](Op op) {
+    return to_bools(b, b.reduce(op, bools(b, {}), segdes(b, lengths)));
+  };
   CHECK(bool_reduce(Op::AndReduce) == Bools{1, 1});
   CHECK(bool_reduce(Op::OrReduce) == Bools{0, 0});
   CHECK(bool_reduce(Op::XorReduce) == Bools{0, 0});
 
   // the identity also starts every segment of a scan
-  CHECK(to_ints(b, b.scan(Op::AndScan, ints(b, {6, 3, 5}), segdes(b, {1, 0, 2}))) == Ints{-1, -1, 3});
-  CHECK(to_ints(b, b.scan(Op::MaxScan, ints(b, {6, 3, 5}), segdes(b, {1, 0, 2}))) == Ints{kMin, kMin, 3});
+  CHECK(to_ints(b, b.scan(Op::AndScan, ints(b, {6, 3, 5}), segdes(b, {1, 0, 2}))) ==
+        Ints{-1, -1, 3});
+  CHECK(to_ints(b, b.scan(Op::MaxScan, ints(b, {6, 3, 5}), segdes(b, {1, 0, 2}))) ==
+        Ints{kMin, kMin, 3});
   CHECK(to_bools(b, b.scan(Op::AndScan, bools(b, {1, 0, 1}), segdes(b, {3}))) == Bools{1, 1, 0});
 
   // no segments at all: empty results
   for (Op op : kReductions)
-    for (Type type : types_of(op)) CHECK(b.reduce(op, b.upload(type, nullptr, 0), segdes(b, {})).length == 0);
+    for (Type type : types_of(op))
+      CHECK(b.reduce(op, b.upload(type, nullptr, 0), segdes(b, {})).length == 0);
   for (Op op : kScans)
-    for (Type type : types_of(op)) CHECK(b.scan(op, b.upload(type, nullptr, 0), segdes(b, {})).length == 0);
+    for (Type type : types_of(op))
+      CHECK(b.scan(op, b.upload(type, nullptr, 0), segdes(b, {})).length == 0);
 }
 
 TEST_CASE("FLOAT MAX/MIN use the ±1e36 identities and s > x ? s : x", "[scan][reduce]") {
@@ -125,14 +138,20 @@ TEST_CASE("FLOAT MAX/MIN use the ±1e36 identities and s > x ? s : x", "[scan][r
 
 TEST_CASE("INT scans and reductions wrap, BOOL ones are logical", "[scan][reduce]") {
   CVL_BACKEND(b);
-  CHECK(to_ints(b, b.scan(Op::PlusScan, ints(b, {kMax, 1, 1}), segdes(b, {3}))) == Ints{0, kMax, kMin});
-  CHECK(to_ints(b, b.reduce(Op::MulReduce, ints(b, {65536, 65536, 7}), segdes(b, {2, 1}))) == Ints{0, 7});
+  CHECK(to_ints(b, b.scan(Op::PlusScan, ints(b, {kMax, 1, 1}), segdes(b, {3}))) ==
+        Ints{0, kMax, kMin});
+  CHECK(to_ints(b, b.reduce(Op::MulReduce, ints(b, {65536, 65536, 7}), segdes(b, {2, 1}))) ==
+        Ints{0, 7});
   CHECK(to_ints(b, b.scan(Op::XorScan, ints(b, {5, 3, 6, 1}), segdes(b, {4}))) == Ints{0, 5, 6, 0});
   CHECK(to_ints(b, b.reduce(Op::OrReduce, ints(b, {1, 2, 4, 8}), segdes(b, {3, 1}))) == Ints{7, 8});
-  CHECK(to_bools(b, b.scan(Op::XorScan, bools(b, {1, 1, 0, 1, 1}), segdes(b, {5}))) == Bools{0, 1, 0, 0, 1});
-  CHECK(to_bools(b, b.scan(Op::OrScan, bools(b, {0, 1, 0, 0, 0}), segdes(b, {3, 2}))) == Bools{0, 0, 1, 0, 0});
-  CHECK(to_bools(b, b.reduce(Op::AndReduce, bools(b, {1, 1, 0, 1}), segdes(b, {2, 2}))) == Bools{1, 0});
-  CHECK(to_bools(b, b.reduce(Op::XorReduce, bools(b, {1, 1, 1, 0, 1}), segdes(b, {3, 2}))) == Bools{1, 1});
+  CHECK(to_bools(b, b.scan(Op::XorScan, bools(b, {1, 1, 0, 1, 1}), segdes(b, {5}))) ==
+        Bools{0, 1, 0, 0, 1});
+  CHECK(to_bools(b, b.scan(Op::OrScan, bools(b, {0, 1, 0, 0, 0}), segdes(b, {3, 2}))) ==
+        Bools{0, 0, 1, 0, 0});
+  CHECK(to_bools(b, b.reduce(Op::AndReduce, bools(b, {1, 1, 0, 1}), segdes(b, {2, 2}))) ==
+        Bools{1, 0});
+  CHECK(to_bools(b, b.reduce(Op::XorReduce, bools(b, {1, 1, 1, 0, 1}), segdes(b, {3, 2}))) ==
+        Bools{1, 1});
 }
 
 TEST_CASE("the sequential backend combines FLOAT strictly left to right", "[scan][reduce]") {
@@ -140,12 +159,14 @@ TEST_CASE("the sequential backend combines FLOAT strictly left to right", "[scan
   cvl::Backend& b = reference_backend();
   Floats v(100001, 1.0);
   v[0] = 1e16;
-  check_equal(download(b, b.reduce(Op::PlusReduce, floats(b, v), segdes(b, {100001}))), float_vector({1e16}));
+  check_equal(download(b, b.reduce(Op::PlusReduce, floats(b, v), segdes(b, {100001}))),
+              float_vector({1e16}));
   HostVector scanned = download(b, b.scan(Op::PlusScan, floats(b, v), segdes(b, {100001})));
   CHECK(scanned.f.back() == 1e16);
 }
 
-TEST_CASE("scans and reductions match the model on every layout and type", "[scan][reduce][layouts]") {
+TEST_CASE("scans and reductions match the model on every layout and type",
+          "[scan][reduce][layouts]") {
   CVL_BACKEND(b);
   std::mt19937_64 rng(2024);
   for (Layout layout : kAllLayouts) {
@@ -163,8 +184,9 @@ TEST_CASE("scans and reductions match the model on every layout and type", "[sca
         }
         {
           INFO(vcode::spelling(kReductions[which]));
-          check_equal(download(b, b.reduce(kReductions[which], upload(b, data), segdes(b, lengths))),
-                      model_reduce(kReductions[which], data, lengths), approximate);
+          check_equal(
+              download(b, b.reduce(kReductions[which], upload(b, data), segdes(b, lengths))),
+              model_reduce(kReductions[which], data, lengths), approximate);
         }
       }
     }

@@ -13,7 +13,8 @@
 namespace cvl_test {
 
 cvl::Backend& reference_backend() {
-  static const auto backend = cvl::make_cpu_backend(cvl::BackendOptions{1, cvl::FloatRankOrder::Correct});
+  static const auto backend =
+      cvl::make_cpu_backend(cvl::BackendOptions{1, cvl::FloatRankOrder::Correct});
   return *backend;
 }
 
@@ -39,14 +40,21 @@ static std::vector<T> fetch(cvl::Backend& b, const cvl::Vector& v, Type type) {
 }
 Ints to_ints(cvl::Backend& b, const cvl::Vector& v) { return fetch<std::int32_t>(b, v, Type::Int); }
 Floats to_floats(cvl::Backend& b, const cvl::Vector& v) { return fetch<double>(b, v, Type::Float); }
-Bools to_bools(cvl::Backend& b, const cvl::Vector& v) { return fetch<std::uint8_t>(b, v, Type::Bool); }
-Ints lengths_of(cvl::Backend& b, const cvl::Segdes& sd) { return to_ints(b, b.segment_lengths(sd)); }
+Bools to_bools(cvl::Backend& b, const cvl::Vector& v) {
+  return fetch<std::uint8_t>(b, v, Type::Bool);
+}
+Ints lengths_of(cvl::Backend& b, const cvl::Segdes& sd) {
+  return to_ints(b, b.segment_lengths(sd));
+}
 
 cvl::Vector upload(cvl::Backend& b, const HostVector& h) {
   switch (h.type) {
-    case Type::Int: return ints(b, h.i);
-    case Type::Float: return floats(b, h.f);
-    default: return bools(b, h.b);
+    case Type::Int:
+      return ints(b, h.i);
+    case Type::Float:
+      return floats(b, h.f);
+    default:
+      return bools(b, h.b);
   }
 }
 
@@ -54,9 +62,15 @@ HostVector download(cvl::Backend& b, const cvl::Vector& v) {
   HostVector h;
   h.type = v.type;
   switch (v.type) {
-    case Type::Int: h.i = to_ints(b, v); break;
-    case Type::Float: h.f = to_floats(b, v); break;
-    default: h.b = to_bools(b, v); break;
+    case Type::Int:
+      h.i = to_ints(b, v);
+      break;
+    case Type::Float:
+      h.f = to_floats(b, v);
+      break;
+    default:
+      h.b = to_bools(b, v);
+      break;
   }
   return h;
 }
@@ -75,9 +89,12 @@ bool close_float(double a, double b) {
 static std::string element(const HostVector& h, std::size_t i) {
   std::ostringstream out;
   out.precision(17);
-  if (h.type == Type::Int) out << h.i[i];
-  else if (h.type == Type::Float) out << h.f[i];
-  else out << (h.b[i] ? 'T' : 'F');
+  if (h.type == Type::Int)
+    out << h.i[i];
+  else if (h.type == Type::Float)
+    out << h.f[i];
+  else
+    out << (h.b[i] ? 'T' : 'F');
   return out.str();
 }
 
@@ -95,10 +112,10 @@ void check_equal(const HostVector& actual, const HostVector& expected, bool appr
   REQUIRE(actual.type == expected.type);
   REQUIRE(actual.size() == expected.size());
   for (std::size_t i = 0; i < actual.size(); ++i) {
-    bool equal = actual.type == Type::Int     ? actual.i[i] == expected.i[i]
-                 : actual.type == Type::Bool  ? actual.b[i] == expected.b[i]
-                 : approximate                ? close_float(actual.f[i], expected.f[i])
-                                              : same_float(actual.f[i], expected.f[i]);
+    bool equal = actual.type == Type::Int    ? actual.i[i] == expected.i[i]
+                 : actual.type == Type::Bool ? actual.b[i] == expected.b[i]
+                 : approximate               ? close_float(actual.f[i], expected.f[i])
+                                             : same_float(actual.f[i], expected.f[i]);
     if (!equal) {
       FAIL("first difference at " << i << ": " << element(actual, i) << " instead of "
                                   << element(expected, i) << "\n  actual   " << describe(actual)
@@ -118,13 +135,20 @@ void check_equal(const Ints& actual, const Ints& expected) {
 
 const char* layout_name(Layout layout) {
   switch (layout) {
-    case Layout::NoSegments: return "no segments";
-    case Layout::OneEmpty: return "one empty segment";
-    case Layout::One: return "one segment";
-    case Layout::Singles: return "one-element segments";
-    case Layout::Tiny: return "tiny segments";
-    case Layout::GiantAmongTiny: return "one giant segment among tiny ones";
-    case Layout::Mixed: return "mixed segment sizes";
+    case Layout::NoSegments:
+      return "no segments";
+    case Layout::OneEmpty:
+      return "one empty segment";
+    case Layout::One:
+      return "one segment";
+    case Layout::Singles:
+      return "one-element segments";
+    case Layout::Tiny:
+      return "tiny segments";
+    case Layout::GiantAmongTiny:
+      return "one giant segment among tiny ones";
+    case Layout::Mixed:
+      return "mixed segment sizes";
   }
   return "?";
 }
@@ -133,10 +157,17 @@ Ints make_lengths(Layout layout, std::size_t n, std::mt19937_64& rng) {
   auto len = [](std::size_t x) { return static_cast<std::int32_t>(x); };
   Ints lengths;
   switch (layout) {
-    case Layout::NoSegments: break;
-    case Layout::OneEmpty: lengths = {0}; break;
-    case Layout::One: lengths = {len(n)}; break;
-    case Layout::Singles: lengths.assign(n, 1); break;
+    case Layout::NoSegments:
+      break;
+    case Layout::OneEmpty:
+      lengths = {0};
+      break;
+    case Layout::One:
+      lengths = {len(n)};
+      break;
+    case Layout::Singles:
+      lengths.assign(n, 1);
+      break;
     case Layout::Tiny: {
       std::uniform_int_distribution<int> tiny(0, 4);
       for (std::size_t total = 0; total < n;) {
@@ -203,9 +234,12 @@ Bools random_bools(std::size_t n, double p, std::mt19937_64& rng) {
 HostVector random_vector(Type type, std::size_t n, std::mt19937_64& rng) {
   HostVector h;
   h.type = type;
-  if (type == Type::Int) h.i = random_ints(n, -1000000, 1000000, rng);
-  else if (type == Type::Float) h.f = random_floats(n, -1000.0, 1000.0, rng);
-  else h.b = random_bools(n, 0.5, rng);
+  if (type == Type::Int)
+    h.i = random_ints(n, -1000000, 1000000, rng);
+  else if (type == Type::Float)
+    h.f = random_floats(n, -1000.0, 1000.0, rng);
+  else
+    h.b = random_bools(n, 0.5, rng);
   return h;
 }
 
@@ -226,52 +260,84 @@ enum class Combine { Plus, Times, Max, Min, And, Or, Xor };
 
 Combine combine_of(Op op) {
   switch (op) {
-    case Op::PlusScan: case Op::PlusReduce: return Combine::Plus;
-    case Op::MulScan: case Op::MulReduce: return Combine::Times;
-    case Op::MaxScan: case Op::MaxReduce: return Combine::Max;
-    case Op::MinScan: case Op::MinReduce: return Combine::Min;
-    case Op::AndScan: case Op::AndReduce: return Combine::And;
-    case Op::OrScan: case Op::OrReduce: return Combine::Or;
-    default: return Combine::Xor;
+    case Op::PlusScan:
+    case Op::PlusReduce:
+      return Combine::Plus;
+    case Op::MulScan:
+    case Op::MulReduce:
+      return Combine::Times;
+    case Op::MaxScan:
+    case Op::MaxReduce:
+      return Combine::Max;
+    case Op::MinScan:
+    case Op::MinReduce:
+      return Combine::Min;
+    case Op::AndScan:
+    case Op::AndReduce:
+      return Combine::And;
+    case Op::OrScan:
+    case Op::OrReduce:
+      return Combine::Or;
+    default:
+      return Combine::Xor;
   }
 }
 
 std::int32_t combine(Combine c, std::int32_t s, std::int32_t x) {
   auto us = static_cast<std::uint32_t>(s), ux = static_cast<std::uint32_t>(x);
   switch (c) {
-    case Combine::Plus: return static_cast<std::int32_t>(us + ux);
-    case Combine::Times: return static_cast<std::int32_t>(us * ux);
-    case Combine::Max: return s > x ? s : x;
-    case Combine::Min: return s < x ? s : x;
-    case Combine::And: return s & x;
-    case Combine::Or: return s | x;
-    case Combine::Xor: return s ^ x;
+    case Combine::Plus:
+      return static_cast<std::int32_t>(us + ux);
+    case Combine::Times:
+      return static_cast<std::int32_t>(us * ux);
+    case Combine::Max:
+      return s > x ? s : x;
+    case Combine::Min:
+      return s < x ? s : x;
+    case Combine::And:
+      return s & x;
+    case Combine::Or:
+      return s | x;
+    case Combine::Xor:
+      return s ^ x;
   }
   return 0;
 }
 double combine(Combine c, double s, double x) {
   switch (c) {
-    case Combine::Plus: return s + x;
-    case Combine::Times: return s * x;
-    case Combine::Max: return s > x ? s : x;
-    default: return s < x ? s : x;
+    case Combine::Plus:
+      return s + x;
+    case Combine::Times:
+      return s * x;
+    case Combine::Max:
+      return s > x ? s : x;
+    default:
+      return s < x ? s : x;
   }
 }
 std::uint8_t combine(Combine c, std::uint8_t s, std::uint8_t x) {
   switch (c) {
-    case Combine::And: return s && x;
-    case Combine::Or: return s || x;
-    default: return (!!s) ^ (!!x);
+    case Combine::And:
+      return s && x;
+    case Combine::Or:
+      return s || x;
+    default:
+      return (!!s) ^ (!!x);
   }
 }
 
 std::int32_t int_identity(Combine c) {
   switch (c) {
-    case Combine::Times: return 1;
-    case Combine::Max: return std::numeric_limits<std::int32_t>::min();
-    case Combine::Min: return std::numeric_limits<std::int32_t>::max();
-    case Combine::And: return -1;
-    default: return 0;
+    case Combine::Times:
+      return 1;
+    case Combine::Max:
+      return std::numeric_limits<std::int32_t>::min();
+    case Combine::Min:
+      return std::numeric_limits<std::int32_t>::max();
+    case Combine::And:
+      return -1;
+    default:
+      return 0;
   }
 }
 double float_identity(Combine c) {
@@ -311,9 +377,12 @@ HostVector model_scan(Op op, const HostVector& v, const Ints& lengths) {
   Combine c = combine_of(op);
   HostVector out;
   out.type = v.type;
-  if (v.type == Type::Int) out.i = scan_of(c, v.i, lengths, int_identity(c));
-  else if (v.type == Type::Float) out.f = scan_of(c, v.f, lengths, float_identity(c));
-  else out.b = scan_of(c, v.b, lengths, bool_identity(c));
+  if (v.type == Type::Int)
+    out.i = scan_of(c, v.i, lengths, int_identity(c));
+  else if (v.type == Type::Float)
+    out.f = scan_of(c, v.f, lengths, float_identity(c));
+  else
+    out.b = scan_of(c, v.b, lengths, bool_identity(c));
   return out;
 }
 
@@ -321,9 +390,12 @@ HostVector model_reduce(Op op, const HostVector& v, const Ints& lengths) {
   Combine c = combine_of(op);
   HostVector out;
   out.type = v.type;
-  if (v.type == Type::Int) out.i = reduce_of(c, v.i, lengths, int_identity(c));
-  else if (v.type == Type::Float) out.f = reduce_of(c, v.f, lengths, float_identity(c));
-  else out.b = reduce_of(c, v.b, lengths, bool_identity(c));
+  if (v.type == Type::Int)
+    out.i = reduce_of(c, v.i, lengths, int_identity(c));
+  else if (v.type == Type::Float)
+    out.f = reduce_of(c, v.f, lengths, float_identity(c));
+  else
+    out.b = reduce_of(c, v.b, lengths, bool_identity(c));
   return out;
 }
 

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -28,7 +27,8 @@ struct BackendFactory {
   std::string name;
   std::function<std::unique_ptr<cvl::Backend>(cvl::FloatRankOrder)> factory;
 
-  std::unique_ptr<cvl::Backend> make(cvl::FloatRankOrder order = cvl::FloatRankOrder::Correct) const {
+  std::unique_ptr<cvl::Backend> make(
+      cvl::FloatRankOrder order = cvl::FloatRankOrder::Correct) const {
     return factory(order);
   }
 };
@@ -39,10 +39,10 @@ cvl::Backend& reference_backend();
 
 // Runs the rest of the test once per backend, as a Catch2 generator; failures name it.
 #define CVL_BACKEND(var) CVL_BACKEND_WITH_RANK_ORDER(var, ::cvl::FloatRankOrder::Correct)
-#define CVL_BACKEND_WITH_RANK_ORDER(var, order)                                          \
+#define CVL_BACKEND_WITH_RANK_ORDER(var, order)                                         \
   const auto& var##_factory = GENERATE(from_range(::cvl_test::conformance_backends())); \
-  INFO("backend " << var##_factory.name);                                                \
-  const auto var##_owner = var##_factory.make(order);                                    \
+  INFO("backend " << var##_factory.name);                                               \
+  const auto var##_owner = var##_factory.make(order);                                   \
   ::cvl::Backend& var = *var##_owner
 
 // ---- host <-> backend ------------------------------------------------------------------------
@@ -72,7 +72,9 @@ struct HostVector {
   Ints i;
   Floats f;
   Bools b;
-  std::size_t size() const { return type == Type::Int ? i.size() : type == Type::Float ? f.size() : b.size(); }
+  std::size_t size() const {
+    return type == Type::Int ? i.size() : type == Type::Float ? f.size() : b.size();
+  }
 };
 cvl::Vector upload(cvl::Backend& b, const HostVector& h);
 HostVector download(cvl::Backend& b, const cvl::Vector& v);
@@ -89,17 +91,17 @@ void check_equal(const Ints& actual, const Ints& expected);
 // ---- layouts and random data -----------------------------------------------------------------
 
 enum class Layout {
-  NoSegments,     // m = 0
-  OneEmpty,       // one segment of length 0
-  One,            // one segment of all n elements
-  Singles,        // n segments of length 1
-  Tiny,           // lengths 0..4, empty segments included
-  GiantAmongTiny, // tiny segments around one holding most elements
-  Mixed,          // lengths spread over several orders of magnitude
+  NoSegments,      // m = 0
+  OneEmpty,        // one segment of length 0
+  One,             // one segment of all n elements
+  Singles,         // n segments of length 1
+  Tiny,            // lengths 0..4, empty segments included
+  GiantAmongTiny,  // tiny segments around one holding most elements
+  Mixed,           // lengths spread over several orders of magnitude
 };
-inline constexpr Layout kAllLayouts[] = {Layout::NoSegments, Layout::OneEmpty, Layout::One,
-                                         Layout::Singles, Layout::Tiny, Layout::GiantAmongTiny,
-                                         Layout::Mixed};
+inline constexpr Layout kAllLayouts[] = {
+    Layout::NoSegments, Layout::OneEmpty,       Layout::One,  Layout::Singles,
+    Layout::Tiny,       Layout::GiantAmongTiny, Layout::Mixed};
 const char* layout_name(Layout layout);
 // Segment lengths of the layout totalling about n elements.
 Ints make_lengths(Layout layout, std::size_t n, std::mt19937_64& rng);

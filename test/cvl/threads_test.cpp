@@ -7,12 +7,14 @@ namespace cvl_test {
 namespace {
 
 // Operands for an elementwise op: random, with divisors kept non-zero.
-std::vector<HostVector> operands_for(const vcode::OpInfo& info, Type type, std::size_t n, std::mt19937_64& rng) {
+std::vector<HostVector> operands_for(const vcode::OpInfo& info, Type type, std::size_t n,
+                                     std::mt19937_64& rng) {
   std::vector<HostVector> operands;
   for (char a : info.args) {
     Type t = a == 'I' ? Type::Int : a == 'F' ? Type::Float : a == 'B' ? Type::Bool : type;
     HostVector h = random_vector(t, n, rng);
-    if (t == Type::Float) h.f = random_floats(n, -3.0, 3.0, rng);  // inside the libm domains, mostly
+    if (t == Type::Float)
+      h.f = random_floats(n, -3.0, 3.0, rng);  // inside the libm domains, mostly
     operands.push_back(std::move(h));
   }
   if (info.spelling == "/" || info.spelling == "%")
@@ -51,7 +53,8 @@ TEST_CASE("every elementwise op agrees with the sequential reference", "[threads
         mine.push_back(upload(b, h));
         theirs.push_back(upload(ref, h));
       }
-      check_equal(download(b, b.elementwise(op, type, mine)), download(ref, ref.elementwise(op, type, theirs)));
+      check_equal(download(b, b.elementwise(op, type, mine)),
+                  download(ref, ref.elementwise(op, type, theirs)));
     }
   }
 }
@@ -60,7 +63,8 @@ TEST_CASE("scans and reductions agree with the sequential reference", "[threads]
   CVL_BACKEND(b);
   cvl::Backend& ref = reference_backend();
   std::mt19937_64 rng(321);
-  const Op scans[] = {Op::PlusScan, Op::MulScan, Op::MaxScan, Op::MinScan, Op::AndScan, Op::OrScan, Op::XorScan};
+  const Op scans[] = {Op::PlusScan, Op::MulScan, Op::MaxScan, Op::MinScan,
+                      Op::AndScan,  Op::OrScan,  Op::XorScan};
   const Op reductions[] = {Op::PlusReduce, Op::MulReduce, Op::MaxReduce, Op::MinReduce,
                            Op::AndReduce,  Op::OrReduce,  Op::XorReduce};
   for (Layout layout : {Layout::One, Layout::GiantAmongTiny, Layout::Mixed, Layout::Tiny}) {
@@ -74,11 +78,15 @@ TEST_CASE("scans and reductions agree with the sequential reference", "[threads]
         if (type == Type::Float && w == 0) data.f = random_floats(n, 0.0, 1.0, rng);
         if (type == Type::Float && w >= 2) data.f[n / 2] = std::numeric_limits<double>::quiet_NaN();
         const bool approximate = type == Type::Float && w < 2;
-        INFO(layout_name(layout) << ", " << vcode::spelling(scans[w]) << " " << cvl::type_name(type));
+        INFO(layout_name(layout) << ", " << vcode::spelling(scans[w]) << " "
+                                 << cvl::type_name(type));
         check_equal(download(b, b.scan(scans[w], upload(b, data), segdes(b, lengths))),
-                    download(ref, ref.scan(scans[w], upload(ref, data), segdes(ref, lengths))), approximate);
-        check_equal(download(b, b.reduce(reductions[w], upload(b, data), segdes(b, lengths))),
-                    download(ref, ref.reduce(reductions[w], upload(ref, data), segdes(ref, lengths))), approximate);
+                    download(ref, ref.scan(scans[w], upload(ref, data), segdes(ref, lengths))),
+                    approximate);
+        check_equal(
+            download(b, b.reduce(reductions[w], upload(b, data), segdes(b, lengths))),
+            download(ref, ref.reduce(reductions[w], upload(ref, data), segdes(ref, lengths))),
+            approximate);
       }
     }
   }
@@ -101,13 +109,15 @@ TEST_CASE("rank, pack, dist and index agree with the sequential reference", "[th
     const Bools flags = random_bools(n, 0.3, rng);
     HostVector data = random_vector(Type::Float, n, rng);
     auto [packed, packed_sd] = b.pack(upload(b, data), bools(b, flags), segdes(b, lengths));
-    auto [ref_packed, ref_sd] = ref.pack(upload(ref, data), bools(ref, flags), segdes(ref, lengths));
+    auto [ref_packed, ref_sd] =
+        ref.pack(upload(ref, data), bools(ref, flags), segdes(ref, lengths));
     check_equal(download(b, packed), download(ref, ref_packed));
     check_equal(lengths_of(b, packed_sd), lengths_of(ref, ref_sd));
 
     const Ints starts = random_ints(m, -100, 100, rng), strides = random_ints(m, -5, 5, rng);
-    check_equal(to_ints(b, b.index(ints(b, starts), ints(b, strides), segdes(b, lengths))),
-                to_ints(ref, ref.index(ints(ref, starts), ints(ref, strides), segdes(ref, lengths))));
+    check_equal(
+        to_ints(b, b.index(ints(b, starts), ints(b, strides), segdes(b, lengths))),
+        to_ints(ref, ref.index(ints(ref, starts), ints(ref, strides), segdes(ref, lengths))));
     check_equal(to_ints(b, b.distribute(ints(b, starts), segdes(b, lengths))),
                 to_ints(ref, ref.distribute(ints(ref, starts), segdes(ref, lengths))));
   }

@@ -23,10 +23,12 @@ TEST_CASE("elementwise ops never modify a shared operand", "[value-semantics]") 
   CHECK(to_bools(b, flags_keep) == Bools{1, 0, 1, 0, 1, 0});
 
   // last handles moved in: in-place results are still correct
-  CHECK(to_ints(b, ew(b, Op::Mul, Type::Int, ints(b, kValues), ints(b, kValues))) == Ints{25, 9, 64, 1, 4, 49});
+  CHECK(to_ints(b, ew(b, Op::Mul, Type::Int, ints(b, kValues), ints(b, kValues))) ==
+        Ints{25, 9, 64, 1, 4, 49});
   cvl::Vector f = floats(b, {1.0, 4.0}), g = floats(b, {2.0, 8.0});
   CHECK(to_floats(b, ew(b, Op::Div, Type::Float, std::move(f), std::move(g))) == Floats{0.5, 0.5});
-  CHECK(to_ints(b, ew(b, Op::Select, Type::Int, bools(b, {1, 0}), ints(b, {1, 2}), ints(b, {3, 4}))) == Ints{1, 4});
+  CHECK(to_ints(b, ew(b, Op::Select, Type::Int, bools(b, {1, 0}), ints(b, {1, 2}),
+                      ints(b, {3, 4}))) == Ints{1, 4});
   CHECK(to_ints(b, ew(b, Op::Trunc, Type::Float, floats(b, {1.5, -2.5}))) == Ints{1, -2});
 }
 
@@ -62,13 +64,15 @@ TEST_CASE("permutes never modify a shared index or default vector", "[value-sema
   CHECK(to_ints(b, b.permute(Op::BPermute, operands(Op::BPermute, idx, {}))) == Ints{30, 10, 20});
   CHECK(to_ints(b, b.permute(Op::BFPermute, operands(Op::BFPermute, idx, {}))) == Ints{30, 10, 0});
   CHECK(to_ints(b, b.permute(Op::DPermute, operands(Op::DPermute, idx, dflt))) == Ints{20, 30, 10});
-  CHECK(to_ints(b, b.permute(Op::DFPermute, operands(Op::DFPermute, idx, dflt))) == Ints{20, 9, 10});
+  CHECK(to_ints(b, b.permute(Op::DFPermute, operands(Op::DFPermute, idx, dflt))) ==
+        Ints{20, 9, 10});
   CHECK(to_ints(b, idx_keep) == Ints{2, 0, 1});
   CHECK(to_ints(b, dflt_keep) == Ints{9, 9, 9});
 
-  CHECK(to_ints(b, b.permute(Op::BPermute, operands(Op::BPermute, ints(b, {1, 1, 0}), {}))) == Ints{20, 20, 10});
-  CHECK(to_ints(b, b.permute(Op::DPermute, operands(Op::DPermute, ints(b, {2, 0, 1}), ints(b, {0, 0, 0})))) ==
-        Ints{20, 30, 10});
+  CHECK(to_ints(b, b.permute(Op::BPermute, operands(Op::BPermute, ints(b, {1, 1, 0}), {}))) ==
+        Ints{20, 20, 10});
+  CHECK(to_ints(b, b.permute(Op::DPermute, operands(Op::DPermute, ints(b, {2, 0, 1}),
+                                                    ints(b, {0, 0, 0})))) == Ints{20, 30, 10});
 }
 
 TEST_CASE("EXTRACT and REPLACE never modify a shared operand", "[value-semantics]") {
@@ -80,10 +84,12 @@ TEST_CASE("EXTRACT and REPLACE never modify a shared operand", "[value-semantics
   CHECK(to_ints(b, b.extract(v, idx, sd)) == Ints{20, 30});
   CHECK(to_ints(b, v_keep) == Ints{10, 20, 30});
   CHECK(to_ints(b, idx_keep) == Ints{1, 0});
-  CHECK(to_ints(b, b.replace(ints(b, {10, 20, 30}), ints(b, {0, 0}), ints(b, {-1, -2}), sd)) == Ints{-1, 20, -2});
+  CHECK(to_ints(b, b.replace(ints(b, {10, 20, 30}), ints(b, {0, 0}), ints(b, {-1, -2}), sd)) ==
+        Ints{-1, 20, -2});
 }
 
-TEST_CASE("a segment descriptor is independent of the lengths vectors around it", "[value-semantics][segdes]") {
+TEST_CASE("a segment descriptor is independent of the lengths vectors around it",
+          "[value-semantics][segdes]") {
   CVL_BACKEND(b);
   cvl::Vector lengths = ints(b, {2, 0, 3}), keep = lengths;
   cvl::Segdes sd = b.make_segdes(std::move(lengths));

@@ -12,17 +12,23 @@ HostVector pick(const HostVector& v, const std::vector<std::size_t>& positions) 
   HostVector out;
   out.type = v.type;
   for (std::size_t p : positions) {
-    if (v.type == Type::Int) out.i.push_back(v.i[p]);
-    else if (v.type == Type::Float) out.f.push_back(v.f[p]);
-    else out.b.push_back(v.b[p]);
+    if (v.type == Type::Int)
+      out.i.push_back(v.i[p]);
+    else if (v.type == Type::Float)
+      out.f.push_back(v.f[p]);
+    else
+      out.b.push_back(v.b[p]);
   }
   return out;
 }
 
 void put(HostVector& v, std::size_t at, const HostVector& from, std::size_t i) {
-  if (v.type == Type::Int) v.i[at] = from.i[i];
-  else if (v.type == Type::Float) v.f[at] = from.f[i];
-  else v.b[at] = from.b[i];
+  if (v.type == Type::Int)
+    v.i[at] = from.i[i];
+  else if (v.type == Type::Float)
+    v.f[at] = from.f[i];
+  else
+    v.b[at] = from.b[i];
 }
 
 }  // namespace
@@ -39,9 +45,10 @@ TEST_CASE("EXTRACT, REPLACE, DIST, INDEX: the worked examples", "[vector]") {
         Ints{0, 1, 2, 5, 8});
   // a one-segment DIST turns a scalar into n copies; BOOL too
   CHECK(to_bools(b, b.distribute(bools(b, {1}), segdes(b, {4}))) == Bools{1, 1, 1, 1});
-  CHECK(to_floats(b, b.extract(floats(b, {0.5, -0.0, 7.25}), ints(b, {2}), segdes(b, {3}))) == Floats{7.25});
-  CHECK(to_bools(b, b.replace(bools(b, {0, 0, 1}), ints(b, {1, 0}), bools(b, {1, 0}), segdes(b, {2, 1}))) ==
-        Bools{0, 1, 0});
+  CHECK(to_floats(b, b.extract(floats(b, {0.5, -0.0, 7.25}), ints(b, {2}), segdes(b, {3}))) ==
+        Floats{7.25});
+  CHECK(to_bools(b, b.replace(bools(b, {0, 0, 1}), ints(b, {1, 0}), bools(b, {1, 0}),
+                              segdes(b, {2, 1}))) == Bools{0, 1, 0});
 }
 
 TEST_CASE("INDEX wraps like repeated INT addition", "[vector]") {
@@ -59,7 +66,8 @@ TEST_CASE("EXTRACT, REPLACE, DIST, INDEX on empty and zero segments", "[vector][
   for (Type t : kTypes) {
     INFO(cvl::type_name(t));
     CHECK(b.extract(b.upload(t, nullptr, 0), ints(b, {}), segdes(b, {})).length == 0);
-    CHECK(b.replace(b.upload(t, nullptr, 0), ints(b, {}), b.upload(t, nullptr, 0), segdes(b, {})).length == 0);
+    CHECK(b.replace(b.upload(t, nullptr, 0), ints(b, {}), b.upload(t, nullptr, 0), segdes(b, {}))
+              .length == 0);
     CHECK(b.distribute(b.upload(t, nullptr, 0), segdes(b, {})).length == 0);
   }
   CHECK(to_ints(b, b.distribute(ints(b, {1, 2, 3}), segdes(b, {0, 0, 0}))).empty());
@@ -68,7 +76,8 @@ TEST_CASE("EXTRACT, REPLACE, DIST, INDEX on empty and zero segments", "[vector][
   CHECK(to_ints(b, b.index(ints(b, {}), ints(b, {}), segdes(b, {}))).empty());
 }
 
-TEST_CASE("EXTRACT, REPLACE, DIST, INDEX match the model on every layout and type", "[vector][layouts]") {
+TEST_CASE("EXTRACT, REPLACE, DIST, INDEX match the model on every layout and type",
+          "[vector][layouts]") {
   CVL_BACKEND(b);
   std::mt19937_64 rng(7);
   for (Layout layout : kAllLayouts) {
@@ -83,29 +92,35 @@ TEST_CASE("EXTRACT, REPLACE, DIST, INDEX match the model on every layout and typ
     }
     const auto ne_offsets = offsets_of(nonempty_lengths);
     std::vector<std::size_t> extracted;
-    for (std::size_t k = 0; k < m; ++k) extracted.push_back(ne_offsets[k] + static_cast<std::size_t>(idx[k]));
+    for (std::size_t k = 0; k < m; ++k)
+      extracted.push_back(ne_offsets[k] + static_cast<std::size_t>(idx[k]));
 
     for (Type t : kTypes) {
       INFO(layout_name(layout) << ", " << cvl::type_name(t));
       const HostVector v = random_vector(t, total_of(nonempty_lengths), rng);
       const HostVector x = random_vector(t, m, rng);
-      check_equal(download(b, b.extract(upload(b, v), ints(b, idx), segdes(b, nonempty_lengths))), pick(v, extracted));
+      check_equal(download(b, b.extract(upload(b, v), ints(b, idx), segdes(b, nonempty_lengths))),
+                  pick(v, extracted));
 
       HostVector replaced = v;
       for (std::size_t k = 0; k < m; ++k) put(replaced, extracted[k], x, k);
-      check_equal(download(b, b.replace(upload(b, v), ints(b, idx), upload(b, x), segdes(b, nonempty_lengths))),
+      check_equal(download(b, b.replace(upload(b, v), ints(b, idx), upload(b, x),
+                                        segdes(b, nonempty_lengths))),
                   replaced);
 
       std::vector<std::size_t> owner;
-      for (std::size_t k = 0; k < m; ++k) owner.insert(owner.end(), static_cast<std::size_t>(lengths[k]), k);
+      for (std::size_t k = 0; k < m; ++k)
+        owner.insert(owner.end(), static_cast<std::size_t>(lengths[k]), k);
       check_equal(download(b, b.distribute(upload(b, x), segdes(b, lengths))), pick(x, owner));
     }
-    const Ints starts = random_ints(m, -1000000, 1000000, rng), strides = random_ints(m, -1000, 1000, rng);
+    const Ints starts = random_ints(m, -1000000, 1000000, rng),
+               strides = random_ints(m, -1000, 1000, rng);
     Ints expected(n);
     for (std::size_t k = 0; k < m; ++k)
       for (std::size_t j = 0; j < static_cast<std::size_t>(lengths[k]); ++j)
         expected[offsets[k] + j] = starts[k] + static_cast<std::int32_t>(j) * strides[k];
-    check_equal(to_ints(b, b.index(ints(b, starts), ints(b, strides), segdes(b, lengths))), expected);
+    check_equal(to_ints(b, b.index(ints(b, starts), ints(b, strides), segdes(b, lengths))),
+                expected);
   }
 }
 
