@@ -77,11 +77,13 @@ Vector index(const Context& ctx, Vector starts, Vector strides, const SegView& s
   for_each_part(ctx.par, sd, kMemoryBoundThreshold, [&](const Part& p) {
     for_each_piece(sd, p, [&](std::size_t k, std::size_t lo, std::size_t hi) {
       // start + j * stride modulo 2^32, the same as the reference's repeated wrapping addition
-      auto first = static_cast<std::uint32_t>(start[k]);
       auto step = static_cast<std::uint32_t>(stride[k]);
-      auto j0 = static_cast<std::uint32_t>(lo - sd.start(k));
-      for (std::size_t i = lo; i < hi; ++i)
-        result[i] = static_cast<I32>(first + (j0 + static_cast<std::uint32_t>(i - lo)) * step);
+      auto base = static_cast<std::uint32_t>(start[k]) +
+                  static_cast<std::uint32_t>(lo - sd.start(k)) * step;
+      I32* piece = result + lo;
+      const std::size_t count = hi - lo;
+      // A 32-bit counter keeps the multiply in vector lanes; wrapping matches the reference.
+      for (std::uint32_t t = 0; t < count; ++t) piece[t] = static_cast<I32>(base + t * step);
     });
   });
   return out;

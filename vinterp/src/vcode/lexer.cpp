@@ -168,7 +168,12 @@ std::string describe(const Token& token) {
       std::string text(token.text.substr(0, 40));
       return "string \"" + text + (token.text.size() > 40 ? "...\"" : "\"");
     }
-    default: return "\"" + std::string(token.text) + "\"";
+    default: {
+      std::string text = "\"";
+      text += token.text;
+      text += '"';
+      return text;
+    }
   }
 }
 

@@ -224,7 +224,10 @@ class Parser {
     std::string names;
     for (auto t : {TypeKeyword::Int, TypeKeyword::Bool, TypeKeyword::Float, TypeKeyword::Segdes,
                    TypeKeyword::Char})
-      if (set & typeset::bit(t)) names += (names.empty() ? "" : " ") + std::string(keyword_name(t));
+      if (set & typeset::bit(t)) {
+        if (!names.empty()) names += ' ';
+        names += keyword_name(t);
+      }
     return names;
   }
 

@@ -32,10 +32,16 @@ std::string instruction_text(const Program& program, const Instruction& ins) {
     case Syntax::None: break;
     case Syntax::Type:
     case Syntax::Const:
-      if (ins.type) text += " " + std::string(keyword_name(*ins.type));
+      if (ins.type) {
+        text += ' ';
+        text += keyword_name(*ins.type);
+      }
       break;
     case Syntax::Counts:
-      text += " " + std::to_string(ins.count) + " " + std::to_string(ins.depth);
+      text += ' ';
+      text += std::to_string(ins.count);
+      text += ' ';
+      text += std::to_string(ins.depth);
       break;
     case Syntax::Name: text += " " + ins.callee; break;
   }

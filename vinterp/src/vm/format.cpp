@@ -96,7 +96,10 @@ std::string Machine::stack_shapes() const {
       continue;
     }
     out += std::to_string(v.length);
-    if (v.kind == Kind::Segdes) out += "/" + std::to_string(v.total);
+    if (v.kind == Kind::Segdes) {
+      out += '/';
+      out += std::to_string(v.total);
+    }
     out += '(';
     out += kind_name(v.kind);
     out += ") ";
