@@ -87,6 +87,16 @@ std::string Machine::location() const {
 
 void Machine::fail(const std::string& message) { throw RuntimeError(message); }
 
+int Machine::report_error(const char* message) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "vinterp: %s: %s\n", location().c_str(), message);
+  if (options_.debug.abort) {
+    std::fprintf(stderr, "vinterp: dumping core\n");
+    std::abort();
+  }
+  return 1;
+}
+
 Value Machine::pop() {
   Value v = std::move(stack_.back());
   stack_.pop_back();
@@ -119,19 +129,11 @@ int Machine::run() {
                         elements);
     }
   } catch (const RuntimeError& e) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "vinterp: %s: %s\n", location().c_str(), e.what());
-    if (options_.debug.abort) std::abort();
-    return 1;
+    return report_error(e.what());
   } catch (const cvl::Error& e) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "vinterp: %s: %s\n", location().c_str(), e.what());
-    if (options_.debug.abort) std::abort();
-    return 1;
+    return report_error(e.what());
   } catch (const std::bad_alloc&) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "vinterp: %s: ran out of memory\n", location().c_str());
-    return 1;
+    return report_error("ran out of memory");
   }
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (options_.time_program) {

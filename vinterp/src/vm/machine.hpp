@@ -66,6 +66,7 @@ class Machine {
   void execute(const vcode::Instruction& ins, const Prepared& prep);
   void check_operands(const vcode::Instruction& ins, const Prepared& prep);
   [[noreturn]] void fail(const std::string& message);
+  int report_error(const char* message);  // prints the located message; the exit status
   std::string location() const;
 
   // Families (exec_*.cpp).
