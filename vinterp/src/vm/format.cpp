@@ -21,6 +21,15 @@ void append_float(std::string& out, double x) {
   out.append(text, end);
 }
 
+// `pair(Int,Bool) `, with the trailing space of the classic format.
+void append_pair(std::string& out, const Value& v) {
+  out += "pair(";
+  out += kind_name(pair_of(v).first.kind);
+  out += ',';
+  out += kind_name(pair_of(v).second.kind);
+  out += ") ";
+}
+
 template <typename T, typename Append>
 void append_elements(std::string& out, cvl::Backend& backend, const Value& v, Append append) {
   constexpr std::size_t chunk = 1 << 16;  // bounded host buffer for huge vectors
@@ -65,11 +74,7 @@ std::string Machine::format_value(const Value& v) {
       break;
     }
     case Kind::Pair:
-      out += "pair(";
-      out += kind_name(pair_of(v).first.kind);
-      out += ',';
-      out += kind_name(pair_of(v).second.kind);
-      out += ") ";
+      append_pair(out, v);
       break;
   }
   out += '\n';
@@ -88,11 +93,7 @@ std::string Machine::stack_shapes() const {
   std::string out;
   for (const Value& v : stack_) {
     if (v.kind == Kind::Pair) {
-      out += "pair(";
-      out += kind_name(pair_of(v).first.kind);
-      out += ',';
-      out += kind_name(pair_of(v).second.kind);
-      out += ") ";
+      append_pair(out, v);
       continue;
     }
     out += std::to_string(v.length);
