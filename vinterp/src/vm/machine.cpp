@@ -103,6 +103,16 @@ Value Machine::pop() {
   return v;
 }
 
+namespace {
+
+struct ExitRequest {};  // thrown by EXIT to leave the run loop
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
 int Machine::run() {
   auto started = std::chrono::steady_clock::now();
   pc_ = program_.functions[program_.entry_function].first;
@@ -124,10 +134,12 @@ int Machine::run() {
       auto before = std::chrono::steady_clock::now();
       Op op = ins.op;
       execute(ins, prepared_[pc_]);
-      if (options_.profile)
-        profile_.record(op, std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count(),
-                        elements);
+      if (options_.profile) profile_.record(op, seconds_since(before), elements);
     }
+  } catch (const ExitRequest&) {  // EXIT: no stack dump, status 0
+    std::fflush(stdout);
+    if (options_.profile) profile_.print(stderr, seconds_since(started));
+    return 0;
   } catch (const RuntimeError& e) {
     return report_error(e.what());
   } catch (const cvl::Error& e) {
@@ -135,14 +147,12 @@ int Machine::run() {
   } catch (const std::bad_alloc&) {
     return report_error("ran out of memory");
   }
-  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (options_.time_program) {
-    std::fprintf(stderr, "elapsed time = %f seconds\n", elapsed);
+    std::fprintf(stderr, "elapsed time = %f seconds\n", seconds_since(started));
     std::fflush(stderr);
   }
   dump_stack();
-  if (options_.profile)
-    profile_.print(stderr, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  if (options_.profile) profile_.print(stderr, seconds_since(started));
   return 0;
 }
 
@@ -183,9 +193,7 @@ void Machine::execute(const Instruction& ins, const Prepared& prep) {
       ++pc_;
       return;
     case Op::Exit:
-      std::fflush(stdout);
-      std::fflush(stderr);
-      std::exit(0);
+      throw ExitRequest{};
     default:
       break;
   }
