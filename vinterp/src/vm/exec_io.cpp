@@ -58,26 +58,28 @@ bool Machine::valid_stream(std::int32_t fd) const {
   return fd >= 0 && fd < static_cast<std::int32_t>(streams_.size()) && streams_[fd] != nullptr;
 }
 
+// What a failed READ/FREAD pushes: an empty vector of the type read, INT for SEGDES and CHAR.
+Value Machine::failed_read_value(TypeKeyword type) {
+  switch (type) {
+    case TypeKeyword::Float: return Value::of(backend_.upload(cvl::Type::Float, nullptr, 0));
+    case TypeKeyword::Bool: return Value::of(backend_.upload(cvl::Type::Bool, nullptr, 0));
+    default: return host_ints({});
+  }
+}
+
 // Reads one vector in the printed format, with the quirks of the classic reader
 // (spec/VCODE.md §6.12): a number's terminating character is consumed, so `(1 2 3)` fails.
 Value Machine::read_vector(std::FILE* in, TypeKeyword type, std::string& error) {
   const bool segdes = type == TypeKeyword::Segdes;
   const char open = segdes ? '[' : type == TypeKeyword::Char ? '"' : '(';
   const char close = segdes ? ']' : type == TypeKeyword::Char ? '"' : ')';
-  auto empty = [&] {
-    switch (type) {
-      case TypeKeyword::Float: return Value::of(backend_.upload(cvl::Type::Float, nullptr, 0));
-      case TypeKeyword::Bool: return Value::of(backend_.upload(cvl::Type::Bool, nullptr, 0));
-      default: return host_ints({});
-    }
-  };
   if (skip_space(in) != open) {
     error = std::string("vinterp: input error: vector must start with ") + open;
-    return empty();
+    return failed_read_value(type);
   }
   auto must_end = [&] {
     error = std::string("input error: vector must end with ") + close;
-    return empty();
+    return failed_read_value(type);
   };
   switch (type) {
     case TypeKeyword::Char:
@@ -125,7 +127,7 @@ Value Machine::read_vector(std::FILE* in, TypeKeyword type, std::string& error) 
       return Value::of(backend_.make_segdes(v.take_vector()));
     }
   }
-  return empty();
+  return failed_read_value(type);
 }
 
 void Machine::exec_io(const Instruction& ins, const Prepared& prep) {
@@ -187,16 +189,13 @@ void Machine::exec_io(const Instruction& ins, const Prepared& prep) {
       std::string error;
       TypeKeyword type = *ins.type;
       if (fd == -1) {
+        // NULL_STREAM reads nothing successfully: an empty value of the type read.
         push(type == TypeKeyword::Segdes ? Value::of(backend_.make_segdes(host_ints({}).take_vector()))
-             : type == TypeKeyword::Float ? Value::of(backend_.upload(cvl::Type::Float, nullptr, 0))
-             : type == TypeKeyword::Bool  ? Value::of(backend_.upload(cvl::Type::Bool, nullptr, 0))
-                                          : host_ints({}));
+                                         : failed_read_value(type));
         return push_status("");
       }
       if (!valid_stream(fd)) {
-        push(type == TypeKeyword::Float  ? Value::of(backend_.upload(cvl::Type::Float, nullptr, 0))
-             : type == TypeKeyword::Bool ? Value::of(backend_.upload(cvl::Type::Bool, nullptr, 0))
-                                         : host_ints({}));
+        push(failed_read_value(type));
         return push_status(bad_descriptor("FREAD", fd));
       }
       std::FILE* in = streams_[fd];

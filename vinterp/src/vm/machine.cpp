@@ -51,8 +51,6 @@ void Machine::prepare() {
                     : letter == 'X' ? Expect::Any
                                     : static_cast<Expect>(letter_kind(letter));
     }
-    for (std::size_t r = 0; r < op.results.size() && r < p.result.size(); ++r)
-      p.result[r] = letter_kind(op.results[r]);
     if (ins.op == Op::Const) {
       pc_ = static_cast<std::uint32_t>(i);  // so that an error here names the CONST
       p.constant = make_constant(program_.constants[ins.constant]);

@@ -56,7 +56,6 @@ class Machine {
   struct Prepared {
     std::uint8_t arity = 0;
     std::array<Expect, 6> expect{};
-    std::array<Kind, 5> result{};  // kinds of the results, in push order
     cvl::Type type = cvl::Type::Int;  // element type the op works on
     Value constant;                   // CONST: the value pushed
   };
@@ -95,6 +94,7 @@ class Machine {
   void push_status(const std::string& message);
   bool valid_stream(std::int32_t fd) const;
   Value read_vector(std::FILE* in, vcode::TypeKeyword type, std::string& error);
+  Value failed_read_value(vcode::TypeKeyword type);
   void exec_spawn();
 
   const vcode::Program& program_;
