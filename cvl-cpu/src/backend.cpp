@@ -198,6 +198,10 @@ class CpuBackend final : public Backend {
     return storage->lengths;  // shared, so nobody writes into it
   }
 
+  Vector fused(const vcode::SuperOp&, std::span<FusedOperand>, std::size_t) override {
+    throw Error("FUSED: superoperators are not implemented yet");  // placeholder, issue 4
+  }
+
  private:
   cpu::Context ctx_;
 };

@@ -20,6 +20,7 @@
 #include "cvl/random.hpp"
 #include "cvl/types.hpp"
 #include "vcode/op.hpp"
+#include "vcode/superop.hpp"
 
 namespace cvl {
 
@@ -29,6 +30,30 @@ enum class FloatRankOrder : std::uint8_t { Correct, Legacy };
 struct BackendOptions {
   int threads = 0;  // 0 = all cores; 1 = sequential and deterministic
   FloatRankOrder float_rank = FloatRankOrder::Correct;
+  // GPU backends: the device number (vinterp -0..-9); operations whose inputs are all on the
+  // host and at most `host_threshold` elements long run on the host (-1: the backend's
+  // default, 0: everything on the device); `sync_each_op` waits for the device after every
+  // operation so that a fault is reported at the instruction that caused it (--sync).
+  int device = 0;
+  long long host_threshold = -1;
+  bool sync_each_op = false;
+};
+
+// Counters a backend keeps for `vinterp --profile`; cumulative since the backend was made.
+struct BackendStats {
+  std::uint64_t kernel_launches = 0;
+  std::uint64_t host_syncs = 0;      // waits for the device (a value had to reach the host)
+  std::uint64_t bytes_to_device = 0;
+  std::uint64_t bytes_to_host = 0;
+  std::uint64_t device_bytes_in_use = 0;
+  std::uint64_t device_bytes_peak = 0;
+};
+
+// One operand of FUSED: a vector, or a segment descriptor where the superoperator declares
+// SEGDES.
+struct FusedOperand {
+  Vector vector;
+  Segdes segdes;
 };
 
 // Operands of the permute family (PERMUTE, DPERMUTE, FPERMUTE, BPERMUTE, BFPERMUTE,
@@ -73,6 +98,15 @@ class Backend {
   // MAKE_SEGDES (negative lengths are an error) and LENGTHS.
   virtual Segdes make_segdes(Vector lengths) = 0;
   virtual Vector segment_lengths(const Segdes& sd) = 0;
+
+  // FUSED: evaluates `op` over `operands` (the interpreter has checked their kinds and lengths,
+  // vcode/superop.hpp); `domain` is the number of elements the expression is evaluated at.
+  virtual Vector fused(const vcode::SuperOp& op, std::span<FusedOperand> operands,
+                       std::size_t domain) = 0;
+
+  // Waits until all queued work is done (a no-op for host backends); for profiling.
+  virtual void synchronize() {}
+  virtual BackendStats stats() const { return {}; }
 };
 
 }  // namespace cvl

@@ -8,6 +8,7 @@
 
 #include "vcode/diagnostics.hpp"
 #include "vcode/op.hpp"
+#include "vcode/superop.hpp"
 
 namespace vcode {
 
@@ -53,6 +54,7 @@ struct Program {
   std::vector<Function> functions;  // in source order, redefinitions included
   std::vector<Instruction> code;
   std::vector<Constant> constants;
+  std::vector<SuperOp> superops;  // FCODE: the SUPEROP definitions, indexed by their n
   std::uint32_t entry_function = 0;  // MAIN if defined, else the first function
 
   // Index of the function that a call to `name` reaches (the last definition), if any.

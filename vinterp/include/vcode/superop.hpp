@@ -1,0 +1,70 @@
+// Fused superoperators of FCODE: one `FUSED n` instruction evaluates the expression of
+// superoperator n over its operands in a single pass (elementwise, optionally reduced or scanned
+// per segment at the root). The definitions live in the FCODE file itself, so every backend can
+// run any FCODE file (README "FCODE").
+//
+// Text form, one definition per line at the top level of the file (outside functions):
+//
+//   SUPEROP <n> ( <operand kinds> ) <expression>
+//
+//   operand kinds   INT FLOAT BOOL SEGDES, deepest stack entry first ($0 is the deepest)
+//   expression      $k                                  operand k, element j
+//                 | (CONST INT 5) (CONST FLOAT 2.5) (CONST BOOL T)   a constant at every j
+//                 | (<elementwise op> [<type>] e1 [e2 [e3]])          as the VCODE instruction
+//                 | (DIST <type> <leaf> $s)            leaf = $k or CONST: element seg(j) of $k
+//                 | (INDEX <leaf> <leaf> $s)           start[seg(j)] + pos(j) * stride[seg(j)]
+//                 | (<scan op> <type> e $s)            root only: exclusive segmented scan of e
+//                 | (<reduce op> <type> e $s)          root only: one result per segment of $s
+//
+// where seg(j) is the segment holding element j of segment descriptor $s and pos(j) its position
+// inside that segment. Op and type spellings are those of ops.def; FLOAT constants are printed
+// with 17 significant digits so they read back exactly.
+//
+// Lengths: let n be the domain length. Every operand read as `$k` elementwise has length n;
+// every segment descriptor has `total` = n; every operand read as a DIST value or an INDEX
+// start/stride has one element per segment of its descriptor. A definition must name at least
+// one elementwise operand or segment descriptor, which fixes n. The result has n elements, or
+// one per segment for a reduction root. Its type is that of the root node.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vcode/diagnostics.hpp"
+#include "vcode/op.hpp"
+
+namespace vcode {
+
+struct SuperOpNode {
+  enum class Kind : std::uint8_t { Operand, Constant, Elementwise, Dist, Index, Scan, Reduce };
+  Kind kind = Kind::Operand;
+  Op op = Op::Add;                        // Elementwise, Scan, Reduce: the VCODE op
+  TypeKeyword type = TypeKeyword::Int;    // the op's type keyword / the constant's type
+  TypeKeyword result = TypeKeyword::Int;  // element type this node produces (SEGDES for a
+                                          // segment-descriptor operand node)
+  std::uint32_t operand = 0;              // Operand: k of $k
+  std::int32_t int_value = 0;             // Constant INT, BOOL (0 or 1)
+  double float_value = 0;                 // Constant FLOAT
+  std::uint8_t arity = 0;                 // how many of `args` are used
+  std::uint32_t args[3] = {0, 0, 0};      // indices of earlier nodes, in the order written
+
+  bool operator==(const SuperOpNode&) const = default;
+};
+
+struct SuperOp {
+  std::uint32_t id = 0;                 // the n of `SUPEROP n` and `FUSED n`
+  std::vector<TypeKeyword> operands;    // declared kinds, $0 first
+  std::vector<SuperOpNode> nodes;       // children before parents; the root is the last node
+  SourceLocation where;                 // for diagnostics
+
+  const SuperOpNode& root() const { return nodes.back(); }
+  TypeKeyword result_type() const { return root().result; }
+  bool reduces() const { return root().kind == SuperOpNode::Kind::Reduce; }
+
+  bool operator==(const SuperOp& other) const {
+    return id == other.id && operands == other.operands && nodes == other.nodes;
+  }
+};
+
+}  // namespace vcode
