@@ -1,6 +1,7 @@
 // vinterp: runs a VCODE program, a drop-in for the classic interpreter's command line
 // (spec/VCODE.md §10) plus long options of our own.
 #include <boost/program_options.hpp>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -32,14 +33,17 @@ const char* const usage_text =
     "\t -g\t\t notify on memory compaction (accepted; there is no compaction)\n"
     "\t -l <file>\t library of fused operators (accepted; FCODE files define their own)\n"
     "\t -m <num>\t vector memory in 8-byte units (accepted; memory grows as needed)\n"
-    "\t -<num>\t\t select a CUDA device\n"
+    "\t -<num>\t\t select a CUDA device (0-9; GPU backends)\n"
     "\t -t\t\t time program execution\n"
     "Long options:\n"
-    "\t --backend cpu|cuda\t the vector library (default cpu)\n"
+    "\t --backend NAME\t\t the vector library (default cpu; --version lists this build's)\n"
     "\t --threads N\t\t CPU threads (default: all cores; 1 = sequential, exact)\n"
     "\t --float-rank correct|legacy\t FLOAT RANK order (legacy = the x86-64 reference's)\n"
     "\t --trace\t\t print each instruction and the stack's shape on stderr\n"
     "\t --profile\t\t per-opcode counts and times on stderr at the end\n"
+    "\t --sync\t\t\t GPU backends: wait for the device after every operation (faults name their op)\n"
+    "\t --host-threshold N\t GPU backends: ops whose inputs are on the host and at most N elements\n"
+    "\t\t\t\t run on the host (0 = everything on the device; default: the backend's)\n"
     "\t --help, --version\n";
 
 int usage_error(const std::string& message = "") {
@@ -91,14 +95,22 @@ int main(int argc, char** argv) {
       ("float-rank", po::value<std::string>()->default_value("correct"), "")
       ("trace", "")
       ("profile", "")
+      ("sync", "")
+      ("host-threshold", po::value<long long>(), "")
       ("file", po::value<std::vector<std::string>>(), "");
   for (char digit = '0'; digit <= '9'; ++digit) visible.add_options()((std::string(",") + digit).c_str(), "");
   po::positional_options_description positional;
   positional.add("file", -1);
 
   po::variables_map args;
+  int device = 0;  // the last -<digit>, as getopt would have it
   try {
-    po::store(po::command_line_parser(argc, argv).options(visible).positional(positional).run(), args);
+    auto parsed = po::command_line_parser(argc, argv).options(visible).positional(positional).run();
+    for (const auto& option : parsed.options)
+      if (const auto& key = option.string_key;
+          key.size() == 2 && key[0] == '-' && std::isdigit(static_cast<unsigned char>(key[1])))
+        device = key[1] - '0';
+    po::store(parsed, args);
     po::notify(args);
   } catch (const po::error& e) {
     return usage_error(e.what());
@@ -133,6 +145,12 @@ int main(int argc, char** argv) {
   cvl::BackendOptions backend_options;
   backend_options.threads = args["threads"].as<int>();
   if (backend_options.threads < 0) return usage_error("--threads must be 0 (all cores) or more");
+  backend_options.device = device;
+  backend_options.sync_each_op = args.count("sync") > 0;
+  if (args.count("host-threshold")) {
+    backend_options.host_threshold = args["host-threshold"].as<long long>();
+    if (backend_options.host_threshold < 0) return usage_error("--host-threshold must be 0 or more");
+  }
   const std::string rank = args["float-rank"].as<std::string>();
   if (rank == "legacy") backend_options.float_rank = cvl::FloatRankOrder::Legacy;
   else if (rank != "correct") return usage_error("--float-rank must be correct or legacy");

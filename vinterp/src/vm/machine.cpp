@@ -129,14 +129,19 @@ int Machine::run() {
       std::uint64_t elements = 0;
       for (std::size_t a = 0; a < prepared_[pc_].arity && a < stack_.size(); ++a)
         elements += from_top(a).kind == Kind::Segdes ? from_top(a).total : from_top(a).length;
+      const cvl::BackendStats stats_before = options_.profile ? backend_.stats() : cvl::BackendStats{};
       auto before = std::chrono::steady_clock::now();
       Op op = ins.op;
       execute(ins, prepared_[pc_]);
-      if (options_.profile) profile_.record(op, seconds_since(before), elements);
+      if (options_.profile) {
+        backend_.synchronize();  // a GPU op's own device time, not just its launch
+        const double seconds = seconds_since(before);
+        profile_.record(op, seconds, elements, stats_before, backend_.stats());
+      }
     }
   } catch (const ExitRequest&) {  // EXIT: no stack dump, status 0
     std::fflush(stdout);
-    if (options_.profile) profile_.print(stderr, seconds_since(started));
+    if (options_.profile) profile_.print(stderr, seconds_since(started), backend_.stats(), backend_.name());
     return 0;
   } catch (const RuntimeError& e) {
     return report_error(e.what());
@@ -150,7 +155,7 @@ int Machine::run() {
     std::fflush(stderr);
   }
   dump_stack();
-  if (options_.profile) profile_.print(stderr, seconds_since(started));
+  if (options_.profile) profile_.print(stderr, seconds_since(started), backend_.stats(), backend_.name());
   return 0;
 }
 

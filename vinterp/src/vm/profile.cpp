@@ -17,34 +17,66 @@ Profile::Profile() {
   clock_overhead_ = best;
 }
 
-void Profile::print(std::FILE* out, double wall_seconds) const {
+void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats& final,
+                    const std::string& backend) const {
   std::vector<std::size_t> order;
   Row total;
   for (std::size_t i = 0; i < rows_.size(); ++i) {
-    if (rows_[i].count == 0) continue;
+    const Row& r = rows_[i];
+    if (r.count == 0) continue;
     order.push_back(i);
-    total.count += rows_[i].count;
-    total.seconds += rows_[i].seconds;
-    total.elements += rows_[i].elements;
+    total.count += r.count;
+    total.seconds += r.seconds;
+    total.elements += r.elements;
+    total.launches += r.launches;
+    total.syncs += r.syncs;
+    total.bytes_to_device += r.bytes_to_device;
+    total.bytes_to_host += r.bytes_to_host;
   }
   std::sort(order.begin(), order.end(),
             [&](std::size_t a, std::size_t b) { return rows_[a].seconds > rows_[b].seconds; });
-  std::fprintf(out, "%-12s %12s %12s %8s %12s %16s\n", "opcode", "count", "time s", "time %",
-               "ns/op", "elements");
-  for (std::size_t i : order) {
-    const Row& r = rows_[i];
-    std::fprintf(out, "%-12.*s %12llu %12.6f %7.2f%% %12.1f %16llu\n",
-                 int(vcode::op_table[i].spelling.size()), vcode::op_table[i].spelling.data(),
+
+  // The backend columns, each shown only when some instruction has a non-zero value.
+  struct Column {
+    const char* title;
+    std::uint64_t Row::*field;
+  };
+  std::vector<Column> columns;
+  for (Column c : {Column{"launches", &Row::launches}, Column{"syncs", &Row::syncs},
+                   Column{"bytes to dev", &Row::bytes_to_device},
+                   Column{"bytes to host", &Row::bytes_to_host}})
+    if (total.*c.field != 0) columns.push_back(c);
+  const bool device_work = !columns.empty() || final.device_bytes_peak != 0 ||
+                           final.bytes_to_device != 0 || final.bytes_to_host != 0;
+
+  if (device_work)
+    std::fprintf(out, "profile of backend %s: times are device times (the interpreter waits for the "
+                 "device after every instruction)\n", backend.c_str());
+  std::fprintf(out, "%-12s %12s %12s %8s %12s %16s", "opcode", "count", "time s", "time %", "ns/op",
+               "elements");
+  for (const Column& c : columns) std::fprintf(out, " %14s", c.title);
+  std::fputc('\n', out);
+  auto print_row = [&](const char* name, int name_length, const Row& r) {
+    std::fprintf(out, "%-12.*s %12llu %12.6f %7.2f%% %12.1f %16llu", name_length, name,
                  (unsigned long long)r.count, r.seconds,
                  total.seconds > 0 ? 100.0 * r.seconds / total.seconds : 0.0,
-                 1e9 * r.seconds / double(r.count), (unsigned long long)r.elements);
+                 r.count ? 1e9 * r.seconds / double(r.count) : 0.0, (unsigned long long)r.elements);
+    for (const Column& c : columns) std::fprintf(out, " %14llu", (unsigned long long)(r.*c.field));
+    std::fputc('\n', out);
+  };
+  for (std::size_t i : order) {
+    const auto& spelling = vcode::op_table[i].spelling;
+    print_row(spelling.data(), int(spelling.size()), rows_[i]);
   }
-  std::fprintf(out, "%-12s %12llu %12.6f %7.2f%% %12.1f %16llu\n", "total",
-               (unsigned long long)total.count, total.seconds, 100.0,
-               total.count ? 1e9 * total.seconds / double(total.count) : 0.0,
-               (unsigned long long)total.elements);
+  print_row("total", 5, total);
   std::fprintf(out, "wall time %.6f s (including the final stack dump); clock overhead %.1f ns "
                "per instruction subtracted\n", wall_seconds, 1e9 * clock_overhead_);
+  if (device_work)
+    std::fprintf(out, "device memory peak %llu bytes (%.1f MiB); in the whole run %llu bytes to the "
+                 "device, %llu bytes to the host, %llu kernel launches, %llu host syncs\n",
+                 (unsigned long long)final.device_bytes_peak, double(final.device_bytes_peak) / 1048576.0,
+                 (unsigned long long)final.bytes_to_device, (unsigned long long)final.bytes_to_host,
+                 (unsigned long long)final.kernel_launches, (unsigned long long)final.host_syncs);
 }
 
 }  // namespace vm

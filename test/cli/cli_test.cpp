@@ -1,0 +1,223 @@
+// The vinterp command line as a user sees it: the GPU options (-0..-9, --sync, --host-threshold),
+// --backend errors, and the --profile table (its columns and deterministic counts).
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "process.hpp"
+
+namespace {
+
+const std::string vinterp = VINTERP_PATH;
+const std::string test_dir = CLI_TEST_DIR;
+const std::string program = test_dir + "/profile_counts.vcode";
+
+corpus::ProcessResult run_vinterp(std::vector<std::string> args) {
+  args.insert(args.begin(), vinterp);
+  auto result = corpus::run_process(args, "/tmp", "/dev/null", 60.0);
+  INFO("stderr: " << result.err);
+  REQUIRE(result.launch_error.empty());
+  REQUIRE(result.exited);
+  return result;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> split_words(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+// Column titles of the profile header: separated by two or more spaces (titles like "time s"
+// hold single spaces).
+std::vector<std::string> split_titles(const std::string& line) {
+  std::vector<std::string> titles;
+  std::string current;
+  for (std::size_t i = 0; i <= line.size(); ++i) {
+    const bool gap = i == line.size() || (line[i] == ' ' && i + 1 < line.size() && line[i + 1] == ' ');
+    if (!gap) {
+      current += line[i];
+      continue;
+    }
+    while (!current.empty() && current.back() == ' ') current.pop_back();
+    while (!current.empty() && current.front() == ' ') current.erase(current.begin());
+    if (!current.empty()) titles.push_back(current);
+    current.clear();
+  }
+  return titles;
+}
+
+// The profile table of vinterp's stderr: column titles and, per opcode (and "total"), the row's
+// fields by title.
+struct ProfileTable {
+  std::vector<std::string> titles;
+  std::map<std::string, std::map<std::string, std::string>> rows;
+  std::vector<std::string> lines_before;  // header notes
+};
+
+ProfileTable parse_profile(const std::string& err) {
+  ProfileTable table;
+  std::istringstream in(err);
+  bool in_table = false;
+  for (std::string line; std::getline(in, line);) {
+    if (!in_table) {
+      if (line.rfind("opcode ", 0) == 0) {
+        table.titles = split_titles(line);
+        in_table = true;
+      } else {
+        table.lines_before.push_back(line);
+      }
+      continue;
+    }
+    auto words = split_words(line);
+    if (words.size() != table.titles.size()) break;  // the wall-time line ends the table
+    auto& row = table.rows[words[0]];
+    for (std::size_t i = 1; i < words.size(); ++i) row[table.titles[i]] = words[i];
+    if (words[0] == "total") break;
+  }
+  return table;
+}
+
+struct ExpectedRow {
+  std::string opcode;
+  std::string count;
+  std::string elements;
+};
+
+std::vector<ExpectedRow> expected_rows() {
+  std::vector<ExpectedRow> rows;
+  std::istringstream in(read_file(test_dir + "/profile_counts.profile"));
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    auto words = split_words(line);
+    REQUIRE(words.size() == 3);
+    rows.push_back({words[0], words[1], words[2]});
+  }
+  REQUIRE(!rows.empty());
+  return rows;
+}
+
+void check_counts(const ProfileTable& table) {
+  const auto expected = expected_rows();
+  CHECK(table.rows.size() == expected.size());
+  for (const auto& row : expected) {
+    INFO("opcode " << row.opcode);
+    auto found = table.rows.find(row.opcode);
+    REQUIRE(found != table.rows.end());
+    CHECK(found->second.at("count") == row.count);
+    CHECK(found->second.at("elements") == row.elements);
+  }
+}
+
+bool backend_available(const std::string& name) {
+  auto result = run_vinterp({"--version"});
+  auto words = split_words(result.out);
+  for (auto& w : words)
+    if (w == name || w == name + ")") return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("GPU options are accepted and leave a cpu run unchanged", "[cli]") {
+  const auto plain = run_vinterp({"--threads", "1", program});
+  REQUIRE(plain.exit_code == 0);
+  CHECK(plain.out == read_file(test_dir + "/profile_counts.expected"));
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"-3"}, {"-0", "-9"}, {"--sync"}, {"--host-threshold", "0"}, {"--host-threshold=65536"},
+           {"-7", "--sync", "--host-threshold", "4096"}}) {
+    std::vector<std::string> full = args;
+    full.insert(full.end(), {"--threads", "1", program});
+    auto result = run_vinterp(full);
+    INFO("args: " << args.front() << " stderr: " << result.err);
+    CHECK(result.exit_code == 0);
+    CHECK(result.out == plain.out);
+    CHECK(result.err.empty());
+  }
+}
+
+TEST_CASE("Bad --host-threshold values are usage errors", "[cli]") {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  for (const auto& c : std::vector<Case>{
+           {{"--host-threshold=-1"}, "--host-threshold must be 0 or more"},
+           {{"--host-threshold", "lots"}, "('lots') for option '--host-threshold' is invalid"},
+           {{"--host-threshold=1.5"}, "for option '--host-threshold' is invalid"},
+           {{"--sync=yes"}, "sync"}}) {
+    std::vector<std::string> full = c.args;
+    full.push_back(program);
+    auto result = run_vinterp(full);
+    INFO("args: " << c.args.front() << " stderr: " << result.err);
+    CHECK(result.exit_code == 1);
+    CHECK(result.out.empty());
+    CHECK(result.err.find(c.message) != std::string::npos);
+    CHECK(result.err.find("Long options:") != std::string::npos);  // the usage text follows
+  }
+}
+
+TEST_CASE("An unknown backend is an error listing the available ones", "[cli]") {
+  auto result = run_vinterp({"--backend", "no-such-backend", program});
+  CHECK(result.exit_code == 1);
+  CHECK(result.out.empty());
+  CHECK(result.err.find("backend 'no-such-backend' is not available") != std::string::npos);
+  CHECK(result.err.find("(available: cpu") != std::string::npos);
+}
+
+TEST_CASE("--help documents the GPU options", "[cli]") {
+  auto result = run_vinterp({"--help"});
+  CHECK(result.exit_code == 0);
+  for (const char* option : {"--sync", "--host-threshold N", "--backend NAME", "-<num>"})
+    CHECK(result.out.find(option) != std::string::npos);
+}
+
+TEST_CASE("--profile prints per-opcode counts and elements on the cpu backend", "[cli][profile]") {
+  auto result = run_vinterp({"--profile", "--threads", "1", program});
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.out == read_file(test_dir + "/profile_counts.expected"));
+  auto table = parse_profile(result.err);
+  INFO("stderr: " << result.err);
+  // The host backend launches nothing: its table keeps only the classic columns.
+  CHECK(table.titles ==
+        std::vector<std::string>{"opcode", "count", "time s", "time %", "ns/op", "elements"});
+  CHECK(table.lines_before.empty());
+  check_counts(table);
+  CHECK(result.err.find("wall time ") != std::string::npos);
+  CHECK(result.err.find("device memory peak") == std::string::npos);
+}
+
+TEST_CASE("--profile on an emulated GPU backend adds launch and sync columns", "[cli][profile]") {
+  if (!backend_available("cuda-emulated")) {
+    WARN("backend cuda-emulated is not in this build: nothing to check");
+    return;
+  }
+  // --host-threshold 0: every vector operation runs on the (emulated) device.
+  auto result = run_vinterp({"--profile", "--backend", "cuda-emulated", "--host-threshold", "0",
+                             "--threads", "1", program});
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.out == read_file(test_dir + "/profile_counts.expected"));
+  auto table = parse_profile(result.err);
+  INFO("stderr: " << result.err);
+  check_counts(table);
+  REQUIRE(table.rows.count("total"));
+  const auto& titles = table.titles;
+  REQUIRE(std::find(titles.begin(), titles.end(), "launches") != titles.end());
+  CHECK(std::stoull(table.rows["total"]["launches"]) > 0);
+  CHECK(result.err.find("times are device times") != std::string::npos);
+  CHECK(result.err.find("device memory peak") != std::string::npos);
+}

@@ -1,0 +1,71 @@
+// vm::Profile: the per-opcode table, including the backend columns a GPU backend fills in
+// (launches, syncs, bytes moved), which are left out when they are zero throughout.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <string>
+
+#include "vm/profile.hpp"
+
+namespace {
+
+std::string printed(const vm::Profile& profile, const cvl::BackendStats& final) {
+  std::FILE* file = std::tmpfile();
+  REQUIRE(file);
+  profile.print(file, 0.5, final, "fake-gpu");
+  std::rewind(file);
+  std::string text;
+  for (int c; (c = std::fgetc(file)) != EOF;) text += char(c);
+  std::fclose(file);
+  return text;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+cvl::BackendStats counters(std::uint64_t launches, std::uint64_t syncs, std::uint64_t to_device,
+                           std::uint64_t to_host) {
+  cvl::BackendStats s;
+  s.kernel_launches = launches;
+  s.host_syncs = syncs;
+  s.bytes_to_device = to_device;
+  s.bytes_to_host = to_host;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("Profile without backend work keeps the classic columns", "[profile]") {
+  vm::Profile profile;
+  profile.record(vcode::Op::Add, 1e-6, 10, {}, {});
+  profile.record(vcode::Op::Add, 1e-6, 10, {}, {});
+  const std::string text = printed(profile, {});
+  CHECK(contains(text, "opcode "));
+  CHECK(contains(text, "elements\n"));
+  CHECK_FALSE(contains(text, "launches"));
+  CHECK_FALSE(contains(text, "syncs"));
+  CHECK_FALSE(contains(text, "device"));
+  CHECK(contains(text, "\n+ "));
+}
+
+TEST_CASE("Profile shows the per-opcode deltas of the backend counters", "[profile]") {
+  vm::Profile profile;
+  // Counters are cumulative: the profile records what each instruction added.
+  profile.record(vcode::Op::Add, 1e-6, 2000, counters(5, 1, 0, 0), counters(6, 1, 0, 0));
+  profile.record(vcode::Op::Add, 1e-6, 2000, counters(6, 1, 0, 0), counters(7, 1, 0, 0));
+  profile.record(vcode::Op::If, 1e-6, 1, counters(7, 1, 0, 0), counters(7, 2, 0, 4));
+  cvl::BackendStats final = counters(9, 2, 800, 4);
+  final.device_bytes_peak = 3 * 1048576;
+  const std::string text = printed(profile, final);
+  INFO(text);
+  CHECK(contains(text, "profile of backend fake-gpu: times are device times"));
+  CHECK(contains(text, "launches"));
+  CHECK(contains(text, "syncs"));
+  CHECK(contains(text, "bytes to host"));
+  CHECK_FALSE(contains(text, "bytes to dev "));  // no instruction moved bytes to the device
+  // + : count 2, elements 4000, launches 2, syncs 0, bytes to host 0
+  CHECK(contains(text, "4000              2              0              0\n"));
+  // IF: launches 0, syncs 1, 4 bytes to the host
+  CHECK(contains(text, "1              0              1              4\n"));
+  CHECK(contains(text, "device memory peak 3145728 bytes (3.0 MiB); in the whole run 800 bytes to the "
+                       "device, 4 bytes to the host, 9 kernel launches, 2 host syncs"));
+}
