@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cvl_cpu/cvl_cpu.hpp"
 #include "families.hpp"
@@ -198,8 +199,27 @@ class CpuBackend final : public Backend {
     return storage->lengths;  // shared, so nobody writes into it
   }
 
-  Vector fused(const vcode::SuperOp&, std::span<FusedOperand>, std::size_t) override {
-    throw Error("FUSED: superoperators are not implemented yet");  // placeholder, issue 4
+  Vector fused(const vcode::SuperOp& op, std::span<FusedOperand> operands,
+               std::size_t domain) override {
+    require(!op.nodes.empty() && operands.size() == op.operands.size(), "FUSED",
+            "operands do not match the definition");
+    std::vector<vcode::OperandUse> uses = vcode::operand_uses(op);
+    for (std::size_t k = 0; k < operands.size(); ++k) {
+      if (op.operands[k] == vcode::TypeKeyword::Segdes) {
+        cpu::SegView v = checked_view(operands[k].segdes, "FUSED");
+        require(!uses[k].segdes || v.total == domain, "FUSED", "descriptor does not span the domain");
+        continue;
+      }
+      const Vector& v = operands[k].vector;
+      require_type(v, op.operands[k] == vcode::TypeKeyword::Float  ? Type::Float
+                      : op.operands[k] == vcode::TypeKeyword::Bool ? Type::Bool
+                                                                    : Type::Int,
+                   "FUSED", "operand");
+      if (uses[k].elementwise) require_length(v, domain, "FUSED", "operand");
+      for (std::uint32_t s : uses[k].per_segment_of)
+        require_length(v, operands[s].segdes.segments, "FUSED", "per-segment operand");
+    }
+    return cpu::fused(ctx_, op, operands, domain);
   }
 
  private:

@@ -32,6 +32,10 @@ Vector index(const Context& ctx, Vector starts, Vector strides, const SegView& s
 Vector rank(const Context& ctx, vcode::Op op, Vector v, const SegView& sd);
 std::pair<Vector, Segdes> pack(const Context& ctx, Vector v, Vector flags, const SegView& sd);
 
+// FUSED (fused.cpp): operands already checked against the definition (backend.cpp).
+Vector fused(const Context& ctx, const vcode::SuperOp& op, std::span<FusedOperand> operands,
+             std::size_t domain);
+
 // "OP: index I at position P is outside its segment of length L"
 [[noreturn]] void throw_index_fault(vcode::Op op, const IndexFault& fault);
 

@@ -1,11 +1,12 @@
-// corpus_runner: runs every NAME.vcode of a directory through vinterp and compares stdout, stderr
-// and the exit status with NAME.expected, NAME.stderr (or NAME.stderr_contains) and NAME.exitcode.
+// corpus_runner: runs every NAME.vcode (and FCODE NAME.fcode) of a directory through vinterp and
+// compares stdout, stderr and the exit status with NAME.expected, NAME.stderr (or
+// NAME.stderr_contains) and NAME.exitcode; a NAME.vcode and a NAME.fcode share these files.
 //
 //   corpus_runner --vinterp PATH --dir DIR [--threads N] [--only NAME...] [--exclude NAME...]
 //                 [--timeout SECONDS] [--float-tolerance T] [--extra-arg ARG]... [--suite KIND]
 //                 [--verbose]
 //
-// Per program: `vinterp [--threads N] [ARG...] DIR/NAME.vcode`, run in a fresh temporary working
+// Per program: `vinterp [--threads N] [ARG...] DIR/NAME.vcode` (or .fcode), run in a fresh temporary working
 // directory (the programs name their files by absolute /tmp paths), stdin from NAME.in or
 // /dev/null. Files beside NAME.vcode:
 //   NAME.expected         stdout (absent: empty)
@@ -279,9 +280,15 @@ int main(int argc, char** argv) {
   const std::string suite = options.suite.value_or(corpus::suite_of_directory(dir.string()));
   const double tolerance = options.float_tolerance.value_or(options.threads == 1 ? 0.0 : 1e-9);
 
-  std::vector<std::string> programs;
+  struct Program {
+    std::string name, file;  // NAME, and NAME.vcode or NAME.fcode
+    bool operator<(const Program& other) const { return file < other.file; }
+  };
+  std::vector<Program> programs;
   for (const auto& entry : fs::directory_iterator(dir))
-    if (entry.is_regular_file() && entry.path().extension() == ".vcode") programs.push_back(entry.path().stem().string());
+    if (entry.is_regular_file() &&
+        (entry.path().extension() == ".vcode" || entry.path().extension() == ".fcode"))
+      programs.push_back({entry.path().stem().string(), entry.path().filename().string()});
   std::sort(programs.begin(), programs.end());
 
   std::string scratch_template = (fs::temp_directory_path() / "corpus_runner.XXXXXX").string();
@@ -298,12 +305,12 @@ int main(int argc, char** argv) {
   int passed = 0, failed = 0, skipped = 0;
   for (const auto& pattern : options.only)
     if (std::none_of(programs.begin(), programs.end(),
-                     [&](const std::string& p) { return fnmatch(pattern.c_str(), p.c_str(), 0) == 0; })) {
+                     [&](const Program& p) { return fnmatch(pattern.c_str(), p.name.c_str(), 0) == 0; })) {
       std::printf("FAIL %s: no such program in %s\n", pattern.c_str(), options.dir.c_str());
       ++failed;
     }
   std::fflush(stdout);
-  for (const auto& name : programs) {
+  for (const auto& [name, file] : programs) {
     if (!options.only.empty() && !matches_any(name, options.only)) continue;
     if (matches_any(name, options.exclude)) {
       ++skipped;
@@ -312,7 +319,7 @@ int main(int argc, char** argv) {
     std::string problem;
     const Expectation expectation = load_expectation(dir, name, problem);
     if (!problem.empty()) {
-      std::printf("FAIL %s: %s\n", name.c_str(), problem.c_str());
+      std::printf("FAIL %s: %s\n", file.c_str(), problem.c_str());
       ++failed;
       continue;
     }
@@ -322,9 +329,9 @@ int main(int argc, char** argv) {
       command.push_back(std::to_string(*options.threads));
     }
     command.insert(command.end(), options.extra_args.begin(), options.extra_args.end());
-    command.push_back((dir / (name + ".vcode")).string());
+    command.push_back((dir / file).string());
 
-    const fs::path work = scratch / name;
+    const fs::path work = scratch / file;
     std::error_code ignored;
     fs::create_directories(work, ignored);
     const auto result = corpus::run_process(command, work.string(),
@@ -334,7 +341,7 @@ int main(int argc, char** argv) {
 
     const auto rules = corpus::rules_for(suite, name, tolerance);
     if (auto why = check(expectation, result, rules, options.timeout_seconds)) {
-      std::printf("FAIL %s: %s\n", name.c_str(), why->c_str());
+      std::printf("FAIL %s: %s\n", file.c_str(), why->c_str());
       ++failed;
       if (options.verbose && !result.err.empty()) {
         std::string err = result.err.substr(0, 4000);
@@ -342,7 +349,7 @@ int main(int argc, char** argv) {
       }
     } else {
       ++passed;
-      if (options.verbose) std::printf("ok   %s (%.2f s)\n", name.c_str(), result.seconds);
+      if (options.verbose) std::printf("ok   %s (%.2f s)\n", file.c_str(), result.seconds);
     }
     std::fflush(stdout);
   }

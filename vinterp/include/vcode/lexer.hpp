@@ -1,5 +1,5 @@
 // The VCODE scanner (spec/VCODE.md §2): longest match over words, numbers, strings, brackets;
-// `{...}` comments and blanks skipped.
+// `{...}` comments and blanks skipped. FCODE adds `$k` operand references (vcode/superop.hpp).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +20,7 @@ enum class TokenKind : std::uint8_t {
   String,      // "..."; text excludes the quotes
   LeftParen,
   RightParen,
+  OperandRef,  // FCODE: `$` and digits, an operand of a SUPEROP definition
   End,
 };
 

@@ -20,11 +20,11 @@ inline constexpr unsigned T3 = T1 | bit(TypeKeyword::Bool);
 inline constexpr unsigned T5 = T3 | bit(TypeKeyword::Segdes) | bit(TypeKeyword::Char);
 }  // namespace typeset
 
-enum class Syntax : std::uint8_t { None, Type, Counts, Name, Const };
+enum class Syntax : std::uint8_t { None, Type, Counts, Name, Const, Integer };
 enum class Implied : std::uint8_t { None, Int, Float, Bool };
 enum class Family : std::uint8_t {
   Elementwise, Random, Scan, Reduce, Permute, Vector, Rank, Pack, Segdes,
-  Stack, Control, Structure, Io
+  Stack, Control, Structure, Io, Fused
 };
 
 enum class Op : std::uint8_t {

@@ -60,7 +60,7 @@ struct Program {
   // Index of the function that a call to `name` reaches (the last definition), if any.
   std::optional<std::uint32_t> find_function(const std::string& name) const;
 
-  // Structural equality (ignores source locations and the file name).
+  // Structural equality, superoperators included (ignores source locations and the file name).
   bool same_code(const Program& other) const;
 };
 

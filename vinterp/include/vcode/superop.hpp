@@ -67,4 +67,24 @@ struct SuperOp {
   }
 };
 
+// How a definition reads operand k: elementwise (length = domain), as a per-segment value of
+// DIST/INDEX (one element per segment of each listed descriptor operand), or as a segment
+// descriptor. An operand can be read in several ways; each imposes its length rule.
+struct OperandUse {
+  bool elementwise = false;
+  bool segdes = false;
+  std::vector<std::uint32_t> per_segment_of;  // descriptor operands, without repeats
+};
+
+// The uses of every declared operand ($0 first); operands a node names out of range are ignored.
+std::vector<OperandUse> operand_uses(const SuperOp& op);
+
+// The element type an elementwise, scan or reduce op yields when applied with type keyword
+// `type` (the results letter of ops.def): BOOL for comparisons, INT for FLOOR, ...
+TypeKeyword result_type_of(Op op, TypeKeyword type);
+
+// The type keyword an op written without one works on (ops.def Implied): INT for % and INDEX,
+// FLOAT for FLOOR and LOG, BOOL for B_TO_I.
+TypeKeyword implied_type(Op op);
+
 }  // namespace vcode

@@ -1,5 +1,6 @@
 // Checks the structural invariants of a linked program: what the interpreter and the optimizer
-// rely on (targets inside the code, every function ending in RET, balanced IF/ELSE/ENDIF).
+// rely on (targets inside the code, every function ending in RET, balanced IF/ELSE/ENDIF, and
+// well-formed FCODE superoperators).
 #pragma once
 
 #include <string>

@@ -62,6 +62,8 @@ class Scanner {
         tokens.push_back(word(start));
       } else if (c == '"') {
         string(start, tokens);
+      } else if (c == '$') {
+        operand_ref(start, tokens);
       } else if (c == '(' || c == ')') {
         tokens.push_back({c == '(' ? TokenKind::LeftParen : TokenKind::RightParen,
                           source_.substr(pos_, 1), start});
@@ -131,6 +133,18 @@ class Scanner {
     }
     tokens.push_back({TokenKind::String, source_.substr(pos_ + 1, close - pos_ - 1), start});
     advance(close + 1 - pos_);
+  }
+
+  // `$` followed by at least one digit; the digits end at the first other character.
+  void operand_ref(SourceLocation start, std::vector<Token>& tokens) {
+    std::size_t digits = digits_at(source_, pos_ + 1);
+    if (digits == 0) {
+      errors_.push_back({start, "syntax error: '$' must be followed by an operand number"});
+      advance(1);
+      return;
+    }
+    tokens.push_back({TokenKind::OperandRef, source_.substr(pos_, 1 + digits), start});
+    advance(1 + digits);
   }
 
   void unexpected(SourceLocation start, unsigned char c) {

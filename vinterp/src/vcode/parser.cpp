@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -11,6 +12,8 @@
 
 #include "vcode/lexer.hpp"
 #include "vcode/linker.hpp"
+#include "vcode/superop_check.hpp"
+#include "vcode/superop_parse.hpp"
 
 namespace vcode {
 
@@ -36,7 +39,7 @@ std::optional<std::int32_t> stream_constant(std::string_view word) {
 // Words that can never name a function (spec/VCODE.md §2.1).
 bool is_reserved(std::string_view word) {
   return find_op(word) || type_keyword(word) || stream_constant(word) || word == "T" ||
-         word == "F" || word == "FUSED";
+         word == "F" || word == "FUSED" || word == "SUPEROP";
 }
 
 // Like glibc sscanf("%d"): saturate to 64 bits, keep the low 32 (spec/VCODE.md §2.2).
@@ -77,7 +80,12 @@ class Parser {
 
   void run() {
     if (peek().kind == TokenKind::End) fail(peek(), "syntax error: empty program (no FUNC)");
-    while (peek().kind != TokenKind::End) function();
+    while (peek().kind != TokenKind::End) {
+      if (peek_word("SUPEROP")) superop();
+      else function();
+    }
+    if (program_.functions.empty()) fail(peek(), "syntax error: no FUNC in the program");
+    number_superops();
   }
 
  private:
@@ -165,6 +173,38 @@ class Parser {
     program_.functions[index].end = static_cast<std::uint32_t>(program_.code.size());
   }
 
+  // FCODE: one `SUPEROP n (kinds) expression` definition between functions.
+  void superop() {
+    auto parsed = parse_superop(tokens_, pos_, errors_);
+    if (!parsed) throw ParseFailed{};
+    check_superop(parsed->op, parsed->node_where, errors_);
+    program_.superops.push_back(std::move(parsed->op));
+  }
+
+  // Orders the definitions by number; they must be numbered 0, 1, ... once each.
+  void number_superops() {
+    auto& table = program_.superops;
+    std::stable_sort(table.begin(), table.end(),
+                     [](const SuperOp& a, const SuperOp& b) { return a.id < b.id; });
+    std::uint32_t expected = 0;
+    for (std::size_t i = 0; i < table.size(); ++i) {
+      const SuperOp& op = table[i];
+      if (i > 0 && op.id == table[i - 1].id) {
+        errors_.push_back({op.where, "error: SUPEROP " + std::to_string(op.id) +
+                                         " is defined twice (first on line " +
+                                         std::to_string(table[i - 1].where.line) + ")"});
+        continue;
+      }
+      if (op.id != expected)
+        errors_.push_back({op.where, "error: SUPEROP " + std::to_string(expected) +
+                                         (op.id - expected > 1
+                                              ? " to " + std::to_string(op.id - 1) + " are"
+                                              : std::string(" is")) +
+                                         " not defined (definitions are numbered 0, 1, ...)"});
+      expected = op.id + 1;
+    }
+  }
+
   void warn(const Token& at, const std::string& message) {
     if (options_.warnings) options_.warnings->push_back(format_diagnostic(file_, {at.where, message}));
   }
@@ -216,6 +256,9 @@ class Parser {
       }
       case Syntax::Const:
         constant(ins);
+        return;
+      case Syntax::Integer:
+        ins.count = count_operand(op_token);
         return;
     }
   }
@@ -318,6 +361,7 @@ Program parse_program(std::string_view source, const std::string& file_name,
     throw LoadError(file_name, std::move(errors));
   }
   link_program(program, errors);
+  if (errors.empty()) check_superop_table(program, errors);
   if (!errors.empty()) throw LoadError(file_name, std::move(errors));
   return program;
 }

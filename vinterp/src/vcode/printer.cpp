@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "vcode/superop_print.hpp"
+
 namespace vcode {
 
 namespace {
@@ -47,6 +49,8 @@ void print_constant(std::ostream& out, const Constant& c) {
 }  // namespace
 
 void print_program(std::ostream& out, const Program& program) {
+  for (const SuperOp& op : program.superops) out << superop_text(op) << '\n';
+  if (!program.superops.empty()) out << '\n';
   for (std::size_t f = 0; f < program.functions.size(); ++f) {
     const Function& fn = program.functions[f];
     if (f) out << '\n';
@@ -58,6 +62,7 @@ void print_program(std::ostream& out, const Program& program) {
         case Syntax::None: break;
         case Syntax::Type: out << ' ' << keyword_name(*ins.type); break;
         case Syntax::Counts: out << ' ' << ins.count << ' ' << ins.depth; break;
+        case Syntax::Integer: out << ' ' << ins.count; break;
         case Syntax::Name: out << ' ' << ins.callee; break;
         case Syntax::Const:
           out << ' ' << keyword_name(*ins.type);

@@ -20,6 +20,7 @@ bool Program::same_code(const Program& other) const {
            a.function == b.function;
   };
   return entry_function == other.entry_function && constants == other.constants &&
+         superops == other.superops &&
          std::equal(functions.begin(), functions.end(), other.functions.begin(),
                     other.functions.end(), same_function) &&
          std::equal(code.begin(), code.end(), other.code.begin(), other.code.end(),
@@ -44,6 +45,7 @@ std::string instruction_text(const Program& program, const Instruction& ins) {
       text += std::to_string(ins.depth);
       break;
     case Syntax::Name: text += " " + ins.callee; break;
+    case Syntax::Integer: text += " " + std::to_string(ins.count); break;
   }
   if (ins.op == Op::Const && ins.constant < program.constants.size()) {
     const Constant& c = program.constants[ins.constant];

@@ -1,5 +1,7 @@
 #include "vcode/verify.hpp"
 
+#include "vcode/superop_check.hpp"
+
 namespace vcode {
 
 std::vector<std::string> verify_program(const Program& program) {
@@ -42,6 +44,12 @@ std::vector<std::string> verify_program(const Program& program) {
     }
     if (open_ifs != 0) problems.push_back("function " + fn.name + " has an IF without ENDIF");
   }
+  // FCODE: every definition well formed, numbered by its position, every FUSED defined.
+  std::vector<Diagnostic> superop_problems;
+  for (const SuperOp& op : program.superops) check_superop(op, {}, superop_problems);
+  check_superop_table(program, superop_problems);
+  for (const Diagnostic& d : superop_problems)
+    problems.push_back("line " + std::to_string(d.where.line) + ": " + d.message);
   return problems;
 }
 

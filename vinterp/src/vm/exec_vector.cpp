@@ -19,6 +19,7 @@ std::string length_mismatch(std::size_t a, std::size_t len_a, std::size_t b, std
 }  // namespace
 
 void Machine::exec_vector(const Instruction& ins, const Prepared& prep) {
+  if (ins.op == Op::Fused) return exec_fused(ins);
   if (ins.op == Op::Length && !stack_.empty() && stack_.back().kind == Kind::Segdes)
     fail("applying LENGTH to a segment descriptor");
   if (ins.op == Op::Lengths && !stack_.empty() && stack_.back().kind != Kind::Segdes)

@@ -72,6 +72,7 @@ class Machine {
   void exec_stack(const vcode::Instruction& ins);
   void exec_vector(const vcode::Instruction& ins, const Prepared& prep);
   void exec_io(const vcode::Instruction& ins, const Prepared& prep);
+  void exec_fused(const vcode::Instruction& ins);  // FCODE `FUSED n` (exec_fused.cpp)
 
   // Stack helpers.
   Value pop();
@@ -108,6 +109,7 @@ class Machine {
   std::array<std::FILE*, 256> streams_{};
   std::chrono::steady_clock::time_point timer_start_{};
   Profile profile_;
+  std::vector<std::vector<vcode::OperandUse>> superop_uses_;  // per SUPEROP, made on first use
 };
 
 }  // namespace vm

@@ -1,0 +1,626 @@
+// FCODE superoperators (vcode/superop.hpp) in one pass: the node array is compiled to one kernel
+// per node, and the expression is evaluated over blocks of kBlock elements, each node's values
+// for the block in a small buffer that stays in cache. Blocks are shared between threads like
+// the other ops. DIST and INDEX leaves read their per-segment values through the descriptor's
+// offsets, never through a full-length vector. A reduction or scan at the root folds the block
+// values as they are made, in the order scan_reduce.cpp uses, so the results are identical to the
+// unfused program's at any thread count.
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "cvl/scalar_semantics.hpp"
+#include "families.hpp"
+#include "scalar_ops.hpp"
+
+namespace cvl::cpu {
+namespace {
+
+using vcode::Op;
+using vcode::SuperOp;
+using vcode::SuperOpNode;
+using NodeKind = SuperOpNode::Kind;
+using I32 = std::int32_t;
+using F64 = double;
+using B8 = std::uint8_t;
+
+// Elements per block: 2048 * 8 bytes per node keeps a dozen nodes' buffers within L2.
+constexpr std::size_t kBlock = 2048;
+
+Type element_type_of(vcode::TypeKeyword t) {
+  switch (t) {
+    case vcode::TypeKeyword::Float: return Type::Float;
+    case vcode::TypeKeyword::Bool: return Type::Bool;
+    default: return Type::Int;
+  }
+}
+
+// ---- Elementwise kernels: out[i] = f(in0[i], ...) for i < n, on the shared scalar semantics.
+
+using Kernel = void (*)(std::size_t n, const void* const* in, void* out);
+
+template <class Out, class A, auto f>
+void unary(std::size_t n, const void* const* in, void* out) {
+  const A* a = static_cast<const A*>(in[0]);
+  Out* o = static_cast<Out*>(out);
+  for (std::size_t i = 0; i < n; ++i) o[i] = f(a[i]);
+}
+
+template <class Out, class A, class B, auto f>
+void binary(std::size_t n, const void* const* in, void* out) {
+  const A* a = static_cast<const A*>(in[0]);
+  const B* b = static_cast<const B*>(in[1]);
+  Out* o = static_cast<Out*>(out);
+  for (std::size_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+}
+
+// SELECT on the element bits, branch-free like elementwise.cpp.
+template <class Bits>
+void select_bits(std::size_t n, const void* const* in, void* out) {
+  const B8* flags = static_cast<const B8*>(in[0]);
+  const Bits* a = static_cast<const Bits*>(in[1]);
+  const Bits* b = static_cast<const Bits*>(in[2]);
+  Bits* o = static_cast<Bits*>(out);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto mask = static_cast<Bits>(Bits{0} - static_cast<Bits>(flags[i]));
+    o[i] = static_cast<Bits>((a[i] & mask) | (b[i] & static_cast<Bits>(~mask)));
+  }
+}
+
+template <class T> B8 less(T a, T b) { return a < b; }
+template <class T> B8 less_eq(T a, T b) { return a <= b; }
+template <class T> B8 greater(T a, T b) { return a > b; }
+template <class T> B8 greater_eq(T a, T b) { return a >= b; }
+template <class T> B8 equal(T a, T b) { return a == b; }
+template <class T> B8 not_equal(T a, T b) { return a != b; }
+template <class T> T bit_and(T a, T b) { return static_cast<T>(a & b); }
+template <class T> T bit_or(T a, T b) { return static_cast<T>(a | b); }
+template <class T> T bit_xor(T a, T b) { return static_cast<T>(a ^ b); }
+
+// Comparisons exist on INT and FLOAT (T1).
+#define CVL_COMPARE(fn)                                     \
+  (type == Type::Int ? &binary<B8, I32, I32, fn<I32>>       \
+                     : &binary<B8, F64, F64, fn<F64>>)
+
+Kernel kernel_for(Op op, Type type) {
+  namespace s = cvl_sem;
+  const bool is_int = type == Type::Int;
+  switch (op) {
+    case Op::Add: return is_int ? &binary<I32, I32, I32, s::add_i> : &binary<F64, F64, F64, s::add_f>;
+    case Op::Sub: return is_int ? &binary<I32, I32, I32, s::sub_i> : &binary<F64, F64, F64, s::sub_f>;
+    case Op::Mul: return is_int ? &binary<I32, I32, I32, s::mul_i> : &binary<F64, F64, F64, s::mul_f>;
+    case Op::Div: return is_int ? &binary<I32, I32, I32, s::div_i> : &binary<F64, F64, F64, s::div_f>;
+    case Op::Mod: return &binary<I32, I32, I32, s::mod_i>;
+    case Op::Less: return CVL_COMPARE(less);
+    case Op::LessEq: return CVL_COMPARE(less_eq);
+    case Op::Greater: return CVL_COMPARE(greater);
+    case Op::GreaterEq: return CVL_COMPARE(greater_eq);
+    case Op::Equal: return CVL_COMPARE(equal);
+    case Op::NotEqual: return CVL_COMPARE(not_equal);
+    case Op::LShift: return &binary<I32, I32, I32, s::lshift>;
+    case Op::RShift: return &binary<I32, I32, I32, s::rshift>;
+    case Op::Not: return is_int ? &unary<I32, I32, s::not_i> : &unary<B8, B8, s::not_b>;
+    case Op::And: return is_int ? &binary<I32, I32, I32, bit_and<I32>> : &binary<B8, B8, B8, bit_and<B8>>;
+    case Op::Or: return is_int ? &binary<I32, I32, I32, bit_or<I32>> : &binary<B8, B8, B8, bit_or<B8>>;
+    case Op::Xor: return is_int ? &binary<I32, I32, I32, bit_xor<I32>> : &binary<B8, B8, B8, bit_xor<B8>>;
+    case Op::Select:
+      return type == Type::Float ? &select_bits<std::uint64_t>
+             : is_int            ? &select_bits<std::uint32_t>
+                                 : &select_bits<std::uint8_t>;
+    case Op::Floor: return &unary<I32, F64, s::floor_to_int>;
+    case Op::Ceil: return &unary<I32, F64, s::ceil_to_int>;
+    case Op::Trunc: return &unary<I32, F64, s::trunc_to_int>;
+    case Op::Round: return &unary<I32, F64, s::round_to_int>;
+    case Op::Log: return &unary<F64, F64, s::log_f>;
+    case Op::Sqrt: return &unary<F64, F64, s::sqrt_f>;
+    case Op::Exp: return &unary<F64, F64, s::exp_f>;
+    case Op::Sin: return &unary<F64, F64, s::sin_f>;
+    case Op::Cos: return &unary<F64, F64, s::cos_f>;
+    case Op::Tan: return &unary<F64, F64, s::tan_f>;
+    case Op::Asin: return &unary<F64, F64, s::asin_f>;
+    case Op::Acos: return &unary<F64, F64, s::acos_f>;
+    case Op::Atan: return &unary<F64, F64, s::atan_f>;
+    case Op::Sinh: return &unary<F64, F64, s::sinh_f>;
+    case Op::Cosh: return &unary<F64, F64, s::cosh_f>;
+    case Op::Tanh: return &unary<F64, F64, s::tanh_f>;
+    case Op::IntToFloat: return &unary<F64, I32, s::int_to_float>;
+    case Op::IntToBool: return &unary<B8, I32, s::int_to_bool>;
+    case Op::BoolToInt: return &unary<I32, B8, s::bool_to_int>;
+    default: break;
+  }
+  throw Error("FUSED: " + std::string(vcode::spelling(op)) + " is not an elementwise operation");
+}
+#undef CVL_COMPARE
+
+bool compute_bound(Op op) {
+  return op >= Op::Log && op <= Op::Tanh;
+}
+
+// ---- The compiled expression.
+
+// A DIST value or INDEX start/stride: a constant, or element k of a per-segment operand.
+struct Leaf {
+  const void* data = nullptr;  // per-segment values; nullptr: the constant
+  I32 int_value = 0;
+  F64 float_value = 0;
+
+  template <class T>
+  T at(std::size_t k) const {
+    if (data) return static_cast<const T*>(data)[k];
+    if constexpr (std::is_same_v<T, F64>) return float_value;
+    else return static_cast<T>(int_value);
+  }
+};
+
+struct NodePlan {
+  NodeKind kind = NodeKind::Operand;
+  Type type = Type::Int;             // of the values this node produces
+  std::uint8_t arity = 0;
+  std::uint32_t args[3] = {0, 0, 0};
+  Kernel kernel = nullptr;           // Elementwise
+  bool checks_division = false;      // INT / and %: divisors are checked before the kernel runs
+  const std::byte* operand = nullptr;  // Operand: its elements
+  Leaf leaves[2];                    // Dist: [value]; Index: [start, stride]
+  const SegView* segments = nullptr; // Dist, Index: the descriptor
+};
+
+// The lowest position where an INT division trapped, and how.
+struct DivisionFault {
+  std::size_t position = std::numeric_limits<std::size_t>::max();
+  bool by_zero = false;
+
+  bool found() const { return position != std::numeric_limits<std::size_t>::max(); }
+  void keep_lowest(const DivisionFault& other) {
+    if (other.found() && other.position < position) *this = other;
+  }
+  [[noreturn]] void raise() const {
+    if (by_zero) throw Error("division by zero");
+    throw Error("integer overflow in division (-2147483648 / -1)");
+  }
+};
+
+struct Plan {
+  std::vector<NodePlan> nodes;
+  std::vector<SegView> views;  // per operand; empty views for vectors
+  std::uint32_t values_node = 0;  // the node whose values blocks produce (the root or its input)
+  std::size_t domain = 0;
+  std::size_t threshold = kMemoryBoundThreshold;
+};
+
+Plan compile(const SuperOp& op, std::span<FusedOperand> operands, std::size_t domain) {
+  Plan plan;
+  plan.domain = domain;
+  plan.views.resize(operands.size());
+  for (std::size_t k = 0; k < operands.size(); ++k)
+    if (op.operands[k] == vcode::TypeKeyword::Segdes) plan.views[k] = view(operands[k].segdes);
+  plan.nodes.resize(op.nodes.size());
+  auto leaf = [&](std::uint32_t node) {
+    const SuperOpNode& n = op.nodes[node];
+    Leaf l;
+    if (n.kind == NodeKind::Operand) l.data = elements<std::byte>(operands[n.operand].vector);
+    l.int_value = n.int_value;
+    l.float_value = n.float_value;
+    return l;
+  };
+  for (std::size_t i = 0; i < op.nodes.size(); ++i) {
+    const SuperOpNode& n = op.nodes[i];
+    NodePlan& p = plan.nodes[i];
+    p.kind = n.kind;
+    p.type = element_type_of(n.result);
+    p.arity = n.arity;
+    std::copy(std::begin(n.args), std::end(n.args), std::begin(p.args));
+    switch (n.kind) {
+      case NodeKind::Operand:
+        if (op.operands[n.operand] != vcode::TypeKeyword::Segdes)
+          p.operand = elements<std::byte>(operands[n.operand].vector);
+        break;
+      case NodeKind::Constant:
+        break;
+      case NodeKind::Elementwise:
+        p.kernel = kernel_for(n.op, element_type_of(n.type));
+        p.checks_division = (n.op == Op::Div || n.op == Op::Mod) && n.type == vcode::TypeKeyword::Int;
+        if (compute_bound(n.op)) plan.threshold = kComputeBoundThreshold;
+        break;
+      case NodeKind::Dist:
+        p.leaves[0] = leaf(n.args[0]);
+        p.segments = &plan.views[op.nodes[n.args[1]].operand];
+        break;
+      case NodeKind::Index:
+        p.leaves[0] = leaf(n.args[0]);
+        p.leaves[1] = leaf(n.args[1]);
+        p.segments = &plan.views[op.nodes[n.args[2]].operand];
+        break;
+      case NodeKind::Scan:
+      case NodeKind::Reduce:
+        break;
+    }
+  }
+  const SuperOpNode& root = op.root();
+  plan.values_node = static_cast<std::uint32_t>(op.nodes.size() - 1);
+  if (root.kind == NodeKind::Scan || root.kind == NodeKind::Reduce) plan.values_node = root.args[0];
+  return plan;
+}
+
+// The segment holding element `position` (< total): the last one starting at or before it.
+std::size_t segment_of(const SegView& sd, std::size_t position) {
+  const std::int64_t* end = sd.offsets + sd.segments + 1;
+  auto found = std::upper_bound(sd.offsets, end, static_cast<std::int64_t>(position));
+  return static_cast<std::size_t>(found - sd.offsets) - 1;
+}
+
+// One thread's evaluator: a buffer per node, and the division faults it met.
+class Frame {
+ public:
+  Frame(const Plan& plan, const SuperOp& op)
+      : plan_(plan),
+        block_(std::min(kBlock, std::max<std::size_t>(plan.domain, 1))),
+        scratch_(block_ * plan.nodes.size()),
+        values_(plan.nodes.size()) {
+    for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
+      const SuperOpNode& n = op.nodes[i];
+      if (n.kind != NodeKind::Constant) continue;
+      void* buffer = slot(i);
+      switch (plan.nodes[i].type) {
+        case Type::Int: std::fill_n(static_cast<I32*>(buffer), block_, n.int_value); break;
+        case Type::Float: std::fill_n(static_cast<F64*>(buffer), block_, n.float_value); break;
+        case Type::Bool: std::fill_n(static_cast<B8*>(buffer), block_, B8(n.int_value != 0)); break;
+      }
+      values_[i] = buffer;
+    }
+  }
+
+  std::size_t block() const { return block_; }
+  const DivisionFault& fault() const { return fault_; }
+
+  // Evaluates [lo, hi) (at most block() elements) and returns the values of plan.values_node,
+  // written to `out` when given (the result's elements lo..hi), else to that node's buffer.
+  const void* evaluate(std::size_t lo, std::size_t hi, void* out) {
+    const std::size_t n = hi - lo;
+    const std::size_t last = plan_.values_node;
+    for (std::size_t i = 0; i <= last; ++i) {
+      const NodePlan& p = plan_.nodes[i];
+      void* target = i == last && out ? out : slot(i);
+      switch (p.kind) {
+        case NodeKind::Operand:
+          if (!p.operand) break;  // a descriptor
+          values_[i] = p.operand + lo * element_size(p.type);
+          if (i == last && out) std::copy_n(static_cast<const std::byte*>(values_[i]),
+                                            n * element_size(p.type), static_cast<std::byte*>(out));
+          continue;
+        case NodeKind::Constant:  // its buffer was filled once
+          if (i == last && out) std::copy_n(static_cast<const std::byte*>(values_[i]),
+                                            n * element_size(p.type), static_cast<std::byte*>(out));
+          continue;
+        case NodeKind::Elementwise: {
+          const void* in[3] = {values_[p.args[0]], values_[p.args[1]], values_[p.args[2]]};
+          if (p.checks_division) check_divisors(lo, n, in);
+          p.kernel(n, in, target);
+          break;
+        }
+        case NodeKind::Dist:
+          with_element_bits(p.type, [&]<class Bits>() {
+            distribute<Bits>(p, lo, hi, static_cast<Bits*>(target));
+          });
+          break;
+        case NodeKind::Index:
+          index(p, lo, hi, static_cast<I32*>(target));
+          break;
+        case NodeKind::Scan:
+        case NodeKind::Reduce:
+          break;  // the root's fold is the caller's
+      }
+      values_[i] = target;
+    }
+    return values_[last];
+  }
+
+ private:
+  void* slot(std::size_t node) { return scratch_.data() + node * block_; }
+
+  void check_divisors(std::size_t lo, std::size_t n, const void* const* in) {
+    const I32* a = static_cast<const I32*>(in[0]);
+    const I32* b = static_cast<const I32*>(in[1]);
+    bool traps = false;
+    for (std::size_t i = 0; i < n; ++i) traps |= cvl_sem::divisor_traps(a[i], b[i]);
+    if (!traps) return;
+    for (std::size_t i = 0; i < n; ++i)
+      if (cvl_sem::divisor_traps(a[i], b[i])) {
+        fault_.keep_lowest({lo + i, b[i] == 0});
+        return;
+      }
+  }
+
+  template <class Bits>
+  void distribute(const NodePlan& p, std::size_t lo, std::size_t hi, Bits* out) {
+    const SegView& sd = *p.segments;
+    const Leaf& value = p.leaves[0];
+    if (!value.data) {  // a constant: the same bits everywhere
+      Bits bits;
+      if constexpr (sizeof(Bits) == 8) bits = std::bit_cast<Bits>(value.float_value);
+      else bits = static_cast<Bits>(value.int_value);
+      std::fill(out, out + (hi - lo), bits);
+      return;
+    }
+    const Bits* values = static_cast<const Bits*>(value.data);
+    for (std::size_t k = segment_of(sd, lo), pos = lo; pos < hi; ++k) {
+      const std::size_t end = std::min(sd.start(k + 1), hi);
+      std::fill(out + (pos - lo), out + (end - lo), values[k]);
+      pos = end;
+    }
+  }
+
+  void index(const NodePlan& p, std::size_t lo, std::size_t hi, I32* out) {
+    const SegView& sd = *p.segments;
+    for (std::size_t k = segment_of(sd, lo), pos = lo; pos < hi; ++k) {
+      const std::size_t end = std::min(sd.start(k + 1), hi);
+      // start + j * stride modulo 2^32, as vector_ops.cpp's INDEX
+      auto step = static_cast<std::uint32_t>(p.leaves[1].at<I32>(k));
+      auto base = static_cast<std::uint32_t>(p.leaves[0].at<I32>(k)) +
+                  static_cast<std::uint32_t>(pos - sd.start(k)) * step;
+      I32* piece = out + (pos - lo);
+      const auto count = static_cast<std::uint32_t>(end - pos);
+      for (std::uint32_t t = 0; t < count; ++t) piece[t] = static_cast<I32>(base + t * step);
+      pos = end;
+    }
+  }
+
+  const Plan& plan_;
+  std::size_t block_;
+  Scratch<F64> scratch_;  // F64 slots: wide enough for every element type
+  std::vector<const void*> values_;
+  DivisionFault fault_;
+};
+
+// Runs `body(frame, lo, hi)` over [0, domain) in blocks, on the team elementwise ops would use;
+// throws the lowest division fault.
+template <class Body>
+void for_each_block(const Parallel& par, const Plan& plan, const SuperOp& op, Body&& body) {
+  DivisionFault fault;
+  parallel_for(par, plan.domain, plan.threshold, [&](std::size_t begin, std::size_t end) {
+    Frame frame(plan, op);
+    for (std::size_t lo = begin; lo < end; lo += frame.block())
+      body(frame, lo, std::min(lo + frame.block(), end));
+#pragma omp critical(cvl_cpu_fused_fault)
+    fault.keep_lowest(frame.fault());
+  });
+  if (fault.found()) fault.raise();
+}
+
+// The result vector: an operand read only elementwise, unshared and of the right shape, is
+// overwritten in place (each element is read before it is written, in the same block).
+Vector result_vector(const SuperOp& op, std::span<FusedOperand> operands, Type type,
+                     std::size_t length) {
+  std::vector<vcode::OperandUse> uses = vcode::operand_uses(op);
+  for (std::size_t k = 0; k < operands.size(); ++k)
+    if (uses[k].elementwise && uses[k].per_segment_of.empty() &&
+        op.operands[k] != vcode::TypeKeyword::Segdes &&
+        reusable(operands[k].vector, type, length))
+      return std::move(operands[k].vector);
+  return allocate(type, length);
+}
+
+Vector map(const Context& ctx, const SuperOp& op, std::span<FusedOperand> operands,
+           const Plan& plan) {
+  const Type type = plan.nodes[plan.values_node].type;
+  Vector out = result_vector(op, operands, type, plan.domain);
+  std::byte* o = elements<std::byte>(out);
+  const std::size_t size = element_size(type);
+  for_each_block(ctx.par, plan, op, [&](Frame& frame, std::size_t lo, std::size_t hi) {
+    frame.evaluate(lo, hi, o + lo * size);
+  });
+  return out;
+}
+
+// ---- Reduce and scan roots.
+
+// Folds a run of values into a segment's running result. Whole segments fold left to right like
+// scan_reduce.cpp's fold; a segment cut by a thread boundary folds like its fold_threaded (four
+// lanes for FLOAT + and *), fed in pieces: lane j takes the elements at offsets 4m + j from the
+// cut piece's start, the last (length mod 4) elements go to lane 0.
+template <class C>
+struct Accumulator {
+  using T = typename C::value_type;
+  static constexpr bool kLanes =
+      std::is_floating_point_v<T> && (std::is_same_v<C, Plus<T>> || std::is_same_v<C, Times<T>>);
+
+  T acc = C::identity;
+  T lane[4] = {C::identity, C::identity, C::identity, C::identity};
+  bool cut = false;
+  std::size_t piece_lo = 0, lanes_end = 0;  // cut: elements below lanes_end go to the lanes
+
+  void start(bool is_cut, std::size_t lo, std::size_t hi) {
+    acc = C::identity;
+    cut = is_cut && kLanes;
+    if (cut) {
+      std::fill(std::begin(lane), std::end(lane), C::identity);
+      piece_lo = lo;
+      lanes_end = lo + (hi - lo) / 4 * 4;
+    }
+  }
+  // Elements [pos, pos + n) of the piece, `x` pointing at the one at pos.
+  void add(const T* x, std::size_t pos, std::size_t n) {
+    if (!cut) {
+      T a = acc;
+      for (std::size_t i = 0; i < n; ++i) a = C::apply(a, x[i]);
+      acc = a;
+      return;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      std::size_t at = pos + i;
+      std::size_t l = at < lanes_end ? (at - piece_lo) & 3 : 0;
+      lane[l] = C::apply(lane[l], x[i]);
+    }
+  }
+  T finish() const {
+    if (!cut) return acc;
+    return C::apply(C::identity, C::apply(C::apply(lane[0], lane[1]), C::apply(lane[2], lane[3])));
+  }
+};
+
+// Whether a FLOAT MAX/MIN piece holds a NaN (then grouping changes the result; see scan_reduce).
+template <class C, class T = typename C::value_type>
+bool has_nan(const T* x, std::size_t n) {
+  if constexpr (kNanSensitive<C>) {
+    bool nan = false;
+    for (std::size_t i = 0; i < n; ++i) nan |= x[i] != x[i];
+    return nan;
+  } else {
+    return false;
+  }
+}
+
+// The pieces of a thread's part in order: its head (the rest of a segment begun earlier), then
+// each segment starting in it, clipped at the part's end. `cut` marks pieces of segments that
+// cross the part's boundary.
+struct Piece {
+  std::size_t segment, lo, hi;
+  bool cut, head;
+};
+
+Piece piece_at(const SegView& sd, const Part& p, std::size_t q) {
+  if (p.has_head()) {
+    if (q == 0) return {p.first - 1, p.begin, p.head_end, true, true};
+    --q;
+  }
+  std::size_t k = p.first + q;
+  return {k, sd.start(k), std::min(sd.start(k + 1), p.end), sd.start(k + 1) > p.end, false};
+}
+
+std::size_t piece_count(const Part& p) { return (p.last - p.first) + (p.has_head() ? 1 : 0); }
+
+// Evaluates the part's blocks and hands each piece's values to `fold(piece, values, pos, n)`,
+// then `done(piece)` once the piece is complete (empty pieces included).
+template <class Fold, class Done>
+void walk_part(Frame& frame, const SegView& sd, const Part& p, Fold&& fold, Done&& done) {
+  const std::size_t pieces = piece_count(p);
+  std::size_t q = 0;
+  for (std::size_t lo = p.begin; lo < p.end; lo += frame.block()) {
+    const std::size_t hi = std::min(lo + frame.block(), p.end);
+    const void* values = frame.evaluate(lo, hi, nullptr);
+    std::size_t pos = lo;
+    while (q < pieces) {
+      Piece piece = piece_at(sd, p, q);
+      const std::size_t take = std::min(piece.hi, hi);
+      if (take > pos) fold(piece, values, lo, pos, take - pos);
+      pos = std::max(pos, take);
+      if (take < piece.hi) break;  // continues in the next block
+      done(piece);
+      ++q;
+    }
+  }
+  for (; q < pieces; ++q) done(piece_at(sd, p, q));  // empty segments at the end
+}
+
+template <class C>
+Vector reduce_typed(const Context& ctx, const SuperOp& op, const Plan& plan, const SegView& sd,
+                    bool sequential) {
+  using T = typename C::value_type;
+  Vector out = allocate(type_of<T>(), sd.segments);
+  T* result = elements<T>(out);
+  const int team = sequential ? 1 : ctx.par.team_for(plan.domain, kMemoryBoundThreshold);
+  constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+  std::vector<T> head(static_cast<std::size_t>(team));
+  std::vector<std::size_t> head_segment(static_cast<std::size_t>(team), none);
+  std::atomic<bool> inexact{false};
+  DivisionFault fault;
+  auto run_part = [&](const Part& p, std::size_t self) {
+    Frame frame(plan, op);
+    Accumulator<C> acc;
+    bool started = false;
+    walk_part(
+        frame, sd, p,
+        [&](const Piece& piece, const void* values, std::size_t block_lo, std::size_t pos,
+            std::size_t n) {
+          if (!started) {
+            acc.start(piece.cut, piece.lo, piece.hi);
+            started = true;
+          }
+          const T* x = static_cast<const T*>(values) + (pos - block_lo);
+          if (piece.cut && has_nan<C>(x, n)) inexact.store(true, std::memory_order_relaxed);
+          acc.add(x, pos, n);
+        },
+        [&](const Piece& piece) {
+          if (!started) acc.start(piece.cut, piece.lo, piece.hi);
+          started = false;
+          if (piece.head) {
+            head[self] = acc.finish();
+            head_segment[self] = piece.segment;
+          } else {
+            result[piece.segment] = acc.finish();
+          }
+        });
+#pragma omp critical(cvl_cpu_fused_fault)
+    fault.keep_lowest(frame.fault());
+  };
+  if (team <= 1) {
+    run_part(whole_part(sd), 0);
+  } else {
+#pragma omp parallel num_threads(team)
+    run_part(make_part(sd, omp_get_thread_num(), omp_get_num_threads()),
+             static_cast<std::size_t>(omp_get_thread_num()));
+  }
+  if (fault.found()) fault.raise();
+  if (inexact.load()) return reduce_typed<C>(ctx, op, plan, sd, true);
+  for (std::size_t t = 1; t < head.size(); ++t)
+    if (head_segment[t] != none)
+      result[head_segment[t]] = C::apply(result[head_segment[t]], head[t]);
+  return out;
+}
+
+// One thread: the values and their exclusive scan in the same pass, each segment from the
+// identity, left to right (scan_reduce.cpp's scan_sequential).
+template <class C>
+Vector scan_sequential(const SuperOp& op, std::span<FusedOperand> operands, const Plan& plan,
+                       const SegView& sd) {
+  using T = typename C::value_type;
+  Vector out = result_vector(op, operands, type_of<T>(), plan.domain);
+  T* o = elements<T>(out);
+  Frame frame(plan, op);
+  T acc = C::identity;
+  walk_part(
+      frame, sd, whole_part(sd),
+      [&](const Piece&, const void* values, std::size_t block_lo, std::size_t pos, std::size_t n) {
+        const T* x = static_cast<const T*>(values) + (pos - block_lo);
+        T a = acc;
+        for (std::size_t i = 0; i < n; ++i) {
+          T v = x[i];  // read before writing: x may be the output's own memory
+          o[pos + i] = a;
+          a = C::apply(a, v);
+        }
+        acc = a;
+      },
+      [&](const Piece&) { acc = C::identity; });
+  if (frame.fault().found()) frame.fault().raise();
+  return out;
+}
+
+}  // namespace
+
+Vector fused(const Context& ctx, const SuperOp& op, std::span<FusedOperand> operands,
+             std::size_t domain) {
+  const Plan plan = compile(op, operands, domain);
+  const SuperOpNode& root = op.root();
+  if (root.kind == NodeKind::Operand) return operands[root.operand].vector;
+  if (root.kind != NodeKind::Scan && root.kind != NodeKind::Reduce)
+    return map(ctx, op, operands, plan);
+
+  const SegView& sd = plan.views[op.nodes[root.args[1]].operand];
+  const Type type = element_type_of(root.type);
+  if (root.kind == NodeKind::Reduce)
+    return with_combine(root.op, type, [&]<class C>() {
+      return reduce_typed<C>(ctx, op, plan, sd, false);
+    });
+  // Several threads: the values first, then cvl-cpu's own scan in place, so the regrouping is
+  // exactly the unfused program's.
+  if (ctx.par.team_for(domain, kMemoryBoundThreshold) > 1)
+    return scan(ctx, root.op, map(ctx, op, operands, plan), sd);
+  return with_combine(root.op, type, [&]<class C>() {
+    return scan_sequential<C>(op, operands, plan, sd);
+  });
+}
+
+}  // namespace cvl::cpu
