@@ -1,0 +1,278 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine, in the repository root, with the kit bench/gpu/pack.sh made carried in
+# device-run/: the CVL conformance suite, the corpus with --backend cuda, compute-sanitizer, the
+# end-to-end benchmarks against --backend cpu, and the microbenchmarks. Logs go to $OUT (one file
+# per stage plus summary.txt; the device tool brings $OUT back). See bench/README.md.
+set -uo pipefail
+
+usage() {
+  cat <<'EOF'
+usage: bench/gpu/run_all.sh [STAGE...]
+
+Stages (default: all of them, in this order; each fits well inside 10 minutes on an H100):
+  info         nvidia-smi, nvcc, compute-sanitizer versions, the kit's manifest
+  conformance  the CVL conformance suite of $BACKEND
+  corpus       corpus_runner over corpus, corpus-hand, regress, neslgpu-bench/reduced
+  corpus-full  corpus_runner over neslgpu-bench at the original sizes
+  sanitize     compute-sanitizer memcheck on a few programs and on the conformance suite,
+               racecheck on the conformance suite (without the [large] tests)
+  e2e          dotp 10M, black-scholes 10M, qs 1M, quickhull 5M, bh 75000: $BACKEND vs cpu
+  micro        cvl_microbench over every case at 10^3..10^8, and the host-threshold crossover
+
+Environment:
+  BACKEND      the backend under test (default cuda; cpu or cuda-emulated rehearse the script)
+  KIT          the kit (default device-run/ in the repository)
+  OUT          where logs go (default: $KIT/out)
+  RUNS         runs per end-to-end measurement (default 3; the median is reported)
+  MICRO_SIZES  sizes for cvl_microbench (default all = 1e3..1e8)
+  MICRO_OPS    cases for cvl_microbench (default all)
+  PEAK_GBPS    device memory bandwidth for the microbenchmark's % peak column (default 3000,
+               an H100's device-to-device copy measured here; 0 leaves the column out)
+  E2E_PROGRAMS programs for the e2e stage (default "dotp black-scholes qs quickhull bh")
+  SANITIZE_PROGRAMS  neslgpu-bench/reduced programs run under memcheck (default: all of them)
+  MEMCHECK_FILTER    Catch2 test filter for the suite under memcheck (default: every test)
+  RACECHECK_FILTER   ... under racecheck (default "~[large]": racecheck is slow on 10^7 elements)
+EOF
+}
+
+repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BACKEND=${BACKEND:-cuda}
+KIT=${KIT:-$repo_root/device-run}
+OUT=${OUT:-$KIT/out}
+RUNS=${RUNS:-3}
+MICRO_SIZES=${MICRO_SIZES:-all}
+MICRO_OPS=${MICRO_OPS:-all}
+PEAK_GBPS=${PEAK_GBPS:-3000}
+E2E_PROGRAMS=${E2E_PROGRAMS:-"dotp black-scholes qs quickhull bh"}
+SANITIZE_PROGRAMS=${SANITIZE_PROGRAMS:-}
+MEMCHECK_FILTER=${MEMCHECK_FILTER:-}
+RACECHECK_FILTER=${RACECHECK_FILTER-"~[large]"}
+
+all_stages="info conformance corpus corpus-full sanitize e2e micro"
+stages=()
+for arg in "$@"; do
+  case "$arg" in
+    -h|--help) usage; exit 0 ;;
+    all) read -ra stages <<< "$all_stages" ;;
+    *)
+      [[ " $all_stages " == *" $arg "* ]] || { echo "run_all.sh: unknown stage '$arg'" >&2; usage >&2; exit 2; }
+      stages+=("$arg") ;;
+  esac
+done
+[[ ${#stages[@]} -gt 0 ]] || read -ra stages <<< "$all_stages"
+
+bin="$KIT/bin"
+shared="$KIT/shared"
+[[ -x "$bin/vinterp" ]] || { echo "run_all.sh: no kit at $KIT (run bench/gpu/pack.sh here first and carry device-run)" >&2; exit 1; }
+export LD_LIBRARY_PATH="$KIT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+mkdir -p "$OUT"
+summary="$OUT/summary.txt"
+work=$(mktemp -d "${TMPDIR:-/tmp}/nesl_gpu_run.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+status=0
+
+note() { echo "$*" | tee -a "$summary"; }
+# result STAGE RC TEXT: one summary line; a non-zero RC makes the script's exit status 1
+result() {
+  if [[ $2 -eq 0 ]]; then note "$1: ok: $3"; else note "$1: FAILED (exit $2): $3"; status=1; fi
+}
+
+sanitizer=$(command -v compute-sanitizer || true)
+[[ -n "$sanitizer" ]] || for candidate in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
+  [[ -x "$candidate" ]] && sanitizer=$candidate && break
+done
+
+# The conformance binaries that test $BACKEND.
+conformance_suites() {
+  local suite name
+  for suite in "$bin"/cvl_conformance*; do
+    [[ -x "$suite" ]] || continue
+    name=$(basename "$suite")
+    case "$BACKEND" in
+      cpu) [[ "$name" == cvl_conformance ]] && echo "$suite" ;;
+      cuda-emulated) [[ "$name" == *emulat* ]] && echo "$suite" ;;
+      *) [[ "$name" == *"$BACKEND"* && "$name" != *emulat* ]] && echo "$suite" ;;
+    esac
+  done
+}
+
+# The problem size of a program: the first `CONST INT` of its entry function.
+program_size() { awk '/^FUNC /{f++} f==1 && /^CONST INT -?[0-9]+$/ {print $3; exit}' "$1"; }
+# Copies $1 to $3 with that first `CONST INT` set to $2 (never the originals).
+with_size() {
+  awk -v size="$2" '/^FUNC /{f++}
+    f==1 && !done && /^CONST INT -?[0-9]+$/ {print "CONST INT " size; done=1; next} {print}' "$1" > "$3"
+}
+median() { sort -g | awk '{v[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+now() { date +%s.%N; }
+
+stage_info() {
+  local log="$OUT/info.log"
+  {
+    echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname), $(nproc) cores"
+    nvidia-smi 2>&1 || echo "nvidia-smi: not available"
+    nvcc --version 2>&1 | tail -2 || true
+    echo "compute-sanitizer: ${sanitizer:-not found}"
+    [[ -n "$sanitizer" ]] && "$sanitizer" --version 2>&1 | tail -1
+    "$bin/vinterp" --version
+    echo "ldd vinterp:"; ldd "$bin/vinterp"
+    cat "$KIT/MANIFEST.txt" 2>/dev/null | head -20
+  } > "$log" 2>&1
+  note "info: $(grep -m1 -o 'NVIDIA [A-Z0-9][^|]*' "$log" | sed 's/ *$//' || echo 'no GPU seen'); $("$bin/vinterp" --version)"
+}
+
+stage_conformance() {
+  local log="$OUT/conformance.log" suites rc=0 any=0 suite
+  : > "$log"
+  while read -r suite; do
+    [[ -n "$suite" ]] || continue
+    any=1
+    echo "== $(basename "$suite")" >> "$log"
+    local start=$(now)
+    "$suite" --reporter compact >> "$log" 2>&1 || rc=$?
+    local line
+    line=$(grep -E '^(Passed|Failed|All tests passed|test cases)' "$log" | tail -1)
+    result "conformance $(basename "$suite")" "$rc" "${line:-see conformance.log} ($(awk -v a="$(now)" -v b="$start" 'BEGIN {printf "%.0f", a - b}') s)"
+  done < <(conformance_suites)
+  [[ $any -eq 1 ]] || result conformance 1 "no conformance suite for backend $BACKEND in $bin"
+}
+
+run_corpus() {  # run_corpus STAGE DIR...
+  local stage=$1; shift
+  local log="$OUT/$stage.log" dir rc line
+  : > "$log"
+  for dir in "$@"; do
+    if [[ ! -d "$shared/$dir" ]]; then
+      note "$stage $dir: skipped (not in the kit)"
+      continue
+    fi
+    echo "== $dir" >> "$log"
+    rc=0
+    "$bin/corpus_runner" --vinterp "$bin/vinterp" --dir "$shared/$dir" --extra-arg="--backend=$BACKEND" \
+      --timeout 900 >> "$log" 2>&1 || rc=$?
+    line=$(tail -1 "$log")
+    result "$stage $dir" "$rc" "$line"
+  done
+}
+stage_corpus() { run_corpus corpus corpus-hand corpus regress neslgpu-bench/reduced; }
+stage_corpus-full() { run_corpus corpus-full neslgpu-bench; }
+
+stage_sanitize() {
+  local log="$OUT/sanitize.log" rc suite program
+  : > "$log"
+  if [[ -z "$sanitizer" ]]; then
+    if [[ "$BACKEND" == cpu ]]; then note "sanitize: skipped (no compute-sanitizer; backend cpu)"
+    else result sanitize 1 "compute-sanitizer not found"; fi
+    return
+  fi
+  local programs=()
+  if [[ -n "$SANITIZE_PROGRAMS" ]]; then
+    for program in $SANITIZE_PROGRAMS; do programs+=("$shared/neslgpu-bench/reduced/$program.vcode"); done
+  else
+    programs=("$shared"/neslgpu-bench/reduced/*.vcode)
+  fi
+  for program in "${programs[@]}"; do
+    [[ -f "$program" ]] || continue
+    echo "== memcheck $(basename "$program")" >> "$log"
+    rc=0
+    (cd "$work" && "$sanitizer" --tool memcheck --error-exitcode 99 "$bin/vinterp" --backend "$BACKEND" \
+       "$program" > "$work/sanitized.out" 2>> "$log") || rc=$?
+    # the output must also be right: every stdout line but the timer
+    if [[ $rc -eq 0 ]] && ! cmp -s <(sed '$d' "${program%.vcode}.expected") <(sed '$d' "$work/sanitized.out"); then
+      echo "output differs from ${program%.vcode}.expected" >> "$log"
+      rc=98
+    fi
+    result "sanitize memcheck $(basename "$program")" "$rc" "$(grep -E 'ERROR SUMMARY' "$log" | tail -1)"
+  done
+  while read -r suite; do
+    [[ -n "$suite" ]] || continue
+    for tool in memcheck racecheck; do
+      local filter=()
+      [[ $tool == memcheck && -n "$MEMCHECK_FILTER" ]] && filter=("$MEMCHECK_FILTER")
+      [[ $tool == racecheck && -n "$RACECHECK_FILTER" ]] && filter=("$RACECHECK_FILTER")
+      echo "== $tool $(basename "$suite") ${filter[*]}" >> "$log"
+      rc=0
+      "$sanitizer" --tool "$tool" --error-exitcode 99 "$suite" "${filter[@]}" --reporter compact >> "$log" 2>&1 || rc=$?
+      result "sanitize $tool $(basename "$suite") ${filter[*]}" "$rc" "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
+    done
+  done < <(conformance_suites)
+}
+
+# name, the neslgpu-bench file to start from, and the size the issue asks for
+e2e_table="
+dotp           dotp.10000000.vcode            10000000
+black-scholes  black-scholes.10000000.vcode   10000000
+qs             qs.1000000.vcode               1000000
+quickhull      quickhull.5000000.vcode        5000000
+bh             bh.75000.vcode                 75000
+"
+
+stage_e2e() {
+  local log="$OUT/e2e.log" name file size src expected backend run
+  : > "$log"
+  {
+    echo "# end-to-end: median of $RUNS runs; wall s = the whole process, timed ms = the program's own"
+    echo "# timer (its last stdout line); output ok = every other stdout line equals the classic's"
+    printf '%-14s %9s %-14s %9s %10s %8s\n' program size backend "wall s" "timed ms" output
+  } | tee -a "$summary"
+  for name in $E2E_PROGRAMS; do
+    read -r _ file size <<< "$(awk -v n="$name" '$1 == n' <<< "$e2e_table")"
+    [[ -n "${file:-}" ]] || { result "e2e $name" 1 "unknown program"; continue; }
+    src="$shared/neslgpu-bench/$file"
+    [[ -f "$src" ]] || { result "e2e $name" 1 "$src not in the kit"; continue; }
+    expected="-"
+    if [[ "$(program_size "$src")" == "$size" && -f "${src%.vcode}.expected" ]]; then
+      expected="${src%.vcode}.expected"
+    else
+      with_size "$src" "$size" "$work/$name.$size.vcode"
+      src="$work/$name.$size.vcode"
+    fi
+    local backends=("$BACKEND")
+    [[ "$BACKEND" != cpu ]] && backends+=(cpu)
+    for backend in "${backends[@]}"; do
+      local walls=() timeds=() check="-" failed=""
+      for ((run = 1; run <= RUNS; run++)); do
+        local start=$(now) rc=0
+        (cd "$work" && "$bin/vinterp" --backend "$backend" "$src" > "$work/out" 2> "$work/err") || rc=$?
+        local wall=$(awk -v a="$(now)" -v b="$start" 'BEGIN {print a - b}')
+        if [[ $rc -ne 0 ]]; then failed="exit $rc: $(head -c 300 "$work/err")"; break; fi
+        walls+=("$wall")
+        timeds+=("$(tail -1 "$work/out" | sed -n 's/^( \([-+0-9.e]*\) )$/\1/p')")
+        if [[ "$expected" != "-" ]]; then
+          if cmp -s <(sed '$d' "$expected") <(sed '$d' "$work/out"); then check=ok; else check=DIFFERS; fi
+        fi
+      done
+      if [[ -n "$failed" ]]; then
+        result "e2e $name $backend" 1 "$failed"
+        continue
+      fi
+      [[ "$check" == DIFFERS ]] && status=1
+      printf '%-14s %9s %-14s %9.3f %10.3f %8s\n' "$name" "$size" "$backend" \
+        "$(printf '%s\n' "${walls[@]}" | median)" \
+        "$(printf '%s\n' "${timeds[@]}" | grep -v '^$' | median | awk '{print $1 * 1000}')" "$check" | tee -a "$summary"
+      if [[ "$backend" != cpu ]]; then  # where the time goes, once per program
+        echo "== --profile $name $size --backend $backend" >> "$log"
+        (cd "$work" && "$bin/vinterp" --backend "$backend" --profile "$src" > /dev/null 2>> "$log") || true
+      fi
+    done
+  done
+}
+
+stage_micro() {
+  local log="$OUT/micro.log" rc=0 peak=()
+  [[ -x "$bin/cvl_microbench" ]] || { result micro 1 "cvl_microbench not in the kit"; return; }
+  [[ "$BACKEND" != cpu && "$PEAK_GBPS" != 0 ]] && peak=(--peak-gbps "$PEAK_GBPS")
+  "$bin/cvl_microbench" --backend "$BACKEND" --ops "$MICRO_OPS" --sizes "$MICRO_SIZES" "${peak[@]}" > "$log" 2>&1 || rc=$?
+  result "micro table" "$rc" "$(grep -c . "$log") lines in micro.log"
+  rc=0
+  "$bin/cvl_microbench" --backend "$BACKEND" --threshold >> "$log" 2>&1 || rc=$?
+  result "micro threshold" "$rc" "$(grep 'suggested --host-threshold' "$log" | tail -1)"
+}
+
+note "# run_all.sh $(date -u +%Y-%m-%dT%H:%M:%SZ): backend $BACKEND, stages ${stages[*]}"
+for stage in "${stages[@]}"; do
+  start=$(now)
+  "stage_$stage"
+  note "# stage $stage took $(awk -v a="$(now)" -v b="$start" 'BEGIN {printf "%.0f", a - b}') s"
+done
+exit $status
