@@ -8,7 +8,9 @@
 //
 // Per program: `vinterp [--threads N] [ARG...] DIR/NAME.vcode` (or .fcode), run in a fresh temporary working
 // directory (the programs name their files by absolute /tmp paths), stdin from NAME.in or
-// /dev/null. Files beside NAME.vcode:
+// /dev/null. With --optimizer, each NAME.vcode is first run through `PATH [ARG...] NAME.vcode -o
+// NAME.fcode` (fcode-opt) in that directory and vinterp runs the result instead; the
+// expectations are the same. Files beside NAME.vcode:
 //   NAME.expected         stdout (absent: empty)
 //   NAME.stderr           stderr, exact (absent: empty)
 //   NAME.stderr_contains  instead of NAME.stderr: each non-empty line must occur in stderr
@@ -60,13 +62,15 @@ struct Options {
   std::optional<double> float_tolerance;
   std::vector<std::string> extra_args;
   std::optional<std::string> suite;
+  std::string optimizer;                    // fcode-opt, or empty
+  std::vector<std::string> optimizer_args;
   bool verbose = false;
 };
 
 const char* const usage =
     "usage: corpus_runner --vinterp PATH --dir DIR [--threads N] [--only NAME...] [--exclude NAME...]\n"
     "                     [--timeout SECONDS] [--float-tolerance T] [--extra-arg ARG]... [--suite KIND]\n"
-    "                     [--verbose]\n"
+    "                     [--optimizer PATH [--optimizer-arg ARG]...] [--verbose]\n"
     "NAME may be a shell pattern (bh.*); --only/--exclude take every following word up to the next\n"
     "option, and commas separate names too.\n";
 
@@ -128,6 +132,8 @@ Options parse_options(int argc, char** argv) {
     else if (arg == "--float-tolerance") options.float_tolerance = number(value());
     else if (arg == "--extra-arg") options.extra_args.push_back(value());
     else if (arg == "--suite") options.suite = value();
+    else if (arg == "--optimizer") options.optimizer = value();
+    else if (arg == "--optimizer-arg") options.optimizer_args.push_back(value());
     else if (arg == "--verbose" || arg == "-v") options.verbose = true;
     else if (arg == "--help" || arg == "-h") {
       std::fputs(usage, stdout);
@@ -329,11 +335,28 @@ int main(int argc, char** argv) {
       command.push_back(std::to_string(*options.threads));
     }
     command.insert(command.end(), options.extra_args.begin(), options.extra_args.end());
-    command.push_back((dir / file).string());
 
     const fs::path work = scratch / file;
     std::error_code ignored;
     fs::create_directories(work, ignored);
+    if (options.optimizer.empty() || !file.ends_with(".vcode")) {
+      command.push_back((dir / file).string());
+    } else {
+      const fs::path fcode = work / (name + ".fcode");
+      std::vector<std::string> optimize{fs::absolute(options.optimizer).string()};
+      optimize.insert(optimize.end(), options.optimizer_args.begin(), options.optimizer_args.end());
+      optimize.insert(optimize.end(), {(dir / file).string(), "-o", fcode.string()});
+      const auto optimized = corpus::run_process(optimize, work.string(), "/dev/null", options.timeout_seconds);
+      if (!optimized.exited || optimized.exit_code != 0) {
+        std::printf("FAIL %s: the optimizer failed (%s)%s\n", file.c_str(), describe_status(optimized).c_str(),
+                    optimized.err.empty() ? "" : (": " + first_line(optimized.err)).c_str());
+        ++failed;
+        fs::remove_all(work, ignored);
+        std::fflush(stdout);
+        continue;
+      }
+      command.push_back(fcode.string());
+    }
     const auto result = corpus::run_process(command, work.string(),
                                             expectation.stdin_file ? expectation.stdin_file->string() : "/dev/null",
                                             options.timeout_seconds);

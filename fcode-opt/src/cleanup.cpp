@@ -1,0 +1,180 @@
+#include "fopt/cleanup.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "fopt/op_facts.hpp"
+#include "fopt/substitute.hpp"
+
+namespace fopt {
+
+namespace {
+
+using vcode::Op;
+
+// Statements whose value depends only on their operands, so one of two identical ones suffices.
+// Failing ones qualify too: the first, which stays, fails the same way before the second runs.
+bool shareable(const Stmt& s) {
+  if (s.kind == StmtKind::Fused) return true;
+  if (s.kind != StmtKind::Op || has_effect(s.op)) return false;
+  switch (vcode::info(s.op).family) {
+    case vcode::Family::Stack:
+    case vcode::Family::Control:
+    case vcode::Family::Structure:
+      return s.op == Op::Const;
+    default:
+      return true;
+  }
+}
+
+std::string key_of(const Stmt& s) {
+  std::ostringstream key;
+  key << static_cast<int>(s.kind) << ' ' << static_cast<int>(s.op) << ' '
+      << (s.type ? static_cast<int>(*s.type) : -1) << ' ' << s.superop;
+  if (s.op == Op::Const && s.kind == StmtKind::Op) {
+    const auto& c = s.constant;
+    key << " c" << static_cast<int>(c.type) << c.vector_form << (c.stream_name ? *c.stream_name : "");
+    for (auto i : c.ints) key << ',' << i;
+    key.precision(17);
+    for (double f : c.floats) key << ';' << std::hexfloat << f;
+  }
+  key << " |";
+  for (VarId v : s.args) key << ' ' << v;
+  return key.str();
+}
+
+void share(Block& block, std::unordered_map<std::string, std::vector<VarId>> available, Substitution& same) {
+  std::vector<Stmt> kept;
+  for (Stmt& s : block.stmts) {
+    for (VarId& v : s.args) v = resolve(same, v);
+    for (Block& b : s.branches) share(b, available, same);
+    if (shareable(s)) {
+      auto [it, fresh] = available.try_emplace(key_of(s), s.results);
+      if (!fresh) {
+        for (std::size_t r = 0; r < s.results.size(); ++r) same[s.results[r]] = it->second[r];
+        continue;
+      }
+    }
+    kept.push_back(std::move(s));
+  }
+  block.stmts = std::move(kept);
+  for (VarId& v : block.yields) v = resolve(same, v);
+}
+
+// Removable when unused: pure and unable to fail.
+bool droppable(const Stmt& s) {
+  if (s.kind == StmtKind::Fused) return true;  // built only from ops that cannot fail
+  return s.kind == StmtKind::Op && never_fails(s.op);
+}
+
+void count_uses(const Block& block, std::unordered_map<VarId, std::size_t>& uses) {
+  for (const Stmt& s : block.stmts) {
+    for (VarId v : s.args) ++uses[v];
+    for (const Block& b : s.branches) count_uses(b, uses);
+  }
+  for (VarId v : block.yields) ++uses[v];
+}
+
+// One backward sweep: drops unused droppable statements and unused IF results.
+bool sweep(Block& block, std::unordered_map<VarId, std::size_t>& uses) {
+  bool changed = false;
+  for (auto it = block.stmts.rbegin(); it != block.stmts.rend(); ++it) {
+    Stmt& s = *it;
+    auto unused = [&](VarId v) { return uses[v] == 0; };
+    if (s.kind == StmtKind::If) {
+      for (std::size_t r = s.results.size(); r-- > 0;) {
+        if (!unused(s.results[r])) continue;
+        for (Block& b : s.branches)
+          if (!b.diverges) {
+            --uses[b.yields[r]];
+            b.yields.erase(b.yields.begin() + r);
+          }
+        s.results.erase(s.results.begin() + r);
+        changed = true;
+      }
+      for (Block& b : s.branches) changed |= sweep(b, uses);
+      const bool empty = s.results.empty() && s.branches[0].stmts.empty() &&
+                         s.branches[1].stmts.empty() && !s.branches[0].diverges &&
+                         !s.branches[1].diverges;
+      if (empty) {
+        --uses[s.args[0]];
+        s.args.clear();
+        s.kind = StmtKind::Op;  // marked dead below
+        s.op = Op::Const;
+        s.results.clear();
+        s.branches.clear();
+        s.type.reset();
+        s.constant = {};
+        s.superop = UINT32_MAX;  // tombstone
+        changed = true;
+      }
+      continue;
+    }
+    if (droppable(s) && std::all_of(s.results.begin(), s.results.end(), unused)) {
+      for (VarId v : s.args) --uses[v];
+      s.superop = UINT32_MAX;
+      s.kind = StmtKind::Op;
+      s.op = Op::Const;
+      s.results.clear();
+      s.args.clear();
+      changed = true;
+    }
+  }
+  std::erase_if(block.stmts, [](const Stmt& s) {
+    return s.kind == StmtKind::Op && s.op == Op::Const && s.superop == UINT32_MAX;
+  });
+  return changed;
+}
+
+}  // namespace
+
+void cleanup(Module& module, const PassOptions&) {
+  for (Function& f : module.functions) {
+    if (!f.lifted) continue;
+    Substitution same;
+    share(f.body, {}, same);
+  }
+  // Parameters can go only where every caller is ours (an unoptimized caller pushes them all).
+  std::set<std::string> fixed_signature{module.entry};
+  for (const Function& f : module.functions)
+    if (!f.lifted)
+      for (std::uint32_t i = f.original_first; i < f.original_end; ++i)
+        if (module.original.code[i].op == Op::Call) fixed_signature.insert(module.original.code[i].callee);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Function& f : module.functions) {
+      if (!f.lifted) continue;
+      std::unordered_map<VarId, std::size_t> uses;
+      count_uses(f.body, uses);
+      while (sweep(f.body, uses)) changed = true;
+    }
+    for (Function& f : module.functions) {
+      if (!f.lifted || fixed_signature.contains(f.name)) continue;
+      std::unordered_map<VarId, std::size_t> uses;
+      count_uses(f.body, uses);
+      std::vector<bool> unused(f.params.size());
+      bool any = false;
+      for (std::size_t p = 0; p < f.params.size(); ++p) any |= unused[p] = uses[f.params[p]] == 0;
+      if (!any) continue;
+      changed = true;
+      auto keep = [&](std::vector<VarId>& list) {
+        std::vector<VarId> out;
+        for (std::size_t p = 0; p < list.size(); ++p)
+          if (!unused[p]) out.push_back(list[p]);
+        list = std::move(out);
+      };
+      for (Function& g : module.functions)
+        if (g.lifted)
+          for_each_stmt(g.body, [&](Stmt& s) {
+            if (s.kind == StmtKind::Call && s.callee == f.name) keep(s.args);
+          });
+      keep(f.params);
+    }
+  }
+}
+
+}  // namespace fopt

@@ -1,0 +1,122 @@
+#include "fopt/length_facts.hpp"
+
+#include "fopt/op_facts.hpp"
+
+namespace fopt {
+
+using vcode::Op;
+
+LengthFacts::Node LengthFacts::find(Node n) const {
+  // No path compression: unions must stay undoable.
+  for (auto it = nodes_.find(n); it != nodes_.end() && it->second.parent != n; it = nodes_.find(n))
+    n = it->second.parent;
+  return n;
+}
+
+void LengthFacts::unite(Node a, Node b) {
+  a = find(a);
+  b = find(b);
+  if (a == b) return;
+  auto& ea = nodes_.try_emplace(a, Entry{a, 0}).first->second;
+  auto& eb = nodes_.try_emplace(b, Entry{b, 0}).first->second;
+  if (ea.rank < eb.rank) std::swap(a, b);
+  Entry& root = nodes_.at(a);
+  Entry& child = nodes_.at(b);
+  undo_.push_back({b, a, root.rank});
+  child.parent = a;
+  if (root.rank == child.rank) ++root.rank;
+}
+
+void LengthFacts::rollback(std::size_t mark) {
+  while (undo_.size() > mark) {
+    const Undo u = undo_.back();
+    undo_.pop_back();
+    nodes_.at(u.child).parent = u.child;
+    nodes_.at(u.root).rank = u.old_rank;
+  }
+}
+
+void LengthFacts::learn(const Stmt& s) {
+  if (s.kind != StmtKind::Op) return;
+  const auto& a = s.args;
+  const auto& r = s.results;
+  auto len = [](VarId v) { return length(v); };
+  switch (vcode::info(s.op).family) {
+    case vcode::Family::Elementwise:
+      for (VarId v : a) unite(len(v), len(a[0]));
+      unite(len(r[0]), len(a[0]));
+      return;
+    case vcode::Family::Random:
+      unite(len(r[0]), len(a[0]));
+      return;
+    case vcode::Family::Scan:
+      unite(len(r[0]), len(a[0]));
+      unite(len(a[0]), sum(a[1]));
+      return;
+    case vcode::Family::Reduce:
+      unite(len(r[0]), len(a[1]));
+      unite(len(a[0]), sum(a[1]));
+      return;
+    case vcode::Family::Rank:
+      unite(len(r[0]), len(a[0]));
+      unite(len(a[0]), sum(a[1]));
+      return;
+    default:
+      break;
+  }
+  switch (s.op) {
+    case Op::Const: {
+      const auto& c = s.constant;
+      const std::size_t n = c.type == vcode::TypeKeyword::Float ? c.floats.size() : c.ints.size();
+      if (n == 1 && c.type != vcode::TypeKeyword::Segdes && c.type != vcode::TypeKeyword::Char)
+        unite(len(r[0]), one);
+      return;
+    }
+    case Op::Length:
+      unite(len(r[0]), one);
+      unite(sum(r[0]), len(a[0]));
+      return;
+    case Op::Lengths:
+      unite(len(r[0]), len(a[0]));
+      unite(sum(r[0]), sum(a[0]));
+      return;
+    case Op::MakeSegdes:
+      unite(len(r[0]), len(a[0]));
+      unite(sum(r[0]), sum(a[0]));
+      return;
+    case Op::Dist:
+      unite(len(r[0]), sum(a[1]));
+      unite(len(a[0]), len(a[1]));
+      return;
+    case Op::Index:
+      unite(len(r[0]), sum(a[2]));
+      unite(len(a[0]), len(a[2]));
+      unite(len(a[1]), len(a[2]));
+      return;
+    case Op::Pack:
+      unite(len(a[0]), len(a[1]));
+      unite(len(a[0]), sum(a[2]));
+      unite(len(r[0]), sum(r[1]));
+      unite(len(r[1]), len(a[2]));
+      return;
+    case Op::Extract:
+      unite(len(r[0]), len(a[2]));
+      unite(len(a[1]), len(a[2]));
+      unite(len(a[0]), sum(a[2]));
+      return;
+    case Op::Replace:
+      unite(len(r[0]), len(a[0]));
+      return;
+    case Op::Permute:
+      unite(len(r[0]), len(a[0]));
+      unite(len(a[1]), len(a[0]));
+      return;
+    case Op::StopTimer:
+      unite(len(r[0]), one);
+      return;
+    default:
+      return;
+  }
+}
+
+}  // namespace fopt

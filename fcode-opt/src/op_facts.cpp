@@ -1,0 +1,62 @@
+#include "fopt/op_facts.hpp"
+
+namespace fopt {
+
+using vcode::Family;
+using vcode::Op;
+
+int fixed_arg_count(Op op) { return static_cast<int>(vcode::info(op).args.size()); }
+int fixed_result_count(Op op) { return static_cast<int>(vcode::info(op).results.size()); }
+
+bool has_effect(Op op) {
+  switch (vcode::info(op).family) {
+    case Family::Random:
+    case Family::Io:
+      return true;
+    default:
+      break;
+  }
+  return op == Op::Exit || op == Op::Pair || op == Op::Unpair;
+}
+
+bool is_elementwise(Op op) { return vcode::info(op).family == Family::Elementwise; }
+
+bool never_fails(Op op) {
+  if (op == Op::Const || op == Op::Length || op == Op::Lengths) return true;
+  return is_elementwise(op) && fixed_arg_count(op) == 1;
+}
+
+namespace {
+VarType letter_type(char letter, const std::optional<vcode::TypeKeyword>& type, Op op) {
+  switch (letter) {
+    case 'I': return VarType::Int;
+    case 'B': return VarType::Bool;
+    case 'F': return VarType::Float;
+    case 'S': return VarType::Segdes;
+    case 'G':
+      if (type) return var_type_of(*type);
+      switch (vcode::info(op).implied) {
+        case vcode::Implied::Int: return VarType::Int;
+        case vcode::Implied::Float: return VarType::Float;
+        case vcode::Implied::Bool: return VarType::Bool;
+        case vcode::Implied::None: break;
+      }
+      return VarType::Unknown;
+    default: return VarType::Unknown;
+  }
+}
+}  // namespace
+
+VarType result_type(const Stmt& stmt, std::size_t index) {
+  const auto& results = vcode::info(stmt.op).results;
+  if (index >= results.size()) return VarType::Unknown;
+  return letter_type(results[index], stmt.type, stmt.op);
+}
+
+VarType operand_type(const Stmt& stmt, std::size_t index) {
+  const auto& args = vcode::info(stmt.op).args;
+  if (index >= args.size()) return VarType::Unknown;
+  return letter_type(args[index], stmt.type, stmt.op);
+}
+
+}  // namespace fopt

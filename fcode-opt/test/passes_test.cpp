@@ -1,0 +1,227 @@
+// Per-pass tests of fcode-opt: small VCODE in, the expected structure of the IR or FCODE out.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "fopt/cleanup.hpp"
+#include "fopt/fuse.hpp"
+#include "fopt/inline_calls.hpp"
+#include "fopt/ir_verify.hpp"
+#include "fopt/lift.hpp"
+#include "fopt/lower.hpp"
+#include "fopt/pipeline.hpp"
+#include "fopt/stats.hpp"
+#include "vcode/parser.hpp"
+
+using namespace fopt;
+using vcode::Op;
+
+namespace {
+
+vcode::Program parse(const std::string& text) { return vcode::parse_program(text, "test.vcode"); }
+
+std::size_t count_if_stmt(const Function& f, auto predicate) {
+  std::size_t n = 0;
+  for_each_stmt(f.body, [&](const Stmt& s) { n += predicate(s) ? 1 : 0; });
+  return n;
+}
+
+std::size_t count_ops(const Function& f, Op op) {
+  return count_if_stmt(f, [&](const Stmt& s) { return s.kind == StmtKind::Op && s.op == op; });
+}
+
+std::size_t count_kind(const Function& f, StmtKind kind) {
+  return count_if_stmt(f, [&](const Stmt& s) { return s.kind == kind; });
+}
+
+std::size_t count_code(const vcode::Program& p, Op op) {
+  return static_cast<std::size_t>(std::count_if(p.code.begin(), p.code.end(),
+                                                [&](const vcode::Instruction& i) { return i.op == op; }));
+}
+
+PipelineResult run(const std::string& text, std::vector<std::string> passes) {
+  PipelineOptions options;
+  options.passes = std::move(passes);
+  options.verify = true;
+  return optimize(parse(text), options);
+}
+
+// Three random vectors over one descriptor, multiplied and added (the muladd of the 2012 paper).
+const char* const muladd = R"(FUNC MAIN1_1
+CONST INT 1000
+COPY 1 0
+MAKE_SEGDES
+CONST INT 100
+COPY 1 1
+DIST INT
+RAND
+CONST INT 100
+COPY 1 2
+DIST INT
+RAND
+CONST INT 100
+COPY 1 3
+DIST INT
+RAND
+CPOP 2 1
+* INT
+CPOP 1 1
++ INT
+CPOP 1 1
+POP 1 0
+CPOP 1 1
+POP 1 0
+RET
+)";
+
+}  // namespace
+
+TEST_CASE("lift: stack moves become variables; no COPY/POP/CPOP left in the IR") {
+  Module m = lift(parse("FUNC FN\nCOPY 1 1\nCOPY 1 1\n+ INT\nCPOP 1 2\nPOP 1 0\n* INT\nRET\n"
+                        "FUNC MAIN\nCONST INT 2\nCONST INT 3\nCALL FN\nRET\n"));
+  REQUIRE(m.functions.size() == 2);
+  const Function& f = *m.find("FN");
+  CHECK(f.lifted);
+  CHECK(f.params.size() == 2);
+  CHECK(f.body.yields.size() == 1);
+  CHECK(f.body.stmts.size() == 2);  // + INT and * INT, nothing else
+  CHECK(count_ops(f, Op::Copy) + count_ops(f, Op::Pop) + count_ops(f, Op::CPop) == 0);
+  CHECK(verify_module(m).empty());
+}
+
+TEST_CASE("lift: IF/ELSE leaving different values binds them as results of the IF") {
+  Module m = lift(parse("FUNC MAIN\nCONST INT 7\nCONST BOOL T\nIF\nCONST INT 1\nELSE\nCONST INT 2\nENDIF\n"
+                        "+ INT\nRET\n"));
+  const Function& f = m.functions[0];
+  REQUIRE(count_kind(f, StmtKind::If) == 1);
+  const Stmt& s = *std::find_if(f.body.stmts.begin(), f.body.stmts.end(),
+                                [](const Stmt& x) { return x.kind == StmtKind::If; });
+  CHECK(s.results.size() == 1);
+  CHECK(s.branches[0].yields.size() == 1);
+  CHECK(s.branches[1].yields.size() == 1);
+}
+
+TEST_CASE("lift: the stack effect of a recursive function comes from its base case") {
+  // COUNTDOWN n: IF n = 0 THEN 0 ELSE COUNTDOWN (n - 1) + 1
+  Module m = lift(parse("FUNC MAIN\nCONST INT 5\nCALL CD\nRET\n"
+                        "FUNC CD\nCOPY 1 0\nCONST INT 0\n= INT\nIF\nELSE\nCONST INT 1\n- INT\nCALL CD\n"
+                        "CONST INT 1\n+ INT\nENDIF\nRET\n"));
+  const Function& cd = *m.find("CD");
+  CHECK(cd.lifted);
+  CHECK(cd.params.size() == 1);
+  CHECK(cd.body.yields.size() == 1);
+}
+
+TEST_CASE("lift: a function it cannot handle is kept unchanged, with the reason") {
+  // The branches leave different stack heights (legal VCODE, beyond the let-form).
+  auto result = run("FUNC MAIN\nCONST BOOL T\nIF\nCONST INT 1\nELSE\nCONST INT 1\nCONST INT 2\nENDIF\nRET\n",
+                    default_passes());
+  const Function& f = result.module.functions[0];
+  CHECK_FALSE(f.lifted);
+  CHECK(f.why_unoptimized.find("different stack heights") != std::string::npos);
+  CHECK(result.program.code.size() == 8);
+}
+
+TEST_CASE("inline: a non-recursive callee disappears; a recursive one stays") {
+  const char* text =
+      "FUNC MAIN\nCONST INT 3\nCALL SQUARE\nCALL CD\nRET\n"
+      "FUNC SQUARE\nCOPY 1 0\n* INT\nRET\n"
+      "FUNC CD\nCOPY 1 0\nCONST INT 0\n= INT\nIF\nELSE\nCONST INT 1\n- INT\nCALL CD\nENDIF\nRET\n";
+  auto result = run(text, {"inline"});
+  CHECK(result.module.find("SQUARE") == nullptr);
+  REQUIRE(result.module.find("CD") != nullptr);
+  CHECK(count_kind(*result.module.find("MAIN"), StmtKind::Call) == 1);  // the call of CD
+  CHECK(count_code(result.program, Op::Call) == 2);                       // MAIN -> CD, CD -> CD
+}
+
+TEST_CASE("cleanup: identical pure ops are shared, unused ones dropped, effects kept") {
+  const char* text =
+      "FUNC MAIN\nCONST INT 100\nCONST INT 4\nMAKE_SEGDES\nCOPY 2 0\nDIST INT\nCPOP 2 1\nDIST INT\n"
+      "COPY 1 0\nRAND\nPOP 1 0\nCONST INT 9\nPOP 1 0\n+ INT\nRET\n";
+  auto result = run(text, {"cleanup"});
+  const Function& f = result.module.functions[0];
+  CHECK(count_ops(f, Op::Dist) == 1);   // the second DIST is the first one again
+  CHECK(count_ops(f, Op::Rand) == 1);   // unused, but it advances the random stream
+  CHECK(count_ops(f, Op::Const) == 2);  // CONST INT 9 was never used
+}
+
+TEST_CASE("cleanup: a parameter no body reads is dropped from the function and its calls") {
+  auto result = run("FUNC MAIN\nCONST INT 1\nCONST INT 2\nCALL FN\nRET\nFUNC FN\nPOP 1 1\nRET\n", {"cleanup"});
+  const Function& f = *result.module.find("FN");
+  CHECK(f.params.size() == 1);
+  CHECK(count_ops(result.module.functions[0], Op::Const) == 1);
+}
+
+TEST_CASE("fuse: muladd becomes one superoperator with no intermediate vector") {
+  auto result = run(muladd, default_passes());
+  const Function& f = result.module.functions[0];
+  // One FUSED computes r1*r2+r3, another the DIST of the constant 100.
+  REQUIRE(result.module.superops.size() == 2);
+  const auto& arith = result.module.superops[1];
+  CHECK(arith.nodes.size() == 5);  // $0 $1 * $2 +
+  CHECK(arith.operands.size() == 3);
+  CHECK(count_ops(f, Op::Mul) + count_ops(f, Op::Add) == 0);  // 0 intermediate vectors
+  CHECK(count_ops(f, Op::Rand) == 3);
+  CHECK(count_code(result.program, Op::Fused) == 2);
+}
+
+TEST_CASE("fuse: map-reduce fusion puts the producer inside the reduction") {
+  const char* text =
+      "FUNC MAIN\nCONST INT 10\nMAKE_SEGDES\nCONST FLOAT 1.5\nCOPY 1 1\nDIST FLOAT\nCOPY 1 0\n* FLOAT\n"
+      "CPOP 1 1\n+_REDUCE FLOAT\nRET\n";
+  auto result = run(text, default_passes());
+  REQUIRE(result.module.superops.size() == 1);
+  CHECK(result.module.superops[0].reduces());
+  CHECK(count_code(result.program, Op::Fused) == 1);
+  CHECK(count_code(result.program, Op::Mul) == 0);
+  CHECK(count_code(result.program, Op::PlusReduce) == 0);
+}
+
+TEST_CASE("fuse: operands of unproven equal length are not fused") {
+  // a + b then * c, with a, b, c parameters of unknown lengths: fusing would hide which op
+  // reports a length mismatch.
+  const char* text = "FUNC MAIN\nCONST INT (1 2)\nCONST INT (3 4)\nCONST INT (5 6 7)\nCALL FN\nRET\n"
+                     "FUNC FN\nCPOP 2 1\n+ INT\n* INT\nRET\n";
+  auto result = run(text, {"fuse"});
+  CHECK(result.module.superops.empty());
+}
+
+TEST_CASE("fuse: no fusion across a timer") {
+  const char* text =
+      "FUNC MAIN\nCONST INT 10\nMAKE_SEGDES\nCONST INT 3\nCOPY 1 1\nDIST INT\nRAND\nCOPY 1 0\n+ INT\n"
+      "START_TIMER\nCOPY 1 0\n* INT\nSTOP_TIMER\nPOP 1 0\nCPOP 1 1\nPOP 1 0\nRET\n";
+  auto result = run(text, default_passes());
+  const Function& f = result.module.functions[0];
+  CHECK(count_ops(f, Op::Add) + count_ops(f, Op::Mul) == 2);
+}
+
+TEST_CASE("fuse: an INT division that may divide by zero is not moved into a consumer") {
+  const char* text =
+      "FUNC MAIN\nCONST INT 10\nMAKE_SEGDES\nCONST INT 3\nCOPY 1 1\nDIST INT\nRAND\nCOPY 1 0\nCOPY 1 0\n/ INT\n"
+      "COPY 1 0\n+ INT\nCPOP 1 1\nPOP 1 0\nRET\n";
+  auto result = run(text, default_passes());
+  const Function& f = result.module.functions[0];
+  CHECK(count_ops(f, Op::Div) == 1);
+}
+
+TEST_CASE("lower: COPY only for values still needed, and the stack layout the VCODE had") {
+  auto result = run(muladd, {"inline", "cleanup"});
+  const auto before = count_code(parse(muladd));
+  const auto after = fopt::count_code(result.program);
+  CHECK(after.stack_moves < before.stack_moves);
+  CHECK(result.program.functions.size() == 1);
+  CHECK(result.program.code.back().op == Op::Ret);
+}
+
+TEST_CASE("verify: a variable used before its definition is reported with the function") {
+  Module m = lift(parse("FUNC MAIN\nCONST INT 1\nCONST INT 2\n+ INT\nRET\n"));
+  std::swap(m.functions[0].body.stmts[0], m.functions[0].body.stmts[2]);
+  auto problems = verify_module(m);
+  REQUIRE_FALSE(problems.empty());
+  CHECK(problems[0].find("function MAIN") != std::string::npos);
+}
+
+TEST_CASE("pipeline: an unknown pass name is an error") {
+  CHECK_THROWS_WITH(run("FUNC MAIN\nRET\n", {"nonsense"}), Catch::Contains("unknown pass"));
+}
