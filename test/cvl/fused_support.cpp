@@ -1,0 +1,131 @@
+#include "fused_support.hpp"
+
+#include "vcode/parser.hpp"
+
+namespace cvl_test {
+
+using Kind = vcode::SuperOpNode::Kind;
+
+vcode::SuperOp superop(const std::string& text) {
+  auto program = vcode::parse_program(text + "\nFUNC MAIN\nRET\n", "fused_test.fcode");
+  REQUIRE(program.superops.size() == 1);
+  return program.superops[0];
+}
+
+static Type type_of(vcode::TypeKeyword t) {
+  return t == vcode::TypeKeyword::Float ? Type::Float
+         : t == vcode::TypeKeyword::Bool ? Type::Bool
+                                         : Type::Int;
+}
+
+FusedCase random_case(const vcode::SuperOp& op, const Ints& lengths, std::mt19937_64& rng) {
+  FusedCase c;
+  c.lengths = lengths;
+  c.domain = total_of(lengths);
+  auto uses = vcode::operand_uses(op);
+  c.vectors.resize(op.operands.size());
+  for (std::size_t k = 0; k < op.operands.size(); ++k) {
+    if (op.operands[k] == vcode::TypeKeyword::Segdes) continue;
+    std::size_t n = uses[k].elementwise || uses[k].per_segment_of.empty() ? c.domain : lengths.size();
+    Type t = type_of(op.operands[k]);
+    c.vectors[k] = random_vector(t, n, rng);
+    // Positive FLOAT: sums without cancellation, so regrouped ones stay within 1e-9.
+    if (t == Type::Float) c.vectors[k].f = random_floats(n, 0.25, 2.0, rng);
+    if (t == Type::Int && !uses[k].elementwise && !uses[k].per_segment_of.empty())
+      c.vectors[k].i = random_ints(n, -1000, 1000, rng);  // INDEX starts and strides
+  }
+  return c;
+}
+
+std::vector<cvl::FusedOperand> upload_operands(cvl::Backend& b, const vcode::SuperOp& op,
+                                               const FusedCase& c) {
+  std::vector<cvl::FusedOperand> operands(op.operands.size());
+  for (std::size_t k = 0; k < op.operands.size(); ++k) {
+    if (op.operands[k] == vcode::TypeKeyword::Segdes) operands[k].segdes = segdes(b, c.lengths);
+    else operands[k].vector = upload(b, c.vectors[k]);
+  }
+  return operands;
+}
+
+cvl::Vector unfused(cvl::Backend& b, const vcode::SuperOp& op,
+                    const std::vector<cvl::FusedOperand>& operands, std::size_t domain) {
+  // A constant has as many elements as its use needs: one per segment under DIST or INDEX.
+  std::vector<std::size_t> length(op.nodes.size(), domain);
+  for (const auto& n : op.nodes) {
+    if (n.kind == Kind::Dist) length[n.args[0]] = operands[op.nodes[n.args[1]].operand].segdes.segments;
+    if (n.kind == Kind::Index)
+      length[n.args[0]] = length[n.args[1]] = operands[op.nodes[n.args[2]].operand].segdes.segments;
+  }
+  std::vector<cvl::Vector> value(op.nodes.size());
+  auto segdes_of = [&](std::uint32_t node) { return operands[op.nodes[node].operand].segdes; };
+  for (std::size_t i = 0; i < op.nodes.size(); ++i) {
+    const auto& n = op.nodes[i];
+    switch (n.kind) {
+      case Kind::Operand:
+        value[i] = operands[n.operand].vector;
+        break;
+      case Kind::Constant: {
+        HostVector h;
+        h.type = type_of(n.type);
+        if (h.type == Type::Float) h.f.assign(length[i], n.float_value);
+        else if (h.type == Type::Bool) h.b.assign(length[i], static_cast<std::uint8_t>(n.int_value));
+        else h.i.assign(length[i], n.int_value);
+        value[i] = upload(b, h);
+        break;
+      }
+      case Kind::Elementwise: {
+        std::vector<cvl::Vector> args;
+        for (std::uint8_t a = 0; a < n.arity; ++a) args.push_back(value[n.args[a]]);
+        value[i] = b.elementwise(n.op, type_of(n.type), args);
+        break;
+      }
+      case Kind::Dist:
+        value[i] = b.distribute(value[n.args[0]], segdes_of(n.args[1]));
+        break;
+      case Kind::Index:
+        value[i] = b.index(value[n.args[0]], value[n.args[1]], segdes_of(n.args[2]));
+        break;
+      case Kind::Scan:
+        value[i] = b.scan(n.op, value[n.args[0]], segdes_of(n.args[1]));
+        break;
+      case Kind::Reduce:
+        value[i] = b.reduce(n.op, value[n.args[0]], segdes_of(n.args[1]));
+        break;
+    }
+  }
+  return value.back();
+}
+
+const std::vector<std::string>& fused_definitions() {
+  static const std::vector<std::string> definitions = [] {
+    std::vector<std::string> d = {
+        // maps
+        "SUPEROP 0 (INT INT) (+ INT (* INT $0 (CONST INT 3)) (% $0 (+ INT (CONST INT 1000) (AND INT $1 (CONST INT 255)))))",
+        "SUPEROP 0 (FLOAT FLOAT) (/ FLOAT (- FLOAT (* FLOAT $0 (EXP $1)) (SIN $0)) (+ FLOAT (CONST FLOAT 3.5) $1))",
+        "SUPEROP 0 (FLOAT INT BOOL) (SELECT FLOAT (AND BOOL $2 (< FLOAT $0 (I_TO_F $1))) (SQRT (* FLOAT $0 $0)) (I_TO_F (FLOOR $0)))",
+        "SUPEROP 0 (INT BOOL) (SELECT BOOL $1 (!= INT (RSHIFT $0 (CONST INT 3)) (CONST INT 0)) (NOT BOOL $1))",
+        // DIST and INDEX leaves
+        "SUPEROP 0 (INT FLOAT SEGDES) (+ FLOAT (I_TO_F (INDEX $0 (CONST INT 2) $2)) (DIST FLOAT $1 $2))",
+        "SUPEROP 0 (BOOL SEGDES INT) (SELECT INT (DIST BOOL $0 $1) $2 (INDEX (CONST INT 7) (CONST INT -1) $1))",
+        "SUPEROP 0 (INT INT SEGDES) (* INT (INDEX $0 $1 $2) (DIST INT (CONST INT 5) $2))",
+    };
+    // Every scan and reduction on each of its types, over a small expression of that type.
+    const char* int_body = "(+ INT $0 (DIST INT $1 $2))";
+    const char* float_body = "(* FLOAT $0 (DIST FLOAT $1 $2))";
+    const char* bool_body = "(XOR BOOL $0 (DIST BOOL $1 $2))";
+    for (const char* kind : {"SCAN", "REDUCE"}) {
+      for (const char* op : {"+", "*", "MAX", "MIN"}) {
+        d.push_back(std::string("SUPEROP 0 (INT INT SEGDES) (") + op + "_" + kind + " INT " + int_body + " $2)");
+        d.push_back(std::string("SUPEROP 0 (FLOAT FLOAT SEGDES) (") + op + "_" + kind + " FLOAT " + float_body + " $2)");
+      }
+      for (const char* op : {"AND", "OR", "XOR"}) {
+        d.push_back(std::string("SUPEROP 0 (INT INT SEGDES) (") + op + "_" + kind + " INT " + int_body + " $2)");
+        d.push_back(std::string("SUPEROP 0 (BOOL BOOL SEGDES) (") + op + "_" + kind + " BOOL " + bool_body + " $2)");
+      }
+    }
+    return d;
+  }();
+  return definitions;
+}
+
+}  // namespace cvl_test
