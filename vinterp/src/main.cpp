@@ -181,7 +181,13 @@ int main(int argc, char** argv) {
       if (ins.op == vcode::Op::Call) std::fprintf(stderr, "vinterp: linker: linking %s\n", ins.callee.c_str());
   if (list) list_program(program);
 
-  auto backend = cvl::make_backend(args["backend"].as<std::string>(), backend_options);
+  std::unique_ptr<cvl::Backend> backend;
+  try {  // a GPU backend on a machine without a usable GPU: "no CUDA device: ..."
+    backend = cvl::make_backend(args["backend"].as<std::string>(), backend_options);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "vinterp: %s\n", e.what());
+    return 1;
+  }
   if (!backend) {
     std::string names;
     for (const auto& name : cvl::available_backends()) names += " " + name;

@@ -2,7 +2,7 @@
 #include "cvl/registry.hpp"
 
 #include "cvl_cpu/cvl_cpu.hpp"
-#ifdef NESL_HAVE_CUDA
+#if defined(NESL_HAVE_CUDA) || defined(NESL_HAVE_CUDA_EMULATION)
 #include "cvl_cuda/cvl_cuda.hpp"
 #endif
 
@@ -13,6 +13,9 @@ std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOption
 #ifdef NESL_HAVE_CUDA
   if (name == "cuda") return make_cuda_backend(options);
 #endif
+#ifdef NESL_HAVE_CUDA_EMULATION
+  if (name == "cuda-emulated") return make_cuda_emulated_backend(options);
+#endif
   return nullptr;
 }
 
@@ -20,6 +23,9 @@ std::vector<std::string> available_backends() {
   std::vector<std::string> names{"cpu"};
 #ifdef NESL_HAVE_CUDA
   names.push_back("cuda");
+#endif
+#ifdef NESL_HAVE_CUDA_EMULATION
+  names.push_back("cuda-emulated");
 #endif
   return names;
 }

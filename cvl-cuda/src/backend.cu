@@ -1,0 +1,686 @@
+// The cvl-cuda backend object: public methods check shapes, then decide where the operation runs.
+// Residency (issue 3 §5): an operation whose inputs all have a host copy and are at most
+// host_threshold elements long runs on the host with cvl-cpu's code, without a launch; otherwise
+// its inputs move to the device (once: the device copy is kept on the handle) and the dispatch
+// layer runs it there. Faults found by kernels are deferred to the next synchronization (or the
+// end of the operation with sync_each_op).
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cvl_cpu/cvl_cpu.hpp"
+#include "cvl_cuda/cvl_cuda.hpp"
+#include "device.hpp"
+#include "dispatch.hpp"
+#include "fused.hpp"
+#include "handles.hpp"
+#include "library.hpp"
+#include "tuning.hpp"
+
+namespace cvl::CVL_CUDA_NS {
+namespace {
+
+using vcode::Op;
+
+void require(bool condition, std::string_view where, const char* what) {
+  if (!condition) throw Error(std::string(where) + ": " + what);
+}
+void require_length(const Vector& v, std::size_t length, std::string_view where,
+                    const char* what) {
+  if (v.length != length)
+    throw Error(std::string(where) + ": " + what + " has length " + std::to_string(v.length) +
+                ", expected " + std::to_string(length));
+}
+void require_type(const Vector& v, Type type, std::string_view where, const char* what) {
+  if (v.type != type)
+    throw Error(std::string(where) + ": " + what + " is " + type_name(v.type) + ", expected " +
+                type_name(type));
+}
+
+Type letter_type(char letter, Type instruction_type) {
+  return letter == 'I' ? Type::Int : letter == 'F' ? Type::Float : letter == 'B' ? Type::Bool
+                                                                                  : instruction_type;
+}
+
+std::string index_fault_message(Op op, std::int32_t index, std::uint64_t position,
+                                std::uint32_t length) {
+  return std::string(vcode::spelling(op)) + ": index " + std::to_string(index) + " at position " +
+         std::to_string(position) + " is outside its segment of length " + std::to_string(length);
+}
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(const BackendOptions& options)
+      : device_(std::make_shared<Device>(options)),
+        cpu_(make_cpu_backend(BackendOptions{1, options.float_rank})),
+        threshold_(options.host_threshold < 0 ? cuda_tuning::kDefaultHostThreshold
+                                              : options.host_threshold),
+        float_rank_(options.float_rank) {}
+
+  ~CudaBackend() override {
+    try {
+      device_->synchronize();  // pending faults of a finished program are not reported
+    } catch (...) {
+    }
+  }
+
+  std::string name() const override { return CVL_CUDA_REAL ? "cuda" : "cuda-emulated"; }
+
+  // ---- transfers ------------------------------------------------------------------------
+
+  Vector upload(Type type, const void* data, std::size_t length) override {
+    if (small(length)) return wrap_host(cpu_->upload(type, data, length));
+    Vector v = new_device_vector(type, length);
+    device_->copy_to_device(device_pointer(v), data, length * element_size(type));
+    if (type == Type::Bool)
+      dispatch::normalize_bools(*device_, static_cast<std::uint8_t*>(device_pointer(v)), length);
+    return done(std::move(v));
+  }
+
+  void download(const Vector& v, std::size_t first, std::size_t count, void* out) override {
+    require(first <= v.length && count <= v.length - first, "download", "range outside the vector");
+    VectorStorage& s = storage(v);
+    if (!s.on_host() && v.length > cuda_tuning::kHostCacheMaxElements) {
+      const std::size_t size = element_size(v.type);
+      device_->copy_to_host(out, static_cast<const std::byte*>(s.device.get()) + first * size,
+                            count * size);
+      return;
+    }
+    cpu_->download(host_copy(v), first, count, out);  // small: the host copy is kept
+  }
+
+  // ---- elementwise and RAND -------------------------------------------------------------
+
+  Vector elementwise(Op op, Type type, std::span<Vector> operands) override {
+    const vcode::OpInfo& info = vcode::info(op);
+    const std::string_view where = vcode::spelling(op);
+    require(info.family == vcode::Family::Elementwise, where, "not an elementwise operation");
+    require(operands.size() == info.args.size(), where, "wrong number of operands");
+    const std::size_t n = operands[0].length;
+    for (std::size_t i = 0; i < operands.size(); ++i) {
+      require_length(operands[i], n, where, "operand");
+      require_type(operands[i], letter_type(info.args[i], type), where, "operand");
+    }
+    if (on_host_path(operands)) {
+      std::vector<cvl::Vector> host;
+      for (Vector& v : operands) host.push_back(take_host(std::move(v)));
+      return wrap_host(cpu_->elementwise(op, type, host));
+    }
+    const Type out_type = letter_type(info.results[0], type);
+    kernels::TypedInput inputs[3];
+    for (std::size_t i = 0; i < operands.size(); ++i)
+      inputs[i] = {device_pointer(operands[i]), operands[i].type};
+    unsigned long long* fault = nullptr;
+    Vector out;
+    if (type == Type::Int && (op == Op::Div || op == Op::Mod)) {
+      // The message reads the operands again, so neither may become the result.
+      fault = device_->fault_word(
+          [this, a = operands[0], b = operands[1]](std::uint64_t position) {
+            std::int32_t divisor = read_element<std::int32_t>(b, position);
+            return divisor == 0 ? std::string("division by zero")
+                                : std::string("integer overflow in division (-2147483648 / -1)");
+          });
+      out = new_device_vector(out_type, n);
+    } else {
+      out = result_for(operands, out_type, n);
+    }
+    dispatch::elementwise(*device_, op, type, inputs, static_cast<int>(operands.size()),
+                          device_pointer(out), out_type, n, fault);
+    return done(std::move(out));
+  }
+
+  Vector random(Vector bounds, RandomStream& stream) override {
+    require_type(bounds, Type::Int, "RAND", "operand");
+    // The generator is sequential and host-side, so RAND prints the numbers cvl-cpu prints; the
+    // result moves to the device when it meets a large vector.
+    host_copy(bounds);
+    return wrap_host(cpu_->random(take_host(std::move(bounds)), stream));
+  }
+
+  // ---- scans and reductions -------------------------------------------------------------
+
+  Vector scan(Op op, Vector v, const Segdes& sd) override {
+    const std::string_view where = vcode::spelling(op);
+    require(vcode::info(op).family == vcode::Family::Scan, where, "not a scan");
+    require_length(v, segdes(sd).total, where, "vector");
+    if (on_host_path({&v}, {&sd})) return wrap_host(cpu_->scan(op, take_host(std::move(v)), host_segdes(sd)));
+    const SegMap map = device_map(sd);
+    const void* in = device_pointer(v);
+    const Type type = v.type;
+    Vector out = reuse_or_allocate(std::move(v), type, map.total);  // the scan reads first
+    library::scan(*device_, op, type, in, device_pointer(out), map);
+    return done(std::move(out));
+  }
+
+  Vector reduce(Op op, Vector v, const Segdes& sd) override {
+    const std::string_view where = vcode::spelling(op);
+    require(vcode::info(op).family == vcode::Family::Reduce, where, "not a reduction");
+    require_length(v, segdes(sd).total, where, "vector");
+    if (on_host_path({&v}, {&sd})) return wrap_host(cpu_->reduce(op, take_host(std::move(v)), host_segdes(sd)));
+    const SegMap map = device_map(sd);
+    Vector out = new_device_vector(v.type, map.segments);
+    library::reduce(*device_, op, v.type, device_pointer(v), device_pointer(out), map);
+    return done(std::move(out));
+  }
+
+  // ---- permutes -------------------------------------------------------------------------
+
+  Vector permute(Op op, PermuteOperands o) override {
+    const std::string_view where = vcode::spelling(op);
+    require(vcode::info(op).family == vcode::Family::Permute, where, "not a permute operation");
+    const bool scatter =
+        op == Op::Permute || op == Op::DPermute || op == Op::FPermute || op == Op::DFPermute;
+    const bool flagged = op == Op::FPermute || op == Op::BFPermute || op == Op::DFPermute;
+    const bool with_default = op == Op::DPermute || op == Op::DFPermute;
+    const SegdesStorage& source = segdes(o.source_segdes);
+    require_type(o.indices, Type::Int, where, "index vector");
+    require_length(o.values, source.total, where, "value vector");
+    const Segdes& dest_sd = op == Op::Permute ? o.source_segdes : o.dest_segdes;
+    const SegdesStorage& dest = segdes(dest_sd);
+    if (op != Op::Permute) {
+      require(source.segments == dest.segments, where,
+              "source and destination descriptors have different numbers of segments");
+      if (with_default) {
+        require_type(o.defaults, o.values.type, where, "default vector");
+        require_length(o.defaults, dest.total, where, "default vector");
+      }
+      const std::size_t indexed = scatter ? source.total : dest.total;
+      require_length(o.indices, indexed, where, "index vector");
+      if (flagged) {
+        require_type(o.flags, Type::Bool, where, "flag vector");
+        require_length(o.flags, indexed, where, "flag vector");
+      }
+    } else {
+      require_length(o.indices, source.total, where, "index vector");
+    }
+
+    std::vector<const Vector*> inputs{&o.values, &o.indices};
+    if (flagged) inputs.push_back(&o.flags);
+    if (with_default) inputs.push_back(&o.defaults);
+    if (on_host_path(inputs, {&o.source_segdes, &dest_sd})) {
+      PermuteOperands h;
+      h.values = take_host(std::move(o.values));
+      h.indices = take_host(std::move(o.indices));
+      if (flagged) h.flags = take_host(std::move(o.flags));
+      if (with_default) h.defaults = take_host(std::move(o.defaults));
+      h.source_segdes = host_segdes(o.source_segdes);
+      if (op != Op::Permute) h.dest_segdes = host_segdes(o.dest_segdes);
+      return wrap_host(cpu_->permute(op, std::move(h)));
+    }
+
+    const SegMap source_map = device_map(o.source_segdes, scatter);
+    const SegMap dest_map = device_map(dest_sd, !scatter);
+    const Type type = o.values.type;
+    const void* values = device_pointer(o.values);
+    const auto* indices = static_cast<const std::int32_t*>(device_pointer(o.indices));
+    const auto* flags =
+        flagged ? static_cast<const std::uint8_t*>(device_pointer(o.flags)) : nullptr;
+    // The message reads the faulting index and the length of the segment it addressed.
+    unsigned long long* fault = device_->fault_word(
+        [this, op, idx = o.indices, scatter, src = o.source_segdes, dst = dest_sd](
+            std::uint64_t position) {
+          const Segdes& walked = scatter ? src : dst;
+          const Segdes& addressed = scatter ? dst : src;
+          std::size_t k = segment_containing(walked, position);
+          return index_fault_message(op, read_element<std::int32_t>(idx, position), position,
+                                     segment_length(addressed, k));
+        });
+    Vector out;
+    if (with_default) {
+      out = unshared(std::move(o.defaults));
+    } else if (scatter) {
+      out = new_device_vector(type, dest.total);
+      if (op == Op::FPermute)
+        device_->fill_bytes(device_pointer(out), 0, dest.total * element_size(type));
+    } else {
+      out = new_device_vector(type, dest.total);
+    }
+    dispatch::permute(*device_, op, type, values, indices, flags, source_map, dest_map,
+                      device_pointer(out), fault);
+    return done(std::move(out));
+  }
+
+  // ---- one value per segment ------------------------------------------------------------
+
+  Vector extract(Vector v, Vector indices, const Segdes& sd) override {
+    const SegdesStorage& s = segdes(sd);
+    require_length(v, s.total, "EXTRACT", "vector");
+    require_type(indices, Type::Int, "EXTRACT", "index vector");
+    require_length(indices, s.segments, "EXTRACT", "index vector");
+    if (on_host_path({&v, &indices}, {&sd}))
+      return wrap_host(cpu_->extract(take_host(std::move(v)), take_host(std::move(indices)),
+                                     host_segdes(sd)));
+    const SegMap map = device_map(sd, false);
+    Vector out = new_device_vector(v.type, s.segments);
+    unsigned long long* fault = segment_index_fault(Op::Extract, indices, sd);
+    dispatch::extract(*device_, v.type, device_pointer(v),
+                      static_cast<const std::int32_t*>(device_pointer(indices)), map,
+                      device_pointer(out), fault);
+    return done(std::move(out));
+  }
+
+  Vector replace(Vector v, Vector indices, Vector values, const Segdes& sd) override {
+    const SegdesStorage& s = segdes(sd);
+    require_length(v, s.total, "REPLACE", "vector");
+    require_type(indices, Type::Int, "REPLACE", "index vector");
+    require_length(indices, s.segments, "REPLACE", "index vector");
+    require_type(values, v.type, "REPLACE", "value vector");
+    require_length(values, s.segments, "REPLACE", "value vector");
+    if (on_host_path({&v, &indices, &values}, {&sd}))
+      return wrap_host(cpu_->replace(take_host(std::move(v)), take_host(std::move(indices)),
+                                     take_host(std::move(values)), host_segdes(sd)));
+    const SegMap map = device_map(sd, false);
+    const Type type = v.type;
+    unsigned long long* fault = segment_index_fault(Op::Replace, indices, sd);
+    const void* replacement = device_pointer(values);
+    Vector out = unshared(std::move(v));
+    dispatch::replace(*device_, type, static_cast<const std::int32_t*>(device_pointer(indices)),
+                      replacement, map, device_pointer(out), fault);
+    return done(std::move(out));
+  }
+
+  Vector distribute(Vector values, const Segdes& sd) override {
+    const SegdesStorage& s = segdes(sd);
+    require_length(values, s.segments, "DIST", "value vector");
+    if (on_host_path({&values}, {&sd}))
+      return wrap_host(cpu_->distribute(take_host(std::move(values)), host_segdes(sd)));
+    const SegMap map = device_map(sd);
+    Vector out = new_device_vector(values.type, s.total);
+    dispatch::distribute(*device_, values.type, device_pointer(values), map, device_pointer(out));
+    return done(std::move(out));
+  }
+
+  Vector index(Vector starts, Vector strides, const Segdes& sd) override {
+    const SegdesStorage& s = segdes(sd);
+    require_type(starts, Type::Int, "INDEX", "start vector");
+    require_type(strides, Type::Int, "INDEX", "stride vector");
+    require_length(starts, s.segments, "INDEX", "start vector");
+    require_length(strides, s.segments, "INDEX", "stride vector");
+    if (on_host_path({&starts, &strides}, {&sd}))
+      return wrap_host(cpu_->index(take_host(std::move(starts)), take_host(std::move(strides)),
+                                   host_segdes(sd)));
+    const SegMap map = device_map(sd);
+    Vector out = new_device_vector(Type::Int, s.total);
+    dispatch::index(*device_, static_cast<const std::int32_t*>(device_pointer(starts)),
+                    static_cast<const std::int32_t*>(device_pointer(strides)), map,
+                    static_cast<std::int32_t*>(device_pointer(out)));
+    return done(std::move(out));
+  }
+
+  // ---- rank, pack, descriptors ----------------------------------------------------------
+
+  Vector rank(Op op, Vector v, const Segdes& sd) override {
+    const std::string_view where = vcode::spelling(op);
+    require(op == Op::RankUp || op == Op::RankDown, where, "not a rank operation");
+    require_length(v, segdes(sd).total, where, "vector");
+    if (v.type != Type::Int && v.type != Type::Float)
+      throw Error(std::string(where) + " is not defined on " + type_name(v.type));
+    if (v.length > 0xFFFFFFFFull) throw Error(std::string(where) + ": vector too long to rank");
+    if (on_host_path({&v}, {&sd})) return wrap_host(cpu_->rank(op, take_host(std::move(v)), host_segdes(sd)));
+    const SegMap map = device_map(sd);
+    const Type type = v.type;
+    const void* values = device_pointer(v);
+    // The sort keys are made from the values first, so an INT input may hold the ranks.
+    Vector out = type == Type::Int ? reuse_or_allocate(std::move(v), Type::Int, map.total)
+                                   : new_device_vector(Type::Int, map.total);
+    dispatch::rank(*device_, op == Op::RankDown, type, float_rank_, values, map,
+                   static_cast<std::int32_t*>(device_pointer(out)));
+    return done(std::move(out));
+  }
+
+  std::pair<Vector, Segdes> pack(Vector v, Vector flags, const Segdes& sd) override {
+    const SegdesStorage& s = segdes(sd);
+    require_length(v, s.total, "PACK", "vector");
+    require_type(flags, Type::Bool, "PACK", "flag vector");
+    require_length(flags, s.total, "PACK", "flag vector");
+    if (on_host_path({&v, &flags}, {&sd})) {
+      auto [data, packed] =
+          cpu_->pack(take_host(std::move(v)), take_host(std::move(flags)), host_segdes(sd));
+      return {wrap_host(std::move(data)), wrap_host_segdes(std::move(packed))};
+    }
+    const SegMap map = device_map(sd, false);
+    const std::size_t n = s.total, m = s.segments;
+    const auto* flag = static_cast<const std::uint8_t*>(device_pointer(flags));
+    DeviceBuffer before(device_, (n + 1) * sizeof(std::int64_t));
+    library::flags_before(*device_, flag, n, before.as<std::int64_t>());
+    auto packed = std::make_shared<SegdesStorage>();
+    packed->segments = m;
+    packed->lengths = new_device_vector(Type::Int, m);
+    packed->offsets = DeviceBuffer(device_, (m + 1) * sizeof(std::int64_t));
+    dispatch::packed_segments(*device_, before.as<std::int64_t>(), map,
+                              static_cast<std::int32_t*>(device_pointer(packed->lengths)),
+                              packed->offsets.as<std::int64_t>());
+    // The one synchronization of PACK: the result length depends on the data.
+    std::int64_t total = 0;
+    device_->copy_to_host(&total, before.as<std::int64_t>() + n, sizeof total);
+    packed->total = static_cast<std::size_t>(total);
+    if (m == 1) packed->uniform = total;
+    Vector out = new_device_vector(v.type, packed->total);
+    dispatch::compact(*device_, v.type, device_pointer(v), flag, before.as<std::int64_t>(), n,
+                      device_pointer(out));
+    Segdes result_sd{m, packed->total, std::move(packed)};
+    return {done(std::move(out)), std::move(result_sd)};
+  }
+
+  Segdes make_segdes(Vector lengths) override {
+    require_type(lengths, Type::Int, "MAKE_SEGDES", "lengths vector");
+    if (threshold_ > 0 && storage(lengths).on_host()) {
+      // Host lengths (the usual case: a few segments): cvl-cpu builds and checks it, no sync.
+      auto s = std::make_shared<SegdesStorage>();
+      s->host = cpu_->make_segdes(storage(lengths).host);
+      s->segments = s->host.segments;
+      s->total = s->host.total;
+      s->lengths = std::move(lengths);
+      s->uniform = uniform_length(s->lengths);
+      return Segdes{s->segments, s->total, s};
+    }
+    const std::size_t m = lengths.length;
+    auto s = std::make_shared<SegdesStorage>();
+    s->segments = m;
+    const auto* length = static_cast<const std::int32_t*>(device_pointer(lengths));
+    s->offsets = DeviceBuffer(device_, (m + 1) * sizeof(std::int64_t));
+    library::offsets_from_lengths(*device_, length, m, s->offsets.as<std::int64_t>());
+    unsigned long long* fault =
+        device_->fault_word([this, lengths](std::uint64_t position) {
+          return "MAKE_SEGDES: negative segment length " +
+                 std::to_string(read_element<std::int32_t>(lengths, position)) + " at position " +
+                 std::to_string(position);
+        });
+    dispatch::check_lengths(*device_, length, m, fault);
+    // Segdes::total is host data the interpreter checks shapes with: one read, which also
+    // raises a negative length right here.
+    std::int64_t total = 0;
+    device_->copy_to_host(&total, s->offsets.as<std::int64_t>() + m, sizeof total);
+    s->total = static_cast<std::size_t>(total);
+    if (m == 1) s->uniform = total;
+    s->lengths = std::move(lengths);
+    return Segdes{m, s->total, s};
+  }
+
+  Vector segment_lengths(const Segdes& sd) override { return segdes(sd).lengths; }
+
+  Vector fused(const vcode::SuperOp& op, std::span<FusedOperand> operands,
+               std::size_t domain) override {
+    return run_fused(op, operands, domain);
+  }
+
+  void synchronize() override { device_->synchronize(); }
+  BackendStats stats() const override { return device_->stats(); }
+
+ private:
+  // ---- handles and residency ------------------------------------------------------------
+
+  static VectorStorage& storage(const Vector& v) {
+    if (!v.storage) throw Error("vector handle without storage");
+    return *static_cast<VectorStorage*>(v.storage.get());
+  }
+  const SegdesStorage& segdes(const Segdes& sd) {
+    if (!sd.storage) return *empty_segdes();
+    return *static_cast<const SegdesStorage*>(sd.storage.get());
+  }
+  SegdesStorage& segdes_mutable(const Segdes& sd) { return const_cast<SegdesStorage&>(segdes(sd)); }
+  const std::shared_ptr<SegdesStorage>& empty_segdes() {
+    if (!empty_) {
+      empty_ = std::make_shared<SegdesStorage>();
+      empty_->host = cpu_->make_segdes(cpu_->upload(Type::Int, nullptr, 0));
+      empty_->lengths = wrap_host(cpu_->upload(Type::Int, nullptr, 0));
+    }
+    return empty_;
+  }
+
+  bool small(std::size_t length) const {
+    return threshold_ > 0 && length <= static_cast<std::size_t>(threshold_);
+  }
+  bool on_host_path(std::span<const Vector* const> vectors,
+                    std::initializer_list<const Segdes*> descriptors = {}) {
+    if (threshold_ <= 0) return false;
+    for (const Vector* v : vectors)
+      if (!small(v->length) || !storage(*v).on_host()) return false;
+    for (const Segdes* sd : descriptors) {
+      const SegdesStorage& s = segdes(*sd);
+      if (!small(s.total) || !small(s.segments) || !storage(s.lengths).on_host()) return false;
+    }
+    return true;
+  }
+  bool on_host_path(std::initializer_list<const Vector*> vectors,
+                    std::initializer_list<const Segdes*> descriptors) {
+    return on_host_path(std::span<const Vector* const>(vectors.begin(), vectors.size()),
+                        descriptors);
+  }
+  bool on_host_path(const std::vector<const Vector*>& vectors,
+                    std::initializer_list<const Segdes*> descriptors) {
+    return on_host_path(std::span<const Vector* const>(vectors.data(), vectors.size()),
+                        descriptors);
+  }
+  bool on_host_path(std::span<Vector> vectors) {
+    std::vector<const Vector*> list;
+    for (const Vector& v : vectors) list.push_back(&v);
+    return on_host_path(list, {});
+  }
+
+  Vector wrap_host(cvl::Vector host) {
+    auto s = std::make_shared<VectorStorage>(host.type, host.length);
+    const Type type = host.type;
+    const std::size_t length = host.length;
+    s->host = std::move(host);
+    return Vector{type, length, std::move(s)};
+  }
+  Segdes wrap_host_segdes(cvl::Segdes host) {
+    auto s = std::make_shared<SegdesStorage>();
+    s->segments = host.segments;
+    s->total = host.total;
+    s->lengths = wrap_host(cpu_->segment_lengths(host));
+    s->host = std::move(host);
+    s->uniform = uniform_length(s->lengths);
+    return Segdes{s->segments, s->total, s};
+  }
+  Vector new_device_vector(Type type, std::size_t length) {
+    auto s = std::make_shared<VectorStorage>(type, length);
+    s->device = DeviceBuffer(device_, length * element_size(type));
+    return Vector{type, length, std::move(s)};
+  }
+
+  // The device copy, made (and kept) on first use.
+  void* device_pointer(const Vector& v) {
+    VectorStorage& s = storage(v);
+    if (!s.on_device()) {
+      std::vector<std::byte> staging(s.bytes());
+      cpu_->download(s.host, 0, s.length, staging.data());
+      s.device = DeviceBuffer(device_, s.bytes());
+      device_->copy_to_device(s.device.get(), staging.data(), s.bytes());
+    }
+    return s.device.get();
+  }
+  // The host copy, made (and kept) on first use: one synchronization.
+  const cvl::Vector& host_copy(const Vector& v) {
+    VectorStorage& s = storage(v);
+    if (!s.on_host()) {
+      std::vector<std::byte> staging(s.bytes());
+      device_->copy_to_host(staging.data(), s.device.get(), s.bytes());
+      s.host = cpu_->upload(s.type, staging.data(), s.length);
+    }
+    return s.host;
+  }
+  // The host copy for cvl-cpu; moved out of a last-use handle so cvl-cpu may reuse it.
+  cvl::Vector take_host(Vector&& v) {
+    host_copy(v);
+    if (v.storage.use_count() == 1) return std::move(storage(v).host);
+    return storage(v).host;
+  }
+  const cvl::Segdes& host_segdes(const Segdes& sd) {
+    SegdesStorage& s = segdes_mutable(sd);
+    if (!s.on_host()) s.host = cpu_->make_segdes(host_copy(s.lengths));
+    return s.host;
+  }
+  // The descriptor's device view; the per-element index is built (once) when asked for.
+  SegMap device_map(const Segdes& sd, bool with_index = true) {
+    SegdesStorage& s = segdes_mutable(sd);
+    SegMap map;
+    map.segments = s.segments;
+    map.total = s.total;
+    map.uniform = s.uniform;
+    map.lengths = static_cast<const std::int32_t*>(device_pointer(s.lengths));
+    if (!s.offsets.allocated()) {
+      s.offsets = DeviceBuffer(device_, (s.segments + 1) * sizeof(std::int64_t));
+      library::offsets_from_lengths(*device_, map.lengths, s.segments,
+                                    s.offsets.as<std::int64_t>());
+    }
+    map.offsets = s.offsets.as<std::int64_t>();
+    if (with_index && s.needs_index()) {
+      if (!s.index.allocated()) {
+        s.index = DeviceBuffer(device_, s.total * sizeof(std::uint32_t));
+        library::segment_index(*device_, map.offsets, s.segments, s.total,
+                               s.index.as<std::uint32_t>());
+      }
+      map.index = s.index.as<std::uint32_t>();
+    }
+    return map;
+  }
+
+  // Whether `v` may become the result on the device: no other handle, same shape.
+  static bool reusable(const Vector& v, Type type, std::size_t length) {
+    return v.storage && v.storage.use_count() == 1 && v.type == type && v.length == length &&
+           storage(v).on_device();
+  }
+  Vector take_for_output(Vector&& v) {
+    storage(v).host = {};  // the device data is about to change
+    return std::move(v);
+  }
+  Vector reuse_or_allocate(Vector&& v, Type type, std::size_t length) {
+    if (reusable(v, type, length)) return take_for_output(std::move(v));
+    return new_device_vector(type, length);
+  }
+  Vector result_for(std::span<Vector> operands, Type type, std::size_t length) {
+    for (Vector& v : operands)
+      if (reusable(v, type, length)) return take_for_output(std::move(v));
+    return new_device_vector(type, length);
+  }
+  // An unshared device copy of `v` (itself when already unshared): for ops writing into it.
+  Vector unshared(Vector&& v) {
+    const void* from = device_pointer(v);
+    if (reusable(v, v.type, v.length)) return take_for_output(std::move(v));
+    Vector copy = new_device_vector(v.type, v.length);
+    device_->copy_on_device(device_pointer(copy), from, storage(v).bytes());
+    return copy;
+  }
+
+  Vector done(Vector v) {
+    if (device_->sync_each_op()) device_->synchronize();
+    return v;
+  }
+
+  // ---- fault messages (run after a synchronization) ------------------------------------
+
+  template <class T>
+  T read_element(const Vector& v, std::uint64_t position) {
+    VectorStorage& s = storage(v);
+    T value{};
+    if (s.on_host())
+      cpu_->download(s.host, position, 1, &value);
+    else
+      device_->read_unchecked(&value, static_cast<const T*>(s.device.get()) + position,
+                              sizeof(T));
+    return value;
+  }
+  std::vector<std::int32_t> all_lengths(const Segdes& sd) {
+    const Vector& lengths = segdes(sd).lengths;
+    std::vector<std::int32_t> out(lengths.length);
+    for (std::size_t k = 0; k < out.size(); ++k) out[k] = read_element<std::int32_t>(lengths, k);
+    return out;
+  }
+  std::size_t segment_containing(const Segdes& sd, std::uint64_t position) {
+    std::uint64_t end = 0;
+    const auto lengths = all_lengths(sd);
+    for (std::size_t k = 0; k < lengths.size(); ++k) {
+      end += static_cast<std::uint64_t>(lengths[k]);
+      if (position < end) return k;
+    }
+    return lengths.size();
+  }
+  std::uint32_t segment_length(const Segdes& sd, std::size_t k) {
+    return static_cast<std::uint32_t>(read_element<std::int32_t>(segdes(sd).lengths, k));
+  }
+  unsigned long long* segment_index_fault(Op op, const Vector& indices, const Segdes& sd) {
+    return device_->fault_word([this, op, indices, sd](std::uint64_t k) {
+      return index_fault_message(op, read_element<std::int32_t>(indices, k), k,
+                                 segment_length(sd, k));
+    });
+  }
+
+  std::int64_t uniform_length(const Vector& lengths) {
+    const std::size_t m = lengths.length;
+    if (m == 0) return 0;
+    std::vector<std::int32_t> values(m);
+    cpu_->download(storage(lengths).host, 0, m, values.data());
+    for (std::int32_t x : values)
+      if (x != values[0]) return 0;
+    return values[0];
+  }
+
+  // ---- FUSED ----------------------------------------------------------------------------
+
+  Vector run_fused(const vcode::SuperOp& op, std::span<FusedOperand> operands,
+                   std::size_t domain) {
+    bool host = threshold_ > 0 && small(domain);
+    for (const FusedOperand& o : operands) {
+      if (o.segdes.storage) {
+        const SegdesStorage& s = segdes(o.segdes);
+        host = host && small(s.total) && small(s.segments) && storage(s.lengths).on_host();
+      } else if (o.vector.storage) {
+        host = host && small(o.vector.length) && storage(o.vector).on_host();
+      }
+    }
+    if (host) {
+      std::vector<FusedOperand> h(operands.size());
+      for (std::size_t i = 0; i < operands.size(); ++i) {
+        if (operands[i].segdes.storage) h[i].segdes = host_segdes(operands[i].segdes);
+        if (operands[i].vector.storage) h[i].vector = take_host(std::move(operands[i].vector));
+      }
+      return wrap_host(cpu_->fused(op, h, domain));
+    }
+    fused::Plan plan = fused::plan(op);
+    std::vector<fused::OperandView> views(operands.size());
+    for (std::size_t i = 0; i < operands.size(); ++i) {
+      if (operands[i].segdes.storage) {
+        views[i].segdes = device_map(operands[i].segdes);
+      } else if (operands[i].vector.storage) {
+        views[i].data = device_pointer(operands[i].vector);
+        views[i].type = operands[i].vector.type;
+      }
+    }
+    const Type result = plan.body_type;
+    Vector body = new_device_vector(result, domain);
+    unsigned long long* fault = device_->fault_word([](std::uint64_t) {
+      return std::string("FUSED: division by zero or integer overflow in division");
+    });
+    fused::evaluate(*device_, plan, views, domain, device_pointer(body), fault);
+    if (plan.root_kind == fused::RootKind::Elementwise) return done(std::move(body));
+    const Segdes& sd = operands[plan.root_segdes].segdes;
+    if (plan.root_kind == fused::RootKind::Scan) return scan(plan.root_op, std::move(body), sd);
+    return reduce(plan.root_op, std::move(body), sd);
+  }
+
+  std::shared_ptr<Device> device_;
+  std::unique_ptr<Backend> cpu_;  // the host path: cvl-cpu, one thread
+  long long threshold_;
+  FloatRankOrder float_rank_;
+  std::shared_ptr<SegdesStorage> empty_;
+};
+
+}  // namespace
+}  // namespace cvl::CVL_CUDA_NS
+
+namespace cvl {
+
+#if CVL_CUDA_REAL
+std::unique_ptr<Backend> make_cuda_backend(const BackendOptions& options) {
+  return std::make_unique<CVL_CUDA_NS::CudaBackend>(options);
+}
+#else
+std::unique_ptr<Backend> make_cuda_emulated_backend(const BackendOptions& options) {
+  return std::make_unique<CVL_CUDA_NS::CudaBackend>(options);
+}
+#endif
+
+}  // namespace cvl

@@ -1,0 +1,28 @@
+// Checks the status of every CUDA runtime call: a failure becomes a cvl::Error naming the call's
+// file, line and the error's name (the emulation has no runtime calls to check).
+#pragma once
+
+#include <string>
+
+#include "cvl/types.hpp"
+#include "platform.hpp"
+
+#if CVL_CUDA_REAL
+namespace cvl::CVL_CUDA_NS {
+
+[[noreturn]] inline void throw_cuda_error(cudaError_t status, const char* call, const char* file,
+                                          int line) {
+  throw Error(std::string("CUDA error ") + cudaGetErrorName(status) + " (" +
+              cudaGetErrorString(status) + ") in " + call + " at " + file + ":" +
+              std::to_string(line));
+}
+
+}  // namespace cvl::CVL_CUDA_NS
+
+#define CVL_CUDA_CHECK(call)                                                               \
+  do {                                                                                     \
+    cudaError_t cvl_status_ = (call);                                                      \
+    if (cvl_status_ != cudaSuccess)                                                        \
+      ::cvl::CVL_CUDA_NS::throw_cuda_error(cvl_status_, #call, __FILE__, __LINE__);        \
+  } while (0)
+#endif

@@ -1,0 +1,71 @@
+// The FUSED interpreter kernel body: evaluates a flattened superoperator at element j.
+#pragma once
+
+#include "fused.hpp"
+#include "tuning.hpp"
+
+namespace cvl::CVL_CUDA_NS::kernels {
+
+struct FusedInterpreter {
+  const fused::Node* nodes;
+  std::uint32_t count;
+  std::uint32_t result;
+  const fused::OperandView* operands;
+  void* out;
+  Type out_type;
+  unsigned long long* fault;
+
+  // A DIST/INDEX leaf at segment k: an operand's element k or a constant.
+  CVL_HOST_DEVICE Scalar leaf(const fused::Node& node, std::size_t k) const {
+    if (node.kind == vcode::SuperOpNode::Kind::Operand) {
+      const fused::OperandView& o = operands[node.operand];
+      return load_element(o.data, o.type, k);
+    }
+    return node.constant;
+  }
+
+  CVL_HOST_DEVICE void operator()(std::size_t j) const {
+    using Kind = vcode::SuperOpNode::Kind;
+    Scalar value[cuda_tuning::kMaxFusedNodes];
+    bool trap = false;
+    for (std::uint32_t n = 0; n < count; ++n) {
+      const fused::Node& node = nodes[n];
+      Scalar r{0.0, 0};
+      switch (node.kind) {
+        case Kind::Operand:
+          if (node.read_at_element) {
+            const fused::OperandView& o = operands[node.operand];
+            r = load_element(o.data, o.type, j);
+          }
+          break;
+        case Kind::Constant:
+          r = node.constant;
+          break;
+        case Kind::Elementwise:
+          r = apply_op(node.op, node.type, value[node.args[0]], value[node.args[1]],
+                       value[node.args[2]], trap);
+          break;
+        case Kind::Dist: {
+          const SegMap& sd = operands[nodes[node.args[1]].operand].segdes;
+          r = leaf(nodes[node.args[0]], sd.segment_of(j));
+          break;
+        }
+        case Kind::Index: {
+          const SegMap& sd = operands[nodes[node.args[2]].operand].segdes;
+          const std::size_t k = sd.segment_of(j);
+          const auto position = static_cast<std::uint32_t>(j - sd.start(k));
+          r.i = static_cast<int>(static_cast<std::uint32_t>(leaf(nodes[node.args[0]], k).i) +
+                                 position * static_cast<std::uint32_t>(leaf(nodes[node.args[1]], k).i));
+          break;
+        }
+        default:
+          break;
+      }
+      value[n] = r;
+    }
+    if (trap) record_fault(fault, j);
+    store_element(out, out_type, j, value[result]);
+  }
+};
+
+}  // namespace cvl::CVL_CUDA_NS::kernels

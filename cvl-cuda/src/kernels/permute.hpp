@@ -1,0 +1,58 @@
+// Kernel bodies of the permute family: scatters walk the source elements, gathers the
+// destination elements; every index used is checked against the length of the segment it
+// addresses (a bad one records the first faulting position and writes nothing).
+#pragma once
+
+#include "handles.hpp"
+
+namespace cvl::CVL_CUDA_NS::kernels {
+
+// out[dest.start(k) + idx[j]] = values[j] for each (flagged) element j of source segment k.
+template <class Bits>
+struct Scatter {
+  const Bits* values;
+  const std::int32_t* indices;
+  const std::uint8_t* flags;  // null: every element
+  SegMap source, dest;
+  Bits* out;
+  unsigned long long* fault;
+
+  CVL_HOST_DEVICE void operator()(std::size_t j) const {
+    if (flags && !flags[j]) return;
+    const std::size_t k = source.segment_of(j);
+    const auto at = static_cast<std::uint32_t>(indices[j]);  // negative indices become huge
+    if (at >= dest.length(k)) {
+      record_fault(fault, j);
+      return;
+    }
+    out[dest.start(k) + at] = values[j];
+  }
+};
+
+// out[j] = values[source.start(k) + idx[j]] for each element j of destination segment k;
+// unflagged positions get zero bits and their index is not looked at.
+template <class Bits>
+struct Gather {
+  const Bits* values;
+  const std::int32_t* indices;
+  const std::uint8_t* flags;
+  SegMap source, dest;
+  Bits* out;
+  unsigned long long* fault;
+
+  CVL_HOST_DEVICE void operator()(std::size_t j) const {
+    if (flags && !flags[j]) {
+      out[j] = 0;
+      return;
+    }
+    const std::size_t k = dest.segment_of(j);
+    const auto at = static_cast<std::uint32_t>(indices[j]);  // read before out[j] (may alias)
+    if (at >= source.length(k)) {
+      record_fault(fault, j);
+      return;
+    }
+    out[j] = values[source.start(k) + at];
+  }
+};
+
+}  // namespace cvl::CVL_CUDA_NS::kernels

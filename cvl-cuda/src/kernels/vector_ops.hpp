@@ -1,0 +1,63 @@
+// Kernel bodies of the one-value-per-segment ops: EXTRACT, REPLACE, DIST, INDEX.
+#pragma once
+
+#include "handles.hpp"
+
+namespace cvl::CVL_CUDA_NS::kernels {
+
+template <class Bits>
+struct Extract {  // over segments
+  const Bits* values;
+  const std::int32_t* indices;
+  SegMap sd;
+  Bits* out;
+  unsigned long long* fault;
+  CVL_HOST_DEVICE void operator()(std::size_t k) const {
+    const auto at = static_cast<std::uint32_t>(indices[k]);
+    if (at >= sd.length(k)) {
+      record_fault(fault, k);
+      return;
+    }
+    out[k] = values[sd.start(k) + at];  // out may be the indices' memory: read first
+  }
+};
+
+template <class Bits>
+struct Replace {  // over segments; `out` holds a copy of the vector
+  const std::int32_t* indices;
+  const Bits* replacement;
+  SegMap sd;
+  Bits* out;
+  unsigned long long* fault;
+  CVL_HOST_DEVICE void operator()(std::size_t k) const {
+    const auto at = static_cast<std::uint32_t>(indices[k]);
+    if (at >= sd.length(k)) {
+      record_fault(fault, k);
+      return;
+    }
+    out[sd.start(k) + at] = replacement[k];
+  }
+};
+
+template <class Bits>
+struct Distribute {  // over elements
+  const Bits* values;
+  SegMap sd;
+  Bits* out;
+  CVL_HOST_DEVICE void operator()(std::size_t j) const { out[j] = values[sd.segment_of(j)]; }
+};
+
+struct Index {  // over elements: start + position * stride, wrapping like the reference
+  const std::int32_t* starts;
+  const std::int32_t* strides;
+  SegMap sd;
+  std::int32_t* out;
+  CVL_HOST_DEVICE void operator()(std::size_t j) const {
+    const std::size_t k = sd.segment_of(j);
+    const auto position = static_cast<std::uint32_t>(j - sd.start(k));
+    out[j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(starts[k]) +
+                                       position * static_cast<std::uint32_t>(strides[k]));
+  }
+};
+
+}  // namespace cvl::CVL_CUDA_NS::kernels

@@ -1,0 +1,387 @@
+// Thrust and CUB behind library.hpp. Combining operators come from the shared scalar semantics;
+// FLOAT MAX/MIN go through NaN-aware summaries (below) so that any grouping gives cvl-cpu's
+// sequential result exactly.
+#include <thrust/binary_search.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/reduce.h>
+#include <thrust/scan.h>
+#include <thrust/sort.h>
+#include <thrust/transform.h>
+
+#include <string>
+
+#include "cvl/scalar_semantics.hpp"
+#include "library.hpp"
+#if CVL_CUDA_REAL
+#include <thrust/system/cuda/execution_policy.h>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#else
+#include <thrust/system/cpp/execution_policy.h>
+#endif
+
+namespace cvl::CVL_CUDA_NS::library {
+namespace {
+
+using vcode::Op;
+using I32 = std::int32_t;
+using B8 = std::uint8_t;
+
+#if CVL_CUDA_REAL
+// Thrust temporaries come from the backend's pool, stream-ordered, never cudaMalloc.
+struct PoolAllocator {
+  using value_type = char;
+  Device* device;
+  char* allocate(std::ptrdiff_t bytes) {
+    return static_cast<char*>(device->allocate(static_cast<std::size_t>(bytes)));
+  }
+  void deallocate(char* pointer, std::size_t bytes) { device->release(pointer, bytes); }
+};
+auto policy(Device& device) {
+  device.count_library_call();
+  return thrust::cuda::par_nosync(PoolAllocator{&device}).on(device.stream());
+}
+// CUB's two-phase calls: size query, then the run with temporary storage from the pool.
+template <class Call>
+void with_cub_temp(Device& device, Call call) {
+  std::size_t bytes = 0;
+  CVL_CUDA_CHECK(call(static_cast<void*>(nullptr), bytes));
+  DeviceBuffer temp(borrow(device), bytes);
+  device.count_library_call();
+  CVL_CUDA_CHECK(call(temp.get(), bytes));
+}
+#else
+auto policy(Device& device) {
+  device.count_library_call();
+  return thrust::cpp::par;
+}
+#endif
+
+struct SegmentOf {
+  SegMap sd;
+  CVL_HOST_DEVICE std::uint32_t operator()(std::size_t j) const {
+    return static_cast<std::uint32_t>(sd.segment_of(j));
+  }
+};
+auto segment_keys(const SegMap& sd) {
+  return thrust::make_transform_iterator(thrust::counting_iterator<std::size_t>(0), SegmentOf{sd});
+}
+
+// ---- combining operators ------------------------------------------------------------------
+
+template <class T, Op kOp>
+struct Combine;
+#define CVL_COMBINE(T, OP, IDENTITY, EXPR)                                   \
+  template <>                                                                \
+  struct Combine<T, OP> {                                                    \
+    static CVL_HOST_DEVICE T identity() { return IDENTITY; }                 \
+    CVL_HOST_DEVICE T operator()(T s, T x) const { return EXPR; }            \
+  };
+CVL_COMBINE(I32, Op::PlusScan, 0, cvl_sem::add_i(s, x))
+CVL_COMBINE(I32, Op::MulScan, 1, cvl_sem::mul_i(s, x))
+CVL_COMBINE(I32, Op::MaxScan, static_cast<I32>(0x80000000u), cvl_sem::max_of(s, x))
+CVL_COMBINE(I32, Op::MinScan, 0x7fffffff, cvl_sem::min_of(s, x))
+CVL_COMBINE(I32, Op::AndScan, -1, s & x)
+CVL_COMBINE(I32, Op::OrScan, 0, s | x)
+CVL_COMBINE(I32, Op::XorScan, 0, s ^ x)
+CVL_COMBINE(B8, Op::AndScan, 1, static_cast<B8>(s & x))
+CVL_COMBINE(B8, Op::OrScan, 0, static_cast<B8>(s | x))
+CVL_COMBINE(B8, Op::XorScan, 0, static_cast<B8>(s ^ x))
+CVL_COMBINE(double, Op::PlusScan, 0.0, s + x)
+CVL_COMBINE(double, Op::MulScan, 1.0, s * x)
+#undef CVL_COMBINE
+
+// FLOAT MAX/MIN: f(s, x) = s > x ? s : x is not associative with NaNs (f(s, NaN) = NaN but
+// f(NaN, x) = x). A run of elements acts on the running value as one of: nothing (empty),
+// s -> f(s, v) (no NaN in the run), or s -> v (the run holds a NaN; v is where it leaves the
+// running value). These compose associatively, and applying the composition to the identity
+// gives exactly the sequential fold.
+struct Summary {
+  double value;
+  int kind;  // 0 empty, 1 s -> f(s, value), 2 s -> value
+};
+template <bool kMax>
+CVL_HOST_DEVICE inline double pick(double s, double x) {
+  return kMax ? cvl_sem::max_of(s, x) : cvl_sem::min_of(s, x);
+}
+template <bool kMax>
+struct ToSummary {
+  CVL_HOST_DEVICE Summary operator()(double x) const { return {x, x != x ? 2 : 1}; }
+};
+template <bool kMax>
+struct ComposeSummary {
+  CVL_HOST_DEVICE Summary operator()(Summary left, Summary right) const {
+    if (right.kind == 0) return left;
+    if (left.kind == 0 || right.kind == 2) return right;
+    return {pick<kMax>(left.value, right.value), left.kind};
+  }
+};
+template <bool kMax>
+struct FinishSummary {
+  CVL_HOST_DEVICE double operator()(Summary s) const {
+    const double identity = kMax ? -CVL_FLOAT_HUGE : CVL_FLOAT_HUGE;
+    return s.kind == 0 ? identity : s.kind == 2 ? s.value : pick<kMax>(identity, s.value);
+  }
+};
+
+// ---- scans --------------------------------------------------------------------------------
+
+template <class V, class In, class Out, class F>
+void exclusive_scan_segments(Device& device, In in, Out out, const SegMap& sd, V init, F f) {
+  const std::size_t n = sd.total;
+  if (n == 0) return;
+  if (sd.segments == 1)
+    thrust::exclusive_scan(policy(device), in, in + n, out, init, f);
+  else
+    thrust::exclusive_scan_by_key(policy(device), segment_keys(sd), segment_keys(sd) + n, in, out,
+                                  init, thrust::equal_to<std::uint32_t>(), f);
+}
+
+template <class T, Op kOp>
+void scan_typed(Device& device, const void* in, void* out, const SegMap& sd) {
+  exclusive_scan_segments(device, static_cast<const T*>(in), static_cast<T*>(out), sd,
+                          Combine<T, kOp>::identity(), Combine<T, kOp>());
+}
+
+template <bool kMax>
+void scan_float_extremum(Device& device, const void* in, void* out, const SegMap& sd) {
+  DeviceBuffer summaries(borrow(device),
+                         sd.total * sizeof(Summary));
+  auto* s = summaries.as<Summary>();
+  exclusive_scan_segments(device,
+                          thrust::make_transform_iterator(static_cast<const double*>(in),
+                                                          ToSummary<kMax>()),
+                          s, sd, Summary{0.0, 0}, ComposeSummary<kMax>());
+  if (sd.total > 0)
+    thrust::transform(policy(device), s, s + sd.total, static_cast<double*>(out),
+                      FinishSummary<kMax>());
+}
+
+// ---- reductions ---------------------------------------------------------------------------
+
+template <class T>
+struct StoreRuns {  // result[unique[r]] = aggregate[r] for the runs found
+  const std::uint32_t* unique;
+  const T* aggregates;
+  const std::int64_t* runs;
+  T* result;
+  CVL_HOST_DEVICE void operator()(std::size_t r) const {
+    if (static_cast<std::int64_t>(r) < *runs) result[unique[r]] = aggregates[r];
+  }
+};
+template <class T, class Finish>
+struct FinishAll {
+  const T* from;
+  double* to;
+  Finish finish;
+  CVL_HOST_DEVICE void operator()(std::size_t k) const { to[k] = finish(from[k]); }
+};
+template <class T>
+struct Fill {
+  T* out;
+  T value;
+  CVL_HOST_DEVICE void operator()(std::size_t k) const { out[k] = value; }
+};
+
+// One value per segment of `values` (V elements, read through `in`) into result (V elements).
+// Load-balanced: a reduce-by-key over the segment index, so one giant segment among many tiny
+// ones costs what its elements cost, and only non-empty segments produce a run.
+template <class V, class In, class F>
+void reduce_segments(Device& device, In in, V* result, const SegMap& sd, V init, F f) {
+  const std::size_t m = sd.segments, n = sd.total;
+  if (m == 0) return;
+  auto owner = borrow(device);
+  if (m == 1) {
+#if CVL_USE_CUB
+    with_cub_temp(device, [&](void* temp, std::size_t& bytes) {
+      return cub::DeviceReduce::Reduce(temp, bytes, in, result, static_cast<std::int64_t>(n), f,
+                                       init, device.stream());
+    });
+#else
+    V value = thrust::reduce(policy(device), in, in + n, init, f);
+    device.launch(1, Fill<V>{result, value});
+#endif
+    return;
+  }
+  device.launch(m, Fill<V>{result, init});
+  if (n == 0) return;
+  DeviceBuffer unique(owner, m * sizeof(std::uint32_t)), aggregates(owner, m * sizeof(V)),
+      runs(owner, sizeof(std::int64_t));
+#if CVL_USE_CUB
+  with_cub_temp(device, [&](void* temp, std::size_t& bytes) {
+    return cub::DeviceReduce::ReduceByKey(temp, bytes, segment_keys(sd),
+                                          unique.as<std::uint32_t>(), in, aggregates.as<V>(),
+                                          runs.as<std::int64_t>(), f,
+                                          static_cast<std::int64_t>(n), device.stream());
+  });
+#else
+  auto ends = thrust::reduce_by_key(policy(device), segment_keys(sd), segment_keys(sd) + n, in,
+                                    unique.as<std::uint32_t>(), aggregates.as<V>(),
+                                    thrust::equal_to<std::uint32_t>(), f);
+  *runs.as<std::int64_t>() = ends.first - unique.as<std::uint32_t>();  // host memory here
+#endif
+  device.launch(m, StoreRuns<V>{unique.as<std::uint32_t>(), aggregates.as<V>(),
+                                runs.as<std::int64_t>(), result});
+}
+
+template <class T, Op kOp>
+void reduce_typed(Device& device, const void* in, void* out, const SegMap& sd) {
+  reduce_segments(device, static_cast<const T*>(in), static_cast<T*>(out), sd,
+                  Combine<T, kOp>::identity(), Combine<T, kOp>());
+}
+
+template <bool kMax>
+void reduce_float_extremum(Device& device, const void* in, void* out, const SegMap& sd) {
+  DeviceBuffer summaries(borrow(device),
+                         sd.segments * sizeof(Summary));
+  auto* s = summaries.as<Summary>();
+  reduce_segments(device,
+                  thrust::make_transform_iterator(static_cast<const double*>(in),
+                                                  ToSummary<kMax>()),
+                  s, sd, Summary{0.0, 0}, ComposeSummary<kMax>());
+  device.launch(sd.segments, FinishAll<Summary, FinishSummary<kMax>>{
+                                 s, static_cast<double*>(out), FinishSummary<kMax>()});
+}
+
+// The scan op a reduce op combines with (ops.def lists the families in the same order).
+Op scan_of(Op op) {
+  return static_cast<Op>(static_cast<int>(op) - static_cast<int>(Op::PlusReduce) +
+                         static_cast<int>(Op::PlusScan));
+}
+
+[[noreturn]] void unsupported(Op op, Type type) {
+  throw Error(std::string(vcode::spelling(op)) + " is not defined on " + type_name(type));
+}
+
+// Calls f.template operator()<T, kOp>() for the scan op's element type and combiner, or
+// f.template extremum<kMax>() for FLOAT MAX/MIN.
+template <class F>
+void with_combine(Op scan_op, Type type, Op shown, F&& f) {
+  switch (type) {
+    case Type::Int:
+      switch (scan_op) {
+        case Op::PlusScan: return f.template operator()<I32, Op::PlusScan>();
+        case Op::MulScan: return f.template operator()<I32, Op::MulScan>();
+        case Op::MaxScan: return f.template operator()<I32, Op::MaxScan>();
+        case Op::MinScan: return f.template operator()<I32, Op::MinScan>();
+        case Op::AndScan: return f.template operator()<I32, Op::AndScan>();
+        case Op::OrScan: return f.template operator()<I32, Op::OrScan>();
+        case Op::XorScan: return f.template operator()<I32, Op::XorScan>();
+        default: break;
+      }
+      break;
+    case Type::Bool:
+      switch (scan_op) {
+        case Op::AndScan: return f.template operator()<B8, Op::AndScan>();
+        case Op::OrScan: return f.template operator()<B8, Op::OrScan>();
+        case Op::XorScan: return f.template operator()<B8, Op::XorScan>();
+        default: break;
+      }
+      break;
+    case Type::Float:
+      switch (scan_op) {
+        case Op::PlusScan: return f.template operator()<double, Op::PlusScan>();
+        case Op::MulScan: return f.template operator()<double, Op::MulScan>();
+        case Op::MaxScan: return f.template extremum<true>();
+        case Op::MinScan: return f.template extremum<false>();
+        default: break;
+      }
+      break;
+  }
+  unsupported(shown, type);
+}
+
+struct ScanCall {
+  Device& device;
+  const void* in;
+  void* out;
+  const SegMap& sd;
+  template <class T, Op kOp>
+  void operator()() const { scan_typed<T, kOp>(device, in, out, sd); }
+  template <bool kMax>
+  void extremum() const { scan_float_extremum<kMax>(device, in, out, sd); }
+};
+struct ReduceCall {
+  Device& device;
+  const void* in;
+  void* out;
+  const SegMap& sd;
+  template <class T, Op kOp>
+  void operator()() const { reduce_typed<T, kOp>(device, in, out, sd); }
+  template <bool kMax>
+  void extremum() const { reduce_float_extremum<kMax>(device, in, out, sd); }
+};
+
+struct Widen {
+  CVL_HOST_DEVICE std::int64_t operator()(std::int32_t x) const { return x; }
+};
+struct FlagToCount {
+  CVL_HOST_DEVICE std::int64_t operator()(std::uint8_t x) const { return x; }
+};
+
+}  // namespace
+
+void scan(Device& device, Op op, Type type, const void* in, void* out, const SegMap& sd) {
+  with_combine(op, type, op, ScanCall{device, in, out, sd});
+}
+
+void reduce(Device& device, Op op, Type type, const void* in, void* out, const SegMap& sd) {
+  with_combine(scan_of(op), type, op, ReduceCall{device, in, out, sd});
+}
+
+void offsets_from_lengths(Device& device, const std::int32_t* lengths, std::size_t segments,
+                          std::int64_t* offsets) {
+  device.fill_bytes(offsets, 0, sizeof(std::int64_t));
+  if (segments == 0) return;
+  thrust::inclusive_scan(policy(device), thrust::make_transform_iterator(lengths, Widen()),
+                         thrust::make_transform_iterator(lengths + segments, Widen()),
+                         offsets + 1);
+}
+
+void segment_index(Device& device, const std::int64_t* offsets, std::size_t segments,
+                   std::size_t total, std::uint32_t* index) {
+  if (total == 0) return;
+  // The segment of j is the number of segment ends at or before j.
+  thrust::upper_bound(policy(device), offsets + 1, offsets + 1 + segments,
+                      thrust::counting_iterator<std::int64_t>(0),
+                      thrust::counting_iterator<std::int64_t>(static_cast<std::int64_t>(total)),
+                      index);
+}
+
+void flags_before(Device& device, const std::uint8_t* flags, std::size_t n,
+                  std::int64_t* before) {
+  device.fill_bytes(before, 0, sizeof(std::int64_t));
+  if (n == 0) return;
+  thrust::inclusive_scan(policy(device), thrust::make_transform_iterator(flags, FlagToCount()),
+                         thrust::make_transform_iterator(flags + n, FlagToCount()), before + 1);
+}
+
+void sort_pairs(Device& device, std::uint64_t* keys, std::uint32_t* values, std::size_t n,
+                int key_bits) {
+  if (n <= 1) return;
+#if CVL_USE_CUB
+  // Radix passes over the bits that can differ only; CUB's radix sort is stable.
+  auto owner = borrow(device);
+  DeviceBuffer keys_out(owner, n * sizeof(std::uint64_t)), values_out(owner, n * sizeof(std::uint32_t));
+  with_cub_temp(device, [&](void* temp, std::size_t& bytes) {
+    return cub::DeviceRadixSort::SortPairs(temp, bytes, keys, keys_out.as<std::uint64_t>(), values,
+                                           values_out.as<std::uint32_t>(),
+                                           static_cast<std::int64_t>(n), 0, key_bits,
+                                           device.stream());
+  });
+  device.copy_on_device(values, values_out.get(), n * sizeof(std::uint32_t));
+  device.copy_on_device(keys, keys_out.get(), n * sizeof(std::uint64_t));
+#else
+  (void)key_bits;
+  thrust::stable_sort_by_key(policy(device), keys, keys + n, values);
+#endif
+}
+
+void sort_pairs(Device& device, std::uint32_t* keys, std::uint32_t* values, std::size_t n) {
+  if (n <= 1) return;
+  thrust::stable_sort_by_key(policy(device), keys, keys + n, values);
+}
+
+}  // namespace cvl::CVL_CUDA_NS::library

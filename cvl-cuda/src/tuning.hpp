@@ -1,0 +1,37 @@
+// Tuning constants of cvl-cuda, in one place: launch geometry, the host/device threshold, pool
+// and fault-board sizes. Nothing else in the library writes a launch-shape literal.
+#pragma once
+
+#include <cstddef>
+
+namespace cvl::cuda_tuning {
+
+// Grid-stride launches: 256 threads per block, at most this many blocks (enough to fill an
+// H100's 132 SMs several times over; more blocks only add scheduling).
+inline constexpr unsigned kBlockSize = 256;
+inline constexpr unsigned kMaxBlocks = 132 * 16;
+
+// Default host threshold: an operation whose inputs are all host-resident and at most this many
+// elements long runs on the host with cvl-cpu's code. A launch costs ~3-5 us and a round trip
+// ~10 us; cvl-cpu's single-threaded loops move about 1-4 elements/ns, so below a few thousand
+// elements the host finishes first and nothing crosses PCIe. Provisional: the final number is to
+// be measured on the GPU with bench/ (per-op microbenchmark at 10^2..10^5); --host-threshold
+// overrides it (0 = everything on the device).
+inline constexpr long long kDefaultHostThreshold = 4096;
+
+// A device-to-host download of a vector at most this long caches the whole vector on the host
+// (an IF's boolean, a scalar the program prints), so later small ops on it stay on the host.
+inline constexpr std::size_t kHostCacheMaxElements = 4096;
+
+// The stream-ordered pool keeps freed memory (release threshold: never give it back while the
+// backend lives), so steady-state allocation costs no driver call.
+inline constexpr unsigned long long kPoolReleaseThreshold = ~0ull;
+
+// Deferred fault words: this many operations may fault before the next synchronization; when
+// they are all taken the backend synchronizes and checks them.
+inline constexpr std::size_t kFaultSlots = 256;
+
+// The FUSED interpreter kernel keeps one value per superoperator node in registers/local memory.
+inline constexpr std::size_t kMaxFusedNodes = 64;
+
+}  // namespace cvl::cuda_tuning

@@ -1,0 +1,156 @@
+// cvl-cuda specifics, on its host emulation (the same residency, pool and fault logic as the GPU
+// build): small host-resident operations stay on the host without a launch, large ones launch,
+// last-use operands are reused, the pool's accounting returns to where it was, and faults found
+// by kernels are raised at the next synchronization unless sync_each_op.
+#include <cmath>
+#include <limits>
+
+#include "cvl_cuda/cvl_cuda.hpp"
+#include "support.hpp"
+
+namespace cvl_test {
+namespace {
+
+std::unique_ptr<cvl::Backend> emulated(long long threshold, bool sync_each_op = false) {
+  return cvl::make_cuda_emulated_backend({1, cvl::FloatRankOrder::Correct, 0, threshold,
+                                          sync_each_op});
+}
+
+}  // namespace
+
+TEST_CASE("cuda-emulated: small host-resident operations run on the host", "[cuda][residency]") {
+  auto owner = emulated(-1);
+  cvl::Backend& b = *owner;
+  cvl::Vector x = ints(b, {1, 2, 3});
+  const cvl::BackendStats before = b.stats();
+  cvl::Vector y = ew(b, Op::Add, Type::Int, x, x);
+  cvl::Vector s = b.scan(Op::PlusScan, y, segdes(b, {3}));
+  cvl::Vector flag = ew(b, Op::Less, Type::Int, x, y);
+  Bools out(1);
+  b.download(flag, 0, 1, out.data());  // an IF's boolean: no round trip
+  const cvl::BackendStats after = b.stats();
+  CHECK(after.kernel_launches == before.kernel_launches);
+  CHECK(after.host_syncs == before.host_syncs);
+  CHECK(after.bytes_to_device == before.bytes_to_device);
+  CHECK(to_ints(b, s) == Ints{0, 2, 6});
+}
+
+TEST_CASE("cuda-emulated: large operations run on the device, data moves once",
+          "[cuda][residency]") {
+  auto owner = emulated(-1);
+  cvl::Backend& b = *owner;
+  const std::size_t n = 100000;
+  cvl::Vector big = ints(b, Ints(n, 2));  // above the threshold: uploaded to the device
+  const cvl::BackendStats uploaded = b.stats();
+  CHECK(uploaded.bytes_to_device == n * sizeof(std::int32_t));
+  cvl::Vector sum = ew(b, Op::Add, Type::Int, big, big);
+  cvl::Vector total = b.reduce(Op::PlusReduce, sum, segdes(b, {static_cast<std::int32_t>(n)}));
+  const cvl::BackendStats after = b.stats();
+  CHECK(after.kernel_launches > uploaded.kernel_launches);
+  CHECK(to_ints(b, total) == Ints{static_cast<std::int32_t>(4 * n)});
+  // A small host vector meeting a large device one moves to the device once.
+  cvl::Vector small = ints(b, {7});
+  cvl::Vector spread = b.distribute(small, segdes(b, {static_cast<std::int32_t>(n)}));
+  cvl::Vector again = b.distribute(small, segdes(b, {static_cast<std::int32_t>(n)}));
+  CHECK(to_ints(b, again)[n - 1] == 7);
+}
+
+TEST_CASE("cuda-emulated: a last-use operand becomes the result, a shared one never",
+          "[cuda][value-semantics]") {
+  auto owner = emulated(0);
+  cvl::Backend& b = *owner;
+  cvl::Vector a = ints(b, Ints(1000, 3));
+  const cvl::Storage* memory = a.storage.get();
+  cvl::Vector sum = ew(b, Op::Add, Type::Int, std::move(a), ints(b, Ints(1000, 4)));
+  CHECK(sum.storage.get() == memory);
+  cvl::Vector scanned = b.scan(Op::PlusScan, std::move(sum), segdes(b, {1000}));
+  CHECK(scanned.storage.get() == memory);
+  cvl::Vector shared = scanned;
+  cvl::Vector other = b.scan(Op::PlusScan, std::move(scanned), segdes(b, {1000}));
+  CHECK(other.storage.get() != memory);
+  CHECK(to_ints(b, shared)[999] == 999 * 7);
+}
+
+TEST_CASE("cuda-emulated: pool accounting returns to its baseline", "[cuda][memory]") {
+  auto owner = emulated(0);
+  cvl::Backend& b = *owner;
+  const std::uint64_t baseline = b.stats().device_bytes_in_use;
+  {
+    cvl::Vector v = floats(b, Floats(50000, 1.5));
+    CHECK(b.stats().device_bytes_in_use >= baseline + 50000 * sizeof(double));
+    cvl::Vector r = b.rank(Op::RankUp, v, segdes(b, {20000, 30000}));
+    CHECK(b.stats().device_bytes_peak >= b.stats().device_bytes_in_use);
+  }
+  CHECK(b.stats().device_bytes_in_use == baseline);
+}
+
+TEST_CASE("cuda-emulated: kernel faults are raised at the next synchronization",
+          "[cuda][errors]") {
+  auto owner = emulated(0);
+  cvl::Backend& b = *owner;
+  cvl::PermuteOperands o;
+  o.values = ints(b, {1, 2, 3});
+  o.indices = ints(b, {0, 5, 1});
+  o.source_segdes = segdes(b, {3});
+  o.dest_segdes = segdes(b, {3});
+  cvl::Vector gathered;
+  REQUIRE_NOTHROW(gathered = b.permute(Op::BPermute, std::move(o)));  // queued, not yet known
+  CHECK_THROWS_WITH(b.synchronize(),
+                    "BPERMUTE: index 5 at position 1 is outside its segment of length 3");
+  CHECK_NOTHROW(b.synchronize());  // reported once
+
+  cvl::Vector q = ew(b, Op::Div, Type::Int, ints(b, {4, 4}), ints(b, {2, 0}));
+  Ints out(2);
+  CHECK_THROWS_WITH(b.download(q, 0, 2, out.data()), "division by zero");
+
+  auto exact = emulated(0, true);  // sync_each_op: the faulting operation itself throws
+  CHECK_THROWS_WITH(ew(*exact, Op::Mod, Type::Int, ints(*exact, {1}), ints(*exact, {0})),
+                    "division by zero");
+}
+
+TEST_CASE("cuda-emulated: FLOAT MAX/MIN with NaNs follow the sequential order exactly",
+          "[cuda][scan][reduce]") {
+  auto owner = emulated(0);
+  cvl::Backend& b = *owner;
+  cvl::Backend& ref = reference_backend();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::mt19937_64 rng(77);
+  Floats v = random_floats(5000, -1e6, 1e6, rng);
+  for (std::size_t i = 0; i < v.size(); i += 97) v[i] = nan;
+  v[4999] = nan;
+  v[10] = -std::numeric_limits<double>::infinity();
+  const Ints lengths = {1, 0, 2000, 7, 1, 2991};
+  for (Op op : {Op::MaxScan, Op::MinScan}) {
+    auto got = download(b, b.scan(op, floats(b, v), segdes(b, lengths)));
+    auto want = download(ref, ref.scan(op, floats(ref, v), segdes(ref, lengths)));
+    check_equal(got, want);
+  }
+  for (Op op : {Op::MaxReduce, Op::MinReduce}) {
+    auto got = download(b, b.reduce(op, floats(b, v), segdes(b, lengths)));
+    auto want = download(ref, ref.reduce(op, floats(ref, v), segdes(ref, lengths)));
+    check_equal(got, want);
+  }
+}
+
+TEST_CASE("cuda-emulated: many empty and one-element segments around a giant one",
+          "[cuda][layouts]") {
+  auto owner = emulated(0);
+  cvl::Backend& b = *owner;
+  cvl::Backend& ref = reference_backend();
+  Ints lengths(30000, 0);
+  for (std::size_t k = 0; k < lengths.size(); k += 3) lengths[k] = 1;
+  lengths[15000] = 200000;
+  std::mt19937_64 rng(5);
+  const std::size_t n = total_of(lengths);
+  const Ints v = random_ints(n, -1000, 1000, rng);
+  for (Op op : {Op::PlusReduce, Op::MaxReduce}) {
+    check_equal(to_ints(b, b.reduce(op, ints(b, v), segdes(b, lengths))),
+                to_ints(ref, ref.reduce(op, ints(ref, v), segdes(ref, lengths))));
+  }
+  check_equal(to_ints(b, b.rank(Op::RankDown, ints(b, v), segdes(b, lengths))),
+              to_ints(ref, ref.rank(Op::RankDown, ints(ref, v), segdes(ref, lengths))));
+  check_equal(to_ints(b, b.scan(Op::PlusScan, ints(b, v), segdes(b, lengths))),
+              to_ints(ref, ref.scan(Op::PlusScan, ints(ref, v), segdes(ref, lengths))));
+}
+
+}  // namespace cvl_test
