@@ -47,6 +47,12 @@ class Fuser {
   }
 
  private:
+  struct Use {
+    const Stmt* user;          // nullptr: a yielded value
+    std::size_t arg;
+    std::vector<Block*> path;  // the IF branches around the use
+  };
+
   // ---- analysis: which statements can be nodes, with the length facts known where they run
   const Stmt* def(VarId v) const {
     auto it = defs_.find(v);
@@ -148,12 +154,33 @@ class Fuser {
         if (auto eq = equal_scalars(s, b)) facts_.unite(LengthFacts::sum(eq->first), LengthFacts::sum(eq->second));
   }
 
-  void count_uses(const Block& block) {
-    for (const Stmt& s : block.stmts) {
-      for (std::size_t a = 0; a < s.args.size(); ++a) uses_[s.args[a]].push_back({&s, a});
-      for (const Block& b : s.branches) count_uses(b);
+  // Every use of every variable, with the IF branches it sits in (from the function's body down).
+  void count_uses(Block& block) {
+    for (Stmt& s : block.stmts) {
+      for (VarId r : s.results) def_path_[r] = path_;
+      for (std::size_t a = 0; a < s.args.size(); ++a) uses_[s.args[a]].push_back({&s, a, path_});
+      for (Block& b : s.branches) {
+        path_.push_back(&b);
+        count_uses(b);
+        path_.pop_back();
+      }
     }
-    for (VarId v : block.yields) uses_[v].push_back({nullptr, 0});
+    for (VarId v : block.yields) uses_[v].push_back({nullptr, 0, path_});
+  }
+
+  // The innermost IF branch holding every use in `list`, if it lies strictly inside the block
+  // defining `v`: a value only those uses need is computed there, not on every path.
+  Block* sink_target(VarId v, const std::vector<const Use*>& list) const {
+    if (list.empty()) return nullptr;
+    std::vector<Block*> common = list[0]->path;
+    for (const Use* u : list) {
+      std::size_t n = 0;
+      while (n < common.size() && n < u->path.size() && common[n] == u->path[n]) ++n;
+      common.resize(n);
+    }
+    const auto& home = def_path_.at(v);
+    if (common.size() <= home.size() || !std::equal(home.begin(), home.end(), common.begin())) return nullptr;
+    return common.back();
   }
 
   // ---- decision: which candidates are computed inside their consumers
@@ -174,6 +201,7 @@ class Fuser {
   }
 
   void decide() {
+    std::unordered_map<VarId, std::size_t> order_of;
     std::vector<std::pair<std::size_t, VarId>> order;
     for (const auto& [v, c] : candidates_) order.push_back({c.position, v});
     std::sort(order.begin(), order.end());
@@ -186,10 +214,22 @@ class Fuser {
       if (!c.member || size >= options_.fuse_max_nodes) continue;
       const auto& list = uses_[v];
       if (list.empty()) continue;
-      if (list.size() > 1 && size > options_.fuse_duplicate_limit) continue;
-      bool all = true;
-      for (const auto& [user, a] : list) all = all && absorbs(user, a, c);
-      if (all) inlined_.insert(v);
+      std::vector<const Use*> others;
+      for (const Use& u : list)
+        if (!absorbs(u.user, u.arg, c)) others.push_back(&u);
+      const bool small = size <= options_.fuse_duplicate_limit;
+      if (others.empty() && (list.size() == 1 || small)) {
+        inlined_.insert(v);
+        expanded_.insert(v);
+        continue;
+      }
+      // Still needed as a vector by some users: computed where only they run, and recomputed
+      // inside the consumers that can take it.
+      const bool expand = small && others.size() < list.size();
+      if (expand) expanded_.insert(v);
+      std::vector<const Use*> all;
+      for (const Use& u : list) all.push_back(&u);
+      if (Block* target = sink_target(v, expand ? others : all)) sink_[v] = target;
     }
   }
 
@@ -233,7 +273,7 @@ class Fuser {
   }
 
   std::uint32_t value(Builder& b, VarId v) {
-    if (!inlined_.contains(v)) return operand(b, v);
+    if (!expanded_.contains(v)) return operand(b, v);
     return expression(b, *candidates_.at(v).stmt);
   }
 
@@ -268,7 +308,7 @@ class Fuser {
   // Worth a superoperator: something was absorbed, or a constant replaces an operand.
   bool worth_fusing(const Stmt& s) const {
     for (VarId v : s.args)
-      if (inlined_.contains(v)) return true;
+      if (expanded_.contains(v)) return true;
     if (s.op == Op::Dist) return scalar_constant(s.args[0]) != nullptr;
     if (s.op == Op::Index) return scalar_constant(s.args[0]) || scalar_constant(s.args[1]);
     return false;
@@ -303,16 +343,22 @@ class Fuser {
 
   void replace(Block& block) {
     std::vector<Stmt> out;
+    if (auto sunk = sunk_.find(&block); sunk != sunk_.end()) {
+      for (Stmt& s : sunk->second) out.push_back(std::move(s));
+      sunk_.erase(sunk);
+    }
     for (Stmt& s : block.stmts) {
-      for (Block& b : s.branches) replace(b);
+      std::vector<Stmt>* into = &out;
       if (s.kind == StmtKind::Op && !s.results.empty()) {
         if (inlined_.contains(s.results[0])) continue;
+        if (auto it = sink_.find(s.results[0]); it != sink_.end()) into = &sunk_[it->second];
         if (auto it = replacement_.find(s.results[0]); it != replacement_.end()) {
-          out.push_back(std::move(it->second));
+          into->push_back(std::move(it->second));
           continue;
         }
       }
-      out.push_back(std::move(s));
+      for (Block& b : s.branches) replace(b);
+      into->push_back(std::move(s));
     }
     block.stmts = std::move(out);
   }
@@ -328,8 +374,13 @@ class Fuser {
   std::size_t timer_epoch_ = 0, position_ = 0;
   std::unordered_map<VarId, const Stmt*> defs_;
   std::unordered_map<VarId, Candidate> candidates_;
-  std::unordered_map<VarId, std::vector<std::pair<const Stmt*, std::size_t>>> uses_;
-  std::unordered_set<VarId> inlined_;
+  std::unordered_map<VarId, std::vector<Use>> uses_;
+  std::unordered_map<VarId, std::vector<Block*>> def_path_;
+  std::vector<Block*> path_;
+  std::unordered_set<VarId> inlined_;   // computed only inside its consumers
+  std::unordered_set<VarId> expanded_;  // computed inside its consumers (inlined_ and more)
+  std::unordered_map<VarId, Block*> sink_;             // moved to the start of this branch
+  std::unordered_map<const Block*, std::vector<Stmt>> sunk_;
   std::unordered_map<VarId, Stmt> replacement_;
   std::unordered_map<VarId, std::size_t> size_;
 };

@@ -36,14 +36,18 @@ void LengthFacts::rollback(std::size_t mark) {
   }
 }
 
-void LengthFacts::learn(const Stmt& s) {
+void LengthFacts::learn(const Stmt& s, bool checked) {
   if (s.kind != StmtKind::Op) return;
   const auto& a = s.args;
   const auto& r = s.results;
   auto len = [](VarId v) { return length(v); };
+  // A relation between operands is known only because the op checked it.
+  auto check = [&](Node x, Node y) {
+    if (checked) unite(x, y);
+  };
   switch (vcode::info(s.op).family) {
     case vcode::Family::Elementwise:
-      for (VarId v : a) unite(len(v), len(a[0]));
+      for (VarId v : a) check(len(v), len(a[0]));
       unite(len(r[0]), len(a[0]));
       return;
     case vcode::Family::Random:
@@ -51,15 +55,15 @@ void LengthFacts::learn(const Stmt& s) {
       return;
     case vcode::Family::Scan:
       unite(len(r[0]), len(a[0]));
-      unite(len(a[0]), sum(a[1]));
+      check(len(a[0]), sum(a[1]));
       return;
     case vcode::Family::Reduce:
       unite(len(r[0]), len(a[1]));
-      unite(len(a[0]), sum(a[1]));
+      check(len(a[0]), sum(a[1]));
       return;
     case vcode::Family::Rank:
       unite(len(r[0]), len(a[0]));
-      unite(len(a[0]), sum(a[1]));
+      check(len(a[0]), sum(a[1]));
       return;
     default:
       break;
@@ -86,30 +90,30 @@ void LengthFacts::learn(const Stmt& s) {
       return;
     case Op::Dist:
       unite(len(r[0]), sum(a[1]));
-      unite(len(a[0]), len(a[1]));
+      check(len(a[0]), len(a[1]));
       return;
     case Op::Index:
       unite(len(r[0]), sum(a[2]));
-      unite(len(a[0]), len(a[2]));
-      unite(len(a[1]), len(a[2]));
+      check(len(a[0]), len(a[2]));
+      check(len(a[1]), len(a[2]));
       return;
     case Op::Pack:
-      unite(len(a[0]), len(a[1]));
-      unite(len(a[0]), sum(a[2]));
+      check(len(a[0]), len(a[1]));
+      check(len(a[0]), sum(a[2]));
       unite(len(r[0]), sum(r[1]));
       unite(len(r[1]), len(a[2]));
       return;
     case Op::Extract:
       unite(len(r[0]), len(a[2]));
-      unite(len(a[1]), len(a[2]));
-      unite(len(a[0]), sum(a[2]));
+      check(len(a[1]), len(a[2]));
+      check(len(a[0]), sum(a[2]));
       return;
     case Op::Replace:
       unite(len(r[0]), len(a[0]));
       return;
     case Op::Permute:
       unite(len(r[0]), len(a[0]));
-      unite(len(a[1]), len(a[0]));
+      check(len(a[1]), len(a[0]));
       return;
     case Op::StopTimer:
       unite(len(r[0]), one);

@@ -4,6 +4,7 @@
 
 #include "fopt/cleanup.hpp"
 #include "fopt/fuse.hpp"
+#include "fopt/hoist.hpp"
 #include "fopt/inline_calls.hpp"
 #include "fopt/ir_printer.hpp"
 #include "fopt/ir_verify.hpp"
@@ -19,6 +20,8 @@ const Pass passes[] = {
     {"inline", "replace calls of small or once-called non-recursive functions by their bodies",
      inline_calls},
     {"cleanup", "share identical pure computations, drop unused bindings and parameters", cleanup},
+    {"hoist", "move scalar checks repeated in IF branches before the IF, so cleanup can share them",
+     hoist},
     {"fuse", "turn connected elementwise operations (and the reduction or scan they feed) into "
              "superoperators",
      fuse},
@@ -48,7 +51,7 @@ void after(const std::string& name, const Module& module, const PipelineOptions&
 
 std::span<const Pass> registered_passes() { return passes; }
 
-std::vector<std::string> default_passes() { return {"inline", "cleanup", "fuse", "cleanup"}; }
+std::vector<std::string> default_passes() { return {"inline", "cleanup", "hoist", "cleanup", "fuse", "cleanup"}; }
 
 PipelineResult optimize(const vcode::Program& input, const PipelineOptions& options) {
   std::vector<const Pass*> chosen;

@@ -26,8 +26,9 @@ class LengthFacts {
   std::size_t mark() const { return undo_.size(); }
   void rollback(std::size_t mark);
 
-  // Facts that hold once `stmt` has run, given where its operands were defined (`def`).
-  void learn(const Stmt& stmt);
+  // Facts that hold once `stmt` has run: how its results relate to its operands (always), and
+  // what its run checked about its operands (with `checked`; these hold only after it ran).
+  void learn(const Stmt& stmt, bool checked = true);
 
  private:
   struct Entry {
