@@ -15,6 +15,7 @@
 #include "dispatch.hpp"
 #include "fused.hpp"
 #include "handles.hpp"
+#include "kernels/scalar_apply.hpp"
 #include "library.hpp"
 #include "tuning.hpp"
 
@@ -112,19 +113,10 @@ class CudaBackend final : public Backend {
     for (std::size_t i = 0; i < operands.size(); ++i)
       inputs[i] = {device_pointer(operands[i]), operands[i].type};
     unsigned long long* fault = nullptr;
-    Vector out;
-    if (type == Type::Int && (op == Op::Div || op == Op::Mod)) {
-      // The message reads the operands again, so neither may become the result.
+    if (type == Type::Int && (op == Op::Div || op == Op::Mod))
       fault = device_->fault_word(
-          [this, a = operands[0], b = operands[1]](std::uint64_t position) {
-            std::int32_t divisor = read_element<std::int32_t>(b, position);
-            return divisor == 0 ? std::string("division by zero")
-                                : std::string("integer overflow in division (-2147483648 / -1)");
-          });
-      out = new_device_vector(out_type, n);
-    } else {
-      out = result_for(operands, out_type, n);
-    }
+          [](std::uint64_t word) { return std::string(trap_message(word)); });
+    Vector out = result_for(operands, out_type, n);
     dispatch::elementwise(*device_, op, type, inputs, static_cast<int>(operands.size()),
                           device_pointer(out), out_type, n, fault);
     return done(std::move(out));
@@ -635,7 +627,8 @@ class CudaBackend final : public Backend {
       std::vector<FusedOperand> h(operands.size());
       for (std::size_t i = 0; i < operands.size(); ++i) {
         if (operands[i].segdes.storage) h[i].segdes = host_segdes(operands[i].segdes);
-        if (operands[i].vector.storage) h[i].vector = take_host(std::move(operands[i].vector));
+        // Copied, not moved: the caller's operands stay valid (the span is not a transfer).
+        if (operands[i].vector.storage) h[i].vector = host_copy(operands[i].vector);
       }
       return wrap_host(cpu_->fused(op, h, domain));
     }
@@ -651,9 +644,8 @@ class CudaBackend final : public Backend {
     }
     const Type result = plan.body_type;
     Vector body = new_device_vector(result, domain);
-    unsigned long long* fault = device_->fault_word([](std::uint64_t) {
-      return std::string("FUSED: division by zero or integer overflow in division");
-    });
+    unsigned long long* fault =
+        device_->fault_word([](std::uint64_t word) { return std::string(trap_message(word)); });
     fused::evaluate(*device_, plan, views, domain, device_pointer(body), fault);
     if (plan.root_kind == fused::RootKind::Elementwise) return done(std::move(body));
     const Segdes& sd = operands[plan.root_segdes].segdes;

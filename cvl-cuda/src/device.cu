@@ -157,8 +157,12 @@ void Device::check_faults() {
   auto pending = std::move(pending_faults_);
   pending_faults_.clear();
   fill_bytes(fault_words_, 0xFF, used * sizeof(unsigned long long));
+  // Without sync_each_op the error surfaces at a later operation, so the message says so.
+  const char* late = sync_each_op_ ? ""
+                                   : " (found at a later synchronization; --sync reports a fault "
+                                     "at its instruction)";
   for (std::size_t i = 0; i < used; ++i)
-    if (words[i] != kNoFault) throw Error(pending[i](words[i]));
+    if (words[i] != kNoFault) throw Error(pending[i](words[i]) + late);
 }
 
 }  // namespace cvl::CVL_CUDA_NS

@@ -95,13 +95,15 @@ TEST_CASE("cuda-emulated: kernel faults are raised at the next synchronization",
   o.dest_segdes = segdes(b, {3});
   cvl::Vector gathered;
   REQUIRE_NOTHROW(gathered = b.permute(Op::BPermute, std::move(o)));  // queued, not yet known
+  using Catch::Matchers::StartsWith;
   CHECK_THROWS_WITH(b.synchronize(),
-                    "BPERMUTE: index 5 at position 1 is outside its segment of length 3");
+                    StartsWith("BPERMUTE: index 5 at position 1 is outside its segment of length 3 "
+                               "(found at a later synchronization"));
   CHECK_NOTHROW(b.synchronize());  // reported once
 
   cvl::Vector q = ew(b, Op::Div, Type::Int, ints(b, {4, 4}), ints(b, {2, 0}));
   Ints out(2);
-  CHECK_THROWS_WITH(b.download(q, 0, 2, out.data()), "division by zero");
+  CHECK_THROWS_WITH(b.download(q, 0, 2, out.data()), StartsWith("division by zero ("));
 
   auto exact = emulated(0, true);  // sync_each_op: the faulting operation itself throws
   CHECK_THROWS_WITH(ew(*exact, Op::Mod, Type::Int, ints(*exact, {1}), ints(*exact, {0})),

@@ -17,14 +17,14 @@ struct Elementwise {
   int arity;
   void* out;
   Type out_type;
-  unsigned long long* fault;  // INT / and %: the first trapping position
+  unsigned long long* fault;  // INT / and %: trap_word of the first trapping element
 
   CVL_HOST_DEVICE void operator()(std::size_t j) const {
     Scalar x[3] = {{0.0, 0}, {0.0, 0}, {0.0, 0}};
     for (int a = 0; a < arity; ++a) x[a] = load_element(in[a].data, in[a].type, j);
-    bool trap = false;
+    int trap = kNoTrap;
     Scalar r = apply_op(op, type, x[0], x[1], x[2], trap);
-    if (trap) record_fault(fault, j);
+    if (trap != kNoTrap) record_fault(fault, trap_word(j, trap));
     store_element(out, out_type, j, r);
   }
 };

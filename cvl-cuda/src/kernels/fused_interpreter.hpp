@@ -27,7 +27,7 @@ struct FusedInterpreter {
   CVL_HOST_DEVICE void operator()(std::size_t j) const {
     using Kind = vcode::SuperOpNode::Kind;
     Scalar value[cuda_tuning::kMaxFusedNodes];
-    bool trap = false;
+    int trap = kNoTrap;
     for (std::uint32_t n = 0; n < count; ++n) {
       const fused::Node& node = nodes[n];
       Scalar r{0.0, 0};
@@ -63,7 +63,7 @@ struct FusedInterpreter {
       }
       value[n] = r;
     }
-    if (trap) record_fault(fault, j);
+    if (trap != kNoTrap) record_fault(fault, trap_word(j, trap));
     store_element(out, out_type, j, value[result]);
   }
 };

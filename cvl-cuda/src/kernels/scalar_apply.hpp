@@ -39,9 +39,24 @@ CVL_HOST_DEVICE inline void store_element(void* data, Type type, std::size_t j, 
     static_cast<std::uint8_t*>(data)[j] = static_cast<std::uint8_t>(s.i);
 }
 
-// `type` is the instruction's type. An INT / or % whose divisor traps sets `trap` and gives 0.
+// How an INT / or % trapped (the first trap of an evaluation is kept).
+enum Trap : int { kNoTrap = 0, kDivisionByZero = 1, kDivisionOverflow = 2 };
+CVL_HOST_DEVICE inline void note_trap(int& trap, int divisor) {
+  if (trap == kNoTrap) trap = divisor == 0 ? kDivisionByZero : kDivisionOverflow;
+}
+// A fault word for a trap at element j: the smallest word is the first element, as cvl-cpu
+// reports it, and its low bit says which trap.
+CVL_HOST_DEVICE inline std::uint64_t trap_word(std::size_t j, int trap) {
+  return static_cast<std::uint64_t>(j) * 2 + (trap == kDivisionOverflow ? 1 : 0);
+}
+inline const char* trap_message(std::uint64_t word) {
+  return (word & 1) ? "integer overflow in division (-2147483648 / -1)" : "division by zero";
+}
+
+// `type` is the instruction's type. An INT / or % whose divisor traps notes it in `trap` and
+// gives 0.
 CVL_HOST_DEVICE inline Scalar apply_op(vcode::Op op, Type type, Scalar a, Scalar b, Scalar c,
-                                       bool& trap) {
+                                       int& trap) {
   using namespace cvl_sem;
   using vcode::Op;
   const bool is_float = type == Type::Float;
@@ -60,13 +75,13 @@ CVL_HOST_DEVICE inline Scalar apply_op(vcode::Op op, Type type, Scalar a, Scalar
       if (is_float) {
         r.f = div_f(a.f, b.f);
       } else if (divisor_traps(a.i, b.i)) {
-        trap = true;
+        note_trap(trap, b.i);
       } else {
         r.i = div_i(a.i, b.i);
       }
       break;
     case Op::Mod:
-      if (divisor_traps(a.i, b.i)) trap = true; else r.i = mod_i(a.i, b.i);
+      if (divisor_traps(a.i, b.i)) note_trap(trap, b.i); else r.i = mod_i(a.i, b.i);
       break;
     case Op::Less: r.i = is_float ? a.f < b.f : a.i < b.i; break;
     case Op::LessEq: r.i = is_float ? a.f <= b.f : a.i <= b.i; break;
