@@ -9,6 +9,7 @@
 #include "fopt/stats.hpp"
 #include "vcode/parser.hpp"
 #include "vcode/printer.hpp"
+#include "vcode/superop_cuda.hpp"
 
 namespace po = boost::program_options;
 
@@ -107,8 +108,11 @@ int main(int argc, char** argv) {
     std::cout << text;
   }
   if (vm.count("emit-cuda")) {
-    std::cerr << "fcode-opt: --emit-cuda is not available in this build\n";
-    return 1;
+    const std::string path = vm["emit-cuda"].as<std::string>();
+    if (!write_file(path, vcode::cuda_program_source(result.program.superops))) {
+      std::cerr << "fcode-opt: cannot write " << path << '\n';
+      return 1;
+    }
   }
   if (vm.count("stats")) fopt::print_stats(std::cerr, program, result.program, result.module);
   return 0;
