@@ -179,14 +179,14 @@ TEST_CASE("An unknown backend is an error listing the available ones", "[cli]") 
   CHECK(result.err.find("(available: cpu") != std::string::npos);
 }
 
-TEST_CASE("--help documents the GPU options", "[cli]") {
+TEST_CASE("vinterp --help documents the GPU options", "[cli]") {
   auto result = run_vinterp({"--help"});
   CHECK(result.exit_code == 0);
   for (const char* option : {"--sync", "--host-threshold N", "--backend NAME", "-<num>"})
     CHECK(result.out.find(option) != std::string::npos);
 }
 
-TEST_CASE("--profile prints per-opcode counts and elements on the cpu backend", "[cli][profile]") {
+TEST_CASE("vinterp --profile prints per-opcode counts and elements on the cpu backend", "[cli][profile]") {
   auto result = run_vinterp({"--profile", "--threads", "1", program});
   REQUIRE(result.exit_code == 0);
   CHECK(result.out == read_file(test_dir + "/profile_counts.expected"));
@@ -201,7 +201,7 @@ TEST_CASE("--profile prints per-opcode counts and elements on the cpu backend", 
   CHECK(result.err.find("device memory peak") == std::string::npos);
 }
 
-TEST_CASE("--profile on an emulated GPU backend adds launch and sync columns", "[cli][profile]") {
+TEST_CASE("vinterp --profile on an emulated GPU backend adds launch and sync columns", "[cli][profile]") {
   if (!backend_available("cuda-emulated")) {
     WARN("backend cuda-emulated is not in this build: nothing to check");
     return;
