@@ -4,7 +4,6 @@
 #include <cstring>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "cvl_cpu/cvl_cpu.hpp"
 #include "families.hpp"
@@ -203,22 +202,9 @@ class CpuBackend final : public Backend {
                std::size_t domain) override {
     require(!op.nodes.empty() && operands.size() == op.operands.size(), "FUSED",
             "operands do not match the definition");
-    std::vector<vcode::OperandUse> uses = vcode::operand_uses(op);
-    for (std::size_t k = 0; k < operands.size(); ++k) {
-      if (op.operands[k] == vcode::TypeKeyword::Segdes) {
-        cpu::SegView v = checked_view(operands[k].segdes, "FUSED");
-        require(!uses[k].segdes || v.total == domain, "FUSED", "descriptor does not span the domain");
-        continue;
-      }
-      const Vector& v = operands[k].vector;
-      require_type(v, op.operands[k] == vcode::TypeKeyword::Float  ? Type::Float
-                      : op.operands[k] == vcode::TypeKeyword::Bool ? Type::Bool
-                                                                    : Type::Int,
-                   "FUSED", "operand");
-      if (uses[k].elementwise) require_length(v, domain, "FUSED", "operand");
-      for (std::uint32_t s : uses[k].per_segment_of)
-        require_length(v, operands[s].segdes.segments, "FUSED", "per-segment operand");
-    }
+    for (std::size_t k = 0; k < operands.size(); ++k)
+      if (op.operands[k] == vcode::TypeKeyword::Segdes) checked_view(operands[k].segdes, "FUSED");
+    // Types and lengths against the definition's uses: checked where fused.cpp derives them.
     return cpu::fused(ctx_, op, operands, domain);
   }
 

@@ -28,8 +28,9 @@ using I32 = std::int32_t;
 using F64 = double;
 using B8 = std::uint8_t;
 
-// Elements per block: 2048 * 8 bytes per node keeps a dozen nodes' buffers within L2.
-constexpr std::size_t kBlock = 2048;
+// Elements per block: 1024 * 8 bytes per node keeps a few dozen nodes' buffers within L2 (512 to
+// 8192 measured the same within noise, bench/RESULTS.md).
+constexpr std::size_t kBlock = 1024;
 
 Type element_type_of(vcode::TypeKeyword t) {
   switch (t) {
@@ -184,6 +185,7 @@ struct DivisionFault {
 };
 
 struct Plan {
+  std::vector<vcode::OperandUse> uses;  // per operand
   std::vector<NodePlan> nodes;
   std::vector<SegView> views;  // per operand; empty views for vectors
   std::uint32_t values_node = 0;  // the node whose values blocks produce (the root or its input)
@@ -191,12 +193,35 @@ struct Plan {
   std::size_t threshold = kMemoryBoundThreshold;
 };
 
+void require_shape(bool ok, const char* what, const Vector& v, std::size_t length) {
+  if (!ok)
+    throw Error(std::string("FUSED: ") + what + " is " + type_name(v.type) + " of length " +
+                std::to_string(v.length) + ", expected length " + std::to_string(length));
+}
+
+// Checks the operands against the definition (the interpreter has; a mismatch here would read
+// out of bounds) and resolves every node to its kernel and data.
 Plan compile(const SuperOp& op, std::span<FusedOperand> operands, std::size_t domain) {
   Plan plan;
   plan.domain = domain;
+  plan.uses = vcode::operand_uses(op);
   plan.views.resize(operands.size());
-  for (std::size_t k = 0; k < operands.size(); ++k)
-    if (op.operands[k] == vcode::TypeKeyword::Segdes) plan.views[k] = view(operands[k].segdes);
+  for (std::size_t k = 0; k < operands.size(); ++k) {
+    const vcode::OperandUse& use = plan.uses[k];
+    if (op.operands[k] == vcode::TypeKeyword::Segdes) {
+      plan.views[k] = view(operands[k].segdes);
+      if (use.segdes && plan.views[k].total != domain)
+        throw Error("FUSED: a segment descriptor describes " + std::to_string(plan.views[k].total) +
+                    " elements, the domain has " + std::to_string(domain));
+      continue;
+    }
+    const Vector& v = operands[k].vector;
+    require_shape(v.type == element_type_of(op.operands[k]), "an operand", v, v.length);
+    if (use.elementwise) require_shape(v.length == domain, "an operand", v, domain);
+    for (std::uint32_t s : use.per_segment_of)
+      require_shape(v.length == operands[s].segdes.segments, "a per-segment operand", v,
+                    operands[s].segdes.segments);
+  }
   plan.nodes.resize(op.nodes.size());
   auto leaf = [&](std::uint32_t node) {
     const SuperOpNode& n = op.nodes[node];
@@ -392,9 +417,9 @@ void for_each_block(const Parallel& par, const Plan& plan, const SuperOp& op, Bo
 
 // The result vector: an operand read only elementwise, unshared and of the right shape, is
 // overwritten in place (each element is read before it is written, in the same block).
-Vector result_vector(const SuperOp& op, std::span<FusedOperand> operands, Type type,
-                     std::size_t length) {
-  std::vector<vcode::OperandUse> uses = vcode::operand_uses(op);
+Vector result_vector(const SuperOp& op, const Plan& plan, std::span<FusedOperand> operands,
+                     Type type, std::size_t length) {
+  const std::vector<vcode::OperandUse>& uses = plan.uses;
   for (std::size_t k = 0; k < operands.size(); ++k)
     if (uses[k].elementwise && uses[k].per_segment_of.empty() &&
         op.operands[k] != vcode::TypeKeyword::Segdes &&
@@ -406,7 +431,7 @@ Vector result_vector(const SuperOp& op, std::span<FusedOperand> operands, Type t
 Vector map(const Context& ctx, const SuperOp& op, std::span<FusedOperand> operands,
            const Plan& plan) {
   const Type type = plan.nodes[plan.values_node].type;
-  Vector out = result_vector(op, operands, type, plan.domain);
+  Vector out = result_vector(op, plan, operands, type, plan.domain);
   std::byte* o = elements<std::byte>(out);
   const std::size_t size = element_size(type);
   for_each_block(ctx.par, plan, op, [&](Frame& frame, std::size_t lo, std::size_t hi) {
@@ -417,10 +442,10 @@ Vector map(const Context& ctx, const SuperOp& op, std::span<FusedOperand> operan
 
 // ---- Reduce and scan roots.
 
-// Folds a run of values into a segment's running result. Whole segments fold left to right like
-// scan_reduce.cpp's fold; a segment cut by a thread boundary folds like its fold_threaded (four
-// lanes for FLOAT + and *), fed in pieces: lane j takes the elements at offsets 4m + j from the
-// cut piece's start, the last (length mod 4) elements go to lane 0.
+// Folds the values of one segment piece into its running result. Whole segments fold left to
+// right like scan_reduce.cpp's fold; a segment cut by a thread boundary folds like its
+// fold_threaded (four lanes for FLOAT + and *), fed in runs: lane j takes the elements at
+// offsets 4m + j from the cut piece's start, the last (length mod 4) elements go to lane 0.
 template <class C>
 struct Accumulator {
   using T = typename C::value_type;
@@ -429,90 +454,96 @@ struct Accumulator {
 
   T acc = C::identity;
   T lane[4] = {C::identity, C::identity, C::identity, C::identity};
-  bool cut = false;
-  std::size_t piece_lo = 0, lanes_end = 0;  // cut: elements below lanes_end go to the lanes
+  bool cut = false;    // the piece is part of a segment that crosses a thread boundary
+  bool lanes = false;  // ... and folds in four lanes
+  std::size_t piece_lo = 0, lanes_end = 0;  // lanes: elements below lanes_end go to the lanes
 
   void start(bool is_cut, std::size_t lo, std::size_t hi) {
     acc = C::identity;
-    cut = is_cut && kLanes;
-    if (cut) {
+    cut = is_cut;
+    lanes = is_cut && kLanes;
+    if (lanes) {
       std::fill(std::begin(lane), std::end(lane), C::identity);
       piece_lo = lo;
       lanes_end = lo + (hi - lo) / 4 * 4;
     }
   }
-  // Elements [pos, pos + n) of the piece, `x` pointing at the one at pos.
-  void add(const T* x, std::size_t pos, std::size_t n) {
-    if (!cut) {
+  // Elements [pos, pos + n) of the piece, `x` pointing at the one at pos. Returns false when a
+  // cut FLOAT MAX/MIN piece holds a NaN: grouping then changes the result (scan_reduce.cpp).
+  bool add(const T* x, std::size_t pos, std::size_t n) {
+    if (!lanes) {
       T a = acc;
       for (std::size_t i = 0; i < n; ++i) a = C::apply(a, x[i]);
       acc = a;
-      return;
+    } else {
+      for (std::size_t i = 0; i < n; ++i) {
+        std::size_t at = pos + i;
+        std::size_t l = at < lanes_end ? (at - piece_lo) & 3 : 0;
+        lane[l] = C::apply(lane[l], x[i]);
+      }
     }
-    for (std::size_t i = 0; i < n; ++i) {
-      std::size_t at = pos + i;
-      std::size_t l = at < lanes_end ? (at - piece_lo) & 3 : 0;
-      lane[l] = C::apply(lane[l], x[i]);
+    if constexpr (kNanSensitive<C>) {
+      if (cut) {
+        bool nan = false;
+        for (std::size_t i = 0; i < n; ++i) nan |= x[i] != x[i];
+        return !nan;
+      }
     }
+    return true;
   }
   T finish() const {
-    if (!cut) return acc;
+    if (!lanes) return acc;
     return C::apply(C::identity, C::apply(C::apply(lane[0], lane[1]), C::apply(lane[2], lane[3])));
   }
 };
 
-// Whether a FLOAT MAX/MIN piece holds a NaN (then grouping changes the result; see scan_reduce).
-template <class C, class T = typename C::value_type>
-bool has_nan(const T* x, std::size_t n) {
-  if constexpr (kNanSensitive<C>) {
-    bool nan = false;
-    for (std::size_t i = 0; i < n; ++i) nan |= x[i] != x[i];
-    return nan;
-  } else {
-    return false;
-  }
-}
-
-// The pieces of a thread's part in order: its head (the rest of a segment begun earlier), then
-// each segment starting in it, clipped at the part's end. `cut` marks pieces of segments that
-// cross the part's boundary.
-struct Piece {
-  std::size_t segment, lo, hi;
-  bool cut, head;
-};
-
-Piece piece_at(const SegView& sd, const Part& p, std::size_t q) {
-  if (p.has_head()) {
-    if (q == 0) return {p.first - 1, p.begin, p.head_end, true, true};
-    --q;
-  }
-  std::size_t k = p.first + q;
-  return {k, sd.start(k), std::min(sd.start(k + 1), p.end), sd.start(k + 1) > p.end, false};
-}
-
-std::size_t piece_count(const Part& p) { return (p.last - p.first) + (p.has_head() ? 1 : 0); }
-
-// Evaluates the part's blocks and hands each piece's values to `fold(piece, values, pos, n)`,
-// then `done(piece)` once the piece is complete (empty pieces included).
-template <class Fold, class Done>
-void walk_part(Frame& frame, const SegView& sd, const Part& p, Fold&& fold, Done&& done) {
-  const std::size_t pieces = piece_count(p);
-  std::size_t q = 0;
+// Folds one thread's part of the domain segment by segment, evaluating it block by block:
+// first its head (the rest of a segment begun in an earlier part), then every segment starting
+// in it, the last one clipped at the part's end. Calls done(segment, value, is_head) for each,
+// in order, empty segments included. Returns false when the result needs the sequential fold.
+template <class C, class Done>
+bool fold_part(Frame& frame, const SegView& sd, const Part& p, Done&& done) {
+  using T = typename C::value_type;
+  bool head = p.has_head();
+  std::size_t k = head ? p.first - 1 : p.first;
+  auto piece_end = [&](std::size_t s) { return std::min(sd.start(s + 1), p.end); };
+  Accumulator<C> acc;
+  auto begin_segment = [&] {
+    if (k < p.last) acc.start(head || sd.start(k + 1) > p.end, head ? p.begin : sd.start(k), piece_end(k));
+  };
+  auto finish_segment = [&] {
+    done(k, acc.finish(), head);
+    head = false;
+    ++k;
+    begin_segment();
+  };
+  begin_segment();
+  bool exact = true;
   for (std::size_t lo = p.begin; lo < p.end; lo += frame.block()) {
     const std::size_t hi = std::min(lo + frame.block(), p.end);
-    const void* values = frame.evaluate(lo, hi, nullptr);
+    const T* x = static_cast<const T*>(frame.evaluate(lo, hi, nullptr)) - lo;
     std::size_t pos = lo;
-    while (q < pieces) {
-      Piece piece = piece_at(sd, p, q);
-      const std::size_t take = std::min(piece.hi, hi);
-      if (take > pos) fold(piece, values, lo, pos, take - pos);
-      pos = std::max(pos, take);
-      if (take < piece.hi) break;  // continues in the next block
-      done(piece);
-      ++q;
+    while (true) {
+      while (k < p.last && piece_end(k) <= pos) finish_segment();
+      if (pos == hi) break;
+      // Segments that start here and end inside the block (so are not cut) fold in a tight loop.
+      if (!head && pos == sd.start(k) && sd.start(k + 1) <= hi) {
+        for (; k < p.last && sd.start(k + 1) <= hi; ++k) {
+          T a = C::identity;
+          for (std::size_t i = sd.start(k); i < sd.start(k + 1); ++i) a = C::apply(a, x[i]);
+          done(k, a, false);
+        }
+        begin_segment();
+        pos = std::min(sd.start(k), hi);
+        continue;
+      }
+      const std::size_t end = std::min(piece_end(k), hi);
+      exact &= acc.add(x + pos, pos, end - pos);
+      pos = end;
     }
   }
-  for (; q < pieces; ++q) done(piece_at(sd, p, q));  // empty segments at the end
+  while (k < p.last) finish_segment();
+  return exact;
 }
 
 template <class C>
@@ -522,46 +553,35 @@ Vector reduce_typed(const Context& ctx, const SuperOp& op, const Plan& plan, con
   Vector out = allocate(type_of<T>(), sd.segments);
   T* result = elements<T>(out);
   const int team = sequential ? 1 : ctx.par.team_for(plan.domain, kMemoryBoundThreshold);
+  if (team <= 1) {
+    Frame frame(plan, op);
+    fold_part<C>(frame, sd, whole_part(sd), [&](std::size_t k, T value, bool) { result[k] = value; });
+    if (frame.fault().found()) frame.fault().raise();
+    return out;
+  }
+  // As scan_reduce.cpp: each part reduces the segments starting in it; the heads (continuations
+  // of a segment begun in an earlier part) are combined afterwards in part order.
   constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
   std::vector<T> head(static_cast<std::size_t>(team));
   std::vector<std::size_t> head_segment(static_cast<std::size_t>(team), none);
   std::atomic<bool> inexact{false};
   DivisionFault fault;
-  auto run_part = [&](const Part& p, std::size_t self) {
+#pragma omp parallel num_threads(team)
+  {
+    const auto self = static_cast<std::size_t>(omp_get_thread_num());
     Frame frame(plan, op);
-    Accumulator<C> acc;
-    bool started = false;
-    walk_part(
-        frame, sd, p,
-        [&](const Piece& piece, const void* values, std::size_t block_lo, std::size_t pos,
-            std::size_t n) {
-          if (!started) {
-            acc.start(piece.cut, piece.lo, piece.hi);
-            started = true;
-          }
-          const T* x = static_cast<const T*>(values) + (pos - block_lo);
-          if (piece.cut && has_nan<C>(x, n)) inexact.store(true, std::memory_order_relaxed);
-          acc.add(x, pos, n);
-        },
-        [&](const Piece& piece) {
-          if (!started) acc.start(piece.cut, piece.lo, piece.hi);
-          started = false;
-          if (piece.head) {
-            head[self] = acc.finish();
-            head_segment[self] = piece.segment;
-          } else {
-            result[piece.segment] = acc.finish();
-          }
-        });
+    bool exact = fold_part<C>(frame, sd, make_part(sd, omp_get_thread_num(), omp_get_num_threads()),
+                              [&](std::size_t k, T value, bool is_head) {
+                                if (!is_head) {
+                                  result[k] = value;
+                                  return;
+                                }
+                                head[self] = value;
+                                head_segment[self] = k;
+                              });
+    if (!exact) inexact.store(true, std::memory_order_relaxed);
 #pragma omp critical(cvl_cpu_fused_fault)
     fault.keep_lowest(frame.fault());
-  };
-  if (team <= 1) {
-    run_part(whole_part(sd), 0);
-  } else {
-#pragma omp parallel num_threads(team)
-    run_part(make_part(sd, omp_get_thread_num(), omp_get_num_threads()),
-             static_cast<std::size_t>(omp_get_thread_num()));
   }
   if (fault.found()) fault.raise();
   if (inexact.load()) return reduce_typed<C>(ctx, op, plan, sd, true);
@@ -577,23 +597,32 @@ template <class C>
 Vector scan_sequential(const SuperOp& op, std::span<FusedOperand> operands, const Plan& plan,
                        const SegView& sd) {
   using T = typename C::value_type;
-  Vector out = result_vector(op, operands, type_of<T>(), plan.domain);
+  Vector out = result_vector(op, plan, operands, type_of<T>(), plan.domain);
   T* o = elements<T>(out);
   Frame frame(plan, op);
+  std::size_t k = 0;
   T acc = C::identity;
-  walk_part(
-      frame, sd, whole_part(sd),
-      [&](const Piece&, const void* values, std::size_t block_lo, std::size_t pos, std::size_t n) {
-        const T* x = static_cast<const T*>(values) + (pos - block_lo);
-        T a = acc;
-        for (std::size_t i = 0; i < n; ++i) {
-          T v = x[i];  // read before writing: x may be the output's own memory
-          o[pos + i] = a;
-          a = C::apply(a, v);
-        }
-        acc = a;
-      },
-      [&](const Piece&) { acc = C::identity; });
+  for (std::size_t lo = 0; lo < plan.domain; lo += frame.block()) {
+    const std::size_t hi = std::min(lo + frame.block(), plan.domain);
+    const T* x = static_cast<const T*>(frame.evaluate(lo, hi, nullptr)) - lo;
+    std::size_t pos = lo;
+    while (true) {
+      while (k < sd.segments && sd.start(k + 1) <= pos) {
+        acc = C::identity;
+        ++k;
+      }
+      if (pos == hi) break;
+      const std::size_t end = std::min(sd.start(k + 1), hi);
+      T a = acc;
+      for (std::size_t i = pos; i < end; ++i) {
+        T v = x[i];  // read before writing: x may be the output's own memory
+        o[i] = a;
+        a = C::apply(a, v);
+      }
+      acc = a;
+      pos = end;
+    }
+  }
   if (frame.fault().found()) frame.fault().raise();
   return out;
 }
