@@ -404,14 +404,23 @@ class Frame {
 // throws the lowest division fault.
 template <class Body>
 void for_each_block(const Parallel& par, const Plan& plan, const SuperOp& op, Body&& body) {
-  DivisionFault fault;
-  parallel_for(par, plan.domain, plan.threshold, [&](std::size_t begin, std::size_t end) {
+  auto run = [&](std::size_t begin, std::size_t end, DivisionFault& fault) {
     Frame frame(plan, op);
     for (std::size_t lo = begin; lo < end; lo += frame.block())
       body(frame, lo, std::min(lo + frame.block(), end));
+    fault = frame.fault();
+  };
+  DivisionFault fault;
+  if (par.team_for(plan.domain, plan.threshold) <= 1) {  // no OpenMP at all for short vectors
+    run(0, plan.domain, fault);
+  } else {
+    parallel_for(par, plan.domain, plan.threshold, [&](std::size_t begin, std::size_t end) {
+      DivisionFault mine;
+      run(begin, end, mine);
 #pragma omp critical(cvl_cpu_fused_fault)
-    fault.keep_lowest(frame.fault());
-  });
+      fault.keep_lowest(mine);
+    });
+  }
   if (fault.found()) fault.raise();
 }
 

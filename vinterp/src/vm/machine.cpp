@@ -45,6 +45,9 @@ void Machine::prepare() {
       }
     };
     p.arity = static_cast<std::uint8_t>(op.args.size());
+    if (ins.op == Op::Fused)  // the definition's operands (exec_fused.cpp checks them): --profile counts them
+      p.arity = static_cast<std::uint8_t>(
+          std::min<std::size_t>(program_.superops[static_cast<std::size_t>(ins.count)].operands.size(), 255));
     for (std::size_t a = 0; a < op.args.size(); ++a) {
       char letter = op.args[a];
       p.expect[a] = letter == 'V'   ? Expect::AnyVector
