@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -9,6 +10,7 @@
 
 #include "fopt/op_facts.hpp"
 #include "fopt/substitute.hpp"
+#include "cvl/scalar_semantics.hpp"
 
 namespace fopt {
 
@@ -65,9 +67,72 @@ void share(Block& block, std::unordered_map<std::string, std::vector<VarId>> ava
   for (VarId& v : block.yields) v = resolve(same, v);
 }
 
+// An INT scalar constant's value, if `v` is one.
+std::optional<std::int32_t> int_scalar(const std::unordered_map<VarId, const Stmt*>& defs, VarId v) {
+  auto it = defs.find(v);
+  if (it == defs.end()) return std::nullopt;
+  const Stmt& d = *it->second;
+  if (d.kind != StmtKind::Op || d.op != Op::Const || d.constant.type != vcode::TypeKeyword::Int ||
+      d.constant.stream_name || d.constant.ints.size() != 1)
+    return std::nullopt;
+  return d.constant.ints[0];
+}
+
+// Evaluates INT arithmetic, shifts, bit operations and comparisons of INT constants at compile
+// time, with the interpreter's own scalar semantics.
+std::optional<vcode::Constant> fold(const Stmt& s, const std::unordered_map<VarId, const Stmt*>& defs) {
+  if (s.kind != StmtKind::Op || !is_elementwise(s.op)) return std::nullopt;
+  if ((s.type ? *s.type : vcode::implied_type(s.op)) != vcode::TypeKeyword::Int) return std::nullopt;
+  std::int32_t x[2] = {0, 0};
+  if (s.args.size() > 2) return std::nullopt;
+  for (std::size_t a = 0; a < s.args.size(); ++a) {
+    auto value = int_scalar(defs, s.args[a]);
+    if (!value) return std::nullopt;
+    x[a] = *value;
+  }
+  vcode::Constant c;
+  c.type = vcode::TypeKeyword::Int;
+  std::int32_t r = 0;
+  bool boolean = false;
+  switch (s.op) {
+    case Op::Add: r = cvl_sem::add_i(x[0], x[1]); break;
+    case Op::Sub: r = cvl_sem::sub_i(x[0], x[1]); break;
+    case Op::Mul: r = cvl_sem::mul_i(x[0], x[1]); break;
+    case Op::LShift: r = cvl_sem::lshift(x[0], x[1]); break;
+    case Op::RShift: r = cvl_sem::rshift(x[0], x[1]); break;
+    case Op::And: r = x[0] & x[1]; break;
+    case Op::Or: r = x[0] | x[1]; break;
+    case Op::Xor: r = x[0] ^ x[1]; break;
+    case Op::Not: r = cvl_sem::not_i(x[0]); break;
+    case Op::Less: r = x[0] < x[1], boolean = true; break;
+    case Op::LessEq: r = x[0] <= x[1], boolean = true; break;
+    case Op::Greater: r = x[0] > x[1], boolean = true; break;
+    case Op::GreaterEq: r = x[0] >= x[1], boolean = true; break;
+    case Op::Equal: r = x[0] == x[1], boolean = true; break;
+    case Op::NotEqual: r = x[0] != x[1], boolean = true; break;
+    default: return std::nullopt;
+  }
+  if (boolean) c.type = vcode::TypeKeyword::Bool;
+  c.ints = {r};
+  return c;
+}
+
+void fold_block(Block& block, std::unordered_map<VarId, const Stmt*>& defs) {
+  for (Stmt& s : block.stmts) {
+    for (Block& b : s.branches) fold_block(b, defs);
+    if (auto c = fold(s, defs)) {
+      s.op = Op::Const;
+      s.type = c->type;
+      s.constant = *c;
+      s.args.clear();
+    }
+    for (VarId r : s.results) defs[r] = &s;
+  }
+}
+
 // Removable when unused: pure and unable to fail.
 bool droppable(const Stmt& s) {
-  if (s.kind == StmtKind::Fused) return true;  // built only from ops that cannot fail
+  if (s.kind == StmtKind::Fused) return !s.may_fail;
   return s.kind == StmtKind::Op && never_fails(s.op);
 }
 
@@ -130,11 +195,31 @@ bool sweep(Block& block, std::unordered_map<VarId, std::size_t>& uses) {
   return changed;
 }
 
+// Drops superoperators no FUSED uses any more and numbers the rest 0, 1, ...
+void renumber_superops(Module& module) {
+  std::vector<bool> used(module.superops.size());
+  for (Function& f : module.functions)
+    if (f.lifted) for_each_stmt(f.body, [&](const Stmt& s) { if (s.kind == StmtKind::Fused) used[s.superop] = true; });
+  std::vector<std::uint32_t> new_id(module.superops.size());
+  std::vector<vcode::SuperOp> kept;
+  for (std::size_t i = 0; i < module.superops.size(); ++i) {
+    if (!used[i]) continue;
+    new_id[i] = static_cast<std::uint32_t>(kept.size());
+    kept.push_back(std::move(module.superops[i]));
+    kept.back().id = new_id[i];
+  }
+  module.superops = std::move(kept);
+  for (Function& f : module.functions)
+    if (f.lifted) for_each_stmt(f.body, [&](Stmt& s) { if (s.kind == StmtKind::Fused) s.superop = new_id[s.superop]; });
+}
+
 }  // namespace
 
 void cleanup(Module& module, const PassOptions&) {
   for (Function& f : module.functions) {
     if (!f.lifted) continue;
+    std::unordered_map<VarId, const Stmt*> defs;
+    fold_block(f.body, defs);
     Substitution same;
     share(f.body, {}, same);
   }
@@ -175,6 +260,7 @@ void cleanup(Module& module, const PassOptions&) {
       keep(f.params);
     }
   }
+  renumber_superops(module);
 }
 
 }  // namespace fopt

@@ -335,6 +335,7 @@ class Fuser {
       fused.kind = StmtKind::Fused;
       fused.where = s.where;
       fused.superop = intern(std::move(b.op));
+      fused.may_fail = !candidate(s.results[0])->member;  // absorbed operands never fail
       fused.args = std::move(b.operands);
       fused.results = s.results;
       replacement_.emplace(s.results[0], std::move(fused));

@@ -40,6 +40,7 @@ struct Stmt {
   vcode::Constant constant;                  // Op CONST: the value
   std::string callee;                        // Call: function name
   std::uint32_t superop = 0;                 // Fused: index into Module::superops
+  bool may_fail = true;                      // Fused: its root can fail (an INT division)
   std::vector<VarId> args;                   // deepest stack operand first (If: the condition)
   std::vector<VarId> results;                // pushed in order
   std::vector<Block> branches;               // If: then, else
