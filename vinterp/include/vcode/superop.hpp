@@ -3,7 +3,7 @@
 // per segment at the root). The definitions live in the FCODE file itself, so every backend can
 // run any FCODE file (README "FCODE").
 //
-// Text form, one definition per line at the top level of the file (outside functions):
+// Text form: definitions at the top level of the file, before, between or after functions:
 //
 //   SUPEROP <n> ( <operand kinds> ) <expression>
 //
@@ -17,14 +17,30 @@
 //                 | (<reduce op> <type> e $s)          root only: one result per segment of $s
 //
 // where seg(j) is the segment holding element j of segment descriptor $s and pos(j) its position
-// inside that segment. Op and type spellings are those of ops.def; FLOAT constants are printed
-// with 17 significant digits so they read back exactly.
+// inside that segment. Op and type spellings are those of ops.def; an op is written with a type
+// keyword exactly when its VCODE instruction takes one, with as many arguments as the
+// instruction pops, of the types ops.def gives them. Tokens are VCODE's (blanks and `{...}`
+// comments between them, any line breaks), plus `$k`: `$` and decimal digits. CONST INT takes
+// -2147483648..2147483647 (no wrapping), CONST FLOAT a literal with a '.' (1.0e999 is infinity;
+// NaN cannot be written), CONST BOOL T or F. The printer writes one definition per line,
+// numbers in order, before the functions, FLOAT constants with 17 significant digits so they
+// read back exactly.
+//
+// Numbering: the n of a file are 0, 1, ..., m-1, each defined once; Program::superops is sorted
+// so that superops[n].id == n. `FUSED n` must name a definition. It pops the k declared operands
+// ($k-1 on top) and pushes the result.
 //
 // Lengths: let n be the domain length. Every operand read as `$k` elementwise has length n;
 // every segment descriptor has `total` = n; every operand read as a DIST value or an INDEX
 // start/stride has one element per segment of its descriptor. A definition must name at least
 // one elementwise operand or segment descriptor, which fixes n. The result has n elements, or
-// one per segment for a reduction root. Its type is that of the root node.
+// one per segment for a reduction root. Its type is that of the root node. Every declared
+// operand must be used. INT / and % trap as their instructions do (division by zero, INT_MIN /
+// -1): the whole FUSED fails with that error.
+//
+// Nodes: the parser makes one node per written occurrence, children before parents (a tree);
+// a definition built in memory may share nodes (a DAG), which the printer writes out at each
+// use. The static rules are vcode/superop_check.hpp's.
 #pragma once
 
 #include <cstdint>
