@@ -137,9 +137,10 @@ int Machine::run() {
       Op op = ins.op;
       execute(ins, prepared_[pc_]);
       if (options_.profile) {
+        const cvl::BackendStats stats_after = backend_.stats();  // before our own wait below
         backend_.synchronize();  // a GPU op's own device time, not just its launch
         const double seconds = seconds_since(before);
-        profile_.record(op, seconds, elements, stats_before, backend_.stats());
+        profile_.record(op, seconds, elements, stats_before, stats_after);
       }
     }
   } catch (const ExitRequest&) {  // EXIT: no stack dump, status 0

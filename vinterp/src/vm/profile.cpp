@@ -51,7 +51,8 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
 
   if (device_work)
     std::fprintf(out, "profile of backend %s: times are device times (the interpreter waits for the "
-                 "device after every instruction)\n", backend.c_str());
+                 "device after every instruction; those waits are not counted as syncs)\n",
+                 backend.c_str());
   std::fprintf(out, "%-12s %12s %12s %8s %12s %16s", "opcode", "count", "time s", "time %", "ns/op",
                "elements");
   for (const Column& c : columns) std::fprintf(out, " %14s", c.title);
@@ -73,7 +74,8 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
                "per instruction subtracted\n", wall_seconds, 1e9 * clock_overhead_);
   if (device_work)
     std::fprintf(out, "device memory peak %llu bytes (%.1f MiB); in the whole run %llu bytes to the "
-                 "device, %llu bytes to the host, %llu kernel launches, %llu host syncs\n",
+                 "device, %llu bytes to the host, %llu kernel launches, %llu host syncs (the profiler's waits "
+                 "included)\n",
                  (unsigned long long)final.device_bytes_peak, double(final.device_bytes_peak) / 1048576.0,
                  (unsigned long long)final.bytes_to_device, (unsigned long long)final.bytes_to_host,
                  (unsigned long long)final.kernel_launches, (unsigned long long)final.host_syncs);
