@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
        "\"none\" for none)")
       ("dump-after", po::value<std::string>(), "print the IR after PASS (lift, ..., lower, or all) on stderr")
       ("stats", "print static counts, superoperators and unoptimized functions on stderr")
+      ("inline-limit", po::value<std::size_t>(), "inline callees up to this many statements (default 400)")
       ("verify-ir", "verify the IR after every pass (always on in debug builds)")
       ("list-passes", "list the passes and what they do");
   po::options_description hidden;
@@ -91,6 +92,7 @@ int main(int argc, char** argv) {
     options.dump = &std::cerr;
   }
   options.verify = vm.count("verify-ir") > 0;
+  if (vm.count("inline-limit")) options.pass_options.inline_size_limit = vm["inline-limit"].as<std::size_t>();
   fopt::PipelineResult result;
   try {
     result = fopt::optimize(program, options);

@@ -225,3 +225,43 @@ TEST_CASE("verify: a variable used before its definition is reported with the fu
 TEST_CASE("pipeline: an unknown pass name is an error") {
   CHECK_THROWS_WITH(run("FUNC MAIN\nRET\n", {"nonsense"}), Catch::Contains("unknown pass"));
 }
+
+TEST_CASE("hoist: a scalar computation repeated in two IFs is computed once, before them") {
+  const char* text =
+      "FUNC MAIN\nCONST INT (1 2 3)\nLENGTH INT\nCOPY 1 0\nCONST INT 0\n> INT\nCOPY 1 0\n"
+      "IF\nCOPY 1 1\nCOPY 1 0\n* INT\nELSE\nCONST INT 0\nENDIF\n"
+      "CPOP 1 1\nIF\nCOPY 1 1\nCOPY 1 0\n* INT\nELSE\nCONST INT 1\nENDIF\nRET\n";
+  auto without = run(text, {"cleanup"});
+  CHECK(count_ops(without.module.functions[0], Op::Mul) == 2);
+  auto with = run(text, {"hoist", "cleanup"});
+  const Function& f = with.module.functions[0];
+  CHECK(count_ops(f, Op::Mul) == 1);
+  const bool top_level = std::any_of(f.body.stmts.begin(), f.body.stmts.end(),
+                                     [](const Stmt& s) { return s.kind == StmtKind::Op && s.op == Op::Mul; });
+  CHECK(top_level);
+}
+
+TEST_CASE("fuse: a producer the reduction absorbs is computed only in the branch still needing it") {
+  // p = (x = 0.0); count = +_REDUCE(B_TO_I p); IF count = 0 THEN 0 ELSE LENGTH(PACK x p)
+  const char* text =
+      "FUNC MAIN\nCONST FLOAT (1.0 0.0 2.0)\nCOPY 1 0\nLENGTH FLOAT\nMAKE_SEGDES\nCOPY 1 1\nCONST FLOAT 0.0\n"
+      "COPY 1 2\nDIST FLOAT\n= FLOAT\nCOPY 1 0\nB_TO_I\nCOPY 1 2\n+_REDUCE INT\nCONST INT 0\n= INT\n"
+      "IF\nPOP 1 0\nCONST INT 0\nELSE\nCOPY 1 2\nCPOP 1 1\nCOPY 1 2\nPACK FLOAT\nPOP 1 0\nLENGTH FLOAT\nENDIF\nRET\n";
+  auto result = run(text, default_passes());
+  const Function& f = result.module.functions[0];
+  std::size_t top_fused = 0;
+  const Stmt* conditional = nullptr;
+  for (const Stmt& s : f.body.stmts) {
+    if (s.kind == StmtKind::Fused) {
+      ++top_fused;
+      CHECK(result.module.superops[s.superop].reduces());
+    }
+    CHECK_FALSE((s.kind == StmtKind::Op && s.op == Op::Equal && s.type == vcode::TypeKeyword::Float));
+    if (s.kind == StmtKind::If) conditional = &s;
+  }
+  CHECK(top_fused == 1);
+  REQUIRE(conditional != nullptr);
+  const Block& otherwise = conditional->branches[1];
+  REQUIRE_FALSE(otherwise.stmts.empty());
+  CHECK(otherwise.stmts[0].kind == StmtKind::Fused);  // p, sunk to where PACK needs it
+}
