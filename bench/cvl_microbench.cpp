@@ -207,22 +207,25 @@ Measurement measure_resident(const Options& o, cvl::Backend& backend, const Case
   Measurement m;
   for (const HostOperand& h : host) m.bytes += h.bytes();
   std::size_t out_bytes = 0;
+  std::uint64_t launches = 0, syncs = 0, runs = 0;
   auto once = [&] {
     const auto start = Clock::now();
+    const cvl::BackendStats before = backend.stats();
     DeviceOperand result = c.run(backend, operands);
+    const cvl::BackendStats after = backend.stats();  // the operation's own, not our wait
     backend.synchronize();
     const double t = seconds_since(start);
+    launches += after.kernel_launches - before.kernel_launches;
+    syncs += after.host_syncs - before.host_syncs;
+    ++runs;
     out_bytes = result_bytes(result);
     return t;  // the result is freed here, outside the timed region
   };
-  const cvl::BackendStats before = backend.stats();
   std::vector<double> times = repeat(o, once);
-  const cvl::BackendStats after = backend.stats();
-  const double runs = double(times.size() + 1);  // with repeat()'s warm-up run
   m.bytes += out_bytes;
   m.reps = int(times.size());
-  m.launches = double(after.kernel_launches - before.kernel_launches) / runs;
-  m.syncs = double(after.host_syncs - before.host_syncs) / runs;
+  m.launches = double(launches) / double(runs);
+  m.syncs = double(syncs) / double(runs);
   m.median_seconds = median(times);
   m.min_seconds = *std::min_element(times.begin(), times.end());
   return m;
@@ -239,7 +242,8 @@ int run_table(const Options& o) {
   print_machine_line(o);
   std::printf("# time: median of the timed runs after one warm-up, synchronize() before the clock stops;\n"
               "# GB/s: bytes the operation must move (inputs read once, result written once) / median;\n"
-              "# launches, syncs: the backend's kernel launches and host syncs per run\n");
+              "# launches, syncs: the backend's kernel launches and host syncs per run (not counting the\n"
+              "# synchronize() that stops the clock)\n");
   std::printf("%-14s %11s %6s %12s %12s %9s", "op", "n", "reps", "median us", "min us", "GB/s");
   if (o.peak_gbps > 0) std::printf(" %7s", "% peak");
   std::printf(" %9s %7s\n", "launches", "syncs");
