@@ -13,9 +13,10 @@ Stages (default: all of them, in this order; each fits well inside 10 minutes on
   info         nvidia-smi, nvcc, compute-sanitizer versions, the kit's manifest
   conformance  the CVL conformance suite of $BACKEND
   corpus       corpus_runner over corpus, corpus-hand, regress, neslgpu-bench/reduced
-  corpus-full  corpus_runner over neslgpu-bench at the original sizes
-  sanitize     compute-sanitizer memcheck on a few programs and on the conformance suite,
-               racecheck on the conformance suite (without the [large] tests)
+  corpus-full  corpus_runner over neslgpu-bench at the original sizes (log: corpus.log)
+  memcheck     compute-sanitizer --tool memcheck on neslgpu-bench/reduced programs (outputs
+               checked too), then on the conformance suite
+  racecheck    compute-sanitizer --tool racecheck on the conformance suite
   e2e          dotp 10M, black-scholes 10M, qs 1M, quickhull 5M, bh 75000: $BACKEND vs cpu
   micro        cvl_microbench over every case at 10^3..10^8, and the host-threshold crossover
 
@@ -29,9 +30,11 @@ Environment:
   PEAK_GBPS    device memory bandwidth for the microbenchmark's % peak column (default 3000,
                an H100's device-to-device copy measured here; 0 leaves the column out)
   E2E_PROGRAMS programs for the e2e stage (default "dotp black-scholes qs quickhull bh")
-  SANITIZE_PROGRAMS  neslgpu-bench/reduced programs run under memcheck (default: all of them)
+  SANITIZE_PROGRAMS  neslgpu-bench/reduced programs run under memcheck (default: the five of the
+               e2e stage: "dotp.r100000 black-scholes.r50000 qs.r100000 quickhull.r50000 bh.r200")
   MEMCHECK_FILTER    Catch2 test filter for the suite under memcheck (default: every test)
   RACECHECK_FILTER   ... under racecheck (default "~[large]": racecheck is slow on 10^7 elements)
+  SANITIZER    the compute-sanitizer binary (default: found on PATH or under /usr/local/cuda)
 EOF
 }
 
@@ -44,11 +47,11 @@ MICRO_SIZES=${MICRO_SIZES:-all}
 MICRO_OPS=${MICRO_OPS:-all}
 PEAK_GBPS=${PEAK_GBPS:-3000}
 E2E_PROGRAMS=${E2E_PROGRAMS:-"dotp black-scholes qs quickhull bh"}
-SANITIZE_PROGRAMS=${SANITIZE_PROGRAMS:-}
+SANITIZE_PROGRAMS=${SANITIZE_PROGRAMS:-"dotp.r100000 black-scholes.r50000 qs.r100000 quickhull.r50000 bh.r200"}
 MEMCHECK_FILTER=${MEMCHECK_FILTER:-}
 RACECHECK_FILTER=${RACECHECK_FILTER-"~[large]"}
 
-all_stages="info conformance corpus corpus-full sanitize e2e micro"
+all_stages="info conformance corpus corpus-full memcheck racecheck e2e micro"
 stages=()
 for arg in "$@"; do
   case "$arg" in
@@ -61,11 +64,12 @@ for arg in "$@"; do
 done
 [[ ${#stages[@]} -gt 0 ]] || read -ra stages <<< "$all_stages"
 
+KIT=$(cd "$KIT" 2>/dev/null && pwd) || { echo "run_all.sh: no kit folder" >&2; exit 1; }
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 bin="$KIT/bin"
 shared="$KIT/shared"
 [[ -x "$bin/vinterp" ]] || { echo "run_all.sh: no kit at $KIT (run bench/gpu/pack.sh here first and carry device-run)" >&2; exit 1; }
 export LD_LIBRARY_PATH="$KIT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-mkdir -p "$OUT"
 summary="$OUT/summary.txt"
 work=$(mktemp -d "${TMPDIR:-/tmp}/nesl_gpu_run.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -77,7 +81,7 @@ result() {
   if [[ $2 -eq 0 ]]; then note "$1: ok: $3"; else note "$1: FAILED (exit $2): $3"; status=1; fi
 }
 
-sanitizer=$(command -v compute-sanitizer || true)
+sanitizer=${SANITIZER:-$(command -v compute-sanitizer || true)}
 [[ -n "$sanitizer" ]] || for candidate in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
   [[ -x "$candidate" ]] && sanitizer=$candidate && break
 done
@@ -137,10 +141,9 @@ stage_conformance() {
   [[ $any -eq 1 ]] || result conformance 1 "no conformance suite for backend $BACKEND in $bin"
 }
 
-run_corpus() {  # run_corpus STAGE DIR...
+run_corpus() {  # run_corpus STAGE DIR...: appends to corpus.log
   local stage=$1; shift
-  local log="$OUT/$stage.log" dir rc line
-  : > "$log"
+  local log="$OUT/corpus.log" dir rc line
   for dir in "$@"; do
     if [[ ! -d "$shared/$dir" ]]; then
       note "$stage $dir: skipped (not in the kit)"
@@ -154,25 +157,36 @@ run_corpus() {  # run_corpus STAGE DIR...
     result "$stage $dir" "$rc" "$line"
   done
 }
-stage_corpus() { run_corpus corpus corpus-hand corpus regress neslgpu-bench/reduced; }
+stage_corpus() { : > "$OUT/corpus.log"; run_corpus corpus corpus-hand corpus regress neslgpu-bench/reduced; }
 stage_corpus-full() { run_corpus corpus-full neslgpu-bench; }
 
-stage_sanitize() {
-  local log="$OUT/sanitize.log" rc suite program
+have_sanitizer() {  # have_sanitizer STAGE
+  [[ -n "$sanitizer" ]] && return 0
+  if [[ "$BACKEND" == cpu ]]; then note "$1: skipped (no compute-sanitizer; backend cpu)"
+  else result "$1" 1 "compute-sanitizer not found"; fi
+  return 1
+}
+
+# sanitize_suites TOOL FILTER LOG: every conformance suite of $BACKEND under TOOL.
+sanitize_suites() {
+  local tool=$1 filter=() log=$3 suite rc
+  [[ -n "$2" ]] && filter=("$2")
+  while read -r suite; do
+    [[ -n "$suite" ]] || continue
+    echo "== $tool $(basename "$suite") ${filter[*]}" >> "$log"
+    rc=0
+    "$sanitizer" --tool "$tool" --error-exitcode 99 "$suite" "${filter[@]}" --reporter compact >> "$log" 2>&1 || rc=$?
+    result "$tool $(basename "$suite") ${filter[*]}" "$rc" "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^(Passed|Failed)' "$log" | tail -2 | tr '\n' ' ')"
+  done < <(conformance_suites)
+}
+
+stage_memcheck() {
+  local log="$OUT/memcheck.log" rc program
   : > "$log"
-  if [[ -z "$sanitizer" ]]; then
-    if [[ "$BACKEND" == cpu ]]; then note "sanitize: skipped (no compute-sanitizer; backend cpu)"
-    else result sanitize 1 "compute-sanitizer not found"; fi
-    return
-  fi
-  local programs=()
-  if [[ -n "$SANITIZE_PROGRAMS" ]]; then
-    for program in $SANITIZE_PROGRAMS; do programs+=("$shared/neslgpu-bench/reduced/$program.vcode"); done
-  else
-    programs=("$shared"/neslgpu-bench/reduced/*.vcode)
-  fi
-  for program in "${programs[@]}"; do
-    [[ -f "$program" ]] || continue
+  have_sanitizer memcheck || return
+  for program in $SANITIZE_PROGRAMS; do
+    program="$shared/neslgpu-bench/reduced/$program.vcode"
+    [[ -f "$program" ]] || { result "memcheck $(basename "$program")" 1 "not in the kit"; continue; }
     echo "== memcheck $(basename "$program")" >> "$log"
     rc=0
     (cd "$work" && "$sanitizer" --tool memcheck --error-exitcode 99 "$bin/vinterp" --backend "$BACKEND" \
@@ -182,20 +196,16 @@ stage_sanitize() {
       echo "output differs from ${program%.vcode}.expected" >> "$log"
       rc=98
     fi
-    result "sanitize memcheck $(basename "$program")" "$rc" "$(grep -E 'ERROR SUMMARY' "$log" | tail -1)"
+    result "memcheck $(basename "$program")" "$rc" "$(grep -E 'ERROR SUMMARY' "$log" | tail -1)"
   done
-  while read -r suite; do
-    [[ -n "$suite" ]] || continue
-    for tool in memcheck racecheck; do
-      local filter=()
-      [[ $tool == memcheck && -n "$MEMCHECK_FILTER" ]] && filter=("$MEMCHECK_FILTER")
-      [[ $tool == racecheck && -n "$RACECHECK_FILTER" ]] && filter=("$RACECHECK_FILTER")
-      echo "== $tool $(basename "$suite") ${filter[*]}" >> "$log"
-      rc=0
-      "$sanitizer" --tool "$tool" --error-exitcode 99 "$suite" "${filter[@]}" --reporter compact >> "$log" 2>&1 || rc=$?
-      result "sanitize $tool $(basename "$suite") ${filter[*]}" "$rc" "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
-    done
-  done < <(conformance_suites)
+  sanitize_suites memcheck "$MEMCHECK_FILTER" "$log"
+}
+
+stage_racecheck() {
+  local log="$OUT/racecheck.log"
+  : > "$log"
+  have_sanitizer racecheck || return
+  sanitize_suites racecheck "$RACECHECK_FILTER" "$log"
 }
 
 # name, the neslgpu-bench file to start from, and the size the issue asks for
