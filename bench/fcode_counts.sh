@@ -5,6 +5,8 @@
 # or I/O instruction (FUSED counts one).
 #
 #   bench/fcode_counts.sh [BUILD_DIR] [SHARED_DIR]     (defaults: build, ../shared)
+#   PROGRAMS="qs.1000000 ..." picks the programs; WALL=1 adds wall seconds (median of 3 runs,
+#   --threads 1 and all threads) of the .ucode and the FCODE.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
@@ -29,6 +31,30 @@ counts() {
     }
     END { print total + 0, vector + 0 }'
 }
+
+# Median wall seconds of three runs of `vinterp ARGS... FILE`.
+wall() {
+  local times=()
+  for _ in 1 2 3; do
+    local start end
+    start=$(date +%s.%N)
+    "$vinterp" "$@" >/dev/null 2>&1
+    end=$(date +%s.%N)
+    times+=("$(echo "$end - $start" | bc)")
+  done
+  printf '%s\n' "${times[@]}" | sort -n | sed -n 2p
+}
+
+if [ "${WALL:-0}" = 1 ]; then
+  printf '| program | .ucode s (1 thread) | FCODE s (1 thread) | .ucode s (all threads) | FCODE s (all threads) |\n'
+  printf '|---|---:|---:|---:|---:|\n'
+  for p in $programs; do
+    "$optimizer" "$bench/$p.vcode" -o "$work/$p.fcode"
+    printf '| %s | %.3f | %.3f | %.3f | %.3f |\n' "$p" "$(wall --threads 1 "$bench/$p.ucode")" \
+      "$(wall --threads 1 "$work/$p.fcode")" "$(wall "$bench/$p.ucode")" "$(wall "$work/$p.fcode")"
+  done
+  exit 0
+fi
 
 printf '| program | VCODE instr | VCODE vector ops | .ucode instr | .ucode vector ops | FCODE instr | FCODE vector ops | vector ops vs .ucode | vs VCODE |\n'
 printf '|---|---:|---:|---:|---:|---:|---:|---:|---:|\n'
