@@ -82,7 +82,7 @@ class FunctionLowerer {
   long position(VarId v, std::size_t below) const {
     for (long p = static_cast<long>(below) - 1; p >= 0; --p)
       if (stack_[p] == v) return p;
-    throw std::logic_error("lower: variable v" + std::to_string(v) + " is not on the stack");
+    throw std::logic_error("variable v" + std::to_string(v) + " is not on the stack");
   }
 
   // Removes stack entries not live after statement `index`, in grouped POPs.
@@ -167,7 +167,7 @@ class FunctionLowerer {
     }
     // Entries above the fixed part that are not moved would stay below the result: bring all.
     bring_all(rest, keep, fixed);
-    if (stack_ != target) throw std::logic_error("lower: could not arrange the stack");
+    if (stack_ != target) throw std::logic_error("could not arrange the stack");
   }
 
   void bring_all(const std::vector<VarId>& rest, const std::vector<bool>& keep, std::size_t fixed) {
@@ -276,7 +276,11 @@ vcode::Program lower(const Module& module) {
     header.name = f.name;
     header.first = static_cast<std::uint32_t>(out.code.size());
     if (f.lifted) {
-      FunctionLowerer(module, out, index).lower(f);
+      try {
+        FunctionLowerer(module, out, index).lower(f);
+      } catch (const std::exception& error) {
+        throw std::logic_error("lower: function " + f.name + ": " + error.what());
+      }
     } else {
       for (std::uint32_t i = f.original_first; i < f.original_end; ++i) {
         Instruction ins = module.original.code[i];

@@ -79,7 +79,8 @@ int main(int argc, char** argv) {
   try {
     program = vcode::load_program(input);
   } catch (const vcode::LoadError& error) {
-    std::cerr << error.what() << "Parse failure\n";
+    const std::string text = error.what();  // as vinterp prints it
+    std::cerr << text << (text.ends_with('\n') ? "" : "\n") << "Parse failure\n";
     return 1;
   } catch (const std::exception& error) {
     std::cerr << "fcode-opt: " << error.what() << '\n';
