@@ -221,3 +221,25 @@ TEST_CASE("vinterp --profile on an emulated GPU backend adds launch and sync col
   CHECK(result.err.find("times are device times") != std::string::npos);
   CHECK(result.err.find("device memory peak") != std::string::npos);
 }
+
+TEST_CASE("vinterp --profile counts FUSED like any other opcode", "[cli][profile]") {
+  // An FCODE program of the golden tests with no CALL: each FUSED line runs once.
+  const std::string fcode = test_dir + "/../golden/fused_elementwise.fcode";
+  if (!std::ifstream(fcode)) {
+    WARN(fcode << " is not there: nothing to check");
+    return;
+  }
+  std::size_t fused_lines = 0;
+  std::istringstream source(read_file(fcode));
+  for (std::string line; std::getline(source, line);) {
+    REQUIRE(line.rfind("CALL", 0) != 0);
+    if (line.rfind("FUSED ", 0) == 0) ++fused_lines;
+  }
+  REQUIRE(fused_lines > 0);
+  auto result = run_vinterp({"--profile", "--threads", "1", fcode});
+  REQUIRE(result.exit_code == 0);
+  auto table = parse_profile(result.err);
+  INFO("stderr: " << result.err);
+  REQUIRE(table.rows.count("FUSED"));
+  CHECK(table.rows["FUSED"]["count"] == std::to_string(fused_lines));
+}
