@@ -4,6 +4,7 @@
 // its inputs move to the device (once: the device copy is kept on the handle) and the dispatch
 // layer runs it there. Faults found by kernels are deferred to the next synchronization (or the
 // end of the operation with sync_each_op).
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -15,6 +16,7 @@
 #include "dispatch.hpp"
 #include "fused.hpp"
 #include "handles.hpp"
+#include "jit.hpp"
 #include "kernels/scalar_apply.hpp"
 #include "library.hpp"
 #include "tuning.hpp"
@@ -646,7 +648,12 @@ class CudaBackend final : public Backend {
     Vector body = new_device_vector(result, domain);
     unsigned long long* fault =
         device_->fault_word([](std::uint64_t word) { return std::string(trap_message(word)); });
-    fused::evaluate(*device_, plan, views, domain, device_pointer(body), fault);
+#if CVL_CUDA_REAL
+    // A compiled kernel of this superoperator when NVRTC can make one, else the interpreter.
+    if (use_jit_ && !jit_) jit_ = std::make_unique<jit::KernelCache>(device_->id());
+    if (!use_jit_ || !jit_->run(*device_, op, views, domain, device_pointer(body), fault))
+#endif
+      fused::evaluate(*device_, plan, views, domain, device_pointer(body), fault);
     if (plan.root_kind == fused::RootKind::Elementwise) return done(std::move(body));
     const Segdes& sd = operands[plan.root_segdes].segdes;
     if (plan.root_kind == fused::RootKind::Scan) return scan(plan.root_op, std::move(body), sd);
@@ -658,6 +665,14 @@ class CudaBackend final : public Backend {
   long long threshold_;
   FloatRankOrder float_rank_;
   std::shared_ptr<SegdesStorage> empty_;
+#if CVL_CUDA_REAL
+  // NESL_CUDA_FUSED=interpreter keeps FUSED on the interpreter kernel (to compare the two).
+  bool use_jit_ = [] {
+    const char* choice = std::getenv("NESL_CUDA_FUSED");
+    return !(choice && std::string(choice) == "interpreter");
+  }();
+  std::unique_ptr<jit::KernelCache> jit_;
+#endif
 };
 
 }  // namespace

@@ -81,6 +81,7 @@ class Device {
 
 #if CVL_CUDA_REAL
   cudaStream_t stream() const { return stream_; }
+  int id() const { return device_; }
 #endif
 
  private:

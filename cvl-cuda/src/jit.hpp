@@ -1,0 +1,38 @@
+// Per-superoperator kernels for FUSED on the GPU: vcode's CUDA source of a superoperator is
+// compiled by NVRTC on first use, for the device's architecture, and the cubin is kept in an
+// on-disk cache keyed by a hash of the source ($XDG_CACHE_HOME/nesl-vinterp, or
+// ~/.cache/nesl-vinterp), so a program's second run compiles nothing. When anything fails the
+// caller falls back to the interpreter kernel (fused.hpp). Real build only.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "device.hpp"
+#include "fused.hpp"
+#include "vcode/superop.hpp"
+
+#if CVL_CUDA_REAL
+namespace cvl::CVL_CUDA_NS::jit {
+
+class KernelCache {
+ public:
+  explicit KernelCache(int device);
+  // Runs superoperator `op`'s kernel (writing its root value, or its root's input for a scan or
+  // reduce root, into `out`); false when no compiled kernel is available.
+  bool run(Device& device, const vcode::SuperOp& op, const std::vector<fused::OperandView>& views,
+           std::size_t domain, void* out, unsigned long long* fault);
+
+ private:
+  cudaKernel_t kernel_for(const vcode::SuperOp& op);
+
+  int arch_ = 0;
+  std::map<std::string, cudaKernel_t> kernels_;  // by source text
+  std::vector<cudaLibrary_t> libraries_;
+  bool broken_ = false;  // NVRTC failed once: stop trying
+};
+
+}  // namespace cvl::CVL_CUDA_NS::jit
+#endif
