@@ -39,7 +39,6 @@ class Fuser {
     candidates_.clear();
     defs_.clear();
     uses_.clear();
-    for (VarId p : f.params) (void)p;
     analyse(f.body);
     count_uses(f.body);
     decide();

@@ -165,17 +165,10 @@ class FunctionLowerer {
       const bool in_fixed = std::find(target.begin(), target.begin() + fixed, rest[a]) != target.begin() + fixed;
       keep[a] = repeated || in_fixed;
     }
-    // Entries above the fixed part that are not moved would stay below the result: bring all.
-    bring_all(rest, keep, fixed);
-    if (stack_ != target) throw std::logic_error("could not arrange the stack");
-  }
-
-  void bring_all(const std::vector<VarId>& rest, const std::vector<bool>& keep, std::size_t fixed) {
-    // After the moves, what is left between the fixed part and the moved values must be
-    // nothing: every entry above `fixed` is in `rest` (unwanted ones were popped), and each is
-    // moved by its last occurrence, so it leaves its old place.
-    (void)fixed;
+    // Every entry above the fixed part is wanted later in `target`, and its last occurrence
+    // there moves it (CPOP), so nothing is left between the fixed part and the moved values.
     bring(rest, keep);
+    if (stack_ != target) throw std::logic_error("could not arrange the stack");
   }
 
   void block(const Block& b, const Scope& scope) {
