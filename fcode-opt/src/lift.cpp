@@ -123,6 +123,15 @@ class FunctionLifter {
         case Op::EndIf:
         case Op::Func:
           throw NotLiftable("unexpected " + std::string(vcode::spelling(ins.op)));
+        case Op::Fused: {  // FCODE input
+          const vcode::SuperOp& op = program_.superops.at(ins.count);
+          stmt.kind = StmtKind::Fused;
+          stmt.superop = static_cast<std::uint32_t>(ins.count);
+          stmt.type.reset();
+          stmt.args = pop(stack, static_cast<int>(op.operands.size()), ins);
+          stmt.results.push_back(module_.new_var(var_type_of(op.result_type())));
+          break;
+        }
         default: {
           stmt.args = pop(stack, fixed_arg_count(ins.op), ins);
           for (int i = 0; i < fixed_result_count(ins.op); ++i)
@@ -184,6 +193,7 @@ void opaque(Function& f, const vcode::Function& source, std::string why) {
 Module lift(const vcode::Program& program) {
   Module module;
   module.original = program;
+  module.superops = program.superops;  // FCODE input keeps its superoperators
   const vcode::Function& entry = program.functions.at(program.entry_function);
   module.entry = entry.name;
 

@@ -66,6 +66,16 @@ bool path_effect(const vcode::Program& program, const std::vector<CodeNode>& nod
         }
         break;
       }
+      case Op::Fused: {  // FCODE input: the superoperator's operands, one result
+        if (static_cast<std::size_t>(ins.count) >= program.superops.size()) {
+          why = "FUSED " + std::to_string(ins.count) + " has no definition";
+          return false;
+        }
+        const int operands = static_cast<int>(program.superops[ins.count].operands.size());
+        access(operands);
+        e.height += 1 - operands;
+        break;
+      }
       default:
         access(fixed_arg_count(ins.op));
         e.height += fixed_result_count(ins.op) - fixed_arg_count(ins.op);

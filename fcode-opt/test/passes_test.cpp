@@ -13,6 +13,7 @@
 #include "fopt/pipeline.hpp"
 #include "fopt/stats.hpp"
 #include "vcode/parser.hpp"
+#include "vcode/printer.hpp"
 
 using namespace fopt;
 using vcode::Op;
@@ -264,4 +265,15 @@ TEST_CASE("fuse: a producer the reduction absorbs is computed only in the branch
   const Block& otherwise = conditional->branches[1];
   REQUIRE_FALSE(otherwise.stmts.empty());
   CHECK(otherwise.stmts[0].kind == StmtKind::Fused);  // p, sunk to where PACK needs it
+}
+
+TEST_CASE("pipeline: FCODE reads back in and optimizes again to the same superoperators") {
+  auto first = run(muladd, default_passes());
+  const std::string text = vcode::print_program(first.program);
+  PipelineOptions options;
+  options.verify = true;
+  auto second = optimize(vcode::parse_program(text, "first.fcode"), options);
+  CHECK(second.program.superops == first.program.superops);
+  CHECK(count_code(second.program, Op::Fused) == count_code(first.program, Op::Fused));
+  CHECK(vcode::print_program(second.program) == text);
 }

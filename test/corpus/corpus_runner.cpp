@@ -8,7 +8,7 @@
 //
 // Per program: `vinterp [--threads N] [ARG...] DIR/NAME.vcode` (or .fcode), run in a fresh temporary working
 // directory (the programs name their files by absolute /tmp paths), stdin from NAME.in or
-// /dev/null. With --optimizer, each NAME.vcode is first run through `PATH [ARG...] NAME.vcode -o
+// /dev/null. With --optimizer, each program is first run through `PATH [ARG...] FILE -o
 // NAME.fcode` (fcode-opt) in that directory and vinterp runs the result instead; the
 // expectations are the same. Files beside NAME.vcode:
 //   NAME.expected         stdout (absent: empty)
@@ -339,7 +339,7 @@ int main(int argc, char** argv) {
     const fs::path work = scratch / file;
     std::error_code ignored;
     fs::create_directories(work, ignored);
-    if (options.optimizer.empty() || !file.ends_with(".vcode")) {
+    if (options.optimizer.empty()) {
       command.push_back((dir / file).string());
     } else {
       const fs::path fcode = work / (name + ".fcode");
