@@ -28,10 +28,57 @@ int bits_for(std::size_t count) {  // bits needed to write count - 1
   return bits;
 }
 
+// The typed kernels of the common ops; false for the rest, which take the generic kernel.
+template <Type kType, class In>
+bool typed_binary(Device& device, Op op, const kernels::TypedInput* in, void* out, std::size_t n,
+                  unsigned long long* fault) {
+  const auto* a = static_cast<const In*>(in[0].data);
+  const auto* b = static_cast<const In*>(in[1].data);
+  auto* same = static_cast<In*>(out);
+  auto* flag = static_cast<std::uint8_t*>(out);
+  switch (op) {
+#define CVL_TYPED(OP, OUT, PTR)                                                        \
+  case Op::OP:                                                                        \
+    device.launch(n, kernels::TypedBinary<Op::OP, kType, In, OUT>{a, b, PTR, fault}); \
+    return true;
+    CVL_TYPED(Add, In, same)
+    CVL_TYPED(Sub, In, same)
+    CVL_TYPED(Mul, In, same)
+    CVL_TYPED(Div, In, same)
+    CVL_TYPED(Less, std::uint8_t, flag)
+    CVL_TYPED(LessEq, std::uint8_t, flag)
+    CVL_TYPED(Greater, std::uint8_t, flag)
+    CVL_TYPED(GreaterEq, std::uint8_t, flag)
+    CVL_TYPED(Equal, std::uint8_t, flag)
+    CVL_TYPED(NotEqual, std::uint8_t, flag)
+#undef CVL_TYPED
+    default:
+      return false;
+  }
+}
+
+bool typed_elementwise(Device& device, Op op, Type type, const kernels::TypedInput* in,
+                       void* out, std::size_t n, unsigned long long* fault) {
+  if (op == Op::Select) {
+    with_element_bits(type, [&]<class Bits>() {
+      device.launch(n, kernels::TypedSelect<Bits>{static_cast<const std::uint8_t*>(in[0].data),
+                                                  static_cast<const Bits*>(in[1].data),
+                                                  static_cast<const Bits*>(in[2].data),
+                                                  static_cast<Bits*>(out)});
+    });
+    return true;
+  }
+  if (type == Type::Float) return typed_binary<Type::Float, double>(device, op, in, out, n, fault);
+  if (type == Type::Int)
+    return typed_binary<Type::Int, std::int32_t>(device, op, in, out, n, fault);
+  return false;
+}
+
 }  // namespace
 
 void elementwise(Device& device, Op op, Type type, const kernels::TypedInput* inputs, int arity,
                  void* out, Type out_type, std::size_t n, unsigned long long* fault) {
+  if (n == 0 || typed_elementwise(device, op, type, inputs, out, n, fault)) return;
   kernels::Elementwise body{op, type, {}, arity, out, out_type, fault};
   for (int a = 0; a < arity; ++a) body.in[a] = inputs[a];
   device.launch(n, body);
