@@ -91,7 +91,8 @@ binary bench/cvl_microbench optional
 
 # Shared libraries the binaries load that a bare machine may lack. The C runtime, libstdc++ and
 # libgcc_s are on every machine with a compiler; the CUDA driver (libcuda, libnvidia-*) must come
-# from the device itself, never from here.
+# from the device itself, never from here; the CUDA toolkit's libraries (libnvrtc is 100 MiB) are
+# on the device too (run_all.sh finds them there).
 declare -A libs=()
 for bin in "$build_dir/vinterp/vinterp" "$build_dir/test/corpus/corpus_runner" "$build_dir/bench/cvl_microbench" \
            "${suites[@]/#/$build_dir/}"; do
@@ -101,7 +102,8 @@ for bin in "$build_dir/vinterp/vinterp" "$build_dir/test/corpus/corpus_runner" "
     case "$name" in
       linux-vdso*|ld-linux*|libc.so*|libm.so*|libpthread*|libdl.so*|librt.so*|libstdc++*|libgcc_s*) ;;
       libcuda.so*|libnvidia*) ;;
-      *) libs["$name"]="$path" ;;
+      libnvrtc*|libcudart*|libnvJitLink*|libcublas*|libcufft*|libcurand*|libcusparse*|libcusolver*) ;;
+      *) [[ "$path" == /usr/local/cuda* ]] || libs["$name"]="$path" ;;
     esac
   done < <(ldd "$bin" 2>/dev/null | awk '$2 == "=>" {print $1, $3}')
 done

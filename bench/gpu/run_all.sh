@@ -70,6 +70,23 @@ bin="$KIT/bin"
 shared="$KIT/shared"
 [[ -x "$bin/vinterp" ]] || { echo "run_all.sh: no kit at $KIT (run bench/gpu/pack.sh here first and carry device-run)" >&2; exit 1; }
 export LD_LIBRARY_PATH="$KIT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+# Libraries the kit leaves to the device (the CUDA toolkit's libnvrtc, ...): where the loader does
+# not find one, look in the CUDA toolkit and in Python's nvidia-* wheels and add that folder.
+find_missing_libraries() {
+  local missing name dir
+  missing=$(for b in "$bin"/*; do ldd "$b" 2>/dev/null; done | awk '/not found/ {print $1}' | sort -u)
+  for name in $missing; do
+    dir=$(find /usr/local/cuda*/lib* /usr/local/cuda*/targets/*/lib /usr/lib/x86_64-linux-gnu /opt \
+            /usr/local/lib /usr/lib/python3*/ -name "$name" -print -quit 2>/dev/null | head -1)
+    if [[ -n "$dir" ]]; then
+      export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$dir")"
+      echo "run_all.sh: $name from $(dirname "$dir")"
+    else
+      echo "run_all.sh: $name is needed and not found on this machine" >&2
+    fi
+  done
+}
 summary="$OUT/summary.txt"
 work=$(mktemp -d "${TMPDIR:-/tmp}/nesl_gpu_run.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -280,6 +297,7 @@ stage_micro() {
 }
 
 note "# run_all.sh $(date -u +%Y-%m-%dT%H:%M:%SZ): backend $BACKEND, stages ${stages[*]}"
+find_missing_libraries 2>&1 | tee -a "$summary"
 for stage in "${stages[@]}"; do
   start=$(now)
   "stage_$stage"
