@@ -17,7 +17,7 @@ Profile::Profile() {
   clock_overhead_ = best;
 }
 
-void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats& final,
+void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats& run_stats,
                     const std::string& backend) const {
   std::vector<std::size_t> order;
   Row total;
@@ -46,8 +46,8 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
                    Column{"bytes to dev", &Row::bytes_to_device},
                    Column{"bytes to host", &Row::bytes_to_host}})
     if (total.*c.field != 0) columns.push_back(c);
-  const bool device_work = !columns.empty() || final.device_bytes_peak != 0 ||
-                           final.bytes_to_device != 0 || final.bytes_to_host != 0;
+  const bool device_work = !columns.empty() || run_stats.device_bytes_peak != 0 ||
+                           run_stats.bytes_to_device != 0 || run_stats.bytes_to_host != 0;
 
   if (device_work)
     std::fprintf(out, "profile of backend %s: times are device times (the interpreter waits for the "
@@ -74,11 +74,14 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
                "per instruction subtracted\n", wall_seconds, 1e9 * clock_overhead_);
   if (device_work)
     std::fprintf(out, "device memory peak %llu bytes (%.1f MiB); in the whole run %llu bytes to the "
-                 "device, %llu bytes to the host, %llu kernel launches, %llu host syncs (the profiler's waits "
-                 "included)\n",
-                 (unsigned long long)final.device_bytes_peak, double(final.device_bytes_peak) / 1048576.0,
-                 (unsigned long long)final.bytes_to_device, (unsigned long long)final.bytes_to_host,
-                 (unsigned long long)final.kernel_launches, (unsigned long long)final.host_syncs);
+                 "device, %llu bytes to the host, %llu kernel launches, %llu host syncs (the "
+                 "profiler's waits included)\n",
+                 (unsigned long long)run_stats.device_bytes_peak,
+                 double(run_stats.device_bytes_peak) / 1048576.0,
+                 (unsigned long long)run_stats.bytes_to_device,
+                 (unsigned long long)run_stats.bytes_to_host,
+                 (unsigned long long)run_stats.kernel_launches,
+                 (unsigned long long)run_stats.host_syncs);
 }
 
 }  // namespace vm
