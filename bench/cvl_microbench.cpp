@@ -70,13 +70,15 @@ std::vector<std::string> split_list(const std::string& text) {
 double parse_number(const std::string& text, const std::string& option) {
   char* end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !std::isfinite(value)) fail("not a number for " + option + ": " + text);
+  if (text.empty() || *end != '\0' || !std::isfinite(value))
+    fail("not a number for " + option + ": " + text);
   return value;
 }
 
 long long parse_integer(const std::string& text, const std::string& option) {
   const double value = parse_number(text, option);
-  if (value != std::floor(value) || std::fabs(value) > 9e18) fail(option + " needs an integer: " + text);
+  if (value != std::floor(value) || std::fabs(value) > 9e18)
+    fail(option + " needs an integer: " + text);
   return static_cast<long long>(value);
 }
 
@@ -94,10 +96,14 @@ Options parse_options(int argc, char** argv) {
       if (i + 1 >= argc) fail("missing value for " + arg);
       return argv[++i];
     };
-    if (arg == "--backend") o.backend = value();
-    else if (arg == "--threads") o.threads = static_cast<int>(parse_integer(value(), arg));
-    else if (arg == "--device") o.device = static_cast<int>(parse_integer(value(), arg));
-    else if (arg == "--host-threshold") o.host_threshold = parse_integer(value(), arg);
+    if (arg == "--backend")
+      o.backend = value();
+    else if (arg == "--threads")
+      o.threads = static_cast<int>(parse_integer(value(), arg));
+    else if (arg == "--device")
+      o.device = static_cast<int>(parse_integer(value(), arg));
+    else if (arg == "--host-threshold")
+      o.host_threshold = parse_integer(value(), arg);
     else if (arg == "--ops") {
       const std::string list = value();
       o.ops.clear();
@@ -120,18 +126,22 @@ Options parse_options(int argc, char** argv) {
     } else if (arg == "--reps") {
       o.reps = static_cast<int>(parse_integer(value(), arg));
       if (o.reps < 1) fail("--reps needs a positive count");
-    } else if (arg == "--min-time") o.min_time = parse_number(value(), arg);
+    } else if (arg == "--min-time")
+      o.min_time = parse_number(value(), arg);
     else if (arg == "--peak-gbps") {
       o.peak_gbps = parse_number(value(), arg);
       if (o.peak_gbps <= 0) fail("--peak-gbps needs a positive number");
-    } else if (arg == "--threshold") o.threshold_mode = true;
+    } else if (arg == "--threshold")
+      o.threshold_mode = true;
     else if (arg == "--list") {
-      for (const Case& c : microbench::all_cases()) std::printf("%-14s %s\n", c.name.c_str(), c.summary.c_str());
+      for (const Case& c : microbench::all_cases())
+        std::printf("%-14s %s\n", c.name.c_str(), c.summary.c_str());
       std::exit(0);
     } else if (arg == "-h" || arg == "--help") {
       std::fputs(usage_text, stdout);
       std::exit(0);
-    } else fail("unknown argument " + arg);
+    } else
+      fail("unknown argument " + arg);
   }
   if (o.threads < 0) fail("--threads must be 0 (all cores) or more");
   if (o.device < 0 || o.device > 9) fail("--device must be 0 to 9");
@@ -167,7 +177,8 @@ double median(std::vector<double> xs) {
 }
 
 std::size_t result_bytes(const DeviceOperand& r) {
-  return r.vector.length * cvl::element_size(r.vector.type) + r.segdes.segments * sizeof(std::int32_t);
+  return r.vector.length * cvl::element_size(r.vector.type) +
+         r.segdes.segments * sizeof(std::int32_t);
 }
 
 // Timings of one case at one size.
@@ -199,7 +210,8 @@ std::vector<double> repeat(const Options& o, Once once) {
 }
 
 // Steady state: inputs already on the backend; the clock stops after synchronize().
-Measurement measure_resident(const Options& o, cvl::Backend& backend, const Case& c, std::size_t n) {
+Measurement measure_resident(const Options& o, cvl::Backend& backend, const Case& c,
+                             std::size_t n) {
   microbench::Rng rng(12345 + n);
   const std::vector<HostOperand> host = c.inputs(n, rng);
   std::vector<DeviceOperand> operands = microbench::upload(backend, host);
@@ -232,18 +244,21 @@ Measurement measure_resident(const Options& o, cvl::Backend& backend, const Case
 }
 
 void print_machine_line(const Options& o) {
-  std::printf("# cvl_microbench: backend %s, threads %d (hardware threads %u), host threshold %lld, "
-              "device %d\n",
-              o.backend.c_str(), o.threads, std::thread::hardware_concurrency(), o.host_threshold, o.device);
+  std::printf(
+      "# cvl_microbench: backend %s, threads %d (hardware threads %u), host threshold %lld, "
+      "device %d\n",
+      o.backend.c_str(), o.threads, std::thread::hardware_concurrency(), o.host_threshold,
+      o.device);
 }
 
 int run_table(const Options& o) {
   auto backend = make_backend(o, o.host_threshold);
   print_machine_line(o);
-  std::printf("# time: median of the timed runs after one warm-up, synchronize() before the clock stops;\n"
-              "# GB/s: bytes the operation must move (inputs read once, result written once) / median;\n"
-              "# launches, syncs: the backend's kernel launches and host syncs per run (not counting the\n"
-              "# synchronize() that stops the clock)\n");
+  std::printf(
+      "# time: median of the timed runs after one warm-up, synchronize() before the clock stops;\n"
+      "# GB/s: bytes the operation must move (inputs read once, result written once) / median;\n"
+      "# launches, syncs: the backend's kernel launches and host syncs per run (not counting the\n"
+      "# synchronize() that stops the clock)\n");
   std::printf("%-14s %11s %6s %12s %12s %9s", "op", "n", "reps", "median us", "min us", "GB/s");
   if (o.peak_gbps > 0) std::printf(" %7s", "% peak");
   std::printf(" %9s %7s\n", "launches", "syncs");
@@ -259,8 +274,8 @@ int run_table(const Options& o) {
         continue;
       }
       const double gbps = m.median_seconds > 0 ? double(m.bytes) / m.median_seconds / 1e9 : 0.0;
-      std::printf("%-14s %11zu %6d %12.2f %12.2f %9.2f", c.name.c_str(), n, m.reps, 1e6 * m.median_seconds,
-                  1e6 * m.min_seconds, gbps);
+      std::printf("%-14s %11zu %6d %12.2f %12.2f %9.2f", c.name.c_str(), n, m.reps,
+                  1e6 * m.median_seconds, 1e6 * m.min_seconds, gbps);
       if (o.peak_gbps > 0) std::printf(" %6.1f%%", 100.0 * gbps / o.peak_gbps);
       std::printf(" %9.1f %7.1f\n", m.launches, m.syncs);
       std::fflush(stdout);
@@ -290,14 +305,16 @@ double round_trip_seconds(const Options& o, cvl::Backend& backend, const Case& c
 int run_threshold(Options o) {
   if (o.min_time == 0.2) o.min_time = 0.05;  // small operations: many repetitions are cheap
   if (o.ops == microbench::default_case_names())
-    o.ops = {"add-int", "add-float", "exp-float", "scan-int", "reduce-many", "permute", "pack", "rank", "dist"};
+    o.ops = {"add-int", "add-float", "exp-float", "scan-int", "reduce-many",
+             "permute", "pack",      "rank",      "dist"};
   // The same backend twice: everything on the host, everything on the device.
   auto on_host = make_backend(o, LLONG_MAX);
   auto on_device = make_backend(o, 0);
   print_machine_line(o);
-  std::printf("# host threshold: median time of upload + operation + download of the result, with the\n"
-              "# backend's host threshold at its maximum (host) and at 0 (device); the device wins\n"
-              "# where it is at least 10%% faster\n");
+  std::printf(
+      "# host threshold: median time of upload + operation + download of the result, with the\n"
+      "# backend's host threshold at its maximum (host) and at 0 (device); the device wins\n"
+      "# where it is at least 10%% faster\n");
   std::printf("%-14s %8s %12s %12s %10s\n", "op", "n", "host us", "device us", "host/dev");
   std::vector<std::size_t> crossovers;
   std::vector<std::string> summary;
@@ -315,25 +332,30 @@ int run_threshold(Options o) {
         std::printf("%-14s %8zu  FAILED: %s\n", c.name.c_str(), n, e.what());
         continue;
       }
-      std::printf("%-14s %8zu %12.2f %12.2f %10.2f\n", c.name.c_str(), n, 1e6 * host_s, 1e6 * device_s,
-                  device_s > 0 ? host_s / device_s : 0.0);
+      std::printf("%-14s %8zu %12.2f %12.2f %10.2f\n", c.name.c_str(), n, 1e6 * host_s,
+                  1e6 * device_s, device_s > 0 ? host_s / device_s : 0.0);
       std::fflush(stdout);
       // The device must win clearly (by 10%): equal times are noise, and the host is simpler.
-      if (device_s >= 0.9 * host_s) crossover = 0;
-      else if (crossover == 0) crossover = n;
+      if (device_s >= 0.9 * host_s)
+        crossover = 0;
+      else if (crossover == 0)
+        crossover = n;
     }
     if (crossover) {
       crossovers.push_back(crossover);
       summary.push_back(c.name + ": the device wins from n = " + std::to_string(crossover));
     } else {
-      summary.push_back(c.name + ": the host wins up to n = 65536 (or the device loses at the largest size)");
+      summary.push_back(
+          c.name + ": the host wins up to n = 65536 (or the device loses at the largest size)");
     }
   }
   for (const auto& line : summary) std::printf("# %s\n", line.c_str());
   if (!crossovers.empty()) {
     std::sort(crossovers.begin(), crossovers.end());
-    std::printf("# suggested --host-threshold: %zu (the median crossover of the operations above; an "
-                "operation runs on the host at n <= threshold)\n", crossovers[crossovers.size() / 2] / 2);
+    std::printf(
+        "# suggested --host-threshold: %zu (the median crossover of the operations above; an "
+        "operation runs on the host at n <= threshold)\n",
+        crossovers[crossovers.size() / 2] / 2);
   } else {
     std::printf("# suggested --host-threshold: at least 65536 (the device never won)\n");
   }

@@ -36,7 +36,8 @@ std::vector<DeviceOperand> upload(cvl::Backend& backend, const std::vector<HostO
 
 namespace {
 
-HostOperand random_ints(std::size_t n, Rng& rng, std::int32_t low = -1000000, std::int32_t high = 1000000) {
+HostOperand random_ints(std::size_t n, Rng& rng, std::int32_t low = -1000000,
+                        std::int32_t high = 1000000) {
   HostOperand h;
   h.type = Type::Int;
   std::uniform_int_distribution<std::int32_t> pick(low, high);
@@ -158,22 +159,27 @@ std::vector<Case> make_cases() {
   cases.push_back(elementwise_case("mul-float", "* FLOAT, two vectors", Op::Mul, Type::Float, 2));
   cases.push_back(elementwise_case("exp-float", "EXP FLOAT (libm)", Op::Exp, Type::Float, 1));
   cases.push_back(elementwise_case("sin-float", "SIN FLOAT (libm)", Op::Sin, Type::Float, 1));
-  cases.push_back(segmented_case("scan-int", "+_SCAN INT, one segment", Op::PlusScan, Type::Int,
-                                 one_segment));
+  cases.push_back(
+      segmented_case("scan-int", "+_SCAN INT, one segment", Op::PlusScan, Type::Int, one_segment));
   cases.push_back(segmented_case("scan-float", "+_SCAN FLOAT, one segment", Op::PlusScan,
                                  Type::Float, one_segment));
   cases.push_back(segmented_case("scan-many", "+_SCAN INT, segments of 0..16", Op::PlusScan,
-                                 Type::Int, [](std::size_t n, Rng& r) { return random_segments(n, 8, r); }));
+                                 Type::Int,
+                                 [](std::size_t n, Rng& r) { return random_segments(n, 8, r); }));
   cases.push_back(segmented_case("reduce-int", "+_REDUCE INT, one segment", Op::PlusReduce,
                                  Type::Int, one_segment));
   cases.push_back(segmented_case("reduce-few", "+_REDUCE INT, 8 equal segments", Op::PlusReduce,
-                                 Type::Int, [](std::size_t n, Rng&) { return even_segments(n, 8); }));
+                                 Type::Int,
+                                 [](std::size_t n, Rng&) { return even_segments(n, 8); }));
   cases.push_back(segmented_case("reduce-many", "+_REDUCE INT, segments of 0..16", Op::PlusReduce,
-                                 Type::Int, [](std::size_t n, Rng& r) { return random_segments(n, 8, r); }));
-  cases.push_back(segmented_case("reduce-skewed", "+_REDUCE INT, one n/2 segment among ones of 0..2",
-                                 Op::PlusReduce, Type::Int, skewed_segments));
-  cases.push_back(segmented_case("reduce-float", "+_REDUCE FLOAT, segments of 0..16", Op::PlusReduce,
-                                 Type::Float, [](std::size_t n, Rng& r) { return random_segments(n, 8, r); }));
+                                 Type::Int,
+                                 [](std::size_t n, Rng& r) { return random_segments(n, 8, r); }));
+  cases.push_back(segmented_case("reduce-skewed",
+                                 "+_REDUCE INT, one n/2 segment among ones of 0..2", Op::PlusReduce,
+                                 Type::Int, skewed_segments));
+  cases.push_back(segmented_case("reduce-float", "+_REDUCE FLOAT, segments of 0..16",
+                                 Op::PlusReduce, Type::Float,
+                                 [](std::size_t n, Rng& r) { return random_segments(n, 8, r); }));
   cases.push_back({"permute", "PERMUTE INT by a random permutation, one segment",
                    [](std::size_t n, Rng& rng) {
                      return std::vector<HostOperand>{random_ints(n, rng), permutation(n, rng),
@@ -188,9 +194,10 @@ std::vector<Case> make_cases() {
                    }});
   cases.push_back({"bpermute", "BPERMUTE INT, random indices (gather), one segment",
                    [](std::size_t n, Rng& rng) {
-                     return std::vector<HostOperand>{random_ints(n, rng),
-                                                     random_ints(n, rng, 0, std::int32_t(std::max<std::size_t>(n, 1) - 1)),
-                                                     even_segments(n, 1)};
+                     return std::vector<HostOperand>{
+                         random_ints(n, rng),
+                         random_ints(n, rng, 0, std::int32_t(std::max<std::size_t>(n, 1) - 1)),
+                         even_segments(n, 1)};
                    },
                    [](cvl::Backend& b, std::vector<DeviceOperand>& in) {
                      cvl::PermuteOperands p;
@@ -209,13 +216,14 @@ std::vector<Case> make_cases() {
                      auto [v, sd] = b.pack(in[0].vector, in[1].vector, in[2].segdes);
                      return DeviceOperand{std::move(v), std::move(sd)};
                    }});
-  cases.push_back({"rank", "RANK_UP INT, random keys, one segment",
-                   [](std::size_t n, Rng& rng) {
-                     return std::vector<HostOperand>{random_ints(n, rng, 0, 1 << 30), even_segments(n, 1)};
-                   },
-                   [](cvl::Backend& b, std::vector<DeviceOperand>& in) {
-                     return as_result(b.rank(Op::RankUp, in[0].vector, in[1].segdes));
-                   }});
+  cases.push_back(
+      {"rank", "RANK_UP INT, random keys, one segment",
+       [](std::size_t n, Rng& rng) {
+         return std::vector<HostOperand>{random_ints(n, rng, 0, 1 << 30), even_segments(n, 1)};
+       },
+       [](cvl::Backend& b, std::vector<DeviceOperand>& in) {
+         return as_result(b.rank(Op::RankUp, in[0].vector, in[1].segdes));
+       }});
   cases.push_back({"rank-float", "RANK_UP FLOAT, random keys, one segment",
                    [](std::size_t n, Rng& rng) {
                      return std::vector<HostOperand>{random_floats(n, rng), even_segments(n, 1)};
@@ -261,8 +269,9 @@ const std::vector<Case>& all_cases() {
 
 const std::vector<std::string>& default_case_names() {
   static const std::vector<std::string> names{
-      "add-int", "add-float", "exp-float", "scan-int", "scan-float", "reduce-few", "reduce-many",
-      "reduce-skewed", "permute", "bpermute", "pack", "rank", "dist"};
+      "add-int",    "add-float",   "exp-float",     "scan-int", "scan-float",
+      "reduce-few", "reduce-many", "reduce-skewed", "permute",  "bpermute",
+      "pack",       "rank",        "dist"};
   return names;
 }
 

@@ -17,11 +17,11 @@ namespace microbench {
 struct HostOperand {
   cvl::Type type = cvl::Type::Int;
   bool as_segdes = false;
-  std::vector<std::int32_t> ints;     // Int, and segment lengths
-  std::vector<double> floats;         // Float
-  std::vector<std::uint8_t> flags;    // Bool
+  std::vector<std::int32_t> ints;   // Int, and segment lengths
+  std::vector<double> floats;       // Float
+  std::vector<std::uint8_t> flags;  // Bool
   std::size_t length() const;
-  std::size_t bytes() const;          // what the operation must read of it
+  std::size_t bytes() const;  // what the operation must read of it
 };
 
 // An operand on a backend: the vector, or the segdes made from the lengths.

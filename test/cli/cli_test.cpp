@@ -1,9 +1,8 @@
 // The vinterp command line as a user sees it: the GPU options (-0..-9, --sync, --host-threshold),
 // --backend errors, and the --profile table (its columns and deterministic counts).
 #define CATCH_CONFIG_MAIN
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -48,7 +47,8 @@ std::vector<std::string> split_titles(const std::string& line) {
   std::vector<std::string> titles;
   std::string current;
   for (std::size_t i = 0; i <= line.size(); ++i) {
-    const bool gap = i == line.size() || (line[i] == ' ' && i + 1 < line.size() && line[i + 1] == ' ');
+    const bool gap =
+        i == line.size() || (line[i] == ' ' && i + 1 < line.size() && line[i + 1] == ' ');
     if (!gap) {
       current += line[i];
       continue;
@@ -137,9 +137,13 @@ TEST_CASE("GPU options are accepted and leave a cpu run unchanged", "[cli]") {
   const auto plain = run_vinterp({"--threads", "1", program});
   REQUIRE(plain.exit_code == 0);
   CHECK(plain.out == read_file(test_dir + "/profile_counts.expected"));
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"-3"}, {"-0", "-9"}, {"--sync"}, {"--host-threshold", "0"}, {"--host-threshold=65536"},
-           {"-7", "--sync", "--host-threshold", "4096"}}) {
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"-3"},
+                                             {"-0", "-9"},
+                                             {"--sync"},
+                                             {"--host-threshold", "0"},
+                                             {"--host-threshold=65536"},
+                                             {"-7", "--sync", "--host-threshold", "4096"}}) {
     std::vector<std::string> full = args;
     full.insert(full.end(), {"--threads", "1", program});
     auto result = run_vinterp(full);
@@ -186,7 +190,8 @@ TEST_CASE("vinterp --help documents the GPU options", "[cli]") {
     CHECK(result.out.find(option) != std::string::npos);
 }
 
-TEST_CASE("vinterp --profile prints per-opcode counts and elements on the cpu backend", "[cli][profile]") {
+TEST_CASE("vinterp --profile prints per-opcode counts and elements on the cpu backend",
+          "[cli][profile]") {
   auto result = run_vinterp({"--profile", "--threads", "1", program});
   REQUIRE(result.exit_code == 0);
   CHECK(result.out == read_file(test_dir + "/profile_counts.expected"));
@@ -201,7 +206,8 @@ TEST_CASE("vinterp --profile prints per-opcode counts and elements on the cpu ba
   CHECK(result.err.find("device memory peak") == std::string::npos);
 }
 
-TEST_CASE("vinterp --profile on an emulated GPU backend adds launch and sync columns", "[cli][profile]") {
+TEST_CASE("vinterp --profile on an emulated GPU backend adds launch and sync columns",
+          "[cli][profile]") {
   if (!backend_available("cuda-emulated")) {
     WARN("backend cuda-emulated is not in this build: nothing to check");
     return;

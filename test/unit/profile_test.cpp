@@ -1,11 +1,10 @@
 // vm::Profile: the per-opcode table, including the backend columns a GPU backend fills in
 // (launches, syncs, bytes moved), which are left out when they are zero throughout.
-#include <catch2/catch.hpp>
+#include "vm/profile.hpp"
 
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <string>
-
-#include "vm/profile.hpp"
 
 namespace {
 
@@ -20,7 +19,9 @@ std::string printed(const vm::Profile& profile, const cvl::BackendStats& final) 
   return text;
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 cvl::BackendStats counters(std::uint64_t launches, std::uint64_t syncs, std::uint64_t to_device,
                            std::uint64_t to_host) {
@@ -66,7 +67,8 @@ TEST_CASE("Profile shows the per-opcode deltas of the backend counters", "[profi
   CHECK(contains(text, "4000              2              0              0\n"));
   // IF: launches 0, syncs 1, 4 bytes to the host
   CHECK(contains(text, "1              0              1              4\n"));
-  CHECK(contains(text, "device memory peak 3145728 bytes (3.0 MiB); in the whole run 800 bytes to the "
-                       "device, 4 bytes to the host, 9 kernel launches, 2 host syncs (the "
-                       "profiler's waits included)"));
+  CHECK(contains(text,
+                 "device memory peak 3145728 bytes (3.0 MiB); in the whole run 800 bytes to the "
+                 "device, 4 bytes to the host, 9 kernel launches, 2 host syncs (the "
+                 "profiler's waits included)"));
 }
