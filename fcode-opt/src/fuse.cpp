@@ -200,7 +200,6 @@ class Fuser {
   }
 
   void decide() {
-    std::unordered_map<VarId, std::size_t> order_of;
     std::vector<std::pair<std::size_t, VarId>> order;
     for (const auto& [v, c] : candidates_) order.push_back({c.position, v});
     std::sort(order.begin(), order.end());
