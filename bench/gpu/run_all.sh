@@ -95,7 +95,9 @@ status=0
 note() { echo "$*" | tee -a "$summary"; }
 # result STAGE RC TEXT: one summary line; a non-zero RC makes the script's exit status 1
 result() {
-  if [[ $2 -eq 0 ]]; then note "$1: ok: $3"; else note "$1: FAILED (exit $2): $3"; status=1; fi
+  if [[ $2 -eq 0 ]]; then note "$1: ok: $3"
+  elif [[ $2 -eq 77 ]]; then note "$1: SKIPPED (exit 77: it found no usable GPU): $3"; status=1
+  else note "$1: FAILED (exit $2): $3"; status=1; fi
 }
 
 sanitizer=${SANITIZER:-$(command -v compute-sanitizer || true)}
@@ -290,7 +292,7 @@ stage_micro() {
   [[ -x "$bin/cvl_microbench" ]] || { result micro 1 "cvl_microbench not in the kit"; return; }
   [[ "$BACKEND" != cpu && "$PEAK_GBPS" != 0 ]] && peak=(--peak-gbps "$PEAK_GBPS")
   "$bin/cvl_microbench" --backend "$BACKEND" --ops "$MICRO_OPS" --sizes "$MICRO_SIZES" "${peak[@]}" > "$log" 2>&1 || rc=$?
-  result "micro table" "$rc" "$(grep -c . "$log") lines in micro.log"
+  result "micro table" "$rc" "$(grep -c . "$log") lines in micro.log; last: $(tail -1 "$log")"
   rc=0
   "$bin/cvl_microbench" --backend "$BACKEND" --threshold >> "$log" 2>&1 || rc=$?
   result "micro threshold" "$rc" "$(grep 'suggested --host-threshold' "$log" | tail -1)"
