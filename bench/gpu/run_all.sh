@@ -13,11 +13,13 @@ Stages (default: all of them, in this order; each fits well inside 10 minutes on
   info         nvidia-smi, nvcc, compute-sanitizer versions, the kit's manifest
   conformance  the CVL conformance suite of $BACKEND
   corpus       corpus_runner over corpus, corpus-hand, regress, neslgpu-bench/reduced
+  corpus-fused the same with every program through fcode-opt first (log: corpus.log)
   corpus-full  corpus_runner over neslgpu-bench at the original sizes (log: corpus.log)
   memcheck     compute-sanitizer --tool memcheck on neslgpu-bench/reduced programs (outputs
                checked too), then on the conformance suite
   racecheck    compute-sanitizer --tool racecheck on the conformance suite
-  e2e          dotp 10M, black-scholes 10M, qs 1M, quickhull 5M, bh 75000: $BACKEND vs cpu
+  e2e          dotp 10M, black-scholes 10M, qs 1M, quickhull 5M, bh 75000: $BACKEND (and its
+               fcode-opt version, when fcode-opt is in the kit) vs cpu
   micro        cvl_microbench over every case at 10^3..10^8, and the host-threshold crossover
 
 Environment:
@@ -51,7 +53,7 @@ SANITIZE_PROGRAMS=${SANITIZE_PROGRAMS:-"dotp.r100000 black-scholes.r50000 qs.r10
 MEMCHECK_FILTER=${MEMCHECK_FILTER:-}
 RACECHECK_FILTER=${RACECHECK_FILTER-"~[large]"}
 
-all_stages="info conformance corpus corpus-full memcheck racecheck e2e micro"
+all_stages="info conformance corpus corpus-fused corpus-full memcheck racecheck e2e micro"
 stages=()
 for arg in "$@"; do
   case "$arg" in
@@ -170,14 +172,20 @@ run_corpus() {  # run_corpus STAGE DIR...: appends to corpus.log
     fi
     echo "== $dir" >> "$log"
     rc=0
+    # shellcheck disable=SC2086  # CORPUS_ARGS holds words
     "$bin/corpus_runner" --vinterp "$bin/vinterp" --dir "$shared/$dir" --extra-arg="--backend=$BACKEND" \
-      --timeout 900 >> "$log" 2>&1 || rc=$?
+      --timeout 900 ${CORPUS_ARGS:-} >> "$log" 2>&1 || rc=$?
     line=$(tail -1 "$log")
     result "$stage $dir" "$rc" "$line"
   done
 }
 stage_corpus() { : > "$OUT/corpus.log"; run_corpus corpus corpus-hand corpus regress neslgpu-bench/reduced; }
 stage_corpus-full() { run_corpus corpus-full neslgpu-bench; }
+stage_corpus-fused() {  # every program through fcode-opt first, then $BACKEND
+  if [[ ! -x "$bin/fcode-opt" ]]; then result corpus-fused 1 "fcode-opt not in the kit"; return; fi
+  CORPUS_ARGS="--optimizer $bin/fcode-opt" run_corpus corpus-fused corpus-hand corpus regress \
+    neslgpu-bench/reduced
+}
 
 have_sanitizer() {  # have_sanitizer STAGE
   [[ -n "$sanitizer" ]] && return 0
@@ -256,13 +264,22 @@ stage_e2e() {
       with_size "$src" "$size" "$work/$name.$size.vcode"
       src="$work/$name.$size.vcode"
     fi
-    local backends=("$BACKEND")
-    [[ "$BACKEND" != cpu ]] && backends+=(cpu)
-    for backend in "${backends[@]}"; do
+    # Variants: label|backend|program. With fcode-opt in the kit, also its FCODE (fused) version.
+    local variants=("$BACKEND|$BACKEND|$src") variant label backend program
+    if [[ -x "$bin/fcode-opt" ]]; then
+      if "$bin/fcode-opt" "$src" -o "$work/$name.fcode" 2> "$work/err"; then
+        variants+=("$BACKEND+fused|$BACKEND|$work/$name.fcode")
+      else
+        result "e2e $name fcode-opt" 1 "$(head -c 300 "$work/err")"
+      fi
+    fi
+    [[ "$BACKEND" != cpu ]] && variants+=("cpu|cpu|$src")
+    for variant in "${variants[@]}"; do
+      IFS='|' read -r label backend program <<< "$variant"
       local walls=() timeds=() check="-" failed=""
       for ((run = 1; run <= RUNS; run++)); do
         local start=$(now) rc=0
-        (cd "$work" && "$bin/vinterp" --backend "$backend" "$src" > "$work/out" 2> "$work/err") || rc=$?
+        (cd "$work" && "$bin/vinterp" --backend "$backend" "$program" > "$work/out" 2> "$work/err") || rc=$?
         local wall=$(awk -v a="$(now)" -v b="$start" 'BEGIN {print a - b}')
         if [[ $rc -ne 0 ]]; then failed="exit $rc: $(head -c 300 "$work/err")"; break; fi
         walls+=("$wall")
@@ -272,16 +289,16 @@ stage_e2e() {
         fi
       done
       if [[ -n "$failed" ]]; then
-        result "e2e $name $backend" 1 "$failed"
+        result "e2e $name $label" 1 "$failed"
         continue
       fi
       [[ "$check" == DIFFERS ]] && status=1
-      printf '%-14s %9s %-14s %9.3f %10.3f %8s\n' "$name" "$size" "$backend" \
+      printf '%-14s %9s %-14s %9.3f %10.3f %8s\n' "$name" "$size" "$label" \
         "$(printf '%s\n' "${walls[@]}" | median)" \
         "$(printf '%s\n' "${timeds[@]}" | grep -v '^$' | median | awk '{print $1 * 1000}')" "$check" | tee -a "$summary"
       if [[ "$backend" != cpu ]]; then  # where the time goes, once per program
-        echo "== --profile $name $size --backend $backend" >> "$log"
-        (cd "$work" && "$bin/vinterp" --backend "$backend" --profile "$src" > /dev/null 2>> "$log") || true
+        echo "== --profile $name $size $label" >> "$log"
+        (cd "$work" && "$bin/vinterp" --backend "$backend" --profile "$program" > /dev/null 2>> "$log") || true
       fi
     done
   done
