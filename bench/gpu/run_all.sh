@@ -37,6 +37,8 @@ Environment:
   MEMCHECK_FILTER    Catch2 test filter for the suite under memcheck (default: every test)
   RACECHECK_FILTER   ... under racecheck (default "~[large]": racecheck is slow on 10^7 elements)
   SANITIZER    the compute-sanitizer binary (default: found on PATH or under /usr/local/cuda)
+  LIBRARY_SEARCH  folders searched for shared libraries the loader does not find (default: the
+               CUDA toolkit, /usr/lib/x86_64-linux-gnu, /opt, /usr/local/lib, /usr/lib/python3*)
 EOF
 }
 
@@ -79,8 +81,9 @@ find_missing_libraries() {
   local missing name dir
   missing=$(for b in "$bin"/*; do ldd "$b" 2>/dev/null; done | awk '/not found/ {print $1}' | sort -u)
   for name in $missing; do
-    dir=$(find /usr/local/cuda*/lib* /usr/local/cuda*/targets/*/lib /usr/lib/x86_64-linux-gnu /opt \
-            /usr/local/lib /usr/lib/python3*/ -name "$name" -print -quit 2>/dev/null | head -1)
+    # shellcheck disable=SC2086  # a list of folders and patterns
+    dir=$(find ${LIBRARY_SEARCH:-/usr/local/cuda*/lib* /usr/local/cuda*/targets/*/lib /usr/lib/x86_64-linux-gnu \
+            /opt /usr/local/lib /usr/lib/python3*/} -name "$name" -print -quit 2>/dev/null | head -1)
     if [[ -n "$dir" ]]; then
       export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$dir")"
       echo "run_all.sh: $name from $(dirname "$dir")"
@@ -140,6 +143,7 @@ stage_info() {
     echo "compute-sanitizer: ${sanitizer:-not found}"
     [[ -n "$sanitizer" ]] && "$sanitizer" --version 2>&1 | tail -1
     "$bin/vinterp" --version
+    echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
     echo "ldd vinterp:"; ldd "$bin/vinterp"
     cat "$KIT/MANIFEST.txt" 2>/dev/null | head -20
   } > "$log" 2>&1
@@ -316,7 +320,8 @@ stage_micro() {
 }
 
 note "# run_all.sh $(date -u +%Y-%m-%dT%H:%M:%SZ): backend $BACKEND, stages ${stages[*]}"
-find_missing_libraries 2>&1 | tee -a "$summary"
+find_missing_libraries > "$work/libraries.txt" 2>&1  # not in a pipeline: it exports
+tee -a "$summary" < "$work/libraries.txt"
 for stage in "${stages[@]}"; do
   start=$(now)
   "stage_$stage"
