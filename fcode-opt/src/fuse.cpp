@@ -207,7 +207,7 @@ class Fuser {
       const Candidate& c = candidates_.at(v);
       std::size_t size = 1;
       for (std::size_t a = 0; a < c.stmt->args.size(); ++a)
-        size += inlined_.contains(c.stmt->args[a]) ? size_[c.stmt->args[a]] : 1;
+        size += expanded_.contains(c.stmt->args[a]) ? size_[c.stmt->args[a]] : 1;
       size_[v] = size;
       if (!c.member || size >= options_.fuse_max_nodes) continue;
       const auto& list = uses_[v];
