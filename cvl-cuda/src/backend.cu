@@ -29,8 +29,7 @@ using vcode::Op;
 void require(bool condition, std::string_view where, const char* what) {
   if (!condition) throw Error(std::string(where) + ": " + what);
 }
-void require_length(const Vector& v, std::size_t length, std::string_view where,
-                    const char* what) {
+void require_length(const Vector& v, std::size_t length, std::string_view where, const char* what) {
   if (v.length != length)
     throw Error(std::string(where) + ": " + what + " has length " + std::to_string(v.length) +
                 ", expected " + std::to_string(length));
@@ -42,8 +41,10 @@ void require_type(const Vector& v, Type type, std::string_view where, const char
 }
 
 Type letter_type(char letter, Type instruction_type) {
-  return letter == 'I' ? Type::Int : letter == 'F' ? Type::Float : letter == 'B' ? Type::Bool
-                                                                                  : instruction_type;
+  return letter == 'I'   ? Type::Int
+         : letter == 'F' ? Type::Float
+         : letter == 'B' ? Type::Bool
+                         : instruction_type;
 }
 
 std::string index_fault_message(Op op, std::int32_t index, std::uint64_t position,
@@ -116,8 +117,8 @@ class CudaBackend final : public Backend {
       inputs[i] = {device_pointer(operands[i]), operands[i].type};
     unsigned long long* fault = nullptr;
     if (type == Type::Int && (op == Op::Div || op == Op::Mod))
-      fault = device_->fault_word(
-          [](std::uint64_t word) { return std::string(trap_message(word)); });
+      fault =
+          device_->fault_word([](std::uint64_t word) { return std::string(trap_message(word)); });
     Vector out = result_for(operands, out_type, n);
     dispatch::elementwise(*device_, op, type, inputs, static_cast<int>(operands.size()),
                           device_pointer(out), out_type, n, fault);
@@ -138,7 +139,8 @@ class CudaBackend final : public Backend {
     const std::string_view where = vcode::spelling(op);
     require(vcode::info(op).family == vcode::Family::Scan, where, "not a scan");
     require_length(v, segdes(sd).total, where, "vector");
-    if (on_host_path({&v}, {&sd})) return wrap_host(cpu_->scan(op, take_host(std::move(v)), host_segdes(sd)));
+    if (on_host_path({&v}, {&sd}))
+      return wrap_host(cpu_->scan(op, take_host(std::move(v)), host_segdes(sd)));
     const SegMap map = device_map(sd);
     const void* in = device_pointer(v);
     const Type type = v.type;
@@ -151,7 +153,8 @@ class CudaBackend final : public Backend {
     const std::string_view where = vcode::spelling(op);
     require(vcode::info(op).family == vcode::Family::Reduce, where, "not a reduction");
     require_length(v, segdes(sd).total, where, "vector");
-    if (on_host_path({&v}, {&sd})) return wrap_host(cpu_->reduce(op, take_host(std::move(v)), host_segdes(sd)));
+    if (on_host_path({&v}, {&sd}))
+      return wrap_host(cpu_->reduce(op, take_host(std::move(v)), host_segdes(sd)));
     const SegMap map = device_map(sd);
     Vector out = new_device_vector(v.type, map.segments);
     library::reduce(*device_, op, v.type, device_pointer(v), device_pointer(out), map);
@@ -211,9 +214,9 @@ class CudaBackend final : public Backend {
     const auto* flags =
         flagged ? static_cast<const std::uint8_t*>(device_pointer(o.flags)) : nullptr;
     // The message reads the faulting index and the length of the segment it addressed.
-    unsigned long long* fault = device_->fault_word(
-        [this, op, idx = o.indices, scatter, src = o.source_segdes, dst = dest_sd](
-            std::uint64_t position) {
+    unsigned long long* fault =
+        device_->fault_word([this, op, idx = o.indices, scatter, src = o.source_segdes,
+                             dst = dest_sd](std::uint64_t position) {
           const Segdes& walked = scatter ? src : dst;
           const Segdes& addressed = scatter ? dst : src;
           std::size_t k = segment_containing(walked, position);
@@ -243,8 +246,8 @@ class CudaBackend final : public Backend {
     require_type(indices, Type::Int, "EXTRACT", "index vector");
     require_length(indices, s.segments, "EXTRACT", "index vector");
     if (on_host_path({&v, &indices}, {&sd}))
-      return wrap_host(cpu_->extract(take_host(std::move(v)), take_host(std::move(indices)),
-                                     host_segdes(sd)));
+      return wrap_host(
+          cpu_->extract(take_host(std::move(v)), take_host(std::move(indices)), host_segdes(sd)));
     const SegMap map = device_map(sd, false);
     Vector out = new_device_vector(v.type, s.segments);
     unsigned long long* fault = segment_index_fault(Op::Extract, indices, sd);
@@ -311,7 +314,8 @@ class CudaBackend final : public Backend {
     if (v.type != Type::Int && v.type != Type::Float)
       throw Error(std::string(where) + " is not defined on " + type_name(v.type));
     if (v.length > 0xFFFFFFFFull) throw Error(std::string(where) + ": vector too long to rank");
-    if (on_host_path({&v}, {&sd})) return wrap_host(cpu_->rank(op, take_host(std::move(v)), host_segdes(sd)));
+    if (on_host_path({&v}, {&sd}))
+      return wrap_host(cpu_->rank(op, take_host(std::move(v)), host_segdes(sd)));
     const SegMap map = device_map(sd);
     const Type type = v.type;
     const void* values = device_pointer(v);
@@ -375,12 +379,11 @@ class CudaBackend final : public Backend {
     const auto* length = static_cast<const std::int32_t*>(device_pointer(lengths));
     s->offsets = DeviceBuffer(device_, (m + 1) * sizeof(std::int64_t));
     library::offsets_from_lengths(*device_, length, m, s->offsets.as<std::int64_t>());
-    unsigned long long* fault =
-        device_->fault_word([this, lengths](std::uint64_t position) {
-          return "MAKE_SEGDES: negative segment length " +
-                 std::to_string(read_element<std::int32_t>(lengths, position)) + " at position " +
-                 std::to_string(position);
-        });
+    unsigned long long* fault = device_->fault_word([this, lengths](std::uint64_t position) {
+      return "MAKE_SEGDES: negative segment length " +
+             std::to_string(read_element<std::int32_t>(lengths, position)) + " at position " +
+             std::to_string(position);
+    });
     dispatch::check_lengths(*device_, length, m, fault);
     // Segdes::total is host data the interpreter checks shapes with: one read, which also
     // raises a negative length right here.
@@ -573,8 +576,7 @@ class CudaBackend final : public Backend {
     if (s.on_host())
       cpu_->download(s.host, position, 1, &value);
     else
-      device_->read_unchecked(&value, static_cast<const T*>(s.device.get()) + position,
-                              sizeof(T));
+      device_->read_unchecked(&value, static_cast<const T*>(s.device.get()) + position, sizeof(T));
     return value;
   }
   std::vector<std::int32_t> all_lengths(const Segdes& sd) {
@@ -614,8 +616,7 @@ class CudaBackend final : public Backend {
 
   // ---- FUSED ----------------------------------------------------------------------------
 
-  Vector run_fused(const vcode::SuperOp& op, std::span<FusedOperand> operands,
-                   std::size_t domain) {
+  Vector run_fused(const vcode::SuperOp& op, std::span<FusedOperand> operands, std::size_t domain) {
     bool host = threshold_ > 0 && small(domain);
     for (const FusedOperand& o : operands) {
       if (o.segdes.storage) {

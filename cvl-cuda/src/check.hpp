@@ -19,10 +19,10 @@ namespace cvl::CVL_CUDA_NS {
 
 }  // namespace cvl::CVL_CUDA_NS
 
-#define CVL_CUDA_CHECK(call)                                                               \
-  do {                                                                                     \
-    cudaError_t cvl_status_ = (call);                                                      \
-    if (cvl_status_ != cudaSuccess)                                                        \
-      ::cvl::CVL_CUDA_NS::throw_cuda_error(cvl_status_, #call, __FILE__, __LINE__);        \
+#define CVL_CUDA_CHECK(call)                                                        \
+  do {                                                                              \
+    cudaError_t cvl_status_ = (call);                                               \
+    if (cvl_status_ != cudaSuccess)                                                 \
+      ::cvl::CVL_CUDA_NS::throw_cuda_error(cvl_status_, #call, __FILE__, __LINE__); \
   } while (0)
 #endif

@@ -65,7 +65,7 @@ void* Device::allocate(std::size_t bytes) {
   }
   CVL_CUDA_CHECK(status);
 #else
-  pointer = ::operator new(bytes, std::align_val_t{256}, std::nothrow);
+  pointer = ::operator new (bytes, std::align_val_t{256}, std::nothrow);
   if (!pointer) out_of_memory(bytes);
 #endif
   stats_.device_bytes_in_use += bytes;
@@ -79,7 +79,7 @@ void Device::release(void* pointer, std::size_t bytes) noexcept {
 #if CVL_CUDA_REAL
   cudaFreeAsync(pointer, stream_);  // stream-ordered: later work reuses it without a sync
 #else
-  ::operator delete(pointer, std::align_val_t{256});
+  ::operator delete (pointer, std::align_val_t{256});
 #endif
   stats_.device_bytes_in_use -= bytes;
 }

@@ -16,9 +16,12 @@ using vcode::Op;
 template <class F>
 void with_element_bits(Type type, F&& f) {
   switch (element_size(type)) {
-    case 1: return f.template operator()<std::uint8_t>();
-    case 4: return f.template operator()<std::uint32_t>();
-    default: return f.template operator()<std::uint64_t>();
+    case 1:
+      return f.template operator()<std::uint8_t>();
+    case 4:
+      return f.template operator()<std::uint32_t>();
+    default:
+      return f.template operator()<std::uint64_t>();
   }
 }
 
@@ -37,7 +40,7 @@ bool typed_binary(Device& device, Op op, const kernels::TypedInput* in, void* ou
   auto* same = static_cast<In*>(out);
   auto* flag = static_cast<std::uint8_t*>(out);
   switch (op) {
-#define CVL_TYPED(OP, OUT, PTR)                                                        \
+#define CVL_TYPED(OP, OUT, PTR)                                                       \
   case Op::OP:                                                                        \
     device.launch(n, kernels::TypedBinary<Op::OP, kType, In, OUT>{a, b, PTR, fault}); \
     return true;
@@ -57,8 +60,8 @@ bool typed_binary(Device& device, Op op, const kernels::TypedInput* in, void* ou
   }
 }
 
-bool typed_elementwise(Device& device, Op op, Type type, const kernels::TypedInput* in,
-                       void* out, std::size_t n, unsigned long long* fault) {
+bool typed_elementwise(Device& device, Op op, Type type, const kernels::TypedInput* in, void* out,
+                       std::size_t n, unsigned long long* fault) {
   if (op == Op::Select) {
     with_element_bits(type, [&]<class Bits>() {
       device.launch(n, kernels::TypedSelect<Bits>{static_cast<const std::uint8_t*>(in[0].data),
@@ -94,21 +97,21 @@ void permute(Device& device, Op op, Type type, const void* values, const std::in
   const bool gather = op == Op::BPermute || op == Op::BFPermute;
   with_element_bits(type, [&]<class Bits>() {
     if (gather)
-      device.launch(dest.total, kernels::Gather<Bits>{static_cast<const Bits*>(values), indices,
-                                                      flags, source, dest,
-                                                      static_cast<Bits*>(out), fault});
+      device.launch(dest.total,
+                    kernels::Gather<Bits>{static_cast<const Bits*>(values), indices, flags, source,
+                                          dest, static_cast<Bits*>(out), fault});
     else
-      device.launch(source.total, kernels::Scatter<Bits>{static_cast<const Bits*>(values),
-                                                         indices, flags, source, dest,
-                                                         static_cast<Bits*>(out), fault});
+      device.launch(source.total,
+                    kernels::Scatter<Bits>{static_cast<const Bits*>(values), indices, flags, source,
+                                           dest, static_cast<Bits*>(out), fault});
   });
 }
 
 void extract(Device& device, Type type, const void* values, const std::int32_t* indices,
              const SegMap& sd, void* out, unsigned long long* fault) {
   with_element_bits(type, [&]<class Bits>() {
-    device.launch(sd.segments, kernels::Extract<Bits>{static_cast<const Bits*>(values), indices,
-                                                      sd, static_cast<Bits*>(out), fault});
+    device.launch(sd.segments, kernels::Extract<Bits>{static_cast<const Bits*>(values), indices, sd,
+                                                      static_cast<Bits*>(out), fault});
   });
 }
 
@@ -165,9 +168,9 @@ void rank(Device& device, bool descending, Type type, FloatRankOrder order, cons
                                           descending, key, element});
     library::sort_pairs(device, key, element, n, segmented ? 32 + bits_for(sd.segments) : 32);
   } else {
-    device.launch(n, kernels::FloatRankKeys{static_cast<const double*>(values),
-                                            order == FloatRankOrder::Legacy, descending, key,
-                                            element});
+    device.launch(
+        n, kernels::FloatRankKeys{static_cast<const double*>(values),
+                                  order == FloatRankOrder::Legacy, descending, key, element});
     library::sort_pairs(device, key, element, n, 64);
     if (segmented) {  // a stable sort by segment keeps the key order inside each segment
       DeviceBuffer segments(borrow(device), n * sizeof(std::uint32_t));

@@ -9,7 +9,7 @@ namespace {
 using Kind = vcode::SuperOpNode::Kind;
 
 Type element_type(vcode::TypeKeyword t) {
-  return t == vcode::TypeKeyword::Float ? Type::Float
+  return t == vcode::TypeKeyword::Float  ? Type::Float
          : t == vcode::TypeKeyword::Bool ? Type::Bool
                                          : Type::Int;
 }
@@ -69,10 +69,9 @@ void evaluate(Device& device, const Plan& plan, const std::vector<OperandView>& 
   DeviceBuffer views(borrow(device), operands.size() * sizeof(OperandView));
   device.copy_to_device(nodes.get(), plan.nodes.data(), nodes.bytes());
   device.copy_to_device(views.get(), operands.data(), views.bytes());
-  device.launch(domain, kernels::FusedInterpreter{nodes.as<Node>(),
-                                                  static_cast<std::uint32_t>(plan.nodes.size()),
-                                                  plan.body_root, views.as<OperandView>(), out,
-                                                  plan.body_type, fault});
+  device.launch(domain, kernels::FusedInterpreter{
+                            nodes.as<Node>(), static_cast<std::uint32_t>(plan.nodes.size()),
+                            plan.body_root, views.as<OperandView>(), out, plan.body_type, fault});
 }
 
 }  // namespace cvl::CVL_CUDA_NS::fused

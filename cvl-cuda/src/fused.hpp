@@ -21,7 +21,7 @@ enum class RootKind : std::uint8_t { Elementwise, Scan, Reduce };
 struct Node {
   vcode::SuperOpNode::Kind kind;
   vcode::Op op;
-  Type type;     // the op's type / the constant's type / an operand's element type
+  Type type;             // the op's type / the constant's type / an operand's element type
   bool read_at_element;  // an operand read at j (not only as a DIST/INDEX leaf)
   std::uint32_t operand;
   Scalar constant;

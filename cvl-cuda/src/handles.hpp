@@ -30,10 +30,10 @@ struct VectorStorage final : Storage {
 struct SegMap {
   std::size_t segments = 0;
   std::size_t total = 0;
-  const std::int64_t* offsets = nullptr;    // segments + 1 entries
-  const std::int32_t* lengths = nullptr;    // segments entries
-  const std::uint32_t* index = nullptr;     // total entries, only when needed
-  std::int64_t uniform = 0;                 // > 0: every segment has this length
+  const std::int64_t* offsets = nullptr;  // segments + 1 entries
+  const std::int32_t* lengths = nullptr;  // segments entries
+  const std::uint32_t* index = nullptr;   // total entries, only when needed
+  std::int64_t uniform = 0;               // > 0: every segment has this length
 
   CVL_HOST_DEVICE std::size_t segment_of(std::size_t j) const {
     if (segments == 1) return 0;
@@ -51,11 +51,11 @@ struct SegMap {
 struct SegdesStorage final : Storage {
   std::size_t segments = 0;
   std::size_t total = 0;
-  cvl::Segdes host;              // cvl-cpu's descriptor, when built on the host
-  cvl::Vector lengths;           // our INT handle of the lengths (LENGTHS returns it)
-  DeviceBuffer offsets;          // int64, segments + 1, built on first device use
-  DeviceBuffer index;            // uint32 per element, built lazily where segment_of needs it
-  std::int64_t uniform = 0;      // > 0 when all lengths are known to be equal
+  cvl::Segdes host;          // cvl-cpu's descriptor, when built on the host
+  cvl::Vector lengths;       // our INT handle of the lengths (LENGTHS returns it)
+  DeviceBuffer offsets;      // int64, segments + 1, built on first device use
+  DeviceBuffer index;        // uint32 per element, built lazily where segment_of needs it
+  std::int64_t uniform = 0;  // > 0 when all lengths are known to be equal
 
   bool on_host() const { return host.storage != nullptr; }
   bool needs_index() const { return segments > 1 && uniform <= 0; }

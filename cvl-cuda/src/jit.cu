@@ -4,6 +4,7 @@
 
 #if CVL_CUDA_REAL
 #include <nvrtc.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,8 +12,6 @@
 #include <fstream>
 #include <iterator>
 #include <sstream>
-
-#include <unistd.h>
 
 #include "cvl_cuda/superop_compiler.hpp"
 #include "tuning.hpp"
@@ -71,8 +70,7 @@ std::string cubin_for(const std::string& source, int arch) {
   const std::string key = source + "\n// sm_" + std::to_string(arch) + " nvrtc " +
                           std::to_string(major) + "." + std::to_string(minor);
   char name[40];
-  std::snprintf(name, sizeof name, "%016llx.cubin",
-                static_cast<unsigned long long>(fnv1a(key)));
+  std::snprintf(name, sizeof name, "%016llx.cubin", static_cast<unsigned long long>(fnv1a(key)));
   const std::filesystem::path dir = cache_directory();
   std::error_code ignored;
   if (!dir.empty()) {
@@ -83,8 +81,8 @@ std::string cubin_for(const std::string& source, int arch) {
   if (!dir.empty()) {
     std::filesystem::create_directories(dir, ignored);
     const auto temporary = dir / (std::string(name) + ".tmp" + std::to_string(::getpid()));
-    std::ofstream(temporary, std::ios::binary).write(cubin.data(),
-                                                      static_cast<std::streamsize>(cubin.size()));
+    std::ofstream(temporary, std::ios::binary)
+        .write(cubin.data(), static_cast<std::streamsize>(cubin.size()));
     std::filesystem::rename(temporary, dir / name, ignored);
   }
   return cubin;
@@ -111,8 +109,8 @@ cudaKernel_t KernelCache::kernel_for(const vcode::SuperOp& op) {
   try {
     const std::string cubin = cubin_for(source, arch_);
     cudaLibrary_t library;
-    CVL_CUDA_CHECK(cudaLibraryLoadData(&library, cubin.data(), nullptr, nullptr, 0, nullptr,
-                                       nullptr, 0));
+    CVL_CUDA_CHECK(
+        cudaLibraryLoadData(&library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
     libraries_.push_back(library);
     cudaKernel_t kernel;
     CVL_CUDA_CHECK(cudaLibraryGetKernel(&kernel, library, vcode::cuda_kernel_name(op).c_str()));
@@ -126,8 +124,8 @@ cudaKernel_t KernelCache::kernel_for(const vcode::SuperOp& op) {
 }
 
 bool KernelCache::run(Device& device, const vcode::SuperOp& op,
-                      const std::vector<fused::OperandView>& views, std::size_t domain,
-                      void* out, unsigned long long* fault) {
+                      const std::vector<fused::OperandView>& views, std::size_t domain, void* out,
+                      unsigned long long* fault) {
   cudaKernel_t kernel = kernel_for(op);
   if (!kernel) return false;
   if (domain == 0) return true;

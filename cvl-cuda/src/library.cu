@@ -73,24 +73,24 @@ auto segment_keys(const SegMap& sd) {
 
 template <class T, Op kOp>
 struct Combine;
-#define CVL_COMBINE(T, OP, IDENTITY, EXPR)                                   \
-  template <>                                                                \
-  struct Combine<T, OP> {                                                    \
-    static CVL_HOST_DEVICE T identity() { return IDENTITY; }                 \
-    CVL_HOST_DEVICE T operator()(T s, T x) const { return EXPR; }            \
+#define CVL_COMBINE(T, OP, IDENTITY, EXPR)                        \
+  template <>                                                     \
+  struct Combine<T, OP> {                                         \
+    static CVL_HOST_DEVICE T identity() { return IDENTITY; }      \
+    CVL_HOST_DEVICE T operator()(T s, T x) const { return EXPR; } \
   };
 CVL_COMBINE(I32, Op::PlusScan, 0, cvl_sem::add_i(s, x))
 CVL_COMBINE(I32, Op::MulScan, 1, cvl_sem::mul_i(s, x))
 CVL_COMBINE(I32, Op::MaxScan, static_cast<I32>(0x80000000u), cvl_sem::max_of(s, x))
 CVL_COMBINE(I32, Op::MinScan, 0x7fffffff, cvl_sem::min_of(s, x))
-CVL_COMBINE(I32, Op::AndScan, -1, s & x)
+CVL_COMBINE(I32, Op::AndScan, -1, (s & x))
 CVL_COMBINE(I32, Op::OrScan, 0, s | x)
 CVL_COMBINE(I32, Op::XorScan, 0, s ^ x)
-CVL_COMBINE(B8, Op::AndScan, 1, static_cast<B8>(s & x))
+CVL_COMBINE(B8, Op::AndScan, 1, static_cast<B8>((s & x)))
 CVL_COMBINE(B8, Op::OrScan, 0, static_cast<B8>(s | x))
 CVL_COMBINE(B8, Op::XorScan, 0, static_cast<B8>(s ^ x))
 CVL_COMBINE(double, Op::PlusScan, 0.0, s + x)
-CVL_COMBINE(double, Op::MulScan, 1.0, s * x)
+CVL_COMBINE(double, Op::MulScan, 1.0, (s * x))
 #undef CVL_COMBINE
 
 // FLOAT MAX/MIN: f(s, x) = s > x ? s : x is not associative with NaNs (f(s, NaN) = NaN but
@@ -147,13 +147,11 @@ void scan_typed(Device& device, const void* in, void* out, const SegMap& sd) {
 
 template <bool kMax>
 void scan_float_extremum(Device& device, const void* in, void* out, const SegMap& sd) {
-  DeviceBuffer summaries(borrow(device),
-                         sd.total * sizeof(Summary));
+  DeviceBuffer summaries(borrow(device), sd.total * sizeof(Summary));
   auto* s = summaries.as<Summary>();
-  exclusive_scan_segments(device,
-                          thrust::make_transform_iterator(static_cast<const double*>(in),
-                                                          ToSummary<kMax>()),
-                          s, sd, Summary{0.0, 0}, ComposeSummary<kMax>());
+  exclusive_scan_segments(
+      device, thrust::make_transform_iterator(static_cast<const double*>(in), ToSummary<kMax>()), s,
+      sd, Summary{0.0, 0}, ComposeSummary<kMax>());
   if (sd.total > 0)
     thrust::transform(policy(device), s, s + sd.total, static_cast<double*>(out),
                       FinishSummary<kMax>());
@@ -187,13 +185,15 @@ struct Fill {
 
 // One value per segment of `values` (V elements, read through `in`) into result (V elements).
 // Load-balanced: a reduce-by-key over the segment index, so one giant segment among many tiny
-// ones costs what its elements cost, and only non-empty segments produce a run.
-template <class V, class In, class F>
+// ones costs what its elements cost, and only non-empty segments produce a run. One segment
+// takes a plain reduction, which may also reorder operands: only for commutative operators
+// (the FLOAT MAX/MIN summaries are not; reduce-by-key keeps the order).
+template <bool kCommutative, class V, class In, class F>
 void reduce_segments(Device& device, In in, V* result, const SegMap& sd, V init, F f) {
   const std::size_t m = sd.segments, n = sd.total;
   if (m == 0) return;
   auto owner = borrow(device);
-  if (m == 1) {
+  if (m == 1 && kCommutative) {
 #if CVL_USE_CUB
     with_cub_temp(device, [&](void* temp, std::size_t& bytes) {
       return cub::DeviceReduce::Reduce(temp, bytes, in, result, static_cast<std::int64_t>(n), f,
@@ -211,9 +211,8 @@ void reduce_segments(Device& device, In in, V* result, const SegMap& sd, V init,
       runs(owner, sizeof(std::int64_t));
 #if CVL_USE_CUB
   with_cub_temp(device, [&](void* temp, std::size_t& bytes) {
-    return cub::DeviceReduce::ReduceByKey(temp, bytes, segment_keys(sd),
-                                          unique.as<std::uint32_t>(), in, aggregates.as<V>(),
-                                          runs.as<std::int64_t>(), f,
+    return cub::DeviceReduce::ReduceByKey(temp, bytes, segment_keys(sd), unique.as<std::uint32_t>(),
+                                          in, aggregates.as<V>(), runs.as<std::int64_t>(), f,
                                           static_cast<std::int64_t>(n), device.stream());
   });
 #else
@@ -228,21 +227,19 @@ void reduce_segments(Device& device, In in, V* result, const SegMap& sd, V init,
 
 template <class T, Op kOp>
 void reduce_typed(Device& device, const void* in, void* out, const SegMap& sd) {
-  reduce_segments(device, static_cast<const T*>(in), static_cast<T*>(out), sd,
-                  Combine<T, kOp>::identity(), Combine<T, kOp>());
+  reduce_segments<true>(device, static_cast<const T*>(in), static_cast<T*>(out), sd,
+                        Combine<T, kOp>::identity(), Combine<T, kOp>());
 }
 
 template <bool kMax>
 void reduce_float_extremum(Device& device, const void* in, void* out, const SegMap& sd) {
-  DeviceBuffer summaries(borrow(device),
-                         sd.segments * sizeof(Summary));
+  DeviceBuffer summaries(borrow(device), sd.segments * sizeof(Summary));
   auto* s = summaries.as<Summary>();
-  reduce_segments(device,
-                  thrust::make_transform_iterator(static_cast<const double*>(in),
-                                                  ToSummary<kMax>()),
-                  s, sd, Summary{0.0, 0}, ComposeSummary<kMax>());
-  device.launch(sd.segments, FinishAll<Summary, FinishSummary<kMax>>{
-                                 s, static_cast<double*>(out), FinishSummary<kMax>()});
+  reduce_segments<false>(
+      device, thrust::make_transform_iterator(static_cast<const double*>(in), ToSummary<kMax>()), s,
+      sd, Summary{0.0, 0}, ComposeSummary<kMax>());
+  device.launch(sd.segments, FinishAll<Summary, FinishSummary<kMax>>{s, static_cast<double*>(out),
+                                                                     FinishSummary<kMax>()});
 }
 
 // The scan op a reduce op combines with (ops.def lists the families in the same order).
@@ -262,31 +259,48 @@ void with_combine(Op scan_op, Type type, Op shown, F&& f) {
   switch (type) {
     case Type::Int:
       switch (scan_op) {
-        case Op::PlusScan: return f.template operator()<I32, Op::PlusScan>();
-        case Op::MulScan: return f.template operator()<I32, Op::MulScan>();
-        case Op::MaxScan: return f.template operator()<I32, Op::MaxScan>();
-        case Op::MinScan: return f.template operator()<I32, Op::MinScan>();
-        case Op::AndScan: return f.template operator()<I32, Op::AndScan>();
-        case Op::OrScan: return f.template operator()<I32, Op::OrScan>();
-        case Op::XorScan: return f.template operator()<I32, Op::XorScan>();
-        default: break;
+        case Op::PlusScan:
+          return f.template operator()<I32, Op::PlusScan>();
+        case Op::MulScan:
+          return f.template operator()<I32, Op::MulScan>();
+        case Op::MaxScan:
+          return f.template operator()<I32, Op::MaxScan>();
+        case Op::MinScan:
+          return f.template operator()<I32, Op::MinScan>();
+        case Op::AndScan:
+          return f.template operator()<I32, Op::AndScan>();
+        case Op::OrScan:
+          return f.template operator()<I32, Op::OrScan>();
+        case Op::XorScan:
+          return f.template operator()<I32, Op::XorScan>();
+        default:
+          break;
       }
       break;
     case Type::Bool:
       switch (scan_op) {
-        case Op::AndScan: return f.template operator()<B8, Op::AndScan>();
-        case Op::OrScan: return f.template operator()<B8, Op::OrScan>();
-        case Op::XorScan: return f.template operator()<B8, Op::XorScan>();
-        default: break;
+        case Op::AndScan:
+          return f.template operator()<B8, Op::AndScan>();
+        case Op::OrScan:
+          return f.template operator()<B8, Op::OrScan>();
+        case Op::XorScan:
+          return f.template operator()<B8, Op::XorScan>();
+        default:
+          break;
       }
       break;
     case Type::Float:
       switch (scan_op) {
-        case Op::PlusScan: return f.template operator()<double, Op::PlusScan>();
-        case Op::MulScan: return f.template operator()<double, Op::MulScan>();
-        case Op::MaxScan: return f.template extremum<true>();
-        case Op::MinScan: return f.template extremum<false>();
-        default: break;
+        case Op::PlusScan:
+          return f.template operator()<double, Op::PlusScan>();
+        case Op::MulScan:
+          return f.template operator()<double, Op::MulScan>();
+        case Op::MaxScan:
+          return f.template extremum<true>();
+        case Op::MinScan:
+          return f.template extremum<false>();
+        default:
+          break;
       }
       break;
   }
@@ -299,9 +313,13 @@ struct ScanCall {
   void* out;
   const SegMap& sd;
   template <class T, Op kOp>
-  void operator()() const { scan_typed<T, kOp>(device, in, out, sd); }
+  void operator()() const {
+    scan_typed<T, kOp>(device, in, out, sd);
+  }
   template <bool kMax>
-  void extremum() const { scan_float_extremum<kMax>(device, in, out, sd); }
+  void extremum() const {
+    scan_float_extremum<kMax>(device, in, out, sd);
+  }
 };
 struct ReduceCall {
   Device& device;
@@ -309,9 +327,13 @@ struct ReduceCall {
   void* out;
   const SegMap& sd;
   template <class T, Op kOp>
-  void operator()() const { reduce_typed<T, kOp>(device, in, out, sd); }
+  void operator()() const {
+    reduce_typed<T, kOp>(device, in, out, sd);
+  }
   template <bool kMax>
-  void extremum() const { reduce_float_extremum<kMax>(device, in, out, sd); }
+  void extremum() const {
+    reduce_float_extremum<kMax>(device, in, out, sd);
+  }
 };
 
 struct Widen {
@@ -336,8 +358,7 @@ void offsets_from_lengths(Device& device, const std::int32_t* lengths, std::size
   device.fill_bytes(offsets, 0, sizeof(std::int64_t));
   if (segments == 0) return;
   thrust::inclusive_scan(policy(device), thrust::make_transform_iterator(lengths, Widen()),
-                         thrust::make_transform_iterator(lengths + segments, Widen()),
-                         offsets + 1);
+                         thrust::make_transform_iterator(lengths + segments, Widen()), offsets + 1);
 }
 
 void segment_index(Device& device, const std::int64_t* offsets, std::size_t segments,
@@ -350,8 +371,7 @@ void segment_index(Device& device, const std::int64_t* offsets, std::size_t segm
                       index);
 }
 
-void flags_before(Device& device, const std::uint8_t* flags, std::size_t n,
-                  std::int64_t* before) {
+void flags_before(Device& device, const std::uint8_t* flags, std::size_t n, std::int64_t* before) {
   device.fill_bytes(before, 0, sizeof(std::int64_t));
   if (n == 0) return;
   thrust::inclusive_scan(policy(device), thrust::make_transform_iterator(flags, FlagToCount()),
@@ -364,12 +384,12 @@ void sort_pairs(Device& device, std::uint64_t* keys, std::uint32_t* values, std:
 #if CVL_USE_CUB
   // Radix passes over the bits that can differ only; CUB's radix sort is stable.
   auto owner = borrow(device);
-  DeviceBuffer keys_out(owner, n * sizeof(std::uint64_t)), values_out(owner, n * sizeof(std::uint32_t));
+  DeviceBuffer keys_out(owner, n * sizeof(std::uint64_t)),
+      values_out(owner, n * sizeof(std::uint32_t));
   with_cub_temp(device, [&](void* temp, std::size_t& bytes) {
-    return cub::DeviceRadixSort::SortPairs(temp, bytes, keys, keys_out.as<std::uint64_t>(), values,
-                                           values_out.as<std::uint32_t>(),
-                                           static_cast<std::int64_t>(n), 0, key_bits,
-                                           device.stream());
+    return cub::DeviceRadixSort::SortPairs(
+        temp, bytes, keys, keys_out.as<std::uint64_t>(), values, values_out.as<std::uint32_t>(),
+        static_cast<std::int64_t>(n), 0, key_bits, device.stream());
   });
   device.copy_on_device(values, values_out.get(), n * sizeof(std::uint32_t));
   device.copy_on_device(keys, keys_out.get(), n * sizeof(std::uint64_t));

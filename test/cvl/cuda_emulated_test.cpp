@@ -12,8 +12,8 @@ namespace cvl_test {
 namespace {
 
 std::unique_ptr<cvl::Backend> emulated(long long threshold, bool sync_each_op = false) {
-  return cvl::make_cuda_emulated_backend({1, cvl::FloatRankOrder::Correct, 0, threshold,
-                                          sync_each_op});
+  return cvl::make_cuda_emulated_backend(
+      {1, cvl::FloatRankOrder::Correct, 0, threshold, sync_each_op});
 }
 
 }  // namespace
@@ -84,8 +84,7 @@ TEST_CASE("cuda-emulated: pool accounting returns to its baseline", "[cuda][memo
   CHECK(b.stats().device_bytes_in_use == baseline);
 }
 
-TEST_CASE("cuda-emulated: kernel faults are raised at the next synchronization",
-          "[cuda][errors]") {
+TEST_CASE("cuda-emulated: kernel faults are raised at the next synchronization", "[cuda][errors]") {
   auto owner = emulated(0);
   cvl::Backend& b = *owner;
   cvl::PermuteOperands o;

@@ -24,7 +24,9 @@ TEST_CASE("every test superoperator compiles with NVRTC for sm_90", "[cuda][fuse
   }
   const std::string cubin = cvl::compile_cuda_to_cubin(vcode::cuda_program_source(ops), 90);
   CHECK(cubin.size() > 1000);
-  CHECK(cubin.compare(0, 4, "\x7f" "ELF") == 0);
+  CHECK(cubin.compare(0, 4,
+                      "\x7f"
+                      "ELF") == 0);
 }
 
 TEST_CASE("NVRTC reports a compile error with its log", "[cuda][nvrtc]") {

@@ -55,7 +55,8 @@ struct FusedInterpreter {
           const std::size_t k = sd.segment_of(j);
           const auto position = static_cast<std::uint32_t>(j - sd.start(k));
           r.i = static_cast<int>(static_cast<std::uint32_t>(leaf(nodes[node.args[0]], k).i) +
-                                 position * static_cast<std::uint32_t>(leaf(nodes[node.args[1]], k).i));
+                                 position *
+                                     static_cast<std::uint32_t>(leaf(nodes[node.args[1]], k).i));
           break;
         }
         default:

@@ -63,13 +63,22 @@ CVL_HOST_DEVICE inline Scalar apply_op(vcode::Op op, Type type, Scalar a, Scalar
   Scalar r{0.0, 0};
   switch (op) {
     case Op::Add:
-      if (is_float) r.f = add_f(a.f, b.f); else r.i = add_i(a.i, b.i);
+      if (is_float)
+        r.f = add_f(a.f, b.f);
+      else
+        r.i = add_i(a.i, b.i);
       break;
     case Op::Sub:
-      if (is_float) r.f = sub_f(a.f, b.f); else r.i = sub_i(a.i, b.i);
+      if (is_float)
+        r.f = sub_f(a.f, b.f);
+      else
+        r.i = sub_i(a.i, b.i);
       break;
     case Op::Mul:
-      if (is_float) r.f = mul_f(a.f, b.f); else r.i = mul_i(a.i, b.i);
+      if (is_float)
+        r.f = mul_f(a.f, b.f);
+      else
+        r.i = mul_i(a.i, b.i);
       break;
     case Op::Div:
       if (is_float) {
@@ -81,41 +90,109 @@ CVL_HOST_DEVICE inline Scalar apply_op(vcode::Op op, Type type, Scalar a, Scalar
       }
       break;
     case Op::Mod:
-      if (divisor_traps(a.i, b.i)) note_trap(trap, b.i); else r.i = mod_i(a.i, b.i);
+      if (divisor_traps(a.i, b.i))
+        note_trap(trap, b.i);
+      else
+        r.i = mod_i(a.i, b.i);
       break;
-    case Op::Less: r.i = is_float ? a.f < b.f : a.i < b.i; break;
-    case Op::LessEq: r.i = is_float ? a.f <= b.f : a.i <= b.i; break;
-    case Op::Greater: r.i = is_float ? a.f > b.f : a.i > b.i; break;
-    case Op::GreaterEq: r.i = is_float ? a.f >= b.f : a.i >= b.i; break;
-    case Op::Equal: r.i = is_float ? a.f == b.f : a.i == b.i; break;
-    case Op::NotEqual: r.i = is_float ? a.f != b.f : a.i != b.i; break;
-    case Op::LShift: r.i = lshift(a.i, b.i); break;
-    case Op::RShift: r.i = rshift(a.i, b.i); break;
-    case Op::Not: r.i = type == Type::Bool ? not_b(static_cast<b8>(a.i)) : not_i(a.i); break;
-    case Op::And: r.i = a.i & b.i; break;
-    case Op::Or: r.i = a.i | b.i; break;
-    case Op::Xor: r.i = a.i ^ b.i; break;
-    case Op::Select: r = a.i ? b : c; break;
-    case Op::Floor: r.i = floor_to_int(a.f); break;
-    case Op::Ceil: r.i = ceil_to_int(a.f); break;
-    case Op::Trunc: r.i = trunc_to_int(a.f); break;
-    case Op::Round: r.i = round_to_int(a.f); break;
-    case Op::Log: r.f = log_f(a.f); break;
-    case Op::Sqrt: r.f = sqrt_f(a.f); break;
-    case Op::Exp: r.f = exp_f(a.f); break;
-    case Op::Sin: r.f = sin_f(a.f); break;
-    case Op::Cos: r.f = cos_f(a.f); break;
-    case Op::Tan: r.f = tan_f(a.f); break;
-    case Op::Asin: r.f = asin_f(a.f); break;
-    case Op::Acos: r.f = acos_f(a.f); break;
-    case Op::Atan: r.f = atan_f(a.f); break;
-    case Op::Sinh: r.f = sinh_f(a.f); break;
-    case Op::Cosh: r.f = cosh_f(a.f); break;
-    case Op::Tanh: r.f = tanh_f(a.f); break;
-    case Op::IntToFloat: r.f = int_to_float(a.i); break;
-    case Op::IntToBool: r.i = int_to_bool(a.i); break;
-    case Op::BoolToInt: r.i = bool_to_int(static_cast<b8>(a.i)); break;
-    default: break;  // not elementwise: the caller has checked
+    case Op::Less:
+      r.i = is_float ? a.f < b.f : a.i < b.i;
+      break;
+    case Op::LessEq:
+      r.i = is_float ? a.f <= b.f : a.i <= b.i;
+      break;
+    case Op::Greater:
+      r.i = is_float ? a.f > b.f : a.i > b.i;
+      break;
+    case Op::GreaterEq:
+      r.i = is_float ? a.f >= b.f : a.i >= b.i;
+      break;
+    case Op::Equal:
+      r.i = is_float ? a.f == b.f : a.i == b.i;
+      break;
+    case Op::NotEqual:
+      r.i = is_float ? a.f != b.f : a.i != b.i;
+      break;
+    case Op::LShift:
+      r.i = lshift(a.i, b.i);
+      break;
+    case Op::RShift:
+      r.i = rshift(a.i, b.i);
+      break;
+    case Op::Not:
+      r.i = type == Type::Bool ? not_b(static_cast<b8>(a.i)) : not_i(a.i);
+      break;
+    case Op::And:
+      r.i = a.i & b.i;
+      break;
+    case Op::Or:
+      r.i = a.i | b.i;
+      break;
+    case Op::Xor:
+      r.i = a.i ^ b.i;
+      break;
+    case Op::Select:
+      r = a.i ? b : c;
+      break;
+    case Op::Floor:
+      r.i = floor_to_int(a.f);
+      break;
+    case Op::Ceil:
+      r.i = ceil_to_int(a.f);
+      break;
+    case Op::Trunc:
+      r.i = trunc_to_int(a.f);
+      break;
+    case Op::Round:
+      r.i = round_to_int(a.f);
+      break;
+    case Op::Log:
+      r.f = log_f(a.f);
+      break;
+    case Op::Sqrt:
+      r.f = sqrt_f(a.f);
+      break;
+    case Op::Exp:
+      r.f = exp_f(a.f);
+      break;
+    case Op::Sin:
+      r.f = sin_f(a.f);
+      break;
+    case Op::Cos:
+      r.f = cos_f(a.f);
+      break;
+    case Op::Tan:
+      r.f = tan_f(a.f);
+      break;
+    case Op::Asin:
+      r.f = asin_f(a.f);
+      break;
+    case Op::Acos:
+      r.f = acos_f(a.f);
+      break;
+    case Op::Atan:
+      r.f = atan_f(a.f);
+      break;
+    case Op::Sinh:
+      r.f = sinh_f(a.f);
+      break;
+    case Op::Cosh:
+      r.f = cosh_f(a.f);
+      break;
+    case Op::Tanh:
+      r.f = tanh_f(a.f);
+      break;
+    case Op::IntToFloat:
+      r.f = int_to_float(a.i);
+      break;
+    case Op::IntToBool:
+      r.i = int_to_bool(a.i);
+      break;
+    case Op::BoolToInt:
+      r.i = bool_to_int(static_cast<b8>(a.i));
+      break;
+    default:
+      break;  // not elementwise: the caller has checked
   }
   return r;
 }

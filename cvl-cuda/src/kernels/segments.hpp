@@ -24,8 +24,7 @@ struct PackedSegments {  // over segments + 1
   CVL_HOST_DEVICE void operator()(std::size_t k) const {
     const std::int64_t first = before[sd.start(k)];
     offsets[k] = first;
-    if (k < sd.segments)
-      counts[k] = static_cast<std::int32_t>(before[sd.start(k + 1)] - first);
+    if (k < sd.segments) counts[k] = static_cast<std::int32_t>(before[sd.start(k + 1)] - first);
   }
 };
 
