@@ -10,6 +10,7 @@
 
 #include "fopt/op_facts.hpp"
 #include "fopt/substitute.hpp"
+#include "fopt/visitor.hpp"
 #include "cvl/scalar_semantics.hpp"
 
 namespace fopt {
@@ -197,20 +198,28 @@ bool sweep(Block& block, std::unordered_map<VarId, std::size_t>& uses) {
 
 // Drops superoperators no FUSED uses any more and numbers the rest 0, 1, ...
 void renumber_superops(Module& module) {
-  std::vector<bool> used(module.superops.size());
+  struct Used : Mutator {
+    std::vector<bool> used;
+    void visit_Fused(Stmt& s) override { used[s.superop] = true; }
+  } uses;
+  uses.used.assign(module.superops.size(), false);
   for (Function& f : module.functions)
-    if (f.lifted) for_each_stmt(f.body, [&](const Stmt& s) { if (s.kind == StmtKind::Fused) used[s.superop] = true; });
-  std::vector<std::uint32_t> new_id(module.superops.size());
+    if (f.lifted) uses.block(f.body);
+  struct Renumber : Mutator {
+    std::vector<std::uint32_t> new_id;
+    void visit_Fused(Stmt& s) override { s.superop = new_id[s.superop]; }
+  } renumber;
+  renumber.new_id.assign(module.superops.size(), 0);
   std::vector<vcode::SuperOp> kept;
   for (std::size_t i = 0; i < module.superops.size(); ++i) {
-    if (!used[i]) continue;
-    new_id[i] = static_cast<std::uint32_t>(kept.size());
+    if (!uses.used[i]) continue;
+    renumber.new_id[i] = static_cast<std::uint32_t>(kept.size());
     kept.push_back(std::move(module.superops[i]));
-    kept.back().id = new_id[i];
+    kept.back().id = renumber.new_id[i];
   }
   module.superops = std::move(kept);
   for (Function& f : module.functions)
-    if (f.lifted) for_each_stmt(f.body, [&](Stmt& s) { if (s.kind == StmtKind::Fused) s.superop = new_id[s.superop]; });
+    if (f.lifted) renumber.block(f.body);
 }
 
 }  // namespace

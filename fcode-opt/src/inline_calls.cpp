@@ -6,6 +6,7 @@
 #include <set>
 
 #include "fopt/substitute.hpp"
+#include "fopt/visitor.hpp"
 
 namespace fopt {
 
@@ -17,16 +18,21 @@ struct CallGraph {
   std::map<std::string, std::size_t> call_sites;
 };
 
-CallGraph call_graph(const Module& module) {
+CallGraph call_graph(Module& module) {
   CallGraph graph;
-  for (const Function& f : module.functions) {
+  for (Function& f : module.functions) {
     graph.callees[f.name];
     if (f.lifted) {
-      for_each_stmt(f.body, [&](const Stmt& s) {
-        if (s.kind != StmtKind::Call) return;
-        graph.callees[f.name].insert(s.callee);
-        ++graph.call_sites[s.callee];
-      });
+      struct Calls : Mutator {
+        CallGraph& graph;
+        const std::string& caller;
+        Calls(CallGraph& g, const std::string& c) : graph(g), caller(c) {}
+        void visit_Call(Stmt& s) override {
+          graph.callees[caller].insert(s.callee);
+          ++graph.call_sites[s.callee];
+        }
+      } calls(graph, f.name);
+      calls.block(f.body);
     } else {
       for (std::uint32_t i = f.original_first; i < f.original_end; ++i)
         if (module.original.code[i].op == vcode::Op::Call) {
