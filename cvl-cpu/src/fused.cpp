@@ -164,7 +164,7 @@ struct NodePlan {
   std::uint32_t args[3] = {0, 0, 0};
   Kernel kernel = nullptr;           // Elementwise
   bool checks_division = false;      // INT / and %: divisors are checked before the kernel runs
-  const std::byte* operand = nullptr;  // Operand: its elements
+  const std::byte* operand = nullptr;  // Operand read at element j: its elements
   Leaf leaves[2];                    // Dist: [value]; Index: [start, stride]
   const SegView* segments = nullptr; // Dist, Index: the descriptor
 };
@@ -223,6 +223,15 @@ Plan compile(const SuperOp& op, std::span<FusedOperand> operands, std::size_t do
                     operands[s].segdes.segments);
   }
   plan.nodes.resize(op.nodes.size());
+  const SuperOpNode& root = op.root();
+  plan.values_node = static_cast<std::uint32_t>(op.nodes.size() - 1);
+  if (root.kind == NodeKind::Scan || root.kind == NodeKind::Reduce) plan.values_node = root.args[0];
+  // Operand nodes read at element j (not DIST/INDEX leaves, not descriptors).
+  std::vector<bool> read_at_element(op.nodes.size(), false);
+  read_at_element[plan.values_node] = true;
+  for (const SuperOpNode& n : op.nodes)
+    if (n.kind == NodeKind::Elementwise)
+      for (std::uint8_t a = 0; a < n.arity; ++a) read_at_element[n.args[a]] = true;
   auto leaf = [&](std::uint32_t node) {
     const SuperOpNode& n = op.nodes[node];
     Leaf l;
@@ -240,7 +249,7 @@ Plan compile(const SuperOp& op, std::span<FusedOperand> operands, std::size_t do
     std::copy(std::begin(n.args), std::end(n.args), std::begin(p.args));
     switch (n.kind) {
       case NodeKind::Operand:
-        if (op.operands[n.operand] != vcode::TypeKeyword::Segdes)
+        if (read_at_element[i] && op.operands[n.operand] != vcode::TypeKeyword::Segdes)
           p.operand = elements<std::byte>(operands[n.operand].vector);
         break;
       case NodeKind::Constant:
@@ -264,9 +273,6 @@ Plan compile(const SuperOp& op, std::span<FusedOperand> operands, std::size_t do
         break;
     }
   }
-  const SuperOpNode& root = op.root();
-  plan.values_node = static_cast<std::uint32_t>(op.nodes.size() - 1);
-  if (root.kind == NodeKind::Scan || root.kind == NodeKind::Reduce) plan.values_node = root.args[0];
   return plan;
 }
 
@@ -311,7 +317,7 @@ class Frame {
       void* target = i == last && out ? out : slot(i);
       switch (p.kind) {
         case NodeKind::Operand:
-          if (!p.operand) break;  // a descriptor
+          if (!p.operand) break;  // a descriptor or a DIST/INDEX leaf: read per segment
           values_[i] = p.operand + lo * element_size(p.type);
           if (i == last && out) std::copy_n(static_cast<const std::byte*>(values_[i]),
                                             n * element_size(p.type), static_cast<std::byte*>(out));
