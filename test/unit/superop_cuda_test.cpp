@@ -63,11 +63,18 @@ TEST_CASE("every elementwise op on each of its types has a CUDA expression", "[s
         char letter = info.args[a];
         TypeKeyword k = letter == 'I' ? TypeKeyword::Int : letter == 'F' ? TypeKeyword::Float
                         : letter == 'B' ? TypeKeyword::Bool : t;
-        kinds += std::string(a ? " " : "") + std::string(vcode::keyword_name(k));
-        args += " $" + std::to_string(a);
+        if (a) kinds += ' ';
+        kinds += vcode::keyword_name(k);
+        args += " $";
+        args += std::to_string(a);
       }
-      std::string type = info.syntax == vcode::Syntax::Type ? " " + std::string(vcode::keyword_name(t)) : "";
-      std::string text = "SUPEROP 0 (" + kinds + ") (" + std::string(info.spelling) + type + args + ")";
+      std::string text = "SUPEROP 0 (" + kinds + ") (";
+      text += info.spelling;
+      if (info.syntax == vcode::Syntax::Type) {
+        text += ' ';
+        text += vcode::keyword_name(t);
+      }
+      text += args + ")";
       INFO(text);
       auto superop = definition(text);
       std::string src;

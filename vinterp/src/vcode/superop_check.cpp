@@ -10,6 +10,14 @@ namespace {
 
 using Kind = SuperOpNode::Kind;
 
+// "$k". (Appending, not `"$" + std::to_string(k)`, which GCC 12 at -O3 flags with a false
+// -Wrestrict.)
+std::string operand_name(std::size_t k) {
+  std::string name = "$";
+  name += std::to_string(k);
+  return name;
+}
+
 class DefinitionChecker {
  public:
   DefinitionChecker(const SuperOp& op, std::span<const SourceLocation> node_where,
@@ -120,10 +128,10 @@ class DefinitionChecker {
     switch (n.kind) {
       case Kind::Operand:
         if (n.operand >= op_.operands.size()) {
-          error(at(i), "$" + std::to_string(n.operand) + " is out of range (" +
+          error(at(i), operand_name(n.operand) + " is out of range (" +
                            std::to_string(op_.operands.size()) + " operands declared)");
         } else if (n.result != op_.operands[n.operand]) {
-          error(at(i), "$" + std::to_string(n.operand) + " has the wrong type");
+          error(at(i), operand_name(n.operand) + " has the wrong type");
         } else if (root && is_segdes_operand(n)) {
           error(at(i), "the result cannot be a segment descriptor");
         }
@@ -203,7 +211,7 @@ class DefinitionChecker {
     for (std::size_t k = 0; k < uses.size(); ++k) {
       const OperandUse& u = uses[k];
       if (!u.elementwise && !u.segdes && u.per_segment_of.empty())
-        error(op_.where, "operand $" + std::to_string(k) + " is declared but not used");
+        error(op_.where, "operand " + operand_name(k) + " is declared but not used");
       length_source |= u.elementwise || u.segdes;
     }
     if (!length_source)
