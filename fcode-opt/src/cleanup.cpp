@@ -8,10 +8,10 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "cvl/scalar_semantics.hpp"
 #include "fopt/op_facts.hpp"
 #include "fopt/substitute.hpp"
 #include "fopt/visitor.hpp"
-#include "cvl/scalar_semantics.hpp"
 
 namespace fopt {
 
@@ -40,7 +40,8 @@ std::string key_of(const Stmt& s) {
       << (s.type ? static_cast<int>(*s.type) : -1) << ' ' << s.superop;
   if (s.op == Op::Const && s.kind == StmtKind::Op) {
     const auto& c = s.constant;
-    key << " c" << static_cast<int>(c.type) << c.vector_form << (c.stream_name ? *c.stream_name : "");
+    key << " c" << static_cast<int>(c.type) << c.vector_form
+        << (c.stream_name ? *c.stream_name : "");
     for (auto i : c.ints) key << ',' << i;
     key.precision(17);
     for (double f : c.floats) key << ';' << std::hexfloat << f;
@@ -50,7 +51,8 @@ std::string key_of(const Stmt& s) {
   return key.str();
 }
 
-void share(Block& block, std::unordered_map<std::string, std::vector<VarId>> available, Substitution& same) {
+void share(Block& block, std::unordered_map<std::string, std::vector<VarId>> available,
+           Substitution& same) {
   std::vector<Stmt> kept;
   for (Stmt& s : block.stmts) {
     for (VarId& v : s.args) v = resolve(same, v);
@@ -69,7 +71,8 @@ void share(Block& block, std::unordered_map<std::string, std::vector<VarId>> ava
 }
 
 // An INT scalar constant's value, if `v` is one.
-std::optional<std::int32_t> int_scalar(const std::unordered_map<VarId, const Stmt*>& defs, VarId v) {
+std::optional<std::int32_t> int_scalar(const std::unordered_map<VarId, const Stmt*>& defs,
+                                       VarId v) {
   auto it = defs.find(v);
   if (it == defs.end()) return std::nullopt;
   const Stmt& d = *it->second;
@@ -81,9 +84,11 @@ std::optional<std::int32_t> int_scalar(const std::unordered_map<VarId, const Stm
 
 // Evaluates INT arithmetic, shifts, bit operations and comparisons of INT constants at compile
 // time, with the interpreter's own scalar semantics.
-std::optional<vcode::Constant> fold(const Stmt& s, const std::unordered_map<VarId, const Stmt*>& defs) {
+std::optional<vcode::Constant> fold(const Stmt& s,
+                                    const std::unordered_map<VarId, const Stmt*>& defs) {
   if (s.kind != StmtKind::Op || !is_elementwise(s.op)) return std::nullopt;
-  if ((s.type ? *s.type : vcode::implied_type(s.op)) != vcode::TypeKeyword::Int) return std::nullopt;
+  if ((s.type ? *s.type : vcode::implied_type(s.op)) != vcode::TypeKeyword::Int)
+    return std::nullopt;
   std::int32_t x[2] = {0, 0};
   if (s.args.size() > 2) return std::nullopt;
   for (std::size_t a = 0; a < s.args.size(); ++a) {
@@ -96,22 +101,53 @@ std::optional<vcode::Constant> fold(const Stmt& s, const std::unordered_map<VarI
   std::int32_t r = 0;
   bool boolean = false;
   switch (s.op) {
-    case Op::Add: r = cvl_sem::add_i(x[0], x[1]); break;
-    case Op::Sub: r = cvl_sem::sub_i(x[0], x[1]); break;
-    case Op::Mul: r = cvl_sem::mul_i(x[0], x[1]); break;
-    case Op::LShift: r = cvl_sem::lshift(x[0], x[1]); break;
-    case Op::RShift: r = cvl_sem::rshift(x[0], x[1]); break;
-    case Op::And: r = x[0] & x[1]; break;
-    case Op::Or: r = x[0] | x[1]; break;
-    case Op::Xor: r = x[0] ^ x[1]; break;
-    case Op::Not: r = cvl_sem::not_i(x[0]); break;
-    case Op::Less: r = x[0] < x[1], boolean = true; break;
-    case Op::LessEq: r = x[0] <= x[1], boolean = true; break;
-    case Op::Greater: r = x[0] > x[1], boolean = true; break;
-    case Op::GreaterEq: r = x[0] >= x[1], boolean = true; break;
-    case Op::Equal: r = x[0] == x[1], boolean = true; break;
-    case Op::NotEqual: r = x[0] != x[1], boolean = true; break;
-    default: return std::nullopt;
+    case Op::Add:
+      r = cvl_sem::add_i(x[0], x[1]);
+      break;
+    case Op::Sub:
+      r = cvl_sem::sub_i(x[0], x[1]);
+      break;
+    case Op::Mul:
+      r = cvl_sem::mul_i(x[0], x[1]);
+      break;
+    case Op::LShift:
+      r = cvl_sem::lshift(x[0], x[1]);
+      break;
+    case Op::RShift:
+      r = cvl_sem::rshift(x[0], x[1]);
+      break;
+    case Op::And:
+      r = x[0] & x[1];
+      break;
+    case Op::Or:
+      r = x[0] | x[1];
+      break;
+    case Op::Xor:
+      r = x[0] ^ x[1];
+      break;
+    case Op::Not:
+      r = cvl_sem::not_i(x[0]);
+      break;
+    case Op::Less:
+      r = x[0] < x[1], boolean = true;
+      break;
+    case Op::LessEq:
+      r = x[0] <= x[1], boolean = true;
+      break;
+    case Op::Greater:
+      r = x[0] > x[1], boolean = true;
+      break;
+    case Op::GreaterEq:
+      r = x[0] >= x[1], boolean = true;
+      break;
+    case Op::Equal:
+      r = x[0] == x[1], boolean = true;
+      break;
+    case Op::NotEqual:
+      r = x[0] != x[1], boolean = true;
+      break;
+    default:
+      return std::nullopt;
   }
   if (boolean) c.type = vcode::TypeKeyword::Bool;
   c.ints = {r};
@@ -237,7 +273,8 @@ void cleanup(Module& module, const PassOptions&) {
   for (const Function& f : module.functions)
     if (!f.lifted)
       for (std::uint32_t i = f.original_first; i < f.original_end; ++i)
-        if (module.original.code[i].op == Op::Call) fixed_signature.insert(module.original.code[i].callee);
+        if (module.original.code[i].op == Op::Call)
+          fixed_signature.insert(module.original.code[i].callee);
   for (bool changed = true; changed;) {
     changed = false;
     for (Function& f : module.functions) {

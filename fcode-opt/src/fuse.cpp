@@ -22,9 +22,9 @@ using Kind = SuperOpNode::Kind;
 // What the analysis found out about one statement that a superoperator could contain.
 struct Candidate {
   Stmt* stmt = nullptr;
-  bool member = false;        // may be absorbed into a consumer (pure, cannot fail)
+  bool member = false;  // may be absorbed into a consumer (pure, cannot fail)
   std::size_t timer_epoch = 0;
-  std::size_t position = 0;   // in program order
+  std::size_t position = 0;  // in program order
 };
 
 bool known_kind(VarType t) {
@@ -47,7 +47,7 @@ class Fuser {
 
  private:
   struct Use {
-    const Stmt* user;          // nullptr: a yielded value
+    const Stmt* user;  // nullptr: a yielded value
     std::size_t arg;
     std::vector<Block*> path;  // the IF branches around the use
   };
@@ -62,7 +62,8 @@ class Fuser {
     const Stmt* d = def(v);
     if (!d || d->kind != StmtKind::Op || d->op != Op::Const) return nullptr;
     const auto& c = d->constant;
-    if (c.stream_name || c.type == TypeKeyword::Segdes || c.type == TypeKeyword::Char) return nullptr;
+    if (c.stream_name || c.type == TypeKeyword::Segdes || c.type == TypeKeyword::Char)
+      return nullptr;
     const std::size_t n = c.type == TypeKeyword::Float ? c.floats.size() : c.ints.size();
     return n == 1 ? &c : nullptr;
   }
@@ -120,12 +121,14 @@ class Fuser {
     for (Stmt& s : block.stmts) {
       ++position_;
       for (VarId r : s.results) defs_[r] = &s;
-      if (s.kind == StmtKind::Op && (s.op == Op::StartTimer || s.op == Op::StopTimer)) ++timer_epoch_;
+      if (s.kind == StmtKind::Op && (s.op == Op::StartTimer || s.op == Op::StopTimer))
+        ++timer_epoch_;
       classify(s);
       if (s.kind == StmtKind::If) {
         for (int b = 0; b < 2; ++b) {
           const std::size_t mark = facts_.mark();
-          if (auto eq = equal_scalars(s, b)) facts_.unite(LengthFacts::sum(eq->first), LengthFacts::sum(eq->second));
+          if (auto eq = equal_scalars(s, b))
+            facts_.unite(LengthFacts::sum(eq->first), LengthFacts::sum(eq->second));
           analyse(s.branches[b]);
           facts_.rollback(mark);
         }
@@ -136,7 +139,7 @@ class Fuser {
   }
 
   // If branch `b` runs only when two INT scalars are equal (IF (= a b) THEN, or IF (!= a b)
-  // ELSE), those scalars. 
+  // ELSE), those scalars.
   std::optional<std::pair<VarId, VarId>> equal_scalars(const Stmt& s, int b) const {
     const Stmt* cond = def(s.args[0]);
     if (!cond || cond->kind != StmtKind::Op || cond->type != TypeKeyword::Int) return std::nullopt;
@@ -150,7 +153,8 @@ class Fuser {
   void guard_facts(const Stmt& s) {
     for (int b = 0; b < 2; ++b)
       if (!s.branches[b].diverges && s.branches[1 - b].diverges)
-        if (auto eq = equal_scalars(s, b)) facts_.unite(LengthFacts::sum(eq->first), LengthFacts::sum(eq->second));
+        if (auto eq = equal_scalars(s, b))
+          facts_.unite(LengthFacts::sum(eq->first), LengthFacts::sum(eq->second));
   }
 
   // Every use of every variable, with the IF branches it sits in (from the function's body down).
@@ -178,7 +182,8 @@ class Fuser {
       common.resize(n);
     }
     const auto& home = def_path_.at(v);
-    if (common.size() <= home.size() || !std::equal(home.begin(), home.end(), common.begin())) return nullptr;
+    if (common.size() <= home.size() || !std::equal(home.begin(), home.end(), common.begin()))
+      return nullptr;
     return common.back();
   }
 
@@ -260,8 +265,10 @@ class Fuser {
     SuperOpNode node;
     node.kind = Kind::Constant;
     node.type = node.result = c.type;
-    if (c.type == TypeKeyword::Float) node.float_value = c.floats[0];
-    else node.int_value = c.ints[0];
+    if (c.type == TypeKeyword::Float)
+      node.float_value = c.floats[0];
+    else
+      node.int_value = c.ints[0];
     return b.add(node);
   }
 
@@ -376,9 +383,9 @@ class Fuser {
   std::unordered_map<VarId, std::vector<Use>> uses_;
   std::unordered_map<VarId, std::vector<Block*>> def_path_;
   std::vector<Block*> path_;
-  std::unordered_set<VarId> inlined_;   // computed only inside its consumers
-  std::unordered_set<VarId> expanded_;  // computed inside its consumers (inlined_ and more)
-  std::unordered_map<VarId, Block*> sink_;             // moved to the start of this branch
+  std::unordered_set<VarId> inlined_;       // computed only inside its consumers
+  std::unordered_set<VarId> expanded_;      // computed inside its consumers (inlined_ and more)
+  std::unordered_map<VarId, Block*> sink_;  // moved to the start of this branch
   std::unordered_map<const Block*, std::vector<Stmt>> sunk_;
   std::unordered_map<VarId, Stmt> replacement_;
   std::unordered_map<VarId, std::size_t> size_;

@@ -101,7 +101,8 @@ class Inliner {
     const Function* callee = module_.find(s.callee);
     if (!callee || !callee->lifted || callee->body.diverges) return false;
     auto sites = graph_.call_sites.find(s.callee);
-    const bool once = sites != graph_.call_sites.end() && sites->second == 1 && s.callee != module_.entry;
+    const bool once =
+        sites != graph_.call_sites.end() && sites->second == 1 && s.callee != module_.entry;
     return once || stmt_count(callee->body) <= options_.inline_size_limit;
   }
 
@@ -173,8 +174,10 @@ void inline_calls(Module& module, const PassOptions& options) {
   std::set<std::string> recursive;
   const auto order = components(graph);
   for (const auto& component : order) {
-    if (component.size() > 1) recursive.insert(component.begin(), component.end());
-    else if (graph.callees.at(component[0]).contains(component[0])) recursive.insert(component[0]);
+    if (component.size() > 1)
+      recursive.insert(component.begin(), component.end());
+    else if (graph.callees.at(component[0]).contains(component[0]))
+      recursive.insert(component[0]);
   }
   Inliner inliner(module, options, graph, recursive);
   for (const auto& component : order)

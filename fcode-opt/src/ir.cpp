@@ -5,7 +5,8 @@ namespace fopt {
 std::string_view kind_name(StmtKind kind) {
   switch (kind) {
 #define X(k, name, meaning) \
-  case StmtKind::k: return name;
+  case StmtKind::k:         \
+    return name;
 #include "fopt/stmt_kinds.def"
 #undef X
   }
@@ -26,23 +27,34 @@ const Function* Module::find(const std::string& name) const {
 
 VarType var_type_of(vcode::TypeKeyword keyword) {
   switch (keyword) {
-    case vcode::TypeKeyword::Int: return VarType::Int;
-    case vcode::TypeKeyword::Bool: return VarType::Bool;
-    case vcode::TypeKeyword::Float: return VarType::Float;
-    case vcode::TypeKeyword::Segdes: return VarType::Segdes;
-    case vcode::TypeKeyword::Char: return VarType::Char;
+    case vcode::TypeKeyword::Int:
+      return VarType::Int;
+    case vcode::TypeKeyword::Bool:
+      return VarType::Bool;
+    case vcode::TypeKeyword::Float:
+      return VarType::Float;
+    case vcode::TypeKeyword::Segdes:
+      return VarType::Segdes;
+    case vcode::TypeKeyword::Char:
+      return VarType::Char;
   }
   return VarType::Unknown;
 }
 
 std::optional<vcode::TypeKeyword> keyword_of(VarType type) {
   switch (type) {
-    case VarType::Int: return vcode::TypeKeyword::Int;
-    case VarType::Bool: return vcode::TypeKeyword::Bool;
-    case VarType::Float: return vcode::TypeKeyword::Float;
-    case VarType::Segdes: return vcode::TypeKeyword::Segdes;
-    case VarType::Char: return vcode::TypeKeyword::Char;
-    case VarType::Unknown: break;
+    case VarType::Int:
+      return vcode::TypeKeyword::Int;
+    case VarType::Bool:
+      return vcode::TypeKeyword::Bool;
+    case VarType::Float:
+      return vcode::TypeKeyword::Float;
+    case VarType::Segdes:
+      return vcode::TypeKeyword::Segdes;
+    case VarType::Char:
+      return vcode::TypeKeyword::Char;
+    case VarType::Unknown:
+      break;
   }
   return std::nullopt;
 }

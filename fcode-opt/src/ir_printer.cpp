@@ -25,14 +25,22 @@ void print_block(std::ostream& out, const Block& block, int indent) {
         if (s.type) out << ' ' << vcode::keyword_name(*s.type);
         if (s.op == vcode::Op::Const) {
           const auto& c = s.constant;
-          if (c.type == vcode::TypeKeyword::Float && !c.floats.empty()) out << ' ' << c.floats[0];
-          else if (!c.ints.empty()) out << ' ' << c.ints[0];
+          if (c.type == vcode::TypeKeyword::Float && !c.floats.empty())
+            out << ' ' << c.floats[0];
+          else if (!c.ints.empty())
+            out << ' ' << c.ints[0];
           if (c.ints.size() + c.floats.size() > 1) out << " ...";
         }
         break;
-      case StmtKind::Call: out << "CALL " << s.callee; break;
-      case StmtKind::Fused: out << "FUSED " << s.superop; break;
-      case StmtKind::If: out << "IF"; break;
+      case StmtKind::Call:
+        out << "CALL " << s.callee;
+        break;
+      case StmtKind::Fused:
+        out << "FUSED " << s.superop;
+        break;
+      case StmtKind::If:
+        out << "IF";
+        break;
     }
     if (!s.args.empty()) out << ' ' << vars(s.args);
     out << '\n';
@@ -42,8 +50,10 @@ void print_block(std::ostream& out, const Block& block, int indent) {
     }
     if (s.kind == StmtKind::If) out << pad << "ENDIF\n";
   }
-  if (block.diverges) out << pad << "(diverges)\n";
-  else out << pad << "yield " << vars(block.yields) << '\n';
+  if (block.diverges)
+    out << pad << "(diverges)\n";
+  else
+    out << pad << "yield " << vars(block.yields) << '\n';
 }
 
 }  // namespace

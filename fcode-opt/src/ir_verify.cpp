@@ -18,7 +18,9 @@ class Verifier {
   }
 
  private:
-  void problem(const std::string& text) { problems_.push_back("function " + f_.name + ": " + text); }
+  void problem(const std::string& text) {
+    problems_.push_back("function " + f_.name + ": " + text);
+  }
 
   void define(VarId v, std::vector<VarId>& scope) {
     if (v >= module_.var_types.size()) problem("v" + std::to_string(v) + " has no type entry");
@@ -28,7 +30,8 @@ class Verifier {
   }
 
   void use(VarId v) {
-    if (!visible_.contains(v)) problem("v" + std::to_string(v) + " is used where it is not defined");
+    if (!visible_.contains(v))
+      problem("v" + std::to_string(v) + " is used where it is not defined");
   }
 
   void block(const Block& b, std::vector<VarId>& scope) {
@@ -56,7 +59,8 @@ class Verifier {
         }
       }
       if (s.kind == StmtKind::Fused) {
-        if (s.superop >= module_.superops.size()) problem("FUSED names a missing superoperator");
+        if (s.superop >= module_.superops.size())
+          problem("FUSED names a missing superoperator");
         else if (module_.superops[s.superop].operands.size() != s.args.size())
           problem("FUSED " + std::to_string(s.superop) + " has the wrong number of operands");
       }

@@ -250,7 +250,8 @@ void infer_var_types(Module& module) {
       if (!f.lifted) continue;
       for_each_stmt(f.body, [&](Stmt& s) {
         if (s.kind == StmtKind::Op)
-          for (std::size_t i = 0; i < s.args.size(); ++i) changed |= learn(s.args[i], operand_type(s, i));
+          for (std::size_t i = 0; i < s.args.size(); ++i)
+            changed |= learn(s.args[i], operand_type(s, i));
         if (s.kind == StmtKind::If)
           for (std::size_t i = 0; i < s.results.size(); ++i)
             for (const Block& b : s.branches)

@@ -156,13 +156,15 @@ class FunctionLowerer {
       unwanted[p] = std::find(target.begin(), target.end(), stack_[p]) == target.end();
     pop_marked(unwanted);
     std::size_t fixed = 0;
-    while (fixed < target.size() && fixed < stack_.size() && stack_[fixed] == target[fixed]) ++fixed;
+    while (fixed < target.size() && fixed < stack_.size() && stack_[fixed] == target[fixed])
+      ++fixed;
     if (fixed == stack_.size() && fixed == target.size()) return;
     std::vector<VarId> rest(target.begin() + fixed, target.end());
     std::vector<bool> keep(rest.size());
     for (std::size_t a = 0; a < rest.size(); ++a) {
       const bool repeated = std::find(rest.begin() + a + 1, rest.end(), rest[a]) != rest.end();
-      const bool in_fixed = std::find(target.begin(), target.begin() + fixed, rest[a]) != target.begin() + fixed;
+      const bool in_fixed =
+          std::find(target.begin(), target.begin() + fixed, rest[a]) != target.begin() + fixed;
       keep[a] = repeated || in_fixed;
     }
     // Every entry above the fixed part is wanted later in `target`, and its last occurrence
@@ -188,7 +190,8 @@ class FunctionLowerer {
     if (s.kind == StmtKind::If) {  // a condition the branches read again stays for them
       std::unordered_set<VarId> inside;
       for (const Block& b : s.branches) collect_uses(b, [&](VarId v) { inside.insert(v); });
-      for (std::size_t a = 0; a < s.args.size(); ++a) keep[a] = keep[a] || inside.contains(s.args[a]);
+      for (std::size_t a = 0; a < s.args.size(); ++a)
+        keep[a] = keep[a] || inside.contains(s.args[a]);
     }
     bring(s.args, keep);
     stack_.resize(stack_.size() - s.args.size());
@@ -222,7 +225,6 @@ class FunctionLowerer {
       dead[stack_.size() - s.results.size() + r] = !scope.live_after(s.results[r], index);
     pop_marked(dead);
   }
-
 
   void conditional(const Stmt& s, const Scope& scope, long index) {
     emit(Op::If);
@@ -294,7 +296,8 @@ vcode::Program lower(const Module& module) {
   try {
     return vcode::parse_program(text, out.file);
   } catch (const std::exception& error) {
-    throw std::logic_error(std::string("lower: the generated code does not read back:\n") + error.what());
+    throw std::logic_error(std::string("lower: the generated code does not read back:\n") +
+                           error.what());
   }
 }
 

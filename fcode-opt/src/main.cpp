@@ -34,18 +34,19 @@ bool write_file(const std::string& path, const std::string& text) {
 
 int main(int argc, char** argv) {
   po::options_description visible("usage: fcode-opt IN.vcode [-o OUT.fcode] [options]");
-  visible.add_options()
-      ("help,h", "this text")
-      ("output,o", po::value<std::string>(), "the FCODE file to write (default: stdout)")
-      ("emit-cuda", po::value<std::string>(), "also write the CUDA source of the superoperators")
-      ("passes", po::value<std::string>(),
-       "comma-separated passes between lift and lower (default inline,cleanup,hoist,cleanup,fuse,cleanup; "
-       "\"none\" for none)")
-      ("dump-after", po::value<std::string>(), "print the IR after PASS (lift, ..., lower, or all) on stderr")
-      ("stats", "print static counts, superoperators and unoptimized functions on stderr")
-      ("inline-limit", po::value<std::size_t>(), "inline callees up to this many statements (default 400)")
-      ("verify-ir", "verify the IR after every pass (always on in debug builds)")
-      ("list-passes", "list the passes and what they do");
+  visible.add_options()("help,h", "this text")("output,o", po::value<std::string>(),
+                                               "the FCODE file to write (default: stdout)")(
+      "emit-cuda", po::value<std::string>(), "also write the CUDA source of the superoperators")(
+      "passes", po::value<std::string>(),
+      "comma-separated passes between lift and lower (default "
+      "inline,cleanup,hoist,cleanup,fuse,cleanup; "
+      "\"none\" for none)")("dump-after", po::value<std::string>(),
+                            "print the IR after PASS (lift, ..., lower, or all) on stderr")(
+      "stats", "print static counts, superoperators and unoptimized functions on stderr")(
+      "inline-limit", po::value<std::size_t>(),
+      "inline callees up to this many statements (default 400)")(
+      "verify-ir", "verify the IR after every pass (always on in debug builds)")(
+      "list-passes", "list the passes and what they do");
   po::options_description hidden;
   hidden.add_options()("input", po::value<std::string>());
   po::options_description all;
@@ -66,7 +67,8 @@ int main(int argc, char** argv) {
   }
   if (vm.count("list-passes")) {
     std::cout << "lift: stack code to let-bound variables (always first)\n";
-    for (const auto& pass : fopt::registered_passes()) std::cout << pass.name << ": " << pass.description << '\n';
+    for (const auto& pass : fopt::registered_passes())
+      std::cout << pass.name << ": " << pass.description << '\n';
     std::cout << "lower: back to stack code with few stack moves (always last)\n";
     return 0;
   }
@@ -93,7 +95,8 @@ int main(int argc, char** argv) {
     options.dump = &std::cerr;
   }
   options.verify = vm.count("verify-ir") > 0;
-  if (vm.count("inline-limit")) options.pass_options.inline_size_limit = vm["inline-limit"].as<std::size_t>();
+  if (vm.count("inline-limit"))
+    options.pass_options.inline_size_limit = vm["inline-limit"].as<std::size_t>();
   fopt::PipelineResult result;
   try {
     result = fopt::optimize(program, options);

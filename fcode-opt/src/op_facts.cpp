@@ -29,20 +29,29 @@ bool never_fails(Op op) {
 namespace {
 VarType letter_type(char letter, const std::optional<vcode::TypeKeyword>& type, Op op) {
   switch (letter) {
-    case 'I': return VarType::Int;
-    case 'B': return VarType::Bool;
-    case 'F': return VarType::Float;
-    case 'S': return VarType::Segdes;
+    case 'I':
+      return VarType::Int;
+    case 'B':
+      return VarType::Bool;
+    case 'F':
+      return VarType::Float;
+    case 'S':
+      return VarType::Segdes;
     case 'G':
       if (type) return var_type_of(*type);
       switch (vcode::info(op).implied) {
-        case vcode::Implied::Int: return VarType::Int;
-        case vcode::Implied::Float: return VarType::Float;
-        case vcode::Implied::Bool: return VarType::Bool;
-        case vcode::Implied::None: break;
+        case vcode::Implied::Int:
+          return VarType::Int;
+        case vcode::Implied::Float:
+          return VarType::Float;
+        case vcode::Implied::Bool:
+          return VarType::Bool;
+        case vcode::Implied::None:
+          break;
       }
       return VarType::Unknown;
-    default: return VarType::Unknown;
+    default:
+      return VarType::Unknown;
   }
 }
 }  // namespace

@@ -22,8 +22,9 @@ const Pass passes[] = {
     {"cleanup", "share identical pure computations, drop unused bindings and parameters", cleanup},
     {"hoist", "move scalar checks repeated in IF branches before the IF, so cleanup can share them",
      hoist},
-    {"fuse", "turn connected elementwise operations (and the reduction or scan they feed) into "
-             "superoperators",
+    {"fuse",
+     "turn connected elementwise operations (and the reduction or scan they feed) into "
+     "superoperators",
      fuse},
 };
 
@@ -41,7 +42,8 @@ void after(const std::string& name, const Module& module, const PipelineOptions&
       throw std::logic_error(text);
     }
   }
-  if (options.dump && options.dump_after && (*options.dump_after == name || *options.dump_after == "all")) {
+  if (options.dump && options.dump_after &&
+      (*options.dump_after == name || *options.dump_after == "all")) {
     *options.dump << "=== after " << name << " ===\n";
     print_module(*options.dump, module);
   }
@@ -51,7 +53,9 @@ void after(const std::string& name, const Module& module, const PipelineOptions&
 
 std::span<const Pass> registered_passes() { return passes; }
 
-std::vector<std::string> default_passes() { return {"inline", "cleanup", "hoist", "cleanup", "fuse", "cleanup"}; }
+std::vector<std::string> default_passes() {
+  return {"inline", "cleanup", "hoist", "cleanup", "fuse", "cleanup"};
+}
 
 PipelineResult optimize(const vcode::Program& input, const PipelineOptions& options) {
   std::vector<const Pass*> chosen;
@@ -61,7 +65,8 @@ PipelineResult optimize(const vcode::Program& input, const PipelineOptions& opti
       if (p.name == name) found = &p;
     if (!found) {
       std::string known;
-      for (const Pass& p : passes) known += std::string(known.empty() ? "" : ", ") + std::string(p.name);
+      for (const Pass& p : passes)
+        known += std::string(known.empty() ? "" : ", ") + std::string(p.name);
       throw std::runtime_error("unknown pass \"" + name + "\" (passes: " + known + ")");
     }
     chosen.push_back(found);
@@ -75,7 +80,8 @@ PipelineResult optimize(const vcode::Program& input, const PipelineOptions& opti
     after(std::string(pass->name), result.module, options);
   }
   result.program = lower(result.module);
-  if (options.dump && options.dump_after && (*options.dump_after == "lower" || *options.dump_after == "all")) {
+  if (options.dump && options.dump_after &&
+      (*options.dump_after == "lower" || *options.dump_after == "all")) {
     *options.dump << "=== after lower ===\n";
     vcode::print_program(*options.dump, result.program);
   }

@@ -16,11 +16,23 @@ bool path_effect(const vcode::Program& program, const std::vector<CodeNode>& nod
     if (e.diverges || e.depends_on_unknown) return true;  // the rest is unreachable
     const vcode::Instruction& ins = program.code[node.instruction];
     switch (ins.op) {
-      case Op::Copy: access(ins.count + ins.depth); e.height += ins.count; break;
-      case Op::Pop: access(ins.count + ins.depth); e.height -= ins.count; break;
-      case Op::CPop: access(ins.count + ins.depth); break;
-      case Op::Const: e.height += 1; break;
-      case Op::Exit: e.diverges = true; break;
+      case Op::Copy:
+        access(ins.count + ins.depth);
+        e.height += ins.count;
+        break;
+      case Op::Pop:
+        access(ins.count + ins.depth);
+        e.height -= ins.count;
+        break;
+      case Op::CPop:
+        access(ins.count + ins.depth);
+        break;
+      case Op::Const:
+        e.height += 1;
+        break;
+      case Op::Exit:
+        e.diverges = true;
+        break;
       case Op::Call: {
         auto it = callees.find(ins.callee);
         if (it == callees.end() || !it->second.known) {
@@ -43,7 +55,8 @@ bool path_effect(const vcode::Program& program, const std::vector<CodeNode>& nod
         for (int p = 0; p < 2; ++p) {
           parts[p].height = e.height;
           parts[p].need = e.need;
-          if (!path_effect(program, p == 0 ? node.then_part : node.else_part, callees, parts[p], why))
+          if (!path_effect(program, p == 0 ? node.then_part : node.else_part, callees, parts[p],
+                           why))
             return false;
         }
         e.need = std::max(parts[0].need, parts[1].need);
@@ -124,21 +137,21 @@ std::map<std::string, StackEffect> infer_stack_effects(const vcode::Program& pro
   }
   // A fixpoint not reached within the bound leaves effects that contradict their bodies.
   for (bool again = true; again;) {
-   again = false;
-   for (const auto& [name, tree] : trees) {
-    StackEffect& effect = effects[name];
-    if (!effect.known) continue;
-    PathEffect path;
-    std::string why;
-    const bool ok = path_effect(program, tree, effects, path, why);
-    if (!ok || path.depends_on_unknown || path.diverges != effect.diverges ||
-        path.need != effect.consumed ||
-        (!path.diverges && path.height + path.need != effect.produced)) {
-      effect.known = false;
-      effect.why = ok ? "its stack effect has no fixpoint" : why;
-      again = true;
+    again = false;
+    for (const auto& [name, tree] : trees) {
+      StackEffect& effect = effects[name];
+      if (!effect.known) continue;
+      PathEffect path;
+      std::string why;
+      const bool ok = path_effect(program, tree, effects, path, why);
+      if (!ok || path.depends_on_unknown || path.diverges != effect.diverges ||
+          path.need != effect.consumed ||
+          (!path.diverges && path.height + path.need != effect.produced)) {
+        effect.known = false;
+        effect.why = ok ? "its stack effect has no fixpoint" : why;
+        again = true;
+      }
     }
-   }
   }
   for (auto& [name, effect] : effects)
     if (!effect.known && effect.why.empty())

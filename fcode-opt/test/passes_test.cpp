@@ -1,7 +1,6 @@
 // Per-pass tests of fcode-opt: small VCODE in, the expected structure of the IR or FCODE out.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <string>
 
 #include "fopt/cleanup.hpp"
@@ -37,8 +36,8 @@ std::size_t count_kind(const Function& f, StmtKind kind) {
 }
 
 std::size_t count_code(const vcode::Program& p, Op op) {
-  return static_cast<std::size_t>(std::count_if(p.code.begin(), p.code.end(),
-                                                [&](const vcode::Instruction& i) { return i.op == op; }));
+  return static_cast<std::size_t>(std::count_if(
+      p.code.begin(), p.code.end(), [&](const vcode::Instruction& i) { return i.op == op; }));
 }
 
 PipelineResult run(const std::string& text, std::vector<std::string> passes) {
@@ -79,8 +78,9 @@ RET
 }  // namespace
 
 TEST_CASE("lift: stack moves become variables; no COPY/POP/CPOP left in the IR") {
-  Module m = lift(parse("FUNC FN\nCOPY 1 1\nCOPY 1 1\n+ INT\nCPOP 1 2\nPOP 1 0\n* INT\nRET\n"
-                        "FUNC MAIN\nCONST INT 2\nCONST INT 3\nCALL FN\nRET\n"));
+  Module m =
+      lift(parse("FUNC FN\nCOPY 1 1\nCOPY 1 1\n+ INT\nCPOP 1 2\nPOP 1 0\n* INT\nRET\n"
+                 "FUNC MAIN\nCONST INT 2\nCONST INT 3\nCALL FN\nRET\n"));
   REQUIRE(m.functions.size() == 2);
   const Function& f = *m.find("FN");
   CHECK(f.lifted);
@@ -92,8 +92,9 @@ TEST_CASE("lift: stack moves become variables; no COPY/POP/CPOP left in the IR")
 }
 
 TEST_CASE("lift: IF/ELSE leaving different values binds them as results of the IF") {
-  Module m = lift(parse("FUNC MAIN\nCONST INT 7\nCONST BOOL T\nIF\nCONST INT 1\nELSE\nCONST INT 2\nENDIF\n"
-                        "+ INT\nRET\n"));
+  Module m =
+      lift(parse("FUNC MAIN\nCONST INT 7\nCONST BOOL T\nIF\nCONST INT 1\nELSE\nCONST INT 2\nENDIF\n"
+                 "+ INT\nRET\n"));
   const Function& f = m.functions[0];
   REQUIRE(count_kind(f, StmtKind::If) == 1);
   const Stmt& s = *std::find_if(f.body.stmts.begin(), f.body.stmts.end(),
@@ -105,9 +106,10 @@ TEST_CASE("lift: IF/ELSE leaving different values binds them as results of the I
 
 TEST_CASE("lift: the stack effect of a recursive function comes from its base case") {
   // COUNTDOWN n: IF n = 0 THEN 0 ELSE COUNTDOWN (n - 1) + 1
-  Module m = lift(parse("FUNC MAIN\nCONST INT 5\nCALL CD\nRET\n"
-                        "FUNC CD\nCOPY 1 0\nCONST INT 0\n= INT\nIF\nELSE\nCONST INT 1\n- INT\nCALL CD\n"
-                        "CONST INT 1\n+ INT\nENDIF\nRET\n"));
+  Module m =
+      lift(parse("FUNC MAIN\nCONST INT 5\nCALL CD\nRET\n"
+                 "FUNC CD\nCOPY 1 0\nCONST INT 0\n= INT\nIF\nELSE\nCONST INT 1\n- INT\nCALL CD\n"
+                 "CONST INT 1\n+ INT\nENDIF\nRET\n"));
   const Function& cd = *m.find("CD");
   CHECK(cd.lifted);
   CHECK(cd.params.size() == 1);
@@ -116,8 +118,9 @@ TEST_CASE("lift: the stack effect of a recursive function comes from its base ca
 
 TEST_CASE("lift: a function it cannot handle is kept unchanged, with the reason") {
   // The branches leave different stack heights (legal VCODE, beyond the let-form).
-  auto result = run("FUNC MAIN\nCONST BOOL T\nIF\nCONST INT 1\nELSE\nCONST INT 1\nCONST INT 2\nENDIF\nRET\n",
-                    default_passes());
+  auto result =
+      run("FUNC MAIN\nCONST BOOL T\nIF\nCONST INT 1\nELSE\nCONST INT 1\nCONST INT 2\nENDIF\nRET\n",
+          default_passes());
   const Function& f = result.module.functions[0];
   CHECK_FALSE(f.lifted);
   CHECK(f.why_unoptimized.find("different stack heights") != std::string::npos);
@@ -133,7 +136,7 @@ TEST_CASE("inline: a non-recursive callee disappears; a recursive one stays") {
   CHECK(result.module.find("SQUARE") == nullptr);
   REQUIRE(result.module.find("CD") != nullptr);
   CHECK(count_kind(*result.module.find("MAIN"), StmtKind::Call) == 1);  // the call of CD
-  CHECK(count_code(result.program, Op::Call) == 2);                       // MAIN -> CD, CD -> CD
+  CHECK(count_code(result.program, Op::Call) == 2);                     // MAIN -> CD, CD -> CD
 }
 
 TEST_CASE("cleanup: identical pure ops are shared, unused ones dropped, effects kept") {
@@ -148,7 +151,8 @@ TEST_CASE("cleanup: identical pure ops are shared, unused ones dropped, effects 
 }
 
 TEST_CASE("cleanup: a parameter no body reads is dropped from the function and its calls") {
-  auto result = run("FUNC MAIN\nCONST INT 1\nCONST INT 2\nCALL FN\nRET\nFUNC FN\nPOP 1 1\nRET\n", {"cleanup"});
+  auto result = run("FUNC MAIN\nCONST INT 1\nCONST INT 2\nCALL FN\nRET\nFUNC FN\nPOP 1 1\nRET\n",
+                    {"cleanup"});
   const Function& f = *result.module.find("FN");
   CHECK(f.params.size() == 1);
   CHECK(count_ops(result.module.functions[0], Op::Const) == 1);
@@ -169,7 +173,8 @@ TEST_CASE("fuse: muladd becomes one superoperator with no intermediate vector") 
 
 TEST_CASE("fuse: map-reduce fusion puts the producer inside the reduction") {
   const char* text =
-      "FUNC MAIN\nCONST INT 10\nMAKE_SEGDES\nCONST FLOAT 1.5\nCOPY 1 1\nDIST FLOAT\nCOPY 1 0\n* FLOAT\n"
+      "FUNC MAIN\nCONST INT 10\nMAKE_SEGDES\nCONST FLOAT 1.5\nCOPY 1 1\nDIST FLOAT\nCOPY 1 0\n* "
+      "FLOAT\n"
       "CPOP 1 1\n+_REDUCE FLOAT\nRET\n";
   auto result = run(text, default_passes());
   REQUIRE(result.module.superops.size() == 1);
@@ -182,15 +187,17 @@ TEST_CASE("fuse: map-reduce fusion puts the producer inside the reduction") {
 TEST_CASE("fuse: operands of unproven equal length are not fused") {
   // a + b then * c, with a, b, c parameters of unknown lengths: fusing would hide which op
   // reports a length mismatch.
-  const char* text = "FUNC MAIN\nCONST INT (1 2)\nCONST INT (3 4)\nCONST INT (5 6 7)\nCALL FN\nRET\n"
-                     "FUNC FN\nCPOP 2 1\n+ INT\n* INT\nRET\n";
+  const char* text =
+      "FUNC MAIN\nCONST INT (1 2)\nCONST INT (3 4)\nCONST INT (5 6 7)\nCALL FN\nRET\n"
+      "FUNC FN\nCPOP 2 1\n+ INT\n* INT\nRET\n";
   auto result = run(text, {"fuse"});
   CHECK(result.module.superops.empty());
 }
 
 TEST_CASE("fuse: no fusion across a timer") {
   const char* text =
-      "FUNC MAIN\nCONST INT 10\nMAKE_SEGDES\nCONST INT 3\nCOPY 1 1\nDIST INT\nRAND\nCOPY 1 0\n+ INT\n"
+      "FUNC MAIN\nCONST INT 10\nMAKE_SEGDES\nCONST INT 3\nCOPY 1 1\nDIST INT\nRAND\nCOPY 1 0\n+ "
+      "INT\n"
       "START_TIMER\nCOPY 1 0\n* INT\nSTOP_TIMER\nPOP 1 0\nCPOP 1 1\nPOP 1 0\nRET\n";
   auto result = run(text, default_passes());
   const Function& f = result.module.functions[0];
@@ -199,7 +206,8 @@ TEST_CASE("fuse: no fusion across a timer") {
 
 TEST_CASE("fuse: an INT division that may divide by zero is not moved into a consumer") {
   const char* text =
-      "FUNC MAIN\nCONST INT 10\nMAKE_SEGDES\nCONST INT 3\nCOPY 1 1\nDIST INT\nRAND\nCOPY 1 0\nCOPY 1 0\n/ INT\n"
+      "FUNC MAIN\nCONST INT 10\nMAKE_SEGDES\nCONST INT 3\nCOPY 1 1\nDIST INT\nRAND\nCOPY 1 0\nCOPY "
+      "1 0\n/ INT\n"
       "COPY 1 0\n+ INT\nCPOP 1 1\nPOP 1 0\nRET\n";
   auto result = run(text, default_passes());
   const Function& f = result.module.functions[0];
@@ -237,17 +245,22 @@ TEST_CASE("hoist: a scalar computation repeated in two IFs is computed once, bef
   auto with = run(text, {"hoist", "cleanup"});
   const Function& f = with.module.functions[0];
   CHECK(count_ops(f, Op::Mul) == 1);
-  const bool top_level = std::any_of(f.body.stmts.begin(), f.body.stmts.end(),
-                                     [](const Stmt& s) { return s.kind == StmtKind::Op && s.op == Op::Mul; });
+  const bool top_level = std::any_of(f.body.stmts.begin(), f.body.stmts.end(), [](const Stmt& s) {
+    return s.kind == StmtKind::Op && s.op == Op::Mul;
+  });
   CHECK(top_level);
 }
 
-TEST_CASE("fuse: a producer the reduction absorbs is computed only in the branch still needing it") {
+TEST_CASE(
+    "fuse: a producer the reduction absorbs is computed only in the branch still needing it") {
   // p = (x = 0.0); count = +_REDUCE(B_TO_I p); IF count = 0 THEN 0 ELSE LENGTH(PACK x p)
   const char* text =
-      "FUNC MAIN\nCONST FLOAT (1.0 0.0 2.0)\nCOPY 1 0\nLENGTH FLOAT\nMAKE_SEGDES\nCOPY 1 1\nCONST FLOAT 0.0\n"
-      "COPY 1 2\nDIST FLOAT\n= FLOAT\nCOPY 1 0\nB_TO_I\nCOPY 1 2\n+_REDUCE INT\nCONST INT 0\n= INT\n"
-      "IF\nPOP 1 0\nCONST INT 0\nELSE\nCOPY 1 2\nCPOP 1 1\nCOPY 1 2\nPACK FLOAT\nPOP 1 0\nLENGTH FLOAT\nENDIF\nRET\n";
+      "FUNC MAIN\nCONST FLOAT (1.0 0.0 2.0)\nCOPY 1 0\nLENGTH FLOAT\nMAKE_SEGDES\nCOPY 1 1\nCONST "
+      "FLOAT 0.0\n"
+      "COPY 1 2\nDIST FLOAT\n= FLOAT\nCOPY 1 0\nB_TO_I\nCOPY 1 2\n+_REDUCE INT\nCONST INT 0\n= "
+      "INT\n"
+      "IF\nPOP 1 0\nCONST INT 0\nELSE\nCOPY 1 2\nCPOP 1 1\nCOPY 1 2\nPACK FLOAT\nPOP 1 0\nLENGTH "
+      "FLOAT\nENDIF\nRET\n";
   auto result = run(text, default_passes());
   const Function& f = result.module.functions[0];
   std::size_t top_fused = 0;
@@ -257,7 +270,8 @@ TEST_CASE("fuse: a producer the reduction absorbs is computed only in the branch
       ++top_fused;
       CHECK(result.module.superops[s.superop].reduces());
     }
-    CHECK_FALSE((s.kind == StmtKind::Op && s.op == Op::Equal && s.type == vcode::TypeKeyword::Float));
+    CHECK_FALSE(
+        (s.kind == StmtKind::Op && s.op == Op::Equal && s.type == vcode::TypeKeyword::Float));
     if (s.kind == StmtKind::If) conditional = &s;
   }
   CHECK(top_fused == 1);

@@ -35,15 +35,15 @@ struct Block {
 
 struct Stmt {
   StmtKind kind = StmtKind::Op;
-  vcode::Op op = vcode::Op::Const;           // Op
-  std::optional<vcode::TypeKeyword> type;    // Op: the type keyword
-  vcode::Constant constant;                  // Op CONST: the value
-  std::string callee;                        // Call: function name
-  std::uint32_t superop = 0;                 // Fused: index into Module::superops
-  bool may_fail = true;                      // Fused: its root can fail (an INT division)
-  std::vector<VarId> args;                   // deepest stack operand first (If: the condition)
-  std::vector<VarId> results;                // pushed in order
-  std::vector<Block> branches;               // If: then, else
+  vcode::Op op = vcode::Op::Const;         // Op
+  std::optional<vcode::TypeKeyword> type;  // Op: the type keyword
+  vcode::Constant constant;                // Op CONST: the value
+  std::string callee;                      // Call: function name
+  std::uint32_t superop = 0;               // Fused: index into Module::superops
+  bool may_fail = true;                    // Fused: its root can fail (an INT division)
+  std::vector<VarId> args;                 // deepest stack operand first (If: the condition)
+  std::vector<VarId> results;              // pushed in order
+  std::vector<Block> branches;             // If: then, else
   vcode::SourceLocation where;
 };
 
@@ -62,10 +62,10 @@ struct Function {
 };
 
 struct Module {
-  vcode::Program original;              // the input program
-  std::vector<Function> functions;      // output order; the entry function first if it was
-  std::string entry;                    // name of the entry function (MAIN or the first)
-  std::vector<VarType> var_types;       // indexed by VarId
+  vcode::Program original;          // the input program
+  std::vector<Function> functions;  // output order; the entry function first if it was
+  std::string entry;                // name of the entry function (MAIN or the first)
+  std::vector<VarType> var_types;   // indexed by VarId
   std::vector<vcode::SuperOp> superops;
 
   VarId new_var(VarType type = VarType::Unknown) {

@@ -38,7 +38,7 @@ class LengthFacts {
   std::unordered_map<Node, Entry> nodes_;
   struct Undo {
     Node child;
-    Node root;         // whose rank may have grown
+    Node root;  // whose rank may have grown
     std::uint32_t old_rank;
   };
   std::vector<Undo> undo_;

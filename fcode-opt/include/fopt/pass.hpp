@@ -9,9 +9,9 @@ namespace fopt {
 
 // Knobs the passes read.
 struct PassOptions {
-  std::size_t inline_size_limit = 400;  // statements; single-call callees are always inlined
-  std::size_t fuse_max_nodes = 200;     // nodes of one superoperator
-  std::size_t fuse_duplicate_limit = 8; // a multi-use value this small is recomputed in each user
+  std::size_t inline_size_limit = 400;   // statements; single-call callees are always inlined
+  std::size_t fuse_max_nodes = 200;      // nodes of one superoperator
+  std::size_t fuse_duplicate_limit = 8;  // a multi-use value this small is recomputed in each user
 };
 
 struct Pass {

@@ -16,7 +16,9 @@ class Mutator {
   void stmt(Stmt& s) {
     switch (s.kind) {
 #define X(kind, name, meaning) \
-  case StmtKind::kind: visit_##kind(s); break;
+  case StmtKind::kind:         \
+    visit_##kind(s);           \
+    break;
 #include "fopt/stmt_kinds.def"
 #undef X
     }
