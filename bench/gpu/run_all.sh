@@ -200,15 +200,17 @@ have_sanitizer() {  # have_sanitizer STAGE
 
 # sanitize_suites TOOL FILTER LOG: every conformance suite of $BACKEND under TOOL.
 sanitize_suites() {
-  local tool=$1 filter=() log=$3 suite rc
+  local tool=$1 filter=() log=$3 suite rc any=0
   [[ -n "$2" ]] && filter=("$2")
   while read -r suite; do
     [[ -n "$suite" ]] || continue
+    any=1
     echo "== $tool $(basename "$suite") ${filter[*]}" >> "$log"
     rc=0
     "$sanitizer" --tool "$tool" --error-exitcode 99 "$suite" "${filter[@]}" --reporter compact >> "$log" 2>&1 || rc=$?
     result "$tool $(basename "$suite") ${filter[*]}" "$rc" "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^(Passed|Failed)' "$log" | tail -2 | tr '\n' ' ')"
   done < <(conformance_suites)
+  [[ $any -eq 1 ]] || result "$tool" 1 "no conformance suite for backend $BACKEND in $bin"
 }
 
 stage_memcheck() {
