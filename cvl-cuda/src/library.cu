@@ -48,7 +48,8 @@ template <class Call>
 void with_cub_temp(Device& device, Call call) {
   std::size_t bytes = 0;
   CVL_CUDA_CHECK(call(static_cast<void*>(nullptr), bytes));
-  DeviceBuffer temp(borrow(device), bytes);
+  // Never a null pointer: CUB would take it for another size query and do nothing.
+  DeviceBuffer temp(borrow(device), bytes > 0 ? bytes : 1);
   device.count_library_call();
   CVL_CUDA_CHECK(call(temp.get(), bytes));
 }
