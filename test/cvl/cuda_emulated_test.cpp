@@ -155,3 +155,30 @@ TEST_CASE("cuda-emulated: many empty and one-element segments around a giant one
 }
 
 }  // namespace cvl_test
+
+namespace cvl_test {
+
+// The 2012 port mishandled vectors above 16,776,960 elements (a 24-bit grid limit); every size
+// here is 64-bit and every launch a grid-stride loop.
+TEST_CASE("cuda-emulated: vectors above 2^24 elements", "[cuda][large]") {
+  auto owner = emulated(0);
+  cvl::Backend& b = *owner;
+  const std::size_t n = 20'000'000;
+  const auto length = static_cast<std::int32_t>(n);
+  Ints x(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<std::int32_t>(i % 7) - 3;
+  const cvl::Segdes sd = segdes(b, {length / 2, length - length / 2});
+  cvl::Vector doubled = ew(b, Op::Add, Type::Int, ints(b, x), ints(b, x));
+  const Ints sums = to_ints(b, b.reduce(Op::PlusReduce, doubled, sd));
+  std::int64_t first = 0, second = 0;
+  for (std::size_t i = 0; i < n; ++i) (i < n / 2 ? first : second) += 2 * x[i];
+  CHECK(sums == Ints{static_cast<std::int32_t>(first), static_cast<std::int32_t>(second)});
+  const Ints scanned = to_ints(b, b.scan(Op::MaxScan, doubled, sd));
+  CHECK(scanned[n - 1] == 6);
+  Ints last(1);
+  cvl::Vector index = b.index(ints(b, {0, 0}), ints(b, {1, 1}), sd);
+  b.download(index, n - 1, 1, last.data());
+  CHECK(last[0] == length - length / 2 - 1);
+}
+
+}  // namespace cvl_test
