@@ -38,7 +38,8 @@
 // operand must be used. INT / and % trap as their instructions do (division by zero, INT_MIN /
 // -1): the whole FUSED fails with that error.
 //
-// Nodes: the parser makes one node per written occurrence, children before parents (a tree);
+// Nodes: the parser makes one node per written occurrence, children before parents (a tree),
+// and refuses nesting deeper than 10000 (its recursion then stays within a default 8 MiB stack);
 // a definition built in memory may share nodes (a DAG), which the printer writes out at each
 // use. The static rules are vcode/superop_check.hpp's.
 #pragma once
