@@ -192,3 +192,13 @@ TEST_CASE("verify_program checks superoperators built in memory", "[superop][ver
   REQUIRE_FALSE(problems.empty());
   CHECK_THAT(problems[0], Catch::Contains("position 0"));
 }
+
+TEST_CASE("deep expressions parse up to the nesting limit", "[superop]") {
+  auto nested = [](int depth) {
+    std::string e = "$0";
+    for (int i = 0; i < depth; ++i) e = "(NOT INT " + e + ")";
+    return with_main("SUPEROP 0 (INT) " + e);
+  };
+  CHECK(parse(nested(5000)).superops[0].nodes.size() == 5001);
+  CHECK_THAT(load_error(nested(10002)), Catch::Contains("nested too deeply"));
+}
