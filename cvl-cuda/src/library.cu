@@ -392,8 +392,7 @@ void sort_pairs(Device& device, std::uint64_t* keys, std::uint32_t* values, std:
         temp, bytes, keys, keys_out.as<std::uint64_t>(), values, values_out.as<std::uint32_t>(),
         static_cast<std::int64_t>(n), 0, key_bits, device.stream());
   });
-  device.copy_on_device(values, values_out.get(), n * sizeof(std::uint32_t));
-  device.copy_on_device(keys, keys_out.get(), n * sizeof(std::uint64_t));
+  device.copy_on_device(values, values_out.get(), n * sizeof(std::uint32_t));  // keys: not needed
 #else
   (void)key_bits;
   thrust::stable_sort_by_key(policy(device), keys, keys + n, values);

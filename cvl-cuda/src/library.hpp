@@ -26,7 +26,8 @@ void segment_index(Device& device, const std::int64_t* offsets, std::size_t segm
 // before[i] = number of T flags among flags[0..i), for i = 0..n (n + 1 entries).
 void flags_before(Device& device, const std::uint8_t* flags, std::size_t n, std::int64_t* before);
 
-// Stable sort of (keys, values) by the low `key_bits` bits of the keys.
+// Stable sort of `values` by the low `key_bits` bits of `keys` (afterwards the keys' order is
+// unspecified: RANK needs only the sorted values).
 void sort_pairs(Device& device, std::uint64_t* keys, std::uint32_t* values, std::size_t n,
                 int key_bits);
 void sort_pairs(Device& device, std::uint32_t* keys, std::uint32_t* values, std::size_t n);
