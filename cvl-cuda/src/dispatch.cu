@@ -60,8 +60,41 @@ bool typed_binary(Device& device, Op op, const kernels::TypedInput* in, void* ou
   }
 }
 
+bool typed_unary(Device& device, Op op, const kernels::TypedInput* in, void* out, std::size_t n) {
+  using F = double;
+  using I = std::int32_t;
+  switch (op) {
+#define CVL_TYPED(OP, TYPE, IN, OUT)                                                   \
+  case Op::OP:                                                                         \
+    device.launch(n, kernels::TypedUnary<Op::OP, Type::TYPE, IN, OUT>{                 \
+                         static_cast<const IN*>(in[0].data), static_cast<OUT*>(out)}); \
+    return true;
+    CVL_TYPED(Log, Float, F, F)
+    CVL_TYPED(Sqrt, Float, F, F)
+    CVL_TYPED(Exp, Float, F, F)
+    CVL_TYPED(Sin, Float, F, F)
+    CVL_TYPED(Cos, Float, F, F)
+    CVL_TYPED(Tan, Float, F, F)
+    CVL_TYPED(Asin, Float, F, F)
+    CVL_TYPED(Acos, Float, F, F)
+    CVL_TYPED(Atan, Float, F, F)
+    CVL_TYPED(Sinh, Float, F, F)
+    CVL_TYPED(Cosh, Float, F, F)
+    CVL_TYPED(Tanh, Float, F, F)
+    CVL_TYPED(Floor, Float, F, I)
+    CVL_TYPED(Ceil, Float, F, I)
+    CVL_TYPED(Trunc, Float, F, I)
+    CVL_TYPED(Round, Float, F, I)
+    CVL_TYPED(IntToFloat, Int, I, F)
+#undef CVL_TYPED
+    default:
+      return false;
+  }
+}
+
 bool typed_elementwise(Device& device, Op op, Type type, const kernels::TypedInput* in, void* out,
                        std::size_t n, unsigned long long* fault) {
+  if (typed_unary(device, op, in, out, n)) return true;
   if (op == Op::Select) {
     with_element_bits(type, [&]<class Bits>() {
       device.launch(n, kernels::TypedSelect<Bits>{static_cast<const std::uint8_t*>(in[0].data),

@@ -56,6 +56,26 @@ struct TypedBinary {
   }
 };
 
+// The same for unary ops (conversions, FLOAT functions).
+template <vcode::Op kOp, Type kType, class In, class Out>
+struct TypedUnary {
+  const In* a;
+  Out* out;
+  CVL_HOST_DEVICE void operator()(std::size_t j) const {
+    Scalar x{0.0, 0};
+    if constexpr (sizeof(In) == 8)
+      x.f = a[j];
+    else
+      x.i = a[j];
+    int trap = kNoTrap;
+    Scalar r = apply_op(kOp, kType, x, x, x, trap);
+    if constexpr (sizeof(Out) == 8)
+      out[j] = r.f;
+    else
+      out[j] = static_cast<Out>(r.i);
+  }
+};
+
 // SELECT on element bits.
 template <class Bits>
 struct TypedSelect {
