@@ -39,18 +39,4 @@ Vector fused(const Context& ctx, const vcode::SuperOp& op, std::span<FusedOperan
 // "OP: index I at position P is outside its segment of length L"
 [[noreturn]] void throw_index_fault(vcode::Op op, const IndexFault& fault);
 
-// Element-width dispatch for ops that only move data: f.template operator()<Bits>() with an
-// unsigned type of the element's size (BOOL 1 byte, INT 4, FLOAT 8).
-template <class F>
-decltype(auto) with_element_bits(Type type, F&& f) {
-  switch (element_size(type)) {
-    case 1:
-      return f.template operator()<std::uint8_t>();
-    case 4:
-      return f.template operator()<std::uint32_t>();
-    default:
-      return f.template operator()<std::uint64_t>();
-  }
-}
-
 }  // namespace cvl::cpu

@@ -13,18 +13,6 @@ namespace {
 
 using vcode::Op;
 
-template <class F>
-void with_element_bits(Type type, F&& f) {
-  switch (element_size(type)) {
-    case 1:
-      return f.template operator()<std::uint8_t>();
-    case 4:
-      return f.template operator()<std::uint32_t>();
-    default:
-      return f.template operator()<std::uint64_t>();
-  }
-}
-
 int bits_for(std::size_t count) {  // bits needed to write count - 1
   int bits = 0;
   while (bits < 64 && (std::uint64_t{1} << bits) < count) ++bits;

@@ -22,6 +22,20 @@ template <Type T> using host_t = typename HostType<T>::type;
 inline constexpr std::size_t element_size(Type t) {
   return t == Type::Float ? sizeof(double) : t == Type::Int ? sizeof(std::int32_t) : 1;
 }
+// Element-width dispatch for ops that only move data: f.template operator()<Bits>() with an
+// unsigned type of the element's size (BOOL 1 byte, INT 4, FLOAT 8).
+template <class F>
+decltype(auto) with_element_bits(Type type, F&& f) {
+  switch (element_size(type)) {
+    case 1:
+      return f.template operator()<std::uint8_t>();
+    case 4:
+      return f.template operator()<std::uint32_t>();
+    default:
+      return f.template operator()<std::uint64_t>();
+  }
+}
+
 inline constexpr const char* type_name(Type t) {  // the names of spec/VCODE.md §7
   return t == Type::Int ? "Int" : t == Type::Float ? "Float" : "Bool";
 }
