@@ -249,3 +249,14 @@ TEST_CASE("vinterp --profile counts FUSED like any other opcode", "[cli][profile
   REQUIRE(table.rows.count("FUSED"));
   CHECK(table.rows["FUSED"]["count"] == std::to_string(fused_lines));
 }
+
+TEST_CASE("the program listing of -d program shows the SUPEROP definitions before the code") {
+  const std::string fcode = test_dir + "/../golden/fused_reduce_scan.fcode";
+  auto result = run_vinterp({"-d", "program", fcode});
+  CHECK(result.exit_code == 0);
+  const auto first = result.err.find("SUPEROP 0 (INT INT SEGDES) (+_REDUCE INT (* INT $0 $1) $2)\n");
+  const auto code = result.err.find("(0) vop = ");
+  CHECK(first != std::string::npos);
+  CHECK(code != std::string::npos);
+  CHECK(first < code);
+}

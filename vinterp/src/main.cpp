@@ -13,6 +13,7 @@
 #include "cvl/registry.hpp"
 #include "vcode/lexer.hpp"
 #include "vcode/parser.hpp"
+#include "vcode/superop_print.hpp"
 
 namespace po = boost::program_options;
 
@@ -67,6 +68,8 @@ bool apply_debug_switch(const std::string& name, vm::DebugSwitches& d, bool& lex
 }
 
 void list_program(const vcode::Program& program) {
+  for (const auto& superop : program.superops)  // FCODE: the definitions FUSED n refers to
+    std::fprintf(stderr, "%s\n", vcode::superop_text(superop).c_str());
   for (std::size_t i = 0; i < program.code.size(); ++i) {
     const auto& ins = program.code[i];
     std::fprintf(stderr, "(%zu) vop = %s; line = %d", i, vcode::instruction_text(program, ins).c_str(),
