@@ -81,9 +81,14 @@ std::string cubin_for(const std::string& source, int arch) {
   if (!dir.empty()) {
     std::filesystem::create_directories(dir, ignored);
     const auto temporary = dir / (std::string(name) + ".tmp" + std::to_string(::getpid()));
-    std::ofstream(temporary, std::ios::binary)
-        .write(cubin.data(), static_cast<std::streamsize>(cubin.size()));
-    std::filesystem::rename(temporary, dir / name, ignored);
+    std::ofstream file(temporary, std::ios::binary);
+    file.write(cubin.data(), static_cast<std::streamsize>(cubin.size()));
+    file.close();
+    // A short write (disk full) must not become the cached cubin of every later run.
+    if (file)
+      std::filesystem::rename(temporary, dir / name, ignored);
+    else
+      std::filesystem::remove(temporary, ignored);
   }
   return cubin;
 }
@@ -117,6 +122,9 @@ cudaKernel_t KernelCache::kernel_for(const vcode::SuperOp& op) {
     kernels_.emplace(std::move(source), kernel);
     return kernel;
   } catch (const Error& e) {
+    // A failed runtime call stays the thread's last error: clear it, or the next launch's
+    // cudaGetLastError check (and Thrust's) would report it as its own failure.
+    (void)cudaGetLastError();
     std::fprintf(stderr, "cvl-cuda: FUSED falls back to the interpreter kernel: %s\n", e.what());
     broken_ = true;
     return nullptr;
