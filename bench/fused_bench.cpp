@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "cvl/unfused.hpp"
 #include "cvl_cpu/cvl_cpu.hpp"
 #include "vcode/parser.hpp"
 
 namespace {
 
-using Kind = vcode::SuperOpNode::Kind;
 using cvl::Type;
 
 struct Expression {
@@ -46,54 +46,6 @@ const Expression kExpressions[] = {
 
 vcode::SuperOp parse(const char* definition) {
   return vcode::parse_program(std::string(definition) + "\nFUNC MAIN\nRET\n", "bench.fcode").superops[0];
-}
-
-Type type_of(vcode::TypeKeyword t) {
-  return t == vcode::TypeKeyword::Float ? Type::Float : t == vcode::TypeKeyword::Bool ? Type::Bool : Type::Int;
-}
-
-// The expression op by op, as the unfused VCODE would run it (constants as full vectors).
-cvl::Vector unfused(cvl::Backend& b, const vcode::SuperOp& op, std::vector<cvl::FusedOperand>& operands,
-                    std::size_t domain) {
-  std::vector<std::size_t> length(op.nodes.size(), domain);
-  for (const auto& n : op.nodes) {
-    if (n.kind == Kind::Dist) length[n.args[0]] = operands[op.nodes[n.args[1]].operand].segdes.segments;
-    if (n.kind == Kind::Index)
-      length[n.args[0]] = length[n.args[1]] = operands[op.nodes[n.args[2]].operand].segdes.segments;
-  }
-  std::vector<cvl::Vector> value(op.nodes.size());
-  auto segdes_of = [&](std::uint32_t node) { return operands[op.nodes[node].operand].segdes; };
-  // Each value is moved into its (single) use, so the backend may reuse its memory.
-  for (std::size_t i = 0; i < op.nodes.size(); ++i) {
-    const auto& n = op.nodes[i];
-    switch (n.kind) {
-      case Kind::Operand: value[i] = operands[n.operand].vector; break;
-      case Kind::Constant: {
-        Type t = type_of(n.type);
-        if (t == Type::Float) {
-          std::vector<double> x(length[i], n.float_value);
-          value[i] = b.upload(t, x.data(), x.size());
-        } else {
-          std::vector<std::int32_t> x(length[i], n.int_value);
-          value[i] = b.upload(Type::Int, x.data(), x.size());
-        }
-        break;
-      }
-      case Kind::Elementwise: {
-        std::vector<cvl::Vector> args;
-        for (std::uint8_t a = 0; a < n.arity; ++a) args.push_back(std::move(value[n.args[a]]));
-        value[i] = b.elementwise(n.op, type_of(n.type), args);
-        break;
-      }
-      case Kind::Dist: value[i] = b.distribute(std::move(value[n.args[0]]), segdes_of(n.args[1])); break;
-      case Kind::Index:
-        value[i] = b.index(std::move(value[n.args[0]]), std::move(value[n.args[1]]), segdes_of(n.args[2]));
-        break;
-      case Kind::Scan: value[i] = b.scan(n.op, std::move(value[n.args[0]]), segdes_of(n.args[1])); break;
-      case Kind::Reduce: value[i] = b.reduce(n.op, std::move(value[n.args[0]]), segdes_of(n.args[1])); break;
-    }
-  }
-  return value.back();
 }
 
 std::vector<cvl::FusedOperand> make_operands(cvl::Backend& b, const vcode::SuperOp& op, std::size_t n,
@@ -171,7 +123,7 @@ int main(int argc, char** argv) {
         auto fresh = [&] { return operands; };  // copies: shared handles, never written
         double plain = median_seconds(runs, [&] {
           auto o = fresh();
-          unfused(*backend, op, o, static_cast<std::size_t>(n));
+          cvl::run_unfused(*backend, op, o, static_cast<std::size_t>(n));
         });
         double fused = median_seconds(runs, [&] {
           auto o = fresh();

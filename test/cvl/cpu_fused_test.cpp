@@ -16,7 +16,7 @@ TEST_CASE("cvl-cpu FUSED is exactly its unfused program at every thread count", 
         FusedCase c = random_case(op, make_lengths(layout, 150001, rng), rng);
         auto operands = upload_operands(*b, op, c);
         check_equal(download(*b, b->fused(op, operands, c.domain)),
-                    download(*b, unfused(*b, op, operands, c.domain)));
+                    download(*b, cvl::run_unfused(*b, op, operands, c.domain)));
       }
     }
   }

@@ -4,8 +4,6 @@
 
 namespace cvl_test {
 
-using Kind = vcode::SuperOpNode::Kind;
-
 vcode::SuperOp superop(const std::string& text) {
   auto program = vcode::parse_program(text + "\nFUNC MAIN\nRET\n", "fused_test.fcode");
   REQUIRE(program.superops.size() == 1);
@@ -45,55 +43,6 @@ std::vector<cvl::FusedOperand> upload_operands(cvl::Backend& b, const vcode::Sup
     else operands[k].vector = upload(b, c.vectors[k]);
   }
   return operands;
-}
-
-cvl::Vector unfused(cvl::Backend& b, const vcode::SuperOp& op,
-                    const std::vector<cvl::FusedOperand>& operands, std::size_t domain) {
-  // A constant has as many elements as its use needs: one per segment under DIST or INDEX.
-  std::vector<std::size_t> length(op.nodes.size(), domain);
-  for (const auto& n : op.nodes) {
-    if (n.kind == Kind::Dist) length[n.args[0]] = operands[op.nodes[n.args[1]].operand].segdes.segments;
-    if (n.kind == Kind::Index)
-      length[n.args[0]] = length[n.args[1]] = operands[op.nodes[n.args[2]].operand].segdes.segments;
-  }
-  std::vector<cvl::Vector> value(op.nodes.size());
-  auto segdes_of = [&](std::uint32_t node) { return operands[op.nodes[node].operand].segdes; };
-  for (std::size_t i = 0; i < op.nodes.size(); ++i) {
-    const auto& n = op.nodes[i];
-    switch (n.kind) {
-      case Kind::Operand:
-        value[i] = operands[n.operand].vector;
-        break;
-      case Kind::Constant: {
-        HostVector h;
-        h.type = type_of(n.type);
-        if (h.type == Type::Float) h.f.assign(length[i], n.float_value);
-        else if (h.type == Type::Bool) h.b.assign(length[i], static_cast<std::uint8_t>(n.int_value));
-        else h.i.assign(length[i], n.int_value);
-        value[i] = upload(b, h);
-        break;
-      }
-      case Kind::Elementwise: {
-        std::vector<cvl::Vector> args;
-        for (std::uint8_t a = 0; a < n.arity; ++a) args.push_back(value[n.args[a]]);
-        value[i] = b.elementwise(n.op, type_of(n.type), args);
-        break;
-      }
-      case Kind::Dist:
-        value[i] = b.distribute(value[n.args[0]], segdes_of(n.args[1]));
-        break;
-      case Kind::Index:
-        value[i] = b.index(value[n.args[0]], value[n.args[1]], segdes_of(n.args[2]));
-        break;
-      case Kind::Scan:
-        value[i] = b.scan(n.op, value[n.args[0]], segdes_of(n.args[1]));
-        break;
-      case Kind::Reduce:
-        value[i] = b.reduce(n.op, value[n.args[0]], segdes_of(n.args[1]));
-        break;
-    }
-  }
-  return value.back();
 }
 
 const std::vector<std::string>& fused_definitions() {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cvl/unfused.hpp"
 #include "support.hpp"
 #include "vcode/superop.hpp"
 
@@ -25,10 +26,6 @@ struct FusedCase {
 FusedCase random_case(const vcode::SuperOp& op, const Ints& lengths, std::mt19937_64& rng);
 std::vector<cvl::FusedOperand> upload_operands(cvl::Backend& b, const vcode::SuperOp& op,
                                                const FusedCase& c);
-
-// Evaluates `op` node by node with b's elementwise, DIST, INDEX, scan and reduce operations.
-cvl::Vector unfused(cvl::Backend& b, const vcode::SuperOp& op,
-                    const std::vector<cvl::FusedOperand>& operands, std::size_t domain);
 
 // Definitions that between them use every node kind and every scan and reduce op on each of its
 // types; their INT divisors cannot be 0.
