@@ -13,10 +13,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "cvl/op_dispatch.hpp"
 #include "cvl/scalar_semantics.hpp"
 #include "families.hpp"
+#include "combine.hpp"
 #include "fused_kernels.hpp"
-#include "scalar_ops.hpp"
 
 namespace cvl::cpu {
 namespace {
@@ -32,14 +33,6 @@ using B8 = std::uint8_t;
 // Elements per block: 1024 * 8 bytes per node keeps a few dozen nodes' buffers within L2 (512 to
 // 8192 measured the same within noise, bench/RESULTS.md).
 constexpr std::size_t kBlock = 1024;
-
-Type element_type_of(vcode::TypeKeyword t) {
-  switch (t) {
-    case vcode::TypeKeyword::Float: return Type::Float;
-    case vcode::TypeKeyword::Bool: return Type::Bool;
-    default: return Type::Int;
-  }
-}
 
 // ---- The compiled expression.
 
@@ -79,8 +72,7 @@ struct DivisionFault {
     if (other.found() && other.position < position) *this = other;
   }
   [[noreturn]] void raise() const {
-    if (by_zero) throw Error("division by zero");
-    throw Error("integer overflow in division (-2147483648 / -1)");
+    throw Error(cvl_sem::trap_message(cvl_sem::trap_word(position, by_zero ? 0 : -1)));
   }
 };
 
@@ -116,7 +108,7 @@ Plan compile(const SuperOp& op, std::span<FusedOperand> operands, std::size_t do
       continue;
     }
     const Vector& v = operands[k].vector;
-    require_shape(v.type == element_type_of(op.operands[k]), "an operand", v, v.length);
+    require_shape(v.type == to_type(op.operands[k]), "an operand", v, v.length);
     if (use.elementwise) require_shape(v.length == domain, "an operand", v, domain);
     for (std::uint32_t s : use.per_segment_of)
       require_shape(v.length == operands[s].segdes.segments, "a per-segment operand", v,
@@ -144,7 +136,7 @@ Plan compile(const SuperOp& op, std::span<FusedOperand> operands, std::size_t do
     const SuperOpNode& n = op.nodes[i];
     NodePlan& p = plan.nodes[i];
     p.kind = n.kind;
-    p.type = element_type_of(n.result);
+    p.type = to_type(n.result);
     p.arity = n.arity;
     std::copy(std::begin(n.args), std::end(n.args), std::begin(p.args));
     switch (n.kind) {
@@ -155,9 +147,9 @@ Plan compile(const SuperOp& op, std::span<FusedOperand> operands, std::size_t do
       case NodeKind::Constant:
         break;
       case NodeKind::Elementwise:
-        p.kernel = kernel_for(n.op, element_type_of(n.type));
+        p.kernel = kernel_for(n.op, to_type(n.type));
         p.checks_division = (n.op == Op::Div || n.op == Op::Mod) && n.type == vcode::TypeKeyword::Int;
-        if (compute_bound(n.op)) plan.threshold = kComputeBoundThreshold;
+        if (vcode::info(n.op).cost == vcode::Cost::Compute) plan.threshold = kComputeBoundThreshold;
         break;
       case NodeKind::Dist:
         p.leaves[0] = leaf(n.args[0]);
@@ -288,13 +280,12 @@ class Frame {
     const SegView& sd = *p.segments;
     for (std::size_t k = segment_of(sd, lo), pos = lo; pos < hi; ++k) {
       const std::size_t end = std::min(sd.start(k + 1), hi);
-      // start + j * stride modulo 2^32, as vector_ops.cpp's INDEX
-      auto step = static_cast<std::uint32_t>(p.leaves[1].at<I32>(k));
-      auto base = static_cast<std::uint32_t>(p.leaves[0].at<I32>(k)) +
-                  static_cast<std::uint32_t>(pos - sd.start(k)) * step;
-      I32* piece = out + (pos - lo);
+      const I32 start = p.leaves[0].at<I32>(k), stride = p.leaves[1].at<I32>(k);
+      const auto first = static_cast<std::uint32_t>(pos - sd.start(k));
       const auto count = static_cast<std::uint32_t>(end - pos);
-      for (std::uint32_t t = 0; t < count; ++t) piece[t] = static_cast<I32>(base + t * step);
+      I32* piece = out + (pos - lo);
+      for (std::uint32_t t = 0; t < count; ++t)
+        piece[t] = cvl_sem::index_value(start, stride, first + t);
       pos = end;
     }
   }
@@ -364,8 +355,7 @@ Vector map(const Context& ctx, const SuperOp& op, std::span<FusedOperand> operan
 template <class C>
 struct Accumulator {
   using T = typename C::value_type;
-  static constexpr bool kLanes =
-      std::is_floating_point_v<T> && (std::is_same_v<C, Plus<T>> || std::is_same_v<C, Times<T>>);
+  static constexpr bool kLanes = kRegroupingRounds<C>;
 
   T acc = C::identity;
   T lane[4] = {C::identity, C::identity, C::identity, C::identity};
@@ -553,7 +543,7 @@ Vector fused(const Context& ctx, const SuperOp& op, std::span<FusedOperand> oper
     return map(ctx, op, operands, plan);
 
   const SegView& sd = plan.views[op.nodes[root.args[1]].operand];
-  const Type type = element_type_of(root.type);
+  const Type type = to_type(root.type);
   if (root.kind == NodeKind::Reduce)
     return with_combine(root.op, type, [&]<class C>() {
       return reduce_typed<C>(ctx, op, plan, sd, false);

@@ -19,7 +19,4 @@ using Kernel = void (*)(std::size_t n, const void* const* in, void* out);
 // a trap).
 Kernel kernel_for(vcode::Op op, Type type);
 
-// Whether `op` calls libm (LOG ... TANH): such loops pay for threads at shorter lengths.
-bool compute_bound(vcode::Op op);
-
 }  // namespace cvl::cpu

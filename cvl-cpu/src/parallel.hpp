@@ -10,12 +10,19 @@
 #include <cstdint>
 #include <limits>
 
+#include "vcode/op.hpp"
+
 namespace cvl::cpu {
 
 // Below these sizes a loop stays on the calling thread: waking a team costs a few microseconds,
 // more than a short loop. Memory-bound loops need more elements to pay for it than libm calls.
 inline constexpr std::size_t kMemoryBoundThreshold = std::size_t{1} << 15;
 inline constexpr std::size_t kComputeBoundThreshold = std::size_t{1} << 11;
+// The threshold of an elementwise op, from its ops.def Cost.
+inline constexpr std::size_t threshold_for(vcode::Op op) {
+  return vcode::info(op).cost == vcode::Cost::Compute ? kComputeBoundThreshold
+                                                      : kMemoryBoundThreshold;
+}
 
 struct Parallel {
   int threads = 1;  // 1: every loop is sequential, in index order

@@ -93,39 +93,31 @@ Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
   const Flag* flags = elements<Flag>(operands.flags);
   return with_element_bits(type, [&]<class Bits>() -> Vector {
     const Bits* values = elements<Bits>(operands.values);
-    switch (op) {
-      case Op::Permute: {
-        Vector out = allocate(type, source.total);
-        scatter<Bits, false>(par, op, source, source, values, idx, flags, elements<Bits>(out));
-        return out;
-      }
-      case Op::FPermute: {
-        Vector out = allocate_zeroed(par, type, dest.total);
-        scatter<Bits, true>(par, op, source, dest, values, idx, flags, elements<Bits>(out));
-        return out;
-      }
-      case Op::DPermute:
-      case Op::DFPermute: {
-        // The default's memory becomes the result when this was its last use.
-        Vector out = unshared(par, std::move(operands.defaults));
-        if (op == Op::DPermute)
-          scatter<Bits, false>(par, op, source, dest, values, idx, flags, elements<Bits>(out));
+    // The ops.def row says which way the indices point and which operands there are.
+    const bool flagged = vcode::permute_has_flags(op);
+    auto run = [&](Bits* out) {
+      if (vcode::info(op).shape == vcode::Shape::Gather) {
+        if (flagged)
+          gather<Bits, true>(par, op, source, dest, values, idx, flags, out);
         else
-          scatter<Bits, true>(par, op, source, dest, values, idx, flags, elements<Bits>(out));
-        return out;
+          gather<Bits, false>(par, op, source, dest, values, idx, flags, out);
+      } else if (flagged) {
+        scatter<Bits, true>(par, op, source, dest, values, idx, flags, out);
+      } else {
+        scatter<Bits, false>(par, op, source, dest, values, idx, flags, out);
       }
-      case Op::BPermute:
-      case Op::BFPermute: {
-        Vector out = reuse_or_allocate(std::move(operands.indices), type, dest.total);
-        if (op == Op::BPermute)
-          gather<Bits, false>(par, op, source, dest, values, idx, flags, elements<Bits>(out));
-        else
-          gather<Bits, true>(par, op, source, dest, values, idx, flags, elements<Bits>(out));
-        return out;
-      }
-      default:
-        throw Error(std::string(vcode::spelling(op)) + " is not a permute operation");
-    }
+    };
+    Vector out;
+    if (vcode::info(op).shape == vcode::Shape::Gather)
+      out = reuse_or_allocate(std::move(operands.indices), type, dest.total);
+    else if (vcode::permute_has_defaults(op))  // the default's memory, at its last use
+      out = unshared(par, std::move(operands.defaults));
+    else if (flagged)  // unwritten positions are 0
+      out = allocate_zeroed(par, type, dest.total);
+    else
+      out = allocate(type, dest.total);
+    run(elements<Bits>(out));
+    return out;
   });
 }
 

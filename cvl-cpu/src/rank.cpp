@@ -6,9 +6,9 @@
 #include <limits>
 #include <string>
 
+#include "cvl/op_dispatch.hpp"
 #include "families.hpp"
 #include "radix_rank.hpp"
-#include "scalar_ops.hpp"
 
 namespace cvl::cpu {
 namespace {
@@ -19,26 +19,6 @@ using I32 = std::int32_t;
 // is sorted by the whole team.
 constexpr std::size_t kParallelRankThreshold = std::size_t{1} << 15;
 constexpr std::size_t kTeamSortThreshold = std::size_t{1} << 16;
-
-// INT: signed order is the unsigned order of x XOR 0x80000000.
-std::uint32_t int_key(I32 x) { return static_cast<std::uint32_t>(x) ^ 0x80000000u; }
-
-// FLOAT, IEEE total order: negative patterns inverted, non-negative ones with the sign bit set.
-std::uint64_t float_key(double x) {
-  auto bits = std::bit_cast<std::uint64_t>(x);
-  return (bits >> 63) ? ~bits : bits | (std::uint64_t{1} << 63);
-}
-
-// FLOAT, the x86-64 reference's order (CVL.md §6.3): sort by (k2, k1), where s is bit 31 of the
-// low word, k1 = s ? ~H : H and k2 = s ? ~L : L ^ 0x80000000.
-std::uint64_t legacy_float_key(double x) {
-  auto bits = std::bit_cast<std::uint64_t>(x);
-  auto high = static_cast<std::uint32_t>(bits >> 32), low = static_cast<std::uint32_t>(bits);
-  bool s = (low >> 31) != 0;
-  std::uint32_t k1 = s ? ~high : high;
-  std::uint32_t k2 = s ? ~low : low ^ 0x80000000u;
-  return (static_cast<std::uint64_t>(k2) << 32) | k1;
-}
 
 // Digit width of long segments: 11-bit digits save two of eight passes over FLOAT keys; for
 // INT keys 8-bit digits measured faster than 11-bit ones (the 2048 write streams of a pass
@@ -111,19 +91,19 @@ Vector rank(const Context& ctx, vcode::Op op, Vector v, const SegView& sd) {
   if (v.type == Type::Int) {
     Scratch<radix::Item<std::uint32_t>> items(n);
     make_items(ctx.par, elements<I32>(v), n, descending, items.data(),
-               [](I32 x) { return int_key(x); });
+               [](I32 x) { return cvl_sem::int_rank_key(x); });
     Vector out = reuse_or_allocate(std::move(v), Type::Int, n);  // the items hold the values now
     rank_items(ctx.par, sd, items.data(), elements<I32>(out));
     return out;
   }
-  if (v.type != Type::Float) unsupported(op, v.type);
+  if (v.type != Type::Float) throw_not_defined(op, v.type);
   Scratch<radix::Item<std::uint64_t>> items(n);
   if (ctx.float_rank == FloatRankOrder::Legacy)
     make_items(ctx.par, elements<double>(v), n, descending, items.data(),
-               [](double x) { return legacy_float_key(x); });
+               [](double x) { return cvl_sem::legacy_float_rank_key(x); });
   else
     make_items(ctx.par, elements<double>(v), n, descending, items.data(),
-               [](double x) { return float_key(x); });
+               [](double x) { return cvl_sem::float_rank_key(x); });
   Vector out = allocate(Type::Int, n);
   rank_items(ctx.par, sd, items.data(), elements<I32>(out));
   return out;

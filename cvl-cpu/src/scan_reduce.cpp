@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "families.hpp"
-#include "scalar_ops.hpp"
+#include "combine.hpp"
 
 namespace cvl::cpu {
 namespace {
@@ -28,9 +28,7 @@ T fold(const T* in, std::size_t lo, std::size_t hi, T acc) {
 // Everything else folds in order.
 template <class C, class T = typename C::value_type>
 T fold_threaded(const T* in, std::size_t lo, std::size_t hi, T acc) {
-  constexpr bool sum_or_product =
-      std::is_floating_point_v<T> && (std::is_same_v<C, Plus<T>> || std::is_same_v<C, Times<T>>);
-  if constexpr (sum_or_product) {
+  if constexpr (kRegroupingRounds<C>) {
     T part[4] = {C::identity, C::identity, C::identity, C::identity};
     std::size_t i = lo;
     for (; i + 4 <= hi; i += 4)

@@ -1,6 +1,7 @@
 // One value per segment in or out (spec/VCODE.md §6.7): EXTRACT, REPLACE, DIST, INDEX.
 #include <algorithm>
 
+#include "cvl/scalar_semantics.hpp"
 #include "families.hpp"
 
 namespace cvl::cpu {
@@ -76,14 +77,12 @@ Vector index(const Context& ctx, Vector starts, Vector strides, const SegView& s
   I32* result = elements<I32>(out);
   for_each_part(ctx.par, sd, kMemoryBoundThreshold, [&](const Part& p) {
     for_each_piece(sd, p, [&](std::size_t k, std::size_t lo, std::size_t hi) {
-      // start + j * stride modulo 2^32, the same as the reference's repeated wrapping addition
-      auto step = static_cast<std::uint32_t>(stride[k]);
-      auto base = static_cast<std::uint32_t>(start[k]) +
-                  static_cast<std::uint32_t>(lo - sd.start(k)) * step;
+      const I32 first_value = start[k], step = stride[k];
+      const auto first = static_cast<std::uint32_t>(lo - sd.start(k));
+      const auto count = static_cast<std::uint32_t>(hi - lo);
       I32* piece = result + lo;
-      const std::size_t count = hi - lo;
-      // A 32-bit counter keeps the multiply in vector lanes; wrapping matches the reference.
-      for (std::uint32_t t = 0; t < count; ++t) piece[t] = static_cast<I32>(base + t * step);
+      for (std::uint32_t t = 0; t < count; ++t)
+        piece[t] = cvl_sem::index_value(first_value, step, first + t);
     });
   });
   return out;

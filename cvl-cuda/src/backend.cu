@@ -115,10 +115,9 @@ class CudaBackend final : public Backend, private Residency {
     unsigned long long* fault = nullptr;
     if (type == Type::Int && (op == Op::Div || op == Op::Mod))
       fault =
-          device_->fault_word([](std::uint64_t word) { return std::string(trap_message(word)); });
+          device_->fault_word([](std::uint64_t word) { return std::string(cvl_sem::trap_message(word)); });
     Vector out = result_for(operands, out_type, n);
-    dispatch::elementwise(*device_, op, type, inputs, static_cast<int>(operands.size()),
-                          device_pointer(out), out_type, n, fault);
+    dispatch::elementwise(*device_, op, type, inputs, device_pointer(out), n, fault);
     return done(std::move(out));
   }
 
@@ -445,7 +444,7 @@ class CudaBackend final : public Backend, private Residency {
     const Type result = plan.body_type;
     Vector body = new_device_vector(result, domain);
     unsigned long long* fault =
-        device_->fault_word([](std::uint64_t word) { return std::string(trap_message(word)); });
+        device_->fault_word([](std::uint64_t word) { return std::string(cvl_sem::trap_message(word)); });
 #if CVL_CUDA_REAL
     // A compiled kernel of this superoperator when NVRTC can make one, else the interpreter.
     if (use_jit_ && !jit_) jit_ = std::make_unique<jit::KernelCache>(device_->id());

@@ -19,93 +19,25 @@ int bits_for(std::size_t count) {  // bits needed to write count - 1
   return bits;
 }
 
-// The typed kernels of the common ops; false for the rest, which take the generic kernel.
-template <Type kType, class In>
-bool typed_binary(Device& device, Op op, const kernels::TypedInput* in, void* out, std::size_t n,
-                  unsigned long long* fault) {
-  const auto* a = static_cast<const In*>(in[0].data);
-  const auto* b = static_cast<const In*>(in[1].data);
-  auto* same = static_cast<In*>(out);
-  auto* flag = static_cast<std::uint8_t*>(out);
-  switch (op) {
-#define CVL_TYPED(OP, OUT, PTR)                                                       \
-  case Op::OP:                                                                        \
-    device.launch(n, kernels::TypedBinary<Op::OP, kType, In, OUT>{a, b, PTR, fault}); \
-    return true;
-    CVL_TYPED(Add, In, same)
-    CVL_TYPED(Sub, In, same)
-    CVL_TYPED(Mul, In, same)
-    CVL_TYPED(Div, In, same)
-    CVL_TYPED(Less, std::uint8_t, flag)
-    CVL_TYPED(LessEq, std::uint8_t, flag)
-    CVL_TYPED(Greater, std::uint8_t, flag)
-    CVL_TYPED(GreaterEq, std::uint8_t, flag)
-    CVL_TYPED(Equal, std::uint8_t, flag)
-    CVL_TYPED(NotEqual, std::uint8_t, flag)
-#undef CVL_TYPED
-    default:
-      return false;
-  }
-}
-
-bool typed_unary(Device& device, Op op, const kernels::TypedInput* in, void* out, std::size_t n) {
-  using F = double;
-  using I = std::int32_t;
-  switch (op) {
-#define CVL_TYPED(OP, TYPE, IN, OUT)                                                   \
-  case Op::OP:                                                                         \
-    device.launch(n, kernels::TypedUnary<Op::OP, Type::TYPE, IN, OUT>{                 \
-                         static_cast<const IN*>(in[0].data), static_cast<OUT*>(out)}); \
-    return true;
-    CVL_TYPED(Log, Float, F, F)
-    CVL_TYPED(Sqrt, Float, F, F)
-    CVL_TYPED(Exp, Float, F, F)
-    CVL_TYPED(Sin, Float, F, F)
-    CVL_TYPED(Cos, Float, F, F)
-    CVL_TYPED(Tan, Float, F, F)
-    CVL_TYPED(Asin, Float, F, F)
-    CVL_TYPED(Acos, Float, F, F)
-    CVL_TYPED(Atan, Float, F, F)
-    CVL_TYPED(Sinh, Float, F, F)
-    CVL_TYPED(Cosh, Float, F, F)
-    CVL_TYPED(Tanh, Float, F, F)
-    CVL_TYPED(Floor, Float, F, I)
-    CVL_TYPED(Ceil, Float, F, I)
-    CVL_TYPED(Trunc, Float, F, I)
-    CVL_TYPED(Round, Float, F, I)
-    CVL_TYPED(IntToFloat, Int, I, F)
-#undef CVL_TYPED
-    default:
-      return false;
-  }
-}
-
-bool typed_elementwise(Device& device, Op op, Type type, const kernels::TypedInput* in, void* out,
-                       std::size_t n, unsigned long long* fault) {
-  if (typed_unary(device, op, in, out, n)) return true;
-  if (op == Op::Select) {
-    with_element_bits(type, [&]<class Bits>() {
-      device.launch(n, kernels::TypedSelect<Bits>{static_cast<const std::uint8_t*>(in[0].data),
-                                                  static_cast<const Bits*>(in[1].data),
-                                                  static_cast<const Bits*>(in[2].data),
-                                                  static_cast<Bits*>(out)});
-    });
-    return true;
-  }
-  if (type == Type::Float) return typed_binary<Type::Float, double>(device, op, in, out, n, fault);
-  if (type == Type::Int)
-    return typed_binary<Type::Int, std::int32_t>(device, op, in, out, n, fault);
-  return false;
-}
-
 }  // namespace
 
-void elementwise(Device& device, Op op, Type type, const kernels::TypedInput* inputs, int arity,
-                 void* out, Type out_type, std::size_t n, unsigned long long* fault) {
-  if (n == 0 || typed_elementwise(device, op, type, inputs, out, n, fault)) return;
-  kernels::Elementwise body{op, type, {}, arity, out, out_type, fault};
-  for (int a = 0; a < arity; ++a) body.in[a] = inputs[a];
-  device.launch(n, body);
+void elementwise(Device& device, Op op, Type type, const kernels::TypedInput* inputs, void* out,
+                 std::size_t n, unsigned long long* fault) {
+  if (n == 0) return;
+  visit_elementwise(op, type, [&]<Op kOp, class Sem, Type kType>() {
+    if constexpr (kOp == Op::Select) {
+      with_element_bits(type, [&]<class Bits>() {
+        device.launch(n, kernels::TypedSelect<Bits>{static_cast<const std::uint8_t*>(inputs[0].data),
+                                                    static_cast<const Bits*>(inputs[1].data),
+                                                    static_cast<const Bits*>(inputs[2].data),
+                                                    static_cast<Bits*>(out)});
+      });
+    } else {
+      using Kernel = kernels::TypedElementwise<kOp, Sem, kType>;
+      device.launch(n, Kernel{{inputs[0].data, inputs[1].data, inputs[2].data},
+                              static_cast<typename Kernel::Sig::Out*>(out), fault});
+    }
+  });
 }
 
 void normalize_bools(Device& device, std::uint8_t* data, std::size_t n) {
@@ -115,7 +47,7 @@ void normalize_bools(Device& device, std::uint8_t* data, std::size_t n) {
 void permute(Device& device, Op op, Type type, const void* values, const std::int32_t* indices,
              const std::uint8_t* flags, const SegMap& source, const SegMap& dest, void* out,
              unsigned long long* fault) {
-  const bool gather = op == Op::BPermute || op == Op::BFPermute;
+  const bool gather = vcode::info(op).shape == vcode::Shape::Gather;
   with_element_bits(type, [&]<class Bits>() {
     if (gather)
       device.launch(dest.total,

@@ -13,8 +13,9 @@
 
 namespace cvl::CVL_CUDA_NS::dispatch {
 
+// `inputs` and `out` have the types ops.def gives the op at element type `type`.
 void elementwise(Device& device, vcode::Op op, Type type, const kernels::TypedInput* inputs,
-                 int arity, void* out, Type out_type, std::size_t n, unsigned long long* fault);
+                 void* out, std::size_t n, unsigned long long* fault);
 void normalize_bools(Device& device, std::uint8_t* data, std::size_t n);
 
 // Scatters (PERMUTE, DPERMUTE, FPERMUTE, DFPERMUTE) over the source elements into `out`, which

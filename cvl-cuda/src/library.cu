@@ -10,8 +10,9 @@
 #include <thrust/transform.h>
 
 #include <string>
+#include <type_traits>
 
-#include "cvl/scalar_semantics.hpp"
+#include "cvl/op_dispatch.hpp"
 #include "library.hpp"
 #if CVL_CUDA_REAL
 #include <thrust/system/cuda/execution_policy.h>
@@ -26,8 +27,6 @@ namespace cvl::CVL_CUDA_NS::library {
 namespace {
 
 using vcode::Op;
-using I32 = std::int32_t;
-using B8 = std::uint8_t;
 
 #if CVL_CUDA_REAL
 // Thrust temporaries come from the backend's pool, stream-ordered, never cudaMalloc.
@@ -72,27 +71,12 @@ auto segment_keys(const SegMap& sd) {
 
 // ---- combining operators ------------------------------------------------------------------
 
-template <class T, Op kOp>
-struct Combine;
-#define CVL_COMBINE(T, OP, IDENTITY, EXPR)                        \
-  template <>                                                     \
-  struct Combine<T, OP> {                                         \
-    static CVL_HOST_DEVICE T identity() { return IDENTITY; }      \
-    CVL_HOST_DEVICE T operator()(T s, T x) const { return EXPR; } \
-  };
-CVL_COMBINE(I32, Op::PlusScan, 0, cvl_sem::add_i(s, x))
-CVL_COMBINE(I32, Op::MulScan, 1, cvl_sem::mul_i(s, x))
-CVL_COMBINE(I32, Op::MaxScan, static_cast<I32>(0x80000000u), cvl_sem::max_of(s, x))
-CVL_COMBINE(I32, Op::MinScan, 0x7fffffff, cvl_sem::min_of(s, x))
-CVL_COMBINE(I32, Op::AndScan, -1, (s & x))
-CVL_COMBINE(I32, Op::OrScan, 0, s | x)
-CVL_COMBINE(I32, Op::XorScan, 0, s ^ x)
-CVL_COMBINE(B8, Op::AndScan, 1, static_cast<B8>((s & x)))
-CVL_COMBINE(B8, Op::OrScan, 0, static_cast<B8>(s | x))
-CVL_COMBINE(B8, Op::XorScan, 0, static_cast<B8>(s ^ x))
-CVL_COMBINE(double, Op::PlusScan, 0.0, s + x)
-CVL_COMBINE(double, Op::MulScan, 1.0, (s * x))
-#undef CVL_COMBINE
+// A scan or reduce row's cvl_sem combiner (ops.def Sem) as the function object Thrust and CUB take.
+template <class Sem, class T>
+struct Combine {
+  static CVL_HOST_DEVICE T identity() { return Sem::identity(T{}); }
+  CVL_HOST_DEVICE T operator()(T s, T x) const { return Sem::apply(s, x); }
+};
 
 // FLOAT MAX/MIN: f(s, x) = s > x ? s : x is not associative with NaNs (f(s, NaN) = NaN but
 // f(NaN, x) = x). A run of elements acts on the running value as one of: nothing (empty),
@@ -105,7 +89,7 @@ struct Summary {
 };
 template <bool kMax>
 CVL_HOST_DEVICE inline double pick(double s, double x) {
-  return kMax ? cvl_sem::max_of(s, x) : cvl_sem::min_of(s, x);
+  return kMax ? cvl_sem::Max::apply(s, x) : cvl_sem::Min::apply(s, x);
 }
 template <bool kMax>
 struct ToSummary {
@@ -122,7 +106,7 @@ struct ComposeSummary {
 template <bool kMax>
 struct FinishSummary {
   CVL_HOST_DEVICE double operator()(Summary s) const {
-    const double identity = kMax ? -CVL_FLOAT_HUGE : CVL_FLOAT_HUGE;
+    const double identity = kMax ? cvl_sem::Max::identity(0.0) : cvl_sem::Min::identity(0.0);
     return s.kind == 0 ? identity : s.kind == 2 ? s.value : pick<kMax>(identity, s.value);
   }
 };
@@ -140,10 +124,10 @@ void exclusive_scan_segments(Device& device, In in, Out out, const SegMap& sd, V
                                   init, thrust::equal_to<std::uint32_t>(), f);
 }
 
-template <class T, Op kOp>
+template <class Sem, class T>
 void scan_typed(Device& device, const void* in, void* out, const SegMap& sd) {
   exclusive_scan_segments(device, static_cast<const T*>(in), static_cast<T*>(out), sd,
-                          Combine<T, kOp>::identity(), Combine<T, kOp>());
+                          Combine<Sem, T>::identity(), Combine<Sem, T>());
 }
 
 template <bool kMax>
@@ -226,10 +210,10 @@ void reduce_segments(Device& device, In in, V* result, const SegMap& sd, V init,
                                 runs.as<std::int64_t>(), result});
 }
 
-template <class T, Op kOp>
+template <class Sem, class T>
 void reduce_typed(Device& device, const void* in, void* out, const SegMap& sd) {
   reduce_segments<true>(device, static_cast<const T*>(in), static_cast<T*>(out), sd,
-                        Combine<T, kOp>::identity(), Combine<T, kOp>());
+                        Combine<Sem, T>::identity(), Combine<Sem, T>());
 }
 
 template <bool kMax>
@@ -243,69 +227,16 @@ void reduce_float_extremum(Device& device, const void* in, void* out, const SegM
                                                                      FinishSummary<kMax>()});
 }
 
-// The scan op a reduce op combines with (ops.def lists the families in the same order).
-Op scan_of(Op op) {
-  return static_cast<Op>(static_cast<int>(op) - static_cast<int>(Op::PlusReduce) +
-                         static_cast<int>(Op::PlusScan));
-}
-
-[[noreturn]] void unsupported(Op op, Type type) {
-  throw Error(std::string(vcode::spelling(op)) + " is not defined on " + type_name(type));
-}
-
-// Calls f.template operator()<T, kOp>() for the scan op's element type and combiner, or
-// f.template extremum<kMax>() for FLOAT MAX/MIN.
-template <class F>
-void with_combine(Op scan_op, Type type, Op shown, F&& f) {
-  switch (type) {
-    case Type::Int:
-      switch (scan_op) {
-        case Op::PlusScan:
-          return f.template operator()<I32, Op::PlusScan>();
-        case Op::MulScan:
-          return f.template operator()<I32, Op::MulScan>();
-        case Op::MaxScan:
-          return f.template operator()<I32, Op::MaxScan>();
-        case Op::MinScan:
-          return f.template operator()<I32, Op::MinScan>();
-        case Op::AndScan:
-          return f.template operator()<I32, Op::AndScan>();
-        case Op::OrScan:
-          return f.template operator()<I32, Op::OrScan>();
-        case Op::XorScan:
-          return f.template operator()<I32, Op::XorScan>();
-        default:
-          break;
-      }
-      break;
-    case Type::Bool:
-      switch (scan_op) {
-        case Op::AndScan:
-          return f.template operator()<B8, Op::AndScan>();
-        case Op::OrScan:
-          return f.template operator()<B8, Op::OrScan>();
-        case Op::XorScan:
-          return f.template operator()<B8, Op::XorScan>();
-        default:
-          break;
-      }
-      break;
-    case Type::Float:
-      switch (scan_op) {
-        case Op::PlusScan:
-          return f.template operator()<double, Op::PlusScan>();
-        case Op::MulScan:
-          return f.template operator()<double, Op::MulScan>();
-        case Op::MaxScan:
-          return f.template extremum<true>();
-        case Op::MinScan:
-          return f.template extremum<false>();
-        default:
-          break;
-      }
-      break;
-  }
-  unsupported(shown, type);
+// Calls call.template operator()<Sem, T>() with the op's combiner and element type, or
+// call.template extremum<kMax>() for FLOAT MAX/MIN, which need the NaN-aware summaries.
+template <class Call>
+void with_combine(Op op, Type type, const Call& call) {
+  visit_combiner(op, type, [&]<Op, class Sem, Type kType>() {
+    if constexpr (kType == Type::Float && requires { Sem::order_matters_with_nan; })
+      call.template extremum<std::is_same_v<Sem, cvl_sem::Max>>();
+    else
+      call.template operator()<Sem, host_t<kType>>();
+  });
 }
 
 struct ScanCall {
@@ -313,9 +244,9 @@ struct ScanCall {
   const void* in;
   void* out;
   const SegMap& sd;
-  template <class T, Op kOp>
+  template <class Sem, class T>
   void operator()() const {
-    scan_typed<T, kOp>(device, in, out, sd);
+    scan_typed<Sem, T>(device, in, out, sd);
   }
   template <bool kMax>
   void extremum() const {
@@ -327,9 +258,9 @@ struct ReduceCall {
   const void* in;
   void* out;
   const SegMap& sd;
-  template <class T, Op kOp>
+  template <class Sem, class T>
   void operator()() const {
-    reduce_typed<T, kOp>(device, in, out, sd);
+    reduce_typed<Sem, T>(device, in, out, sd);
   }
   template <bool kMax>
   void extremum() const {
@@ -347,11 +278,11 @@ struct FlagToCount {
 }  // namespace
 
 void scan(Device& device, Op op, Type type, const void* in, void* out, const SegMap& sd) {
-  with_combine(op, type, op, ScanCall{device, in, out, sd});
+  with_combine(op, type, ScanCall{device, in, out, sd});
 }
 
 void reduce(Device& device, Op op, Type type, const void* in, void* out, const SegMap& sd) {
-  with_combine(scan_of(op), type, op, ReduceCall{device, in, out, sd});
+  with_combine(op, type, ReduceCall{device, in, out, sd});
 }
 
 void offsets_from_lengths(Device& device, const std::int32_t* lengths, std::size_t segments,

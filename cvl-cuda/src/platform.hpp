@@ -44,15 +44,4 @@ CVL_HOST_DEVICE inline void record_fault(unsigned long long* word, std::uint64_t
 #endif
 }
 
-// The bit pattern of a double (no std::bit_cast in device code).
-CVL_HOST_DEVICE inline std::uint64_t double_bits(double x) {
-#if defined(__CUDA_ARCH__)
-  return static_cast<std::uint64_t>(__double_as_longlong(x));
-#else
-  std::uint64_t bits;
-  __builtin_memcpy(&bits, &x, sizeof(bits));
-  return bits;
-#endif
-}
-
 }  // namespace cvl::CVL_CUDA_NS

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "cvl/scalar_semantics.hpp"
+#include "cvl/op_dispatch.hpp"
 #include "fopt/op_facts.hpp"
 #include "fopt/substitute.hpp"
 #include "fopt/visitor.hpp"
@@ -82,8 +82,8 @@ std::optional<std::int32_t> int_scalar(const std::unordered_map<VarId, const Stm
   return d.constant.ints[0];
 }
 
-// Evaluates INT arithmetic, shifts, bit operations and comparisons of INT constants at compile
-// time, with the interpreter's own scalar semantics.
+// Evaluates elementwise ops on INT constants (arithmetic, shifts, bit operations, comparisons,
+// I_TO_B) at compile time, with the interpreter's own scalar semantics.
 std::optional<vcode::Constant> fold(const Stmt& s,
                                     const std::unordered_map<VarId, const Stmt*>& defs) {
   if (s.kind != StmtKind::Op || !is_elementwise(s.op)) return std::nullopt;
@@ -96,62 +96,29 @@ std::optional<vcode::Constant> fold(const Stmt& s,
     if (!value) return std::nullopt;
     x[a] = *value;
   }
-  vcode::Constant c;
-  c.type = vcode::TypeKeyword::Int;
-  std::int32_t r = 0;
-  bool boolean = false;
-  switch (s.op) {
-    case Op::Add:
-      r = cvl_sem::add_i(x[0], x[1]);
-      break;
-    case Op::Sub:
-      r = cvl_sem::sub_i(x[0], x[1]);
-      break;
-    case Op::Mul:
-      r = cvl_sem::mul_i(x[0], x[1]);
-      break;
-    case Op::LShift:
-      r = cvl_sem::lshift(x[0], x[1]);
-      break;
-    case Op::RShift:
-      r = cvl_sem::rshift(x[0], x[1]);
-      break;
-    case Op::And:
-      r = x[0] & x[1];
-      break;
-    case Op::Or:
-      r = x[0] | x[1];
-      break;
-    case Op::Xor:
-      r = x[0] ^ x[1];
-      break;
-    case Op::Not:
-      r = cvl_sem::not_i(x[0]);
-      break;
-    case Op::Less:
-      r = x[0] < x[1], boolean = true;
-      break;
-    case Op::LessEq:
-      r = x[0] <= x[1], boolean = true;
-      break;
-    case Op::Greater:
-      r = x[0] > x[1], boolean = true;
-      break;
-    case Op::GreaterEq:
-      r = x[0] >= x[1], boolean = true;
-      break;
-    case Op::Equal:
-      r = x[0] == x[1], boolean = true;
-      break;
-    case Op::NotEqual:
-      r = x[0] != x[1], boolean = true;
-      break;
-    default:
-      return std::nullopt;
-  }
-  if (boolean) c.type = vcode::TypeKeyword::Bool;
-  c.ints = {r};
-  return c;
+  // The op's own rule from the shared semantics, for ops on INT operands with an INT or BOOL
+  // result; INT / and % are left to run time, where a zero divisor is an error.
+  return cvl::visit_elementwise(
+      s.op, cvl::Type::Int,
+      [&]<Op kOp, class Sem, cvl::Type kType>() -> std::optional<vcode::Constant> {
+        using Sig = cvl::Signature<kOp, kType>;
+        constexpr bool int_operands = [] {
+          for (std::size_t k = 0; k < Sig::arity; ++k)
+            if (Sig::operand(k) != cvl::Type::Int) return false;
+          return true;
+        }();
+        if constexpr (!int_operands || cvl::checks_divisor<Sem> || Sig::result == cvl::Type::Float) {
+          return std::nullopt;
+        } else {
+          vcode::Constant c;
+          c.type = cvl::to_keyword(Sig::result);
+          if constexpr (Sig::arity == 1)
+            c.ints = {static_cast<std::int32_t>(Sem::apply(x[0]))};
+          else
+            c.ints = {static_cast<std::int32_t>(Sem::apply(x[0], x[1]))};
+          return c;
+        }
+      });
 }
 
 void fold_block(Block& block, std::unordered_map<VarId, const Stmt*>& defs) {

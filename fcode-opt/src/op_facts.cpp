@@ -27,32 +27,12 @@ bool never_fails(Op op) {
 }
 
 namespace {
+// The type of an ops.def letter; G without a type keyword or an implied type is unknown.
 VarType letter_type(char letter, const std::optional<vcode::TypeKeyword>& type, Op op) {
-  switch (letter) {
-    case 'I':
-      return VarType::Int;
-    case 'B':
-      return VarType::Bool;
-    case 'F':
-      return VarType::Float;
-    case 'S':
-      return VarType::Segdes;
-    case 'G':
-      if (type) return var_type_of(*type);
-      switch (vcode::info(op).implied) {
-        case vcode::Implied::Int:
-          return VarType::Int;
-        case vcode::Implied::Float:
-          return VarType::Float;
-        case vcode::Implied::Bool:
-          return VarType::Bool;
-        case vcode::Implied::None:
-          break;
-      }
-      return VarType::Unknown;
-    default:
-      return VarType::Unknown;
-  }
+  if (letter == 'G' && !type && vcode::info(op).implied == vcode::Implied::None)
+    return VarType::Unknown;
+  const auto keyword = vcode::letter_type(letter, type.value_or(vcode::implied_type(op)));
+  return keyword ? var_type_of(*keyword) : VarType::Unknown;
 }
 }  // namespace
 

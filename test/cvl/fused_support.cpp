@@ -1,5 +1,6 @@
 #include "fused_support.hpp"
 
+#include "cvl/op_dispatch.hpp"
 #include "vcode/parser.hpp"
 
 namespace cvl_test {
@@ -8,12 +9,6 @@ vcode::SuperOp superop(const std::string& text) {
   auto program = vcode::parse_program(text + "\nFUNC MAIN\nRET\n", "fused_test.fcode");
   REQUIRE(program.superops.size() == 1);
   return program.superops[0];
-}
-
-static Type type_of(vcode::TypeKeyword t) {
-  return t == vcode::TypeKeyword::Float ? Type::Float
-         : t == vcode::TypeKeyword::Bool ? Type::Bool
-                                         : Type::Int;
 }
 
 FusedCase random_case(const vcode::SuperOp& op, const Ints& lengths, std::mt19937_64& rng) {
@@ -25,7 +20,7 @@ FusedCase random_case(const vcode::SuperOp& op, const Ints& lengths, std::mt1993
   for (std::size_t k = 0; k < op.operands.size(); ++k) {
     if (op.operands[k] == vcode::TypeKeyword::Segdes) continue;
     std::size_t n = uses[k].elementwise || uses[k].per_segment_of.empty() ? c.domain : lengths.size();
-    Type t = type_of(op.operands[k]);
+    Type t = cvl::to_type(op.operands[k]);
     c.vectors[k] = random_vector(t, n, rng);
     // Positive FLOAT: sums without cancellation, so regrouped ones stay within 1e-9.
     if (t == Type::Float) c.vectors[k].f = random_floats(n, 0.25, 2.0, rng);

@@ -43,7 +43,8 @@ TEST_CASE("a reduction root's kernel writes the root's input", "[superop][cuda]"
   std::string src = vcode::cuda_source(op);
   CHECK_THAT(src, Contains("extern \"C\" __global__ void nesl_superop_0("));
   CHECK_THAT(src, Contains("double* __restrict__ out"));
-  CHECK_THAT(src, Contains("cvl_sem::divisor_traps(v0, v1) ? nesl_fused::division_fault(fault, j, v1) : cvl_sem::div_i(v0, v1)"));
+  CHECK_THAT(src, Contains("cvl_sem::Div::traps(v0, v1) ? nesl_fused::division_fault(fault, j, v1) : "
+                           "cvl_sem::Div::apply(v0, v1)"));
   CHECK_THAT(src, Contains("  return v3;\n}"));  // I_TO_F, the reduction's input
 }
 
@@ -60,9 +61,7 @@ TEST_CASE("every elementwise op on each of its types has a CUDA expression", "[s
         continue;
       std::string kinds, args;
       for (std::size_t a = 0; a < info.args.size(); ++a) {
-        char letter = info.args[a];
-        TypeKeyword k = letter == 'I' ? TypeKeyword::Int : letter == 'F' ? TypeKeyword::Float
-                        : letter == 'B' ? TypeKeyword::Bool : t;
+        const TypeKeyword k = vcode::operand_type(op, t, a);
         if (a) kinds += ' ';
         kinds += vcode::keyword_name(k);
         args += " $";

@@ -1,4 +1,5 @@
-// The elementwise kernel body: one to three operands of any type, the op decided per launch.
+// The elementwise kernel bodies: one per op and element type (instantiated through
+// cvl/op_dispatch.hpp), applying the op's cvl_sem rule to typed loads the compiler can vectorize.
 #pragma once
 
 #include "kernels/scalar_apply.hpp"
@@ -10,73 +11,36 @@ struct TypedInput {
   Type type = Type::Int;
 };
 
-struct Elementwise {
-  vcode::Op op;
-  Type type;  // the instruction's type
-  TypedInput in[3];
-  int arity;
-  void* out;
-  Type out_type;
-  unsigned long long* fault;  // INT / and %: trap_word of the first trapping element
+template <vcode::Op kOp, class Sem, Type kType>
+struct TypedElementwise {
+  using Sig = Signature<kOp, kType>;
+  const void* in[3];
+  typename Sig::Out* out;
+  unsigned long long* fault;  // INT / and %: cvl_sem::trap_word of the first trapping element
 
-  CVL_HOST_DEVICE void operator()(std::size_t j) const {
-    Scalar x[3] = {{0.0, 0}, {0.0, 0}, {0.0, 0}};
-    for (int a = 0; a < arity; ++a) x[a] = load_element(in[a].data, in[a].type, j);
-    int trap = kNoTrap;
-    Scalar r = apply_op(op, type, x[0], x[1], x[2], trap);
-    if (trap != kNoTrap) record_fault(fault, trap_word(j, trap));
-    store_element(out, out_type, j, r);
+  template <std::size_t k>
+  CVL_HOST_DEVICE typename Sig::template In<k> input(std::size_t j) const {
+    return static_cast<const typename Sig::template In<k>*>(in[k])[j];
   }
-};
-
-// The common binary ops with the op and element types fixed at compile time: the switch in
-// apply_op folds away and the loads are plain typed loads the compiler can vectorize.
-template <vcode::Op kOp, Type kType, class In, class Out>
-struct TypedBinary {
-  const In* a;
-  const In* b;
-  Out* out;
-  unsigned long long* fault;
   CVL_HOST_DEVICE void operator()(std::size_t j) const {
-    Scalar x{0.0, 0}, y{0.0, 0};
-    if constexpr (kType == Type::Float) {
-      x.f = a[j];
-      y.f = b[j];
-    } else {
-      x.i = a[j];
-      y.i = b[j];
+    if constexpr (checks_divisor<Sem> && kType == Type::Int) {
+      const std::int32_t divisor = input<1>(j);
+      if (Sem::traps(input<0>(j), divisor)) {
+        record_fault(fault, cvl_sem::trap_word(j, divisor));
+        out[j] = 0;
+        return;
+      }
     }
-    int trap = kNoTrap;
-    Scalar r = apply_op(kOp, kType, x, y, y, trap);
-    if (trap != kNoTrap) record_fault(fault, trap_word(j, trap));
-    if constexpr (sizeof(Out) == 8)
-      out[j] = r.f;
+    if constexpr (Sig::arity == 1)
+      out[j] = Sem::apply(input<0>(j));
+    else if constexpr (Sig::arity == 2)
+      out[j] = Sem::apply(input<0>(j), input<1>(j));
     else
-      out[j] = static_cast<Out>(r.i);
+      out[j] = Sem::apply(input<0>(j), input<1>(j), input<2>(j));
   }
 };
 
-// The same for unary ops (conversions, FLOAT functions).
-template <vcode::Op kOp, Type kType, class In, class Out>
-struct TypedUnary {
-  const In* a;
-  Out* out;
-  CVL_HOST_DEVICE void operator()(std::size_t j) const {
-    Scalar x{0.0, 0};
-    if constexpr (sizeof(In) == 8)
-      x.f = a[j];
-    else
-      x.i = a[j];
-    int trap = kNoTrap;
-    Scalar r = apply_op(kOp, kType, x, x, x, trap);
-    if constexpr (sizeof(Out) == 8)
-      out[j] = r.f;
-    else
-      out[j] = static_cast<Out>(r.i);
-  }
-};
-
-// SELECT on element bits.
+// SELECT on element bits (the same result as cvl_sem::Select, one instantiation per width).
 template <class Bits>
 struct TypedSelect {
   const std::uint8_t* flags;

@@ -27,7 +27,7 @@ struct FusedInterpreter {
   CVL_HOST_DEVICE void operator()(std::size_t j) const {
     using Kind = vcode::SuperOpNode::Kind;
     Scalar value[cuda_tuning::kMaxFusedNodes];
-    int trap = kNoTrap;
+    TrapNote trap;
     for (std::uint32_t n = 0; n < count; ++n) {
       const fused::Node& node = nodes[n];
       Scalar r{0.0, 0};
@@ -53,10 +53,8 @@ struct FusedInterpreter {
         case Kind::Index: {
           const SegMap& sd = operands[nodes[node.args[2]].operand].segdes;
           const std::size_t k = sd.segment_of(j);
-          const auto position = static_cast<std::uint32_t>(j - sd.start(k));
-          r.i = static_cast<int>(static_cast<std::uint32_t>(leaf(nodes[node.args[0]], k).i) +
-                                 position *
-                                     static_cast<std::uint32_t>(leaf(nodes[node.args[1]], k).i));
+          r.i = cvl_sem::index_value(leaf(nodes[node.args[0]], k).i, leaf(nodes[node.args[1]], k).i,
+                                     static_cast<std::uint32_t>(j - sd.start(k)));
           break;
         }
         default:
@@ -64,7 +62,7 @@ struct FusedInterpreter {
       }
       value[n] = r;
     }
-    if (trap != kNoTrap) record_fault(fault, trap_word(j, trap));
+    if (trap.trapped) record_fault(fault, cvl_sem::trap_word(j, trap.divisor));
     store_element(out, out_type, j, value[result]);
   }
 };

@@ -1,12 +1,12 @@
 // One elementwise operation on one element, for every op and type, over a small tagged value:
-// the elementwise kernel and the FUSED interpreter both evaluate through apply_op, which reads
-// the shared scalar semantics (cvl/scalar_semantics.hpp), so results equal cvl-cpu's.
+// the FUSED interpreter evaluates through apply_op, which applies the shared scalar semantics
+// (cvl/scalar_semantics.hpp), so results equal cvl-cpu's.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#include "cvl/scalar_semantics.hpp"
+#include "cvl/op_dispatch.hpp"
 #include "cvl/types.hpp"
 #include "platform.hpp"
 #include "vcode/op.hpp"
@@ -39,162 +39,88 @@ CVL_HOST_DEVICE inline void store_element(void* data, Type type, std::size_t j, 
     static_cast<std::uint8_t*>(data)[j] = static_cast<std::uint8_t>(s.i);
 }
 
-// How an INT / or % trapped (the first trap of an evaluation is kept).
-enum Trap : int { kNoTrap = 0, kDivisionByZero = 1, kDivisionOverflow = 2 };
-CVL_HOST_DEVICE inline void note_trap(int& trap, int divisor) {
-  if (trap == kNoTrap) trap = divisor == 0 ? kDivisionByZero : kDivisionOverflow;
+// The first INT division trap of an evaluation: the divisor that trapped (0, or -1 under INT_MIN),
+// for cvl_sem::trap_word.
+struct TrapNote {
+  bool trapped = false;
+  int divisor = 0;
+  CVL_HOST_DEVICE void note(int d) {
+    if (!trapped) trapped = true, divisor = d;
+  }
+};
+
+namespace detail {
+
+template <Type kType>
+CVL_HOST_DEVICE host_t<kType> get(Scalar s) {
+  if constexpr (kType == Type::Float)
+    return s.f;
+  else
+    return static_cast<host_t<kType>>(s.i);
 }
-// A fault word for a trap at element j: the smallest word is the first element, as cvl-cpu
-// reports it, and its low bit says which trap.
-CVL_HOST_DEVICE inline std::uint64_t trap_word(std::size_t j, int trap) {
-  return static_cast<std::uint64_t>(j) * 2 + (trap == kDivisionOverflow ? 1 : 0);
-}
-inline const char* trap_message(std::uint64_t word) {
-  return (word & 1) ? "integer overflow in division (-2147483648 / -1)" : "division by zero";
+template <Type kType>
+CVL_HOST_DEVICE Scalar put(host_t<kType> v) {
+  Scalar r{0.0, 0};
+  if constexpr (kType == Type::Float)
+    r.f = v;
+  else
+    r.i = static_cast<int>(v);
+  return r;
 }
 
-// `type` is the instruction's type. An INT / or % whose divisor traps notes it in `trap` and
-// gives 0.
-CVL_HOST_DEVICE inline Scalar apply_op(vcode::Op op, Type type, Scalar a, Scalar b, Scalar c,
-                                       int& trap) {
-  using namespace cvl_sem;
-  using vcode::Op;
-  const bool is_float = type == Type::Float;
-  Scalar r{0.0, 0};
-  switch (op) {
-    case Op::Add:
-      if (is_float)
-        r.f = add_f(a.f, b.f);
-      else
-        r.i = add_i(a.i, b.i);
-      break;
-    case Op::Sub:
-      if (is_float)
-        r.f = sub_f(a.f, b.f);
-      else
-        r.i = sub_i(a.i, b.i);
-      break;
-    case Op::Mul:
-      if (is_float)
-        r.f = mul_f(a.f, b.f);
-      else
-        r.i = mul_i(a.i, b.i);
-      break;
-    case Op::Div:
-      if (is_float) {
-        r.f = div_f(a.f, b.f);
-      } else if (divisor_traps(a.i, b.i)) {
-        note_trap(trap, b.i);
-      } else {
-        r.i = div_i(a.i, b.i);
-      }
-      break;
-    case Op::Mod:
-      if (divisor_traps(a.i, b.i))
-        note_trap(trap, b.i);
-      else
-        r.i = mod_i(a.i, b.i);
-      break;
-    case Op::Less:
-      r.i = is_float ? a.f < b.f : a.i < b.i;
-      break;
-    case Op::LessEq:
-      r.i = is_float ? a.f <= b.f : a.i <= b.i;
-      break;
-    case Op::Greater:
-      r.i = is_float ? a.f > b.f : a.i > b.i;
-      break;
-    case Op::GreaterEq:
-      r.i = is_float ? a.f >= b.f : a.i >= b.i;
-      break;
-    case Op::Equal:
-      r.i = is_float ? a.f == b.f : a.i == b.i;
-      break;
-    case Op::NotEqual:
-      r.i = is_float ? a.f != b.f : a.i != b.i;
-      break;
-    case Op::LShift:
-      r.i = lshift(a.i, b.i);
-      break;
-    case Op::RShift:
-      r.i = rshift(a.i, b.i);
-      break;
-    case Op::Not:
-      r.i = type == Type::Bool ? not_b(static_cast<b8>(a.i)) : not_i(a.i);
-      break;
-    case Op::And:
-      r.i = a.i & b.i;
-      break;
-    case Op::Or:
-      r.i = a.i | b.i;
-      break;
-    case Op::Xor:
-      r.i = a.i ^ b.i;
-      break;
-    case Op::Select:
-      r = a.i ? b : c;
-      break;
-    case Op::Floor:
-      r.i = floor_to_int(a.f);
-      break;
-    case Op::Ceil:
-      r.i = ceil_to_int(a.f);
-      break;
-    case Op::Trunc:
-      r.i = trunc_to_int(a.f);
-      break;
-    case Op::Round:
-      r.i = round_to_int(a.f);
-      break;
-    case Op::Log:
-      r.f = log_f(a.f);
-      break;
-    case Op::Sqrt:
-      r.f = sqrt_f(a.f);
-      break;
-    case Op::Exp:
-      r.f = exp_f(a.f);
-      break;
-    case Op::Sin:
-      r.f = sin_f(a.f);
-      break;
-    case Op::Cos:
-      r.f = cos_f(a.f);
-      break;
-    case Op::Tan:
-      r.f = tan_f(a.f);
-      break;
-    case Op::Asin:
-      r.f = asin_f(a.f);
-      break;
-    case Op::Acos:
-      r.f = acos_f(a.f);
-      break;
-    case Op::Atan:
-      r.f = atan_f(a.f);
-      break;
-    case Op::Sinh:
-      r.f = sinh_f(a.f);
-      break;
-    case Op::Cosh:
-      r.f = cosh_f(a.f);
-      break;
-    case Op::Tanh:
-      r.f = tanh_f(a.f);
-      break;
-    case Op::IntToFloat:
-      r.f = int_to_float(a.i);
-      break;
-    case Op::IntToBool:
-      r.i = int_to_bool(a.i);
-      break;
-    case Op::BoolToInt:
-      r.i = bool_to_int(static_cast<b8>(a.i));
-      break;
-    default:
-      break;  // not elementwise: the caller has checked
+// Op kOp (cvl_sem rule Sem) at element type kType, on operands of the types ops.def gives it.
+template <vcode::Op kOp, class Sem, Type kType>
+CVL_HOST_DEVICE Scalar apply_typed(Scalar a, Scalar b, Scalar c, TrapNote& trap) {
+  using Sig = Signature<kOp, kType>;
+  if constexpr (checks_divisor<Sem> && kType == Type::Int) {
+    if (Sem::traps(a.i, b.i)) {
+      trap.note(b.i);
+      return Scalar{0.0, 0};
+    }
   }
-  return r;
+  if constexpr (Sig::arity == 1)
+    return put<Sig::result>(Sem::apply(get<Sig::operand(0)>(a)));
+  else if constexpr (Sig::arity == 2)
+    return put<Sig::result>(Sem::apply(get<Sig::operand(0)>(a), get<Sig::operand(1)>(b)));
+  else
+    return put<Sig::result>(
+        Sem::apply(get<Sig::operand(0)>(a), get<Sig::operand(1)>(b), get<Sig::operand(2)>(c)));
+}
+
+template <vcode::Op kOp, class Sem>
+CVL_HOST_DEVICE Scalar apply_types(Type type, Scalar a, Scalar b, Scalar c, TrapNote& trap) {
+  if constexpr (vcode::info(kOp).family == vcode::Family::Elementwise) {
+    switch (type) {
+      case Type::Int:
+        if constexpr (takes_type(kOp, Type::Int)) return apply_typed<kOp, Sem, Type::Int>(a, b, c, trap);
+        break;
+      case Type::Float:
+        if constexpr (takes_type(kOp, Type::Float))
+          return apply_typed<kOp, Sem, Type::Float>(a, b, c, trap);
+        break;
+      case Type::Bool:
+        if constexpr (takes_type(kOp, Type::Bool))
+          return apply_typed<kOp, Sem, Type::Bool>(a, b, c, trap);
+        break;
+    }
+  }
+  return Scalar{0.0, 0};  // not elementwise, or a type it does not take: the caller has checked
+}
+
+}  // namespace detail
+
+// Elementwise `op` with instruction type `type` on one element, through its cvl_sem rule (a
+// switch generated from ops.def). An INT / or % whose divisor traps notes it and gives 0.
+CVL_HOST_DEVICE inline Scalar apply_op(vcode::Op op, Type type, Scalar a, Scalar b, Scalar c,
+                                       TrapNote& trap) {
+  switch (op) {
+#define X(id, spelling, syntax, types, implied, family, sem, cost, shape, args, results, meaning) \
+  case vcode::Op::id:                                                                           \
+    return detail::apply_types<vcode::Op::id, cvl_sem::sem>(type, a, b, c, trap);
+#include "vcode/ops.def"
+#undef X
+  }
+  return Scalar{0.0, 0};
 }
 
 }  // namespace cvl::CVL_CUDA_NS

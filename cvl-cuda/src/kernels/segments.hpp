@@ -2,6 +2,7 @@
 // descriptor and compaction of PACK, and the sort keys and rank scatter of RANK.
 #pragma once
 
+#include "cvl/scalar_semantics.hpp"
 #include "handles.hpp"
 
 namespace cvl::CVL_CUDA_NS::kernels {
@@ -48,7 +49,7 @@ struct IntRankKeys {
   std::uint64_t* keys;
   std::uint32_t* elements;
   CVL_HOST_DEVICE void operator()(std::size_t j) const {
-    std::uint32_t key = static_cast<std::uint32_t>(values[j]) ^ 0x80000000u;
+    std::uint32_t key = cvl_sem::int_rank_key(values[j]);
     if (descending) key = ~key;
     keys[j] = segmented ? (static_cast<std::uint64_t>(sd.segment_of(j)) << 32) | key : key;
     elements[j] = static_cast<std::uint32_t>(j);
@@ -61,17 +62,8 @@ struct FloatRankKeys {
   std::uint64_t* keys;
   std::uint32_t* elements;
   CVL_HOST_DEVICE void operator()(std::size_t j) const {
-    const std::uint64_t bits = double_bits(values[j]);
-    std::uint64_t key;
-    if (legacy) {  // spec/CVL.md §6.3, as cvl-cpu's legacy_float_key
-      auto high = static_cast<std::uint32_t>(bits >> 32), low = static_cast<std::uint32_t>(bits);
-      bool s = (low >> 31) != 0;
-      std::uint32_t k1 = s ? ~high : high;
-      std::uint32_t k2 = s ? ~low : low ^ 0x80000000u;
-      key = (static_cast<std::uint64_t>(k2) << 32) | k1;
-    } else {  // IEEE total order
-      key = (bits >> 63) ? ~bits : bits | (std::uint64_t{1} << 63);
-    }
+    const std::uint64_t key = legacy ? cvl_sem::legacy_float_rank_key(values[j])
+                                     : cvl_sem::float_rank_key(values[j]);
     keys[j] = descending ? ~key : key;
     elements[j] = static_cast<std::uint32_t>(j);
   }

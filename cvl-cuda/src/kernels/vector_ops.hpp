@@ -1,6 +1,7 @@
 // Kernel bodies of the one-value-per-segment ops: EXTRACT, REPLACE, DIST, INDEX.
 #pragma once
 
+#include "cvl/scalar_semantics.hpp"
 #include "handles.hpp"
 
 namespace cvl::CVL_CUDA_NS::kernels {
@@ -47,16 +48,14 @@ struct Distribute {  // over elements
   CVL_HOST_DEVICE void operator()(std::size_t j) const { out[j] = values[sd.segment_of(j)]; }
 };
 
-struct Index {  // over elements: start + position * stride, wrapping like the reference
+struct Index {  // over elements
   const std::int32_t* starts;
   const std::int32_t* strides;
   SegMap sd;
   std::int32_t* out;
   CVL_HOST_DEVICE void operator()(std::size_t j) const {
     const std::size_t k = sd.segment_of(j);
-    const auto position = static_cast<std::uint32_t>(j - sd.start(k));
-    out[j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(starts[k]) +
-                                       position * static_cast<std::uint32_t>(strides[k]));
+    out[j] = cvl_sem::index_value(starts[k], strides[k], static_cast<std::uint32_t>(j - sd.start(k)));
   }
 };
 

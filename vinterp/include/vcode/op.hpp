@@ -1,6 +1,7 @@
 // Opcodes and their static properties, generated from ops.def.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -27,8 +28,12 @@ enum class Family : std::uint8_t {
   Stack, Control, Structure, Io, Fused
 };
 
+// How an elementwise op costs (ops.def Cost) and which way a permute's indices point (Shape).
+enum class Cost : std::uint8_t { None, Memory, Compute };
+enum class Shape : std::uint8_t { None, Scatter, Gather };
+
 enum class Op : std::uint8_t {
-#define X(id, spelling, syntax, types, implied, family, args, results, meaning) id,
+#define X(id, spelling, syntax, types, implied, family, sem, cost, shape, args, results, meaning) id,
 #include "vcode/ops.def"
 #undef X
 };
@@ -39,15 +44,18 @@ struct OpInfo {
   unsigned type_set;
   Implied implied;
   Family family;
+  std::string_view sem;      // the cvl_sem struct of its scalar rule, or "None" (see ops.def)
+  Cost cost;
+  Shape shape;
   std::string_view args;     // operand letters, deepest first (see ops.def)
   std::string_view results;  // result letters, pushed in order
   std::string_view meaning;
 };
 
 inline constexpr OpInfo op_table[] = {
-#define X(id, spelling, syntax, types, implied, family, args, results, meaning)           \
-  OpInfo{spelling, Syntax::syntax, [] { using namespace typeset; return unsigned(types); }(), \
-         Implied::implied, Family::family, args, results, meaning},
+#define X(id, spelling, syntax, types, implied, family, sem, cost, shape, args, results, meaning) \
+  OpInfo{spelling, Syntax::syntax, [] { using namespace typeset; return unsigned(types); }(),     \
+         Implied::implied, Family::family, #sem, Cost::cost, Shape::shape, args, results, meaning},
 #include "vcode/ops.def"
 #undef X
 };
@@ -56,6 +64,58 @@ inline constexpr std::size_t op_count = sizeof(op_table) / sizeof(op_table[0]);
 
 inline constexpr const OpInfo& info(Op op) { return op_table[static_cast<std::size_t>(op)]; }
 inline constexpr std::string_view spelling(Op op) { return info(op).spelling; }
+
+// The operand letters of ops.def, decoded once. `type` is the instruction's type keyword (or
+// implied_type for an op written without one).
+
+// The type keyword an op written without one works on (ops.def Implied): INT for % and INDEX,
+// FLOAT for FLOOR and LOG, BOOL for B_TO_I; INT where nothing is implied.
+inline constexpr TypeKeyword implied_type(Op op) {
+  switch (info(op).implied) {
+    case Implied::Float: return TypeKeyword::Float;
+    case Implied::Bool: return TypeKeyword::Bool;
+    case Implied::Int:
+    case Implied::None: break;
+  }
+  return TypeKeyword::Int;
+}
+// The type keyword a letter stands for: G is the instruction's; V and X have none (nullopt).
+inline constexpr std::optional<TypeKeyword> letter_type(char letter, TypeKeyword type) {
+  switch (letter) {
+    case 'G': return type;
+    case 'I': return TypeKeyword::Int;
+    case 'F': return TypeKeyword::Float;
+    case 'B': return TypeKeyword::Bool;
+    case 'S': return TypeKeyword::Segdes;
+    default: return std::nullopt;
+  }
+}
+// Operand k's type (deepest first) and the first result's type, for ops with fixed letters.
+inline constexpr TypeKeyword operand_type(Op op, TypeKeyword type, std::size_t k) {
+  return letter_type(info(op).args[k], type).value_or(type);
+}
+inline constexpr TypeKeyword result_type_of(Op op, TypeKeyword type) {
+  std::string_view results = info(op).results;
+  return results.empty() ? type : letter_type(results[0], type).value_or(type);
+}
+inline constexpr std::size_t arity(Op op) { return info(op).args.size(); }
+
+// The scan with the same combiner (ops.def Sem) as a reduction: a reduction of a segment is the
+// scan's last exclusive value combined with the last element.
+inline constexpr Op paired_scan(Op reduce) {
+  for (std::size_t i = 0; i < sizeof(op_table) / sizeof(op_table[0]); ++i)
+    if (op_table[i].family == Family::Scan && op_table[i].sem == info(reduce).sem)
+      return static_cast<Op>(i);
+  return reduce;
+}
+// Permutes: which optional operands the letters name (a B flag vector, a second G default).
+inline constexpr bool permute_has_flags(Op op) {
+  return info(op).args.find('B') != std::string_view::npos;
+}
+inline constexpr bool permute_has_defaults(Op op) {
+  std::string_view a = info(op).args;
+  return a.find('G') != a.rfind('G');
+}
 
 // Looks an opcode up by its spelling; nullopt if the word is not an opcode.
 std::optional<Op> find_op(std::string_view word);

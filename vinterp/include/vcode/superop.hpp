@@ -96,12 +96,5 @@ struct OperandUse {
 // The uses of every declared operand ($0 first); operands a node names out of range are ignored.
 std::vector<OperandUse> operand_uses(const SuperOp& op);
 
-// The element type an elementwise, scan or reduce op yields when applied with type keyword
-// `type` (the results letter of ops.def): BOOL for comparisons, INT for FLOOR, ...
-TypeKeyword result_type_of(Op op, TypeKeyword type);
-
-// The type keyword an op written without one works on (ops.def Implied): INT for % and INDEX,
-// FLOAT for FLOOR and LOG, BOOL for B_TO_I.
-TypeKeyword implied_type(Op op);
 
 }  // namespace vcode

@@ -4,19 +4,15 @@
 #include <utility>
 #include <vector>
 
+#include "cvl/op_dispatch.hpp"
+
 namespace cvl {
 namespace {
 
 using Kind = vcode::SuperOpNode::Kind;
 
-Type type_of(vcode::TypeKeyword t) {
-  return t == vcode::TypeKeyword::Float ? Type::Float
-         : t == vcode::TypeKeyword::Bool ? Type::Bool
-                                         : Type::Int;
-}
-
 Vector constant_vector(Backend& b, const vcode::SuperOpNode& n, std::size_t length) {
-  const Type t = type_of(n.type);
+  const Type t = to_type(n.type);
   if (t == Type::Float) {
     std::vector<double> x(length, n.float_value);
     return b.upload(t, x.data(), length);
@@ -63,7 +59,7 @@ Vector run_unfused(Backend& b, const vcode::SuperOp& op, std::span<const FusedOp
       case Kind::Elementwise: {
         std::vector<Vector> args;
         for (std::uint8_t a = 0; a < n.arity; ++a) args.push_back(take(n.args[a]));
-        value[i] = b.elementwise(n.op, type_of(n.type), args);
+        value[i] = b.elementwise(n.op, to_type(n.type), args);
         break;
       }
       case Kind::Dist:

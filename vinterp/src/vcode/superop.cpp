@@ -53,26 +53,5 @@ std::vector<OperandUse> operand_uses(const SuperOp& op) {
   return uses;
 }
 
-TypeKeyword result_type_of(Op op, TypeKeyword type) {
-  std::string_view results = info(op).results;
-  if (results.empty()) return type;
-  switch (results[0]) {
-    case 'I': return TypeKeyword::Int;
-    case 'F': return TypeKeyword::Float;
-    case 'B': return TypeKeyword::Bool;
-    case 'S': return TypeKeyword::Segdes;
-    default: return type;
-  }
-}
-
-TypeKeyword implied_type(Op op) {
-  switch (info(op).implied) {
-    case Implied::Float: return TypeKeyword::Float;
-    case Implied::Bool: return TypeKeyword::Bool;
-    case Implied::Int:
-    case Implied::None: break;
-  }
-  return TypeKeyword::Int;
-}
 
 }  // namespace vcode

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "cvl/op_dispatch.hpp"
 #include "vcode/superop_check.hpp"
 #include "vcode/superop_print.hpp"
 
@@ -16,6 +17,13 @@ extern const char scalar_semantics_text[];  // generated from cvl/scalar_semanti
 namespace {
 
 using Kind = SuperOpNode::Kind;
+
+// Whether `op` at type keyword `type` is an INT division whose divisor is checked first.
+bool checks_int_divisor(Op op, TypeKeyword type) {
+  return cvl::visit_elementwise(op, cvl::to_type(type), []<Op, class Sem, cvl::Type kType>() {
+    return cvl::checks_divisor<Sem> && kType == cvl::Type::Int;
+  });
+}
 
 // Helpers every kernel uses, after scalar_semantics.hpp.
 constexpr const char* kHelpers = R"cuda(
@@ -39,7 +47,7 @@ __device__ __forceinline__ long long segment_of(const long long* offsets,
 // Records a trapping INT division at element j (the lowest j wins) and yields a placeholder.
 __device__ __forceinline__ int division_fault(unsigned long long* fault, long long j,
                                               int divisor) {
-  atomicMin(fault, ((unsigned long long)j << 1) | (divisor == 0 ? 0ull : 1ull));
+  atomicMin(fault, cvl_sem::trap_word((unsigned long long)j, divisor));
   return 0;
 }
 
@@ -92,7 +100,10 @@ class KernelWriter {
   }
 
  private:
-  std::string var(std::uint32_t node) const { return "v" + std::to_string(node); }
+  std::string var(std::uint32_t node) const {
+    std::string name = "v";  // appended, not "v" + ...: GCC 12 warns (-Wrestrict) on that
+    return name += std::to_string(node);
+  }
   const char* value_type() const { return c_type(op_.nodes[values_node_].result); }
 
   // Which operand nodes are read at element j, and which descriptors DIST/INDEX need.
@@ -137,63 +148,18 @@ class KernelWriter {
     return "a.in" + std::to_string(n.operand) + "[seg" + std::to_string(segdes) + "]";
   }
 
+  // A call of the op's cvl_sem rule (ops.def Sem); overloads pick the element types from the
+  // typed variables. INT / and % check their divisors first, as every evaluator does.
   std::string elementwise(std::uint32_t i) const {
     const SuperOpNode& n = op_.nodes[i];
-    const std::string a = var(n.args[0]);
-    const std::string b = n.arity > 1 ? var(n.args[1]) : "";
-    const std::string c = n.arity > 2 ? var(n.args[2]) : "";
-    const bool is_int = n.type == TypeKeyword::Int;
-    auto call = [&](const char* f) { return std::string("cvl_sem::") + f + "(" + a + (b.empty() ? "" : ", " + b) + ")"; };
-    auto compare = [&](const char* o) { return "(unsigned char)(" + a + " " + o + " " + b + ")"; };
-    auto bits = [&](const char* o) {
-      return std::string(is_int ? "(int)(" : "(unsigned char)(") + a + " " + o + " " + b + ")";
-    };
-    auto divide = [&](const char* f) {
-      return "(cvl_sem::divisor_traps(" + a + ", " + b + ") ? nesl_fused::division_fault(fault, j, " + b +
-             ") : " + call(f) + ")";
-    };
-    switch (n.op) {
-      case Op::Add: return call(is_int ? "add_i" : "add_f");
-      case Op::Sub: return call(is_int ? "sub_i" : "sub_f");
-      case Op::Mul: return call(is_int ? "mul_i" : "mul_f");
-      case Op::Div: return is_int ? divide("div_i") : call("div_f");
-      case Op::Mod: return divide("mod_i");
-      case Op::Less: return compare("<");
-      case Op::LessEq: return compare("<=");
-      case Op::Greater: return compare(">");
-      case Op::GreaterEq: return compare(">=");
-      case Op::Equal: return compare("==");
-      case Op::NotEqual: return compare("!=");
-      case Op::LShift: return call("lshift");
-      case Op::RShift: return call("rshift");
-      case Op::Not: return call(is_int ? "not_i" : "not_b");
-      case Op::And: return bits("&");
-      case Op::Or: return bits("|");
-      case Op::Xor: return bits("^");
-      case Op::Select: return "(" + a + " ? " + b + " : " + c + ")";
-      case Op::Floor: return call("floor_to_int");
-      case Op::Ceil: return call("ceil_to_int");
-      case Op::Trunc: return call("trunc_to_int");
-      case Op::Round: return call("round_to_int");
-      case Op::Log: return call("log_f");
-      case Op::Sqrt: return call("sqrt_f");
-      case Op::Exp: return call("exp_f");
-      case Op::Sin: return call("sin_f");
-      case Op::Cos: return call("cos_f");
-      case Op::Tan: return call("tan_f");
-      case Op::Asin: return call("asin_f");
-      case Op::Acos: return call("acos_f");
-      case Op::Atan: return call("atan_f");
-      case Op::Sinh: return call("sinh_f");
-      case Op::Cosh: return call("cosh_f");
-      case Op::Tanh: return call("tanh_f");
-      case Op::IntToFloat: return call("int_to_float");
-      case Op::IntToBool: return call("int_to_bool");
-      case Op::BoolToInt: return call("bool_to_int");
-      default: break;
-    }
-    throw std::invalid_argument("cuda_source: " + std::string(spelling(n.op)) +
-                                " is not an elementwise op");
+    std::string args;
+    for (std::uint8_t k = 0; k < n.arity; ++k) args += (k ? ", " : "") + var(n.args[k]);
+    const std::string rule = "cvl_sem::" + std::string(info(n.op).sem);
+    const std::string call = rule + "::apply(" + args + ")";
+    if (!checks_int_divisor(n.op, n.type)) return call;
+    const std::string a = var(n.args[0]), b = var(n.args[1]);
+    return "(" + rule + "::traps(" + a + ", " + b + ") ? nesl_fused::division_fault(fault, j, " +
+           b + ") : " + call + ")";
   }
 
   void value_function() {
@@ -225,10 +191,9 @@ class KernelWriter {
           break;
         case Kind::Index: {
           const std::string s = std::to_string(op_.nodes[n.args[2]].operand);
-          // start + position * stride modulo 2^32, as cvl-cpu's INDEX
-          out_ += decl + "(int)((unsigned int)" + leaf(n.args[0], op_.nodes[n.args[2]].operand) +
-                  " + (unsigned int)(j - a.offsets" + s + "[seg" + s + "]) * (unsigned int)" +
-                  leaf(n.args[1], op_.nodes[n.args[2]].operand) + ");\n";
+          out_ += decl + "cvl_sem::index_value(" + leaf(n.args[0], op_.nodes[n.args[2]].operand) +
+                  ", " + leaf(n.args[1], op_.nodes[n.args[2]].operand) + ", (unsigned int)(j - a.offsets" +
+                  s + "[seg" + s + "]));\n";
           break;
         }
         case Kind::Scan:

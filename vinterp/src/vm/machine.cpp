@@ -30,19 +30,12 @@ void Machine::prepare() {
     const Instruction& ins = program_.code[i];
     const vcode::OpInfo& op = vcode::info(ins.op);
     Prepared& p = prepared_[i];
-    Kind given = Kind::Int;
-    if (ins.type) given = kind_of(*ins.type);
-    else if (op.implied == vcode::Implied::Float) given = Kind::Float;
-    else if (op.implied == vcode::Implied::Bool) given = Kind::Bool;
+    const vcode::TypeKeyword keyword = ins.type ? *ins.type : vcode::implied_type(ins.op);
+    const Kind given = kind_of(keyword);
     if (is_vector(given)) p.type = element_type(given);
     auto letter_kind = [&](char letter) {
-      switch (letter) {
-        case 'I': return Kind::Int;
-        case 'F': return Kind::Float;
-        case 'B': return Kind::Bool;
-        case 'S': return Kind::Segdes;
-        default: return given;
-      }
+      const auto type = vcode::letter_type(letter, keyword);
+      return type ? kind_of(*type) : given;
     };
     p.arity = static_cast<std::uint8_t>(op.args.size());
     if (ins.op == Op::Fused)  // the definition's operands (exec_fused.cpp checks them): --profile counts them
