@@ -168,12 +168,6 @@ Plan compile(const SuperOp& op, std::span<FusedOperand> operands, std::size_t do
   return plan;
 }
 
-// The segment holding element `position` (< total): the last one starting at or before it.
-std::size_t segment_of(const SegView& sd, std::size_t position) {
-  const std::int64_t* end = sd.offsets + sd.segments + 1;
-  auto found = std::upper_bound(sd.offsets, end, static_cast<std::int64_t>(position));
-  return static_cast<std::size_t>(found - sd.offsets) - 1;
-}
 
 // One thread's evaluator: a buffer per node, and the division faults it met.
 class Frame {
@@ -269,7 +263,7 @@ class Frame {
       return;
     }
     const Bits* values = static_cast<const Bits*>(value.data);
-    for (std::size_t k = segment_of(sd, lo), pos = lo; pos < hi; ++k) {
+    for (std::size_t k = sd.segment_of(lo), pos = lo; pos < hi; ++k) {
       const std::size_t end = std::min(sd.start(k + 1), hi);
       std::fill(out + (pos - lo), out + (end - lo), values[k]);
       pos = end;
@@ -278,7 +272,7 @@ class Frame {
 
   void index(const NodePlan& p, std::size_t lo, std::size_t hi, I32* out) {
     const SegView& sd = *p.segments;
-    for (std::size_t k = segment_of(sd, lo), pos = lo; pos < hi; ++k) {
+    for (std::size_t k = sd.segment_of(lo), pos = lo; pos < hi; ++k) {
       const std::size_t end = std::min(sd.start(k + 1), hi);
       const I32 start = p.leaves[0].at<I32>(k), stride = p.leaves[1].at<I32>(k);
       const auto first = static_cast<std::uint32_t>(pos - sd.start(k));

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "cvl/segment_view.hpp"
 #include "vcode/op.hpp"
 
 namespace cvl::cpu {
@@ -71,15 +72,7 @@ bool parallel_any(const Parallel& par, std::size_t n, std::size_t threshold, Pre
 
 // Read-only view of a segment descriptor: `offsets` has segments + 1 entries, offsets[k] being
 // the start of segment k and offsets[segments] == total.
-struct SegView {
-  std::size_t segments = 0;
-  std::size_t total = 0;
-  const std::int32_t* lengths = nullptr;
-  const std::int64_t* offsets = nullptr;
-
-  std::size_t start(std::size_t k) const { return static_cast<std::size_t>(offsets[k]); }
-  std::size_t length(std::size_t k) const { return static_cast<std::size_t>(lengths[k]); }
-};
+using SegView = cvl_sem::SegmentView;
 
 // One thread's share of a segmented loop: elements [begin, end), split by element count so one
 // giant segment among tiny ones still spreads over the team. Segments [first, last) start in

@@ -31,11 +31,11 @@ std::int64_t sum_lengths(const std::int32_t* lengths, std::size_t lo, std::size_
 SegView view(const Segdes& sd) {
   static const std::int64_t no_offsets[1] = {0};
   auto* storage = static_cast<SegdesStorage*>(sd.storage.get());
-  if (!storage) return SegView{0, 0, nullptr, no_offsets};
+  if (!storage) return SegView{0, 0, no_offsets, nullptr, nullptr, 0};
   auto* offsets = reinterpret_cast<const std::int64_t*>(storage->offsets.bytes());
   std::size_t segments = storage->lengths.length;
-  return SegView{segments, static_cast<std::size_t>(offsets[segments]),
-                 elements<std::int32_t>(storage->lengths), offsets};
+  return SegView{segments, static_cast<std::size_t>(offsets[segments]), offsets,
+                 elements<std::int32_t>(storage->lengths), nullptr, 0};
 }
 
 Segdes segdes_from_lengths(const Parallel& par, Vector lengths_vector, const char* op_name) {

@@ -8,6 +8,7 @@
 
 #include "cvl/backend.hpp"
 #include "device.hpp"
+#include "cvl/segment_view.hpp"
 #include "platform.hpp"
 
 namespace cvl::CVL_CUDA_NS {
@@ -25,28 +26,9 @@ struct VectorStorage final : Storage {
   std::size_t bytes() const { return length * element_size(type); }
 };
 
-// A descriptor as kernels see it. segment_of(j) takes the fast path for one segment and for
-// uniform lengths and reads the cached per-element index otherwise.
-struct SegMap {
-  std::size_t segments = 0;
-  std::size_t total = 0;
-  const std::int64_t* offsets = nullptr;  // segments + 1 entries
-  const std::int32_t* lengths = nullptr;  // segments entries
-  const std::uint32_t* index = nullptr;   // total entries, only when needed
-  std::int64_t uniform = 0;               // > 0: every segment has this length
-
-  CVL_HOST_DEVICE std::size_t segment_of(std::size_t j) const {
-    if (segments == 1) return 0;
-    if (uniform > 0) return j / static_cast<std::size_t>(uniform);
-    return index[j];
-  }
-  CVL_HOST_DEVICE std::size_t start(std::size_t k) const {
-    return static_cast<std::size_t>(offsets[k]);
-  }
-  CVL_HOST_DEVICE std::uint32_t length(std::size_t k) const {
-    return static_cast<std::uint32_t>(lengths[k]);
-  }
-};
+// A descriptor as kernels see it (the view every evaluator shares): segment_of(j) takes the fast
+// path for one segment and for uniform lengths and reads the cached per-element index otherwise.
+using SegMap = cvl_sem::SegmentView;
 
 struct SegdesStorage final : Storage {
   std::size_t segments = 0;

@@ -227,46 +227,24 @@ void reduce_float_extremum(Device& device, const void* in, void* out, const SegM
                                                                      FinishSummary<kMax>()});
 }
 
-// Calls call.template operator()<Sem, T>() with the op's combiner and element type, or
-// call.template extremum<kMax>() for FLOAT MAX/MIN, which need the NaN-aware summaries.
-template <class Call>
-void with_combine(Op op, Type type, const Call& call) {
+// Runs scan or reduce `op` on element type `type` with the op's cvl_sem combiner; FLOAT MAX/MIN
+// take the NaN-aware summaries.
+template <bool kReduce>
+void combine(Device& device, Op op, Type type, const void* in, void* out, const SegMap& sd) {
   visit_combiner(op, type, [&]<Op, class Sem, Type kType>() {
-    if constexpr (kType == Type::Float && requires { Sem::order_matters_with_nan; })
-      call.template extremum<std::is_same_v<Sem, cvl_sem::Max>>();
-    else
-      call.template operator()<Sem, host_t<kType>>();
+    if constexpr (kType == Type::Float && requires { Sem::order_matters_with_nan; }) {
+      constexpr bool kMax = std::is_same_v<Sem, cvl_sem::Max>;
+      if constexpr (kReduce)
+        reduce_float_extremum<kMax>(device, in, out, sd);
+      else
+        scan_float_extremum<kMax>(device, in, out, sd);
+    } else if constexpr (kReduce) {
+      reduce_typed<Sem, host_t<kType>>(device, in, out, sd);
+    } else {
+      scan_typed<Sem, host_t<kType>>(device, in, out, sd);
+    }
   });
 }
-
-struct ScanCall {
-  Device& device;
-  const void* in;
-  void* out;
-  const SegMap& sd;
-  template <class Sem, class T>
-  void operator()() const {
-    scan_typed<Sem, T>(device, in, out, sd);
-  }
-  template <bool kMax>
-  void extremum() const {
-    scan_float_extremum<kMax>(device, in, out, sd);
-  }
-};
-struct ReduceCall {
-  Device& device;
-  const void* in;
-  void* out;
-  const SegMap& sd;
-  template <class Sem, class T>
-  void operator()() const {
-    reduce_typed<Sem, T>(device, in, out, sd);
-  }
-  template <bool kMax>
-  void extremum() const {
-    reduce_float_extremum<kMax>(device, in, out, sd);
-  }
-};
 
 struct Widen {
   CVL_HOST_DEVICE std::int64_t operator()(std::int32_t x) const { return x; }
@@ -278,11 +256,11 @@ struct FlagToCount {
 }  // namespace
 
 void scan(Device& device, Op op, Type type, const void* in, void* out, const SegMap& sd) {
-  with_combine(op, type, ScanCall{device, in, out, sd});
+  combine<false>(device, op, type, in, out, sd);
 }
 
 void reduce(Device& device, Op op, Type type, const void* in, void* out, const SegMap& sd) {
-  with_combine(op, type, ReduceCall{device, in, out, sd});
+  combine<true>(device, op, type, in, out, sd);
 }
 
 void offsets_from_lengths(Device& device, const std::int32_t* lengths, std::size_t segments,

@@ -19,16 +19,24 @@
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define CVL_HD __host__ __device__ __forceinline__
 #else
-#include <cmath>
 #define CVL_HD inline
+#endif
+#if !defined(__CUDACC_RTC__)
+#include <cmath>
+#include <cstdint>
 #endif
 
 namespace cvl_sem {
 
 typedef int i32;
 typedef unsigned int u32;
+#if defined(__CUDACC_RTC__)
 typedef long long i64;
 typedef unsigned long long u64;
+#else  // the host's int64_t, so that host pointers convert (the same 8 bytes either way)
+typedef std::int64_t i64;
+typedef std::uint64_t u64;
+#endif
 typedef double f64;
 typedef unsigned char b8;  // BOOL: 0 or 1
 

@@ -1,0 +1,47 @@
+// A segment descriptor as loops and kernels read it, the one view every evaluator uses: cvl-cpu's
+// loops, cvl-cuda's kernels, and the generated superoperator kernels (this file follows
+// scalar_semantics.hpp in their prelude). Self-contained for NVRTC like that header.
+#ifndef CVL_SEGMENT_VIEW_HPP
+#define CVL_SEGMENT_VIEW_HPP
+
+#if !defined(__CUDACC_RTC__)
+#include "cvl/scalar_semantics.hpp"
+#endif
+
+namespace cvl_sem {
+
+typedef decltype(sizeof(0)) usize;  // size_t, without a standard header
+
+// `segments` segments of `total` elements: segment k is [offsets[k], offsets[k + 1]). `index`
+// (one entry per element) and `uniform` (> 0: every segment has that length) are optional fast
+// paths for segment_of; a view without either searches the offsets.
+struct SegmentView {
+  usize segments = 0;
+  usize total = 0;
+  const i64* offsets = nullptr;  // segments + 1 entries, offsets[0] == 0
+  const i32* lengths = nullptr;  // segments entries
+  const u32* index = nullptr;    // total entries, or null
+  i64 uniform = 0;
+
+  CVL_HD usize start(usize k) const { return (usize)offsets[k]; }
+  CVL_HD usize length(usize k) const { return (usize)lengths[k]; }
+  // The segment holding element j < total (the last one starting at or before j).
+  CVL_HD usize segment_of(usize j) const {
+    if (segments == 1) return 0;
+    if (uniform > 0) return j / (usize)uniform;
+    if (index) return index[j];
+    usize lo = 0, hi = segments;  // offsets[lo] <= j < offsets[hi]
+    while (hi - lo > 1) {
+      const usize mid = lo + (hi - lo) / 2;
+      if ((usize)offsets[mid] <= j)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    return lo;
+  }
+};
+
+}  // namespace cvl_sem
+
+#endif  // CVL_SEGMENT_VIEW_HPP
