@@ -138,24 +138,25 @@ bool KernelCache::run(Device& device, const vcode::SuperOp& op,
   if (!kernel) return false;
   if (domain == 0) return true;
   // Parameters in the ABI's order (vcode/superop_cuda.hpp); each value lives in `slots`.
+  // A SEGDES operand is its SegMap (cvl_sem::SegmentView, the same type the kernel declares)
+  // by value; everything else one 8-byte slot.
   std::vector<std::uint64_t> slots;
-  slots.reserve(4 * views.size() + 3);
+  slots.reserve(views.size() + 3);
   std::vector<void*> args;
-  auto push = [&](std::uint64_t value) { slots.push_back(value); };
+  auto push = [&](std::uint64_t value) {
+    slots.push_back(value);
+    args.push_back(&slots.back());
+  };
   for (std::size_t k = 0; k < op.operands.size(); ++k) {
     const fused::OperandView& v = views[k];
-    if (op.operands[k] == vcode::TypeKeyword::Segdes) {
-      push(reinterpret_cast<std::uintptr_t>(v.segdes.offsets));
-      push(reinterpret_cast<std::uintptr_t>(v.segdes.index));  // NULL: the kernel searches
-      push(static_cast<std::uint64_t>(v.segdes.segments));
-    } else {
+    if (op.operands[k] == vcode::TypeKeyword::Segdes)
+      args.push_back(const_cast<SegMap*>(&v.segdes));
+    else
       push(reinterpret_cast<std::uintptr_t>(v.data));
-    }
   }
   push(static_cast<std::uint64_t>(domain));
   push(reinterpret_cast<std::uintptr_t>(out));
   push(reinterpret_cast<std::uintptr_t>(fault));
-  for (std::uint64_t& slot : slots) args.push_back(&slot);
   std::size_t blocks = (domain + cuda_tuning::kBlockSize - 1) / cuda_tuning::kBlockSize;
   if (blocks > cuda_tuning::kMaxBlocks) blocks = cuda_tuning::kMaxBlocks;
   device.count_library_call();

@@ -26,14 +26,13 @@ TEST_CASE("a superoperator kernel has the documented name and parameters", "[sup
   std::string src = vcode::cuda_source(op);
   CHECK_THAT(src, Contains(
       "extern \"C\" __global__ void nesl_superop_0(const double* __restrict__ in0, "
-      "const unsigned char* __restrict__ in1, const long long* __restrict__ offsets2, "
-      "const unsigned int* __restrict__ segment_of2, long long segments2, "
+      "const unsigned char* __restrict__ in1, cvl_sem::SegmentView sd2, "
       "const int* __restrict__ in3, long long n, double* __restrict__ out, "
       "unsigned long long* __restrict__ fault)"));
   CHECK_THAT(src, Contains("struct nesl_superop_0_args {"));
   CHECK_THAT(src, Contains("__device__ __forceinline__ double nesl_superop_0_value(const nesl_superop_0_args& a, long long j, unsigned long long* fault)"));
   CHECK_THAT(src, Contains("struct nesl_superop_0_functor {"));
-  CHECK_THAT(src, Contains("nesl_fused::segment_of(a.offsets2, a.segment_of2, a.segments2, j)"));
+  CHECK_THAT(src, Contains("(long long)a.sd2.segment_of(j)"));
   CHECK_THAT(src, Contains("a.in0[seg2]"));  // the DIST value, per segment
   CHECK_THAT(src, Contains("a.in3[j]"));
 }

@@ -4,7 +4,7 @@
 #ifndef CVL_SEGMENT_VIEW_HPP
 #define CVL_SEGMENT_VIEW_HPP
 
-#if !defined(__CUDACC_RTC__)
+#ifndef CVL_SCALAR_SEMANTICS_HPP  // in the generated prelude its text comes first
 #include "cvl/scalar_semantics.hpp"
 #endif
 

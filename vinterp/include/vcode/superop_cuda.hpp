@@ -2,8 +2,8 @@
 // that NVRTC or nvcc compiles, with one kernel per superoperator; no CUDA is needed to make it.
 //
 // The program (cuda_program_source) is the prelude, then cuda_source(op) for each superoperator.
-// The prelude is vinterp/include/cvl/scalar_semantics.hpp, embedded at build time, plus the
-// helpers below, so every backend computes each element with the same scalar functions. Compile
+// The prelude is vinterp/include/cvl/scalar_semantics.hpp and segment_view.hpp, embedded at build
+// time, plus the helpers below, so every backend computes each element with the same scalar functions. Compile
 // it with `--fmad=false` (NVRTC: `--fmad=false`), as scalar_semantics.hpp requires; the text
 // needs no include path and no standard library.
 //
@@ -17,13 +17,11 @@
 //     INT $k     const int* __restrict__ in<k>
 //     FLOAT $k   const double* __restrict__ in<k>
 //     BOOL $k    const unsigned char* __restrict__ in<k>          (0 or 1)
-//     SEGDES $k  const long long* __restrict__ offsets<k>,        segments + 1 start offsets
-//                const unsigned int* __restrict__ segment_of<k>,  element -> segment, or NULL
-//                long long segments<k>                            the number of segments
+//     SEGDES $k  cvl_sem::SegmentView sd<k>                       by value (cvl/segment_view.hpp)
 //     A vector has the length the length rules of superop.hpp give it (the domain, or one
 //     element per segment for a DIST/INDEX leaf); it may be NULL when its length is 0.
-//     `segment_of<k>` may be NULL: the kernel then finds the segment of element j by binary
-//     search in offsets<k> (the last segment starting at or before j).
+//     The view's `index` and `uniform` are optional: without them the kernel finds the segment
+//     of element j by binary search in its offsets.
 //   n       the domain length (elements the expression is evaluated at);
 //   out     n elements of type R: int, double or unsigned char;
 //   fault   a word the host sets to 0xFFFFFFFFFFFFFFFF before the launch. An INT / or % whose

@@ -12,6 +12,7 @@
 namespace vcode {
 namespace detail {
 extern const char scalar_semantics_text[];  // generated from cvl/scalar_semantics.hpp
+extern const char segment_view_text[];       // and cvl/segment_view.hpp
 }  // namespace detail
 
 namespace {
@@ -29,20 +30,6 @@ bool checks_int_divisor(Op op, TypeKeyword type) {
 constexpr const char* kHelpers = R"cuda(
 // ---- FCODE superoperator kernels (vcode/superop_cuda.hpp) ----
 namespace nesl_fused {
-
-// The segment holding element j: segment_of[j] when the map is given, else the last segment
-// starting at or before j (offsets has segments + 1 entries, offsets[0] == 0 <= j < total).
-__device__ __forceinline__ long long segment_of(const long long* offsets,
-                                                const unsigned int* index, long long segments,
-                                                long long j) {
-  if (index) return (long long)index[j];
-  long long lo = 0, hi = segments;
-  while (hi - lo > 1) {
-    long long mid = lo + (hi - lo) / 2;
-    if (offsets[mid] <= j) lo = mid; else hi = mid;
-  }
-  return lo;
-}
 
 // Records a trapping INT division at element j (the lowest j wins) and yields a placeholder.
 __device__ __forceinline__ int division_fault(unsigned long long* fault, long long j,
@@ -127,9 +114,7 @@ class KernelWriter {
     for (std::size_t k = 0; k < op_.operands.size(); ++k) {
       const std::string K = std::to_string(k);
       if (op_.operands[k] == TypeKeyword::Segdes) {
-        list += std::string("const long long*") + r + " offsets" + K + separator;
-        list += std::string("const unsigned int*") + r + " segment_of" + K + separator;
-        list += "long long segments" + K + separator;
+        list += "cvl_sem::SegmentView sd" + K + separator;
       } else {
         list += std::string("const ") + c_type(op_.operands[k]) + "*" + r + " in" + K + separator;
       }
@@ -169,8 +154,7 @@ class KernelWriter {
     for (std::size_t k = 0; k < op_.operands.size(); ++k) {
       if (!needs_segment_[k]) continue;
       const std::string K = std::to_string(k);
-      out_ += "  const long long seg" + K + " = nesl_fused::segment_of(a.offsets" + K +
-              ", a.segment_of" + K + ", a.segments" + K + ", j);\n";
+      out_ += "  const long long seg" + K + " = (long long)a.sd" + K + ".segment_of(j);\n";
     }
     for (std::uint32_t i = 0; i <= values_node_; ++i) {
       const SuperOpNode& n = op_.nodes[i];
@@ -192,8 +176,8 @@ class KernelWriter {
         case Kind::Index: {
           const std::string s = std::to_string(op_.nodes[n.args[2]].operand);
           out_ += decl + "cvl_sem::index_value(" + leaf(n.args[0], op_.nodes[n.args[2]].operand) +
-                  ", " + leaf(n.args[1], op_.nodes[n.args[2]].operand) + ", (unsigned int)(j - a.offsets" +
-                  s + "[seg" + s + "]));\n";
+                  ", " + leaf(n.args[1], op_.nodes[n.args[2]].operand) + ", (unsigned int)(j - (long long)a.sd" +
+                  s + ".start(seg" + s + ")));\n";
           break;
         }
         case Kind::Scan:
@@ -217,8 +201,7 @@ class KernelWriter {
     for (std::size_t k = 0; k < op_.operands.size(); ++k) {
       const std::string K = std::to_string(k);
       if (op_.operands[k] == TypeKeyword::Segdes)
-        out_ += "  a.offsets" + K + " = offsets" + K + "; a.segment_of" + K + " = segment_of" +
-                K + "; a.segments" + K + " = segments" + K + ";\n";
+        out_ += "  a.sd" + K + " = sd" + K + ";\n";
       else
         out_ += "  a.in" + K + " = in" + K + ";\n";
     }
@@ -249,7 +232,8 @@ std::string cuda_source(const SuperOp& op) {
 }
 
 const std::string& cuda_prelude() {
-  static const std::string prelude = std::string(detail::scalar_semantics_text) + kHelpers;
+  static const std::string prelude =
+      std::string(detail::scalar_semantics_text) + detail::segment_view_text + kHelpers;
   return prelude;
 }
 
