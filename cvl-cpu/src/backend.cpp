@@ -215,7 +215,6 @@ class CpuBackend final : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options) {
-  cpu::tune_system_allocator();
   return std::make_unique<CpuBackend>(options);
 }
 

@@ -1,5 +1,7 @@
-// Memory behind cvl-cpu's handles: element buffers (64-byte aligned, cached when large), segment
-// descriptors (lengths plus start offsets), and typed access to both.
+// Memory behind cvl-cpu's handles: element buffers (small ones inside the handle object),
+// segment descriptors (lengths plus start offsets), and typed access to both. Freed memory goes
+// back to the C library's allocator; how it keeps it is the program's choice (vinterp's:
+// vinterp/src/allocator_policy.hpp).
 #pragma once
 
 #include <cstddef>
@@ -61,10 +63,6 @@ T* elements(const Vector& v) {
   auto* buffer = static_cast<Buffer*>(v.storage.get());
   return buffer ? reinterpret_cast<T*>(buffer->bytes()) : nullptr;
 }
-
-// Makes the C library keep freed vector memory for reuse (see storage.cpp); called once by
-// make_cpu_backend.
-void tune_system_allocator();
 
 // A new vector with uninitialised elements; length 0 shares one empty buffer.
 Vector allocate(Type type, std::size_t length);

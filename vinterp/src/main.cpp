@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../src/vm/machine.hpp"
+#include "allocator_policy.hpp"
 #include "cvl/registry.hpp"
 #include "vcode/lexer.hpp"
 #include "vcode/parser.hpp"
@@ -82,6 +83,7 @@ void list_program(const vcode::Program& program) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  vinterp::keep_freed_memory_for_reuse();  // the whole process's choice (allocator_policy.hpp)
   po::options_description visible;
   visible.add_options()
       ("help", "")
