@@ -131,7 +131,7 @@ Vector select_bits(const Parallel& par, std::span<Vector> ops, Type type) {
 }  // namespace
 
 [[noreturn]] void unsupported(Op op, Type type) {
-  throw Error(std::string(vcode::spelling(op)) + " is not defined on " + type_name(type));
+  throw InternalError(std::string(vcode::spelling(op)) + " is not defined on " + type_name(type));
 }
 
 Vector elementwise(const Context& ctx, Op op, Type type, std::span<Vector> ops) {
@@ -249,7 +249,7 @@ Vector elementwise(const Context& ctx, Op op, Type type, std::span<Vector> ops) 
     default:
       break;
   }
-  throw Error(std::string(vcode::spelling(op)) + " is not an elementwise operation");
+  throw InternalError(std::string(vcode::spelling(op)) + " is not an elementwise operation");
 }
 
 }  // namespace cvl::cpu

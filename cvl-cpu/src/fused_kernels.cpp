@@ -104,7 +104,8 @@ Kernel kernel_for(Op op, Type type) {
     case Op::BoolToInt: return &unary<I32, B8, s::bool_to_int>;
     default: break;
   }
-  throw Error("FUSED: " + std::string(vcode::spelling(op)) + " is not an elementwise operation");
+  throw InternalError("FUSED: " + std::string(vcode::spelling(op)) +
+                      " is not an elementwise operation");
 }
 #undef CVL_COMPARE
 

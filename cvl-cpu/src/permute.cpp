@@ -124,7 +124,7 @@ Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
         return out;
       }
       default:
-        throw Error(std::string(vcode::spelling(op)) + " is not a permute operation");
+        throw InternalError(std::string(vcode::spelling(op)) + " is not a permute operation");
     }
   });
 }

@@ -250,7 +250,7 @@ Op scan_of(Op op) {
 }
 
 [[noreturn]] void unsupported(Op op, Type type) {
-  throw Error(std::string(vcode::spelling(op)) + " is not defined on " + type_name(type));
+  throw InternalError(std::string(vcode::spelling(op)) + " is not defined on " + type_name(type));
 }
 
 // Calls f.template operator()<T, kOp>() for the scan op's element type and combiner, or

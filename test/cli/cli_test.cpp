@@ -1,5 +1,6 @@
 // The vinterp command line as a user sees it: the GPU options (-0..-9, --sync, --host-threshold),
-// --backend errors, and the --profile table (its columns and deterministic counts).
+// --backend errors, a device failure's message, and the --profile table (its columns and
+// deterministic counts).
 #define CATCH_CONFIG_MAIN
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -259,4 +260,17 @@ TEST_CASE("the program listing of -d program shows the SUPEROP definitions befor
   CHECK(first != std::string::npos);
   CHECK(code != std::string::npos);
   CHECK(first < code);
+}
+
+TEST_CASE("a GPU backend without the device asked for is a device failure, not a program error",
+          "[cli]") {
+  if (!backend_available("cuda")) {
+    WARN("backend cuda is not in this build: nothing to check");
+    return;
+  }
+  // Device 9: absent here whether or not the machine has a GPU.
+  auto result = run_vinterp({"--backend", "cuda", "-9", program});
+  CHECK(result.exit_code == 1);
+  CHECK(result.out.empty());
+  CHECK(result.err.rfind("vinterp: device failure: no CUDA device", 0) == 0);
 }

@@ -189,8 +189,8 @@ int main(int argc, char** argv) {
   std::unique_ptr<cvl::Backend> backend;
   try {  // a GPU backend on a machine without a usable GPU: "no CUDA device: ..."
     backend = cvl::make_backend(args["backend"].as<std::string>(), backend_options);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "vinterp: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "%s\n", vm::failure_line(vm::current_failure(), "").c_str());
     return 1;
   }
   if (!backend) {
@@ -203,8 +203,8 @@ int main(int argc, char** argv) {
   try {
     vm::Machine machine(program, *backend, options);
     return machine.run();
-  } catch (const std::exception& e) {  // errors while preparing constants
-    std::fprintf(stderr, "vinterp: %s: %s\n", file.c_str(), e.what());
+  } catch (...) {  // failures while preparing constants name the file
+    std::fprintf(stderr, "%s\n", vm::failure_line(vm::current_failure(), file).c_str());
     return 1;
   }
 }

@@ -33,7 +33,7 @@ void Machine::exec_fused(const Instruction& ins) {
     if (uses[a].elementwise) source = a;
   for (std::size_t a = 0; a < k && source == k; ++a)
     if (uses[a].segdes) source = a;
-  if (source == k) fail(name + ": no operand fixes the length");  // excluded at load time
+  if (source == k) fail_internal(name + ": no operand fixes the length");  // excluded at load time
   const std::size_t domain = uses[source].elementwise ? arg(source).length : arg(source).total;
 
   for (std::size_t a = 0; a < k; ++a) {

@@ -272,7 +272,7 @@ void Machine::exec_io(const Instruction& ins, const Prepared& prep) {
     case Op::Spawn:
       return exec_spawn();
     default:
-      fail("internal error: not an I/O instruction");
+      fail_internal("not an I/O instruction");
   }
 }
 

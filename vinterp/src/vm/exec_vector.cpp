@@ -131,7 +131,7 @@ void Machine::exec_vector(const Instruction& ins, const Prepared& prep) {
           p.dest_segdes = args[5].segdes();
           break;
         default:
-          fail("internal error: not a permute");
+          fail_internal("not a permute");
       }
       p.values = args[0].take_vector();
       p.indices = args[1].take_vector();
@@ -162,7 +162,7 @@ void Machine::exec_vector(const Instruction& ins, const Prepared& prep) {
           push(Value::of(backend_.index(args[0].take_vector(), args[1].take_vector(), args[2].segdes())));
           return;
         default:
-          fail("internal error: not a vector instruction");
+          fail_internal("not a vector instruction");
       }
     case vcode::Family::Pack: {  // v f sd
       same_length(0, 1);
@@ -184,10 +184,10 @@ void Machine::exec_vector(const Instruction& ins, const Prepared& prep) {
           push(Value::of(backend_.segment_lengths(args[0].segdes())));
           return;
         default:
-          fail("internal error: not a segdes instruction");
+          fail_internal("not a segdes instruction");
       }
     default:
-      fail("internal error: instruction has no executor");
+      fail_internal("instruction has no executor");
   }
 }
 

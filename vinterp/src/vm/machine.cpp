@@ -87,10 +87,11 @@ std::string Machine::location() const {
 }
 
 void Machine::fail(const std::string& message) { throw RuntimeError(message); }
+void Machine::fail_internal(const std::string& message) { throw cvl::InternalError(message); }
 
-int Machine::report_error(const char* message) {
+int Machine::report_error(const Failure& failure) {
   std::fflush(stdout);
-  std::fprintf(stderr, "vinterp: %s: %s\n", location().c_str(), message);
+  std::fprintf(stderr, "%s\n", failure_line(failure, location()).c_str());
   if (options_.debug.abort) {
     std::fprintf(stderr, "vinterp: dumping core\n");
     std::abort();
@@ -147,12 +148,8 @@ int Machine::run() {
     std::fflush(stdout);
     if (options_.profile) profile_.print(stderr, seconds_since(started), backend_.stats(), backend_.name());
     return 0;
-  } catch (const RuntimeError& e) {
-    return report_error(e.what());
-  } catch (const cvl::Error& e) {
-    return report_error(e.what());
-  } catch (const std::bad_alloc&) {
-    return report_error("ran out of memory");
+  } catch (...) {  // every other kind of failure (error_report.hpp)
+    return report_error(current_failure());
   }
   if (options_.time_program) {
     std::fprintf(stderr, "elapsed time = %f seconds\n", seconds_since(started));
@@ -257,7 +254,7 @@ void Machine::exec_stack(const Instruction& ins) {
       return;
     }
     default:
-      fail("internal error: not a stack instruction");
+      fail_internal("not a stack instruction");
   }
 }
 

@@ -12,6 +12,7 @@
 
 #include "cvl/backend.hpp"
 #include "cvl/random.hpp"
+#include "error_report.hpp"
 #include "profile.hpp"
 #include "value.hpp"
 #include "vcode/program.hpp"
@@ -35,7 +36,8 @@ struct MachineOptions {
   DebugSwitches debug;
 };
 
-// A VCODE runtime error; the machine adds the function, instruction and line.
+// A VCODE runtime error found by the machine (a data error, like cvl::Error); the machine adds
+// the function, instruction and line.
 struct RuntimeError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -64,8 +66,9 @@ class Machine {
   Value make_constant(const vcode::Constant& c);
   void execute(const vcode::Instruction& ins, const Prepared& prep);
   void check_operands(const vcode::Instruction& ins, const Prepared& prep);
-  [[noreturn]] void fail(const std::string& message);
-  int report_error(const char* message);  // prints the located message; the exit status
+  [[noreturn]] void fail(const std::string& message);           // the program's fault
+  [[noreturn]] void fail_internal(const std::string& message);  // a broken invariant: our bug
+  int report_error(const Failure& failure);  // prints the located failure; the exit status
   std::string location() const;
 
   // Families (exec_*.cpp).
