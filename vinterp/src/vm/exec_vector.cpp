@@ -43,15 +43,16 @@ void Machine::exec_vector(const Instruction& ins, const Prepared& prep) {
   };
   // Vector argument `v` must have one element per segment of segdes argument `s`.
   auto one_per_segment = [&](std::size_t v, std::size_t s) {
-    if (args[v].length != args[s].length)
+    if (args[v].length != args[s].segments)
       fail("args " + std::to_string(v) + " and " + std::to_string(s) + " are incompatible: " +
-           std::to_string(args[v].length) + " elements for " + std::to_string(args[s].length) +
+           std::to_string(args[v].length) + " elements for " + std::to_string(args[s].segments) +
            " segments");
   };
   auto same_segments = [&](std::size_t a, std::size_t b) {
-    if (args[a].length != args[b].length)
+    if (args[a].segments != args[b].segments)
       fail("args " + std::to_string(a) + " and " + std::to_string(b) + " are incompatible: " +
-           std::to_string(args[a].length) + " and " + std::to_string(args[b].length) + " segments");
+           std::to_string(args[a].segments) + " and " + std::to_string(args[b].segments) +
+           " segments");
   };
 
   switch (vcode::info(ins.op).family) {

@@ -179,7 +179,8 @@ void Machine::execute(const Instruction& ins, const Prepared& prep) {
       const Value& c = stack_.back();
       if (c.kind != Kind::Bool || c.length != 1)
         fail(std::string("IF: top of stack not a bool scalar (it is ") + kind_name(c.kind) +
-             " of length " + std::to_string(c.length) + ")");
+             (c.kind == Kind::Segdes ? " of " + std::to_string(c.segments) + " segments)"
+                                     : " of length " + std::to_string(c.length) + ")"));
       std::uint8_t flag = 0;
       backend_.download(c.vector(), 0, 1, &flag);
       stack_.pop_back();
@@ -241,7 +242,7 @@ void Machine::exec_stack(const Instruction& ins) {
       auto pair = std::make_shared<PairStorage>();
       pair->second = pop();
       pair->first = pop();
-      push({Kind::Pair, 0, 0, std::move(pair)});
+      push({Kind::Pair, 0, 0, 0, std::move(pair)});
       return;
     }
     case Op::Unpair: {
