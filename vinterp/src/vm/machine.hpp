@@ -94,7 +94,16 @@ class Machine {
   void trace(const vcode::Instruction& ins);
   std::string stack_shapes() const;
 
-  // I/O helpers (exec_io.cpp).
+  // I/O instructions and their helpers (exec_io.cpp, exec_spawn.cpp).
+  void exec_srand(const vcode::Instruction& ins);
+  void exec_write(const vcode::Instruction& ins);
+  void exec_read(const vcode::Instruction& ins);
+  void exec_fopen(const vcode::Instruction& ins);
+  void exec_fclose(const vcode::Instruction& ins);
+  void exec_fread_char(const vcode::Instruction& ins);
+  // The INT scalar `depth` entries below the top; an error naming `what` for anything else.
+  std::int32_t int_scalar_operand(const vcode::Instruction& ins, std::size_t depth,
+                                  const char* what);
   void push_status(const std::string& message);
   bool valid_stream(std::int32_t fd) const;
   Value read_vector(std::FILE* in, vcode::TypeKeyword type, std::string& error);
