@@ -14,8 +14,9 @@
 
 namespace cvl::cpu {
 
-// Raw memory of at least `bytes` bytes, 64-byte aligned. Small buffers (scalars are most vectors
-// a program makes) live inside the object, so one allocation makes the whole handle.
+// Raw memory of at least `bytes` bytes, 64-byte aligned. Buffers of up to 64 bytes (scalars are
+// most vectors a program makes) live inside the object, 16-byte aligned, so one allocation makes
+// the whole handle.
 class Buffer final : public Storage {
  public:
   explicit Buffer(std::size_t bytes);
@@ -75,7 +76,7 @@ Vector reuse_or_allocate(Vector&& operand, Type type, std::size_t length);
 // An unshared copy of `v` (itself when already unshared): for ops that write into their input.
 Vector unshared(const Parallel& par, Vector&& v);
 
-// Scratch memory for one operation (rank's sort buffers).
+// Scratch memory for one operation (rank's sort buffers, the FUSED evaluator's block buffers).
 template <class T>
 class Scratch {
   static_assert(std::is_trivial_v<T>);
