@@ -17,19 +17,19 @@ using vcode::Op;
 using Where = std::string_view;
 
 void require(bool condition, Where where, const char* what) {
-  if (!condition) throw Error(std::string(where) + ": " + what);
+  if (!condition) throw InternalError(std::string(where) + ": " + what);
 }
 
 void require_length(const Vector& v, std::size_t length, Where where, const char* what) {
   if (v.length != length)
-    throw Error(std::string(where) + ": " + what + " has length " + std::to_string(v.length) +
-                ", expected " + std::to_string(length));
+    throw InternalError(std::string(where) + ": " + what + " has length " +
+                        std::to_string(v.length) + ", expected " + std::to_string(length));
 }
 
 void require_type(const Vector& v, Type type, Where where, const char* what) {
   if (v.type != type)
-    throw Error(std::string(where) + ": " + what + " is " + type_name(v.type) + ", expected " +
-                type_name(type));
+    throw InternalError(std::string(where) + ": " + what + " is " + type_name(v.type) +
+                        ", expected " + type_name(type));
 }
 
 // The descriptor's view, checked against the handle's own counts.
@@ -215,7 +215,6 @@ class CpuBackend final : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options) {
-  cpu::tune_system_allocator();
   return std::make_unique<CpuBackend>(options);
 }
 

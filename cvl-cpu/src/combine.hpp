@@ -30,7 +30,7 @@ inline constexpr bool kRegroupingRounds =
      std::is_same_v<typename C::semantics, cvl_sem::Mul>);
 
 // Calls f.template operator()<Combine<Sem, T>>() for the scan or reduce `op` on element type
-// `type`; throws Error for a type the op does not take.
+// `type`; throws InternalError for a type the op does not take.
 template <class F>
 decltype(auto) with_combine(vcode::Op op, Type type, F&& f) {
   return visit_combiner(op, type, [&]<vcode::Op, class Sem, Type kType>() -> decltype(auto) {

@@ -32,7 +32,8 @@ Vector index(const Context& ctx, Vector starts, Vector strides, const SegView& s
 Vector rank(const Context& ctx, vcode::Op op, Vector v, const SegView& sd);
 std::pair<Vector, Segdes> pack(const Context& ctx, Vector v, Vector flags, const SegView& sd);
 
-// FUSED (fused.cpp): operands already checked against the definition (backend.cpp).
+// FUSED (fused.cpp): backend.cpp has checked the operand count and the descriptors; fused.cpp
+// checks the vectors' types and lengths against the definition's uses.
 Vector fused(const Context& ctx, const vcode::SuperOp& op, std::span<FusedOperand> operands,
              std::size_t domain);
 

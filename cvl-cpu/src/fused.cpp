@@ -87,7 +87,7 @@ struct Plan {
 
 void require_shape(bool ok, const char* what, const Vector& v, std::size_t length) {
   if (!ok)
-    throw Error(std::string("FUSED: ") + what + " is " + type_name(v.type) + " of length " +
+    throw InternalError(std::string("FUSED: ") + what + " is " + type_name(v.type) + " of length " +
                 std::to_string(v.length) + ", expected length " + std::to_string(length));
 }
 
@@ -103,8 +103,9 @@ Plan compile(const SuperOp& op, std::span<FusedOperand> operands, std::size_t do
     if (op.operands[k] == vcode::TypeKeyword::Segdes) {
       plan.views[k] = view(operands[k].segdes);
       if (use.segdes && plan.views[k].total != domain)
-        throw Error("FUSED: a segment descriptor describes " + std::to_string(plan.views[k].total) +
-                    " elements, the domain has " + std::to_string(domain));
+        throw InternalError("FUSED: a segment descriptor describes " +
+                            std::to_string(plan.views[k].total) + " elements, the domain has " +
+                            std::to_string(domain));
       continue;
     }
     const Vector& v = operands[k].vector;

@@ -14,9 +14,9 @@ namespace cvl::cpu {
 // of the type ops.def gives it (the instruction's type for G), `out` the result type.
 using Kernel = void (*)(std::size_t n, const void* const* in, void* out);
 
-// The kernel of elementwise `op` with instruction type `type`; throws Error for other ops. INT /
-// and % do not check their divisors: the caller does first (a zero divisor gives garbage, never
-// a trap).
+// The kernel of elementwise `op` with instruction type `type`; throws InternalError for other
+// ops. INT / and % do not check their divisors: the caller does first (a zero divisor gives
+// garbage, never a trap).
 Kernel kernel_for(vcode::Op op, Type type);
 
 }  // namespace cvl::cpu

@@ -1,12 +1,8 @@
-// Element buffers, and the allocator policy behind them.
+// Element buffers: 64-byte aligned from the C library's allocator, small ones inside the handle.
 #include "storage.hpp"
-
-#include <malloc.h>
 
 #include <cstdlib>
 #include <cstring>
-#include <limits>
-#include <mutex>
 #include <string>
 
 namespace cvl::cpu {
@@ -15,19 +11,6 @@ namespace {
 constexpr std::size_t kAlignment = 64;
 
 }  // namespace
-
-void tune_system_allocator() {
-  // glibc serves large requests with fresh mmap'ed memory and unmaps it on free, so every large
-  // vector would page-fault (and have the kernel zero) every page it touches, which costs more
-  // than most operations on the data; it also trims the top of its heap. Keeping all vector
-  // memory in the heap and never trimming it makes freed vectors' pages serve later ones, like
-  // the classic interpreter's preallocated arena. The heap still grows by mmap where brk cannot.
-  static std::once_flag once;
-  std::call_once(once, [] {
-    mallopt(M_MMAP_MAX, 0);
-    mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
-  });
-}
 
 Buffer::Buffer(std::size_t bytes) {
   if (bytes <= kInlineBytes) {

@@ -1,5 +1,7 @@
-// Memory behind cvl-cpu's handles: element buffers (64-byte aligned, cached when large), segment
-// descriptors (lengths plus start offsets), and typed access to both.
+// Memory behind cvl-cpu's handles: element buffers (small ones inside the handle object),
+// segment descriptors (lengths plus start offsets), and typed access to both. Freed memory goes
+// back to the C library's allocator; how it keeps it is the program's choice (vinterp's:
+// vinterp/src/allocator_policy.hpp).
 #pragma once
 
 #include <cstddef>
@@ -12,8 +14,9 @@
 
 namespace cvl::cpu {
 
-// Raw memory of at least `bytes` bytes, 64-byte aligned. Small buffers (scalars are most vectors
-// a program makes) live inside the object, so one allocation makes the whole handle.
+// Raw memory of at least `bytes` bytes, 64-byte aligned. Buffers of up to 64 bytes (scalars are
+// most vectors a program makes) live inside the object, 16-byte aligned, so one allocation makes
+// the whole handle.
 class Buffer final : public Storage {
  public:
   explicit Buffer(std::size_t bytes);
@@ -62,10 +65,6 @@ T* elements(const Vector& v) {
   return buffer ? reinterpret_cast<T*>(buffer->bytes()) : nullptr;
 }
 
-// Makes the C library keep freed vector memory for reuse (see storage.cpp); called once by
-// make_cpu_backend.
-void tune_system_allocator();
-
 // A new vector with uninitialised elements; length 0 shares one empty buffer.
 Vector allocate(Type type, std::size_t length);
 // A new vector with all bits zero (0, 0.0, F), written in parallel above the threshold.
@@ -77,7 +76,7 @@ Vector reuse_or_allocate(Vector&& operand, Type type, std::size_t length);
 // An unshared copy of `v` (itself when already unshared): for ops that write into their input.
 Vector unshared(const Parallel& par, Vector&& v);
 
-// Scratch memory for one operation (rank's sort buffers).
+// Scratch memory for one operation (rank's sort buffers, the FUSED evaluator's block buffers).
 template <class T>
 class Scratch {
   static_assert(std::is_trivial_v<T>);

@@ -28,17 +28,17 @@ namespace {
 using vcode::Op;
 
 void require(bool condition, std::string_view where, const char* what) {
-  if (!condition) throw Error(std::string(where) + ": " + what);
+  if (!condition) throw InternalError(std::string(where) + ": " + what);
 }
 void require_length(const Vector& v, std::size_t length, std::string_view where, const char* what) {
   if (v.length != length)
-    throw Error(std::string(where) + ": " + what + " has length " + std::to_string(v.length) +
-                ", expected " + std::to_string(length));
+    throw InternalError(std::string(where) + ": " + what + " has length " +
+                        std::to_string(v.length) + ", expected " + std::to_string(length));
 }
 void require_type(const Vector& v, Type type, std::string_view where, const char* what) {
   if (v.type != type)
-    throw Error(std::string(where) + ": " + what + " is " + type_name(v.type) + ", expected " +
-                type_name(type));
+    throw InternalError(std::string(where) + ": " + what + " is " + type_name(v.type) +
+                        ", expected " + type_name(type));
 }
 
 Type letter_type(char letter, Type instruction_type) {
@@ -308,7 +308,7 @@ class CudaBackend final : public Backend, private Residency {
     require(op == Op::RankUp || op == Op::RankDown, where, "not a rank operation");
     require_length(v, segdes(sd).total, where, "vector");
     if (v.type != Type::Int && v.type != Type::Float)
-      throw Error(std::string(where) + " is not defined on " + type_name(v.type));
+      throw InternalError(std::string(where) + " is not defined on " + type_name(v.type));
     if (v.length > 0xFFFFFFFFull) throw Error(std::string(where) + ": vector too long to rank");
     if (on_host_path({&v}, {&sd}))
       return wrap_host(cpu_->rank(op, take_host(std::move(v)), host_segdes(sd)));

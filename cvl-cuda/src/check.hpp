@@ -1,5 +1,5 @@
-// Checks the status of every CUDA runtime call: a failure becomes a cvl::Error naming the call's
-// file, line and the error's name (the emulation has no runtime calls to check).
+// Checks the status of every CUDA runtime call: a failure becomes a cvl::DeviceError naming the
+// call's file, line and the error's name (the emulation has no runtime calls to check).
 #pragma once
 
 #include <string>
@@ -12,9 +12,9 @@ namespace cvl::CVL_CUDA_NS {
 
 [[noreturn]] inline void throw_cuda_error(cudaError_t status, const char* call, const char* file,
                                           int line) {
-  throw Error(std::string("CUDA error ") + cudaGetErrorName(status) + " (" +
-              cudaGetErrorString(status) + ") in " + call + " at " + file + ":" +
-              std::to_string(line));
+  throw DeviceError(std::string("CUDA error ") + cudaGetErrorName(status) + " (" +
+                    cudaGetErrorString(status) + ") in " + call + " at " + file + ":" +
+                    std::to_string(line));
 }
 
 }  // namespace cvl::CVL_CUDA_NS

@@ -11,7 +11,7 @@ namespace cvl::CVL_CUDA_NS {
 namespace {
 
 [[noreturn]] void out_of_memory(std::size_t bytes) {
-  throw Error("out of device memory: " + std::to_string(bytes) + " bytes requested");
+  throw DeviceError("out of device memory: " + std::to_string(bytes) + " bytes requested");
 }
 
 constexpr unsigned long long kNoFault = ~0ull;
@@ -23,11 +23,11 @@ Device::Device(const BackendOptions& options) : sync_each_op_(options.sync_each_
   int count = 0;
   cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess)
-    throw Error(std::string("no CUDA device: ") + cudaGetErrorString(status));
-  if (count == 0) throw Error("no CUDA device: the CUDA runtime found none");
+    throw DeviceError(std::string("no CUDA device: ") + cudaGetErrorString(status));
+  if (count == 0) throw DeviceError("no CUDA device: the CUDA runtime found none");
   if (options.device < 0 || options.device >= count)
-    throw Error("no CUDA device " + std::to_string(options.device) + ": this machine has " +
-                std::to_string(count));
+    throw DeviceError("no CUDA device " + std::to_string(options.device) +
+                      ": this machine has " + std::to_string(count));
   device_ = options.device;
   CVL_CUDA_CHECK(cudaSetDevice(device_));
   CVL_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));

@@ -38,7 +38,7 @@ class Device {
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
 
-  // Pool memory (stream-ordered on the GPU). Out of memory is a cvl::Error naming the bytes.
+  // Pool memory (stream-ordered on the GPU). Out of memory is a DeviceError naming the bytes.
   void* allocate(std::size_t bytes);
   void release(void* pointer, std::size_t bytes) noexcept;
 

@@ -19,7 +19,8 @@ Type element_type(vcode::TypeKeyword t) {
 Plan plan(const vcode::SuperOp& op) {
   Plan p;
   const auto& nodes = op.nodes;
-  if (nodes.empty()) throw Error("FUSED: superoperator " + std::to_string(op.id) + " is empty");
+  if (nodes.empty())
+    throw InternalError("FUSED: superoperator " + std::to_string(op.id) + " is empty");
   const vcode::SuperOpNode& root = op.root();
   std::size_t body_count = nodes.size();
   p.body_root = static_cast<std::uint32_t>(nodes.size() - 1);

@@ -23,7 +23,7 @@ std::string compile_cuda_to_cubin(const std::string& source, int arch) {
   nvrtcProgram program;
   if (nvrtcCreateProgram(&program, source.c_str(), "nesl_superops.cu", 0, nullptr, nullptr) !=
       NVRTC_SUCCESS)
-    throw Error("NVRTC: cannot create a program");
+    throw DeviceError("NVRTC: cannot create a program");
   const std::string arch_option = "--gpu-architecture=sm_" + std::to_string(arch);
   const char* options[] = {arch_option.c_str(), "--fmad=false", "--std=c++17"};
   nvrtcResult status = nvrtcCompileProgram(program, 3, options);
@@ -33,7 +33,7 @@ std::string compile_cuda_to_cubin(const std::string& source, int arch) {
     std::string log(size, '\0');
     nvrtcGetProgramLog(program, log.data());
     nvrtcDestroyProgram(&program);
-    throw Error(std::string("NVRTC: ") + nvrtcGetErrorString(status) + "\n" + log);
+    throw DeviceError(std::string("NVRTC: ") + nvrtcGetErrorString(status) + "\n" + log);
   }
   std::size_t size = 0;
   nvrtcGetCUBINSize(program, &size);
@@ -121,7 +121,7 @@ cudaKernel_t KernelCache::kernel_for(const vcode::SuperOp& op) {
     CVL_CUDA_CHECK(cudaLibraryGetKernel(&kernel, library, vcode::cuda_kernel_name(op).c_str()));
     kernels_.emplace(std::move(source), kernel);
     return kernel;
-  } catch (const Error& e) {
+  } catch (const DeviceError& e) {
     // A failed runtime call stays the thread's last error: clear it, or the next launch's
     // cudaGetLastError check (and Thrust's) would report it as its own failure.
     (void)cudaGetLastError();

@@ -31,7 +31,7 @@ class Residency {
                                               : options.host_threshold) {}
 
   static VectorStorage& storage(const Vector& v) {
-    if (!v.storage) throw Error("vector handle without storage");
+    if (!v.storage) throw InternalError("vector handle without storage");
     return *static_cast<VectorStorage*>(v.storage.get());
   }
   const SegdesStorage& segdes(const Segdes& sd) {

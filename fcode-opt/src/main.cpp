@@ -76,6 +76,21 @@ int main(int argc, char** argv) {
     std::cerr << "fcode-opt: no input file\n" << visible;
     return 1;
   }
+  fopt::PipelineOptions options;
+  if (vm.count("passes")) options.passes = split_list(vm["passes"].as<std::string>());
+  if (vm.count("dump-after")) {
+    options.dump_after = vm["dump-after"].as<std::string>();
+    options.dump = &std::cerr;
+  }
+  options.verify = vm.count("verify-ir") > 0;
+  if (vm.count("inline-limit"))
+    options.pass_options.inline_size_limit = vm["inline-limit"].as<std::size_t>();
+  try {
+    fopt::check_options(options);  // before reading the input: a misspelt name fails at once
+  } catch (const std::exception& error) {
+    std::cerr << "fcode-opt: " << error.what() << '\n';
+    return 1;
+  }
   const std::string input = vm["input"].as<std::string>();
   vcode::Program program;
   try {
@@ -88,15 +103,6 @@ int main(int argc, char** argv) {
     std::cerr << "fcode-opt: " << error.what() << '\n';
     return 1;
   }
-  fopt::PipelineOptions options;
-  if (vm.count("passes")) options.passes = split_list(vm["passes"].as<std::string>());
-  if (vm.count("dump-after")) {
-    options.dump_after = vm["dump-after"].as<std::string>();
-    options.dump = &std::cerr;
-  }
-  options.verify = vm.count("verify-ir") > 0;
-  if (vm.count("inline-limit"))
-    options.pass_options.inline_size_limit = vm["inline-limit"].as<std::size_t>();
   fopt::PipelineResult result;
   try {
     result = fopt::optimize(program, options);

@@ -1,5 +1,6 @@
 #include "fopt/pipeline.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "fopt/cleanup.hpp"
@@ -49,6 +50,18 @@ void after(const std::string& name, const Module& module, const PipelineOptions&
   }
 }
 
+const Pass* find_pass(const std::string& name) {
+  for (const Pass& p : passes)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+std::string comma_list(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
 }  // namespace
 
 std::span<const Pass> registered_passes() { return passes; }
@@ -57,20 +70,31 @@ std::vector<std::string> default_passes() {
   return {"inline", "cleanup", "hoist", "cleanup", "fuse", "cleanup"};
 }
 
+std::vector<std::string> dump_after_names() {
+  std::vector<std::string> names = {"lift"};
+  for (const Pass& p : passes) names.emplace_back(p.name);
+  names.insert(names.end(), {"lower", "all"});
+  return names;
+}
+
+void check_options(const PipelineOptions& options) {
+  std::vector<std::string> pass_names;
+  for (const Pass& p : passes) pass_names.emplace_back(p.name);
+  for (const std::string& name : options.passes)
+    if (!find_pass(name))
+      throw std::runtime_error("unknown pass \"" + name + "\" (passes: " + comma_list(pass_names) +
+                               ")");
+  if (!options.dump_after) return;
+  const std::vector<std::string> dump_names = dump_after_names();
+  if (std::find(dump_names.begin(), dump_names.end(), *options.dump_after) == dump_names.end())
+    throw std::runtime_error("unknown pass \"" + *options.dump_after + "\" for --dump-after (" +
+                             comma_list(dump_names) + ")");
+}
+
 PipelineResult optimize(const vcode::Program& input, const PipelineOptions& options) {
+  check_options(options);
   std::vector<const Pass*> chosen;
-  for (const std::string& name : options.passes) {
-    const Pass* found = nullptr;
-    for (const Pass& p : passes)
-      if (p.name == name) found = &p;
-    if (!found) {
-      std::string known;
-      for (const Pass& p : passes)
-        known += std::string(known.empty() ? "" : ", ") + std::string(p.name);
-      throw std::runtime_error("unknown pass \"" + name + "\" (passes: " + known + ")");
-    }
-    chosen.push_back(found);
-  }
+  for (const std::string& name : options.passes) chosen.push_back(find_pass(name));
   PipelineResult result;
   result.module = lift(input);
   after("lift", result.module, options);

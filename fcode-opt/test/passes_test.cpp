@@ -1,6 +1,7 @@
 // Per-pass tests of fcode-opt: small VCODE in, the expected structure of the IR or FCODE out.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <sstream>
 #include <string>
 
 #include "fopt/cleanup.hpp"
@@ -233,6 +234,21 @@ TEST_CASE("verify: a variable used before its definition is reported with the fu
 
 TEST_CASE("pipeline: an unknown pass name is an error") {
   CHECK_THROWS_WITH(run("FUNC MAIN\nRET\n", {"nonsense"}), Catch::Contains("unknown pass"));
+}
+
+TEST_CASE("pipeline: an unknown --dump-after name is an error listing the known ones") {
+  PipelineOptions options;
+  std::ostringstream dump;
+  options.dump = &dump;
+  options.dump_after = "fusion";
+  CHECK_THROWS_WITH(optimize(parse("FUNC MAIN\nRET\n"), options),
+                    "unknown pass \"fusion\" for --dump-after "
+                    "(lift, inline, cleanup, hoist, fuse, lower, all)");
+  CHECK(dump.str().empty());
+  for (const std::string& name : dump_after_names()) {
+    options.dump_after = name;
+    CHECK_NOTHROW(check_options(options));
+  }
 }
 
 TEST_CASE("hoist: a scalar computation repeated in two IFs is computed once, before them") {

@@ -1,5 +1,6 @@
 // The vinterp command line as a user sees it: the GPU options (-0..-9, --sync, --host-threshold),
-// --backend errors, and the --profile table (its columns and deterministic counts).
+// --backend errors, a device failure's message, and the --profile table (its columns and
+// deterministic counts); and fcode-opt's option errors.
 #define CATCH_CONFIG_MAIN
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -14,16 +15,21 @@
 namespace {
 
 const std::string vinterp = VINTERP_PATH;
+const std::string fcode_opt = FCODE_OPT_PATH;
 const std::string test_dir = CLI_TEST_DIR;
 const std::string program = test_dir + "/profile_counts.vcode";
 
-corpus::ProcessResult run_vinterp(std::vector<std::string> args) {
-  args.insert(args.begin(), vinterp);
+corpus::ProcessResult run_command(std::vector<std::string> args) {
   auto result = corpus::run_process(args, "/tmp", "/dev/null", 60.0);
   INFO("stderr: " << result.err);
   REQUIRE(result.launch_error.empty());
   REQUIRE(result.exited);
   return result;
+}
+
+corpus::ProcessResult run_vinterp(std::vector<std::string> args) {
+  args.insert(args.begin(), vinterp);
+  return run_command(std::move(args));
 }
 
 std::string read_file(const std::string& path) {
@@ -259,4 +265,30 @@ TEST_CASE("the program listing of -d program shows the SUPEROP definitions befor
   CHECK(first != std::string::npos);
   CHECK(code != std::string::npos);
   CHECK(first < code);
+}
+
+TEST_CASE("a GPU backend without the device asked for is a device failure, not a program error",
+          "[cli]") {
+  if (!backend_available("cuda")) {
+    WARN("backend cuda is not in this build: nothing to check");
+    return;
+  }
+  // Device 9: absent here whether or not the machine has a GPU.
+  auto result = run_vinterp({"--backend", "cuda", "-9", program});
+  CHECK(result.exit_code == 1);
+  CHECK(result.out.empty());
+  CHECK(result.err.rfind("vinterp: device failure: no CUDA device", 0) == 0);
+}
+
+TEST_CASE("fcode-opt --dump-after with an unknown pass is an error listing the passes",
+          "[cli][fcode-opt]") {
+  auto result = run_command({fcode_opt, "--dump-after", "fusion", program});
+  CHECK(result.exit_code == 1);
+  CHECK(result.out.empty());
+  CHECK(result.err ==
+        "fcode-opt: unknown pass \"fusion\" for --dump-after "
+        "(lift, inline, cleanup, hoist, fuse, lower, all)\n");
+  auto known = run_command({fcode_opt, "--dump-after", "fuse", program});
+  CHECK(known.exit_code == 0);
+  CHECK(known.err.rfind("=== after fuse ===\n", 0) == 0);
 }

@@ -13,7 +13,7 @@ const std::vector<BackendFactory>& conformance_backends() {
     std::vector<BackendFactory> list;
     try {
       cvl::make_cuda_backend({});
-    } catch (const cvl::Error& e) {
+    } catch (const cvl::DeviceError& e) {
       std::cout << e.what() << "\n";
       return list;
     }

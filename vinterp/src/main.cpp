@@ -5,11 +5,13 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
-#include <iostream>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "../src/vm/machine.hpp"
+#include "allocator_policy.hpp"
 #include "cvl/registry.hpp"
 #include "vcode/lexer.hpp"
 #include "vcode/parser.hpp"
@@ -47,43 +49,36 @@ const char* const usage_text =
     "\t\t\t\t run on the host (0 = everything on the device; default: the backend's)\n"
     "\t --help, --version\n";
 
+// A bad command line: vinterp prints the message, then the usage text, and exits 1.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 int usage_error(const std::string& message = "") {
   if (!message.empty()) std::fprintf(stderr, "vinterp: %s\n", message.c_str());
   std::fputs(usage_text, stderr);
   return 1;
 }
 
-bool apply_debug_switch(const std::string& name, vm::DebugSwitches& d, bool& lex, bool& link, bool& program) {
-  if (name == "abort") d.abort = true;
-  else if (name == "lex") lex = true;
-  else if (name == "link") link = true;
-  else if (name == "program") program = true;
-  else if (name == "runtime") d.runtime = true;
-  else if (name == "command") d.command = true;
-  else if (name == "stack") d.stack = true;
-  else if (name == "values") d.values = true;
-  else if (name == "heap") {}
-  else return false;
-  return true;
-}
+// The classic -d switches that act while the program is loaded (the others are the machine's).
+struct LoadTraces {
+  bool lex = false;      // every token's text, on stdout
+  bool link = false;     // every call linked
+  bool program = false;  // the parsed program
+};
 
-void list_program(const vcode::Program& program) {
-  for (const auto& superop : program.superops)  // FCODE: the definitions FUSED n refers to
-    std::fprintf(stderr, "%s\n", vcode::superop_text(superop).c_str());
-  for (std::size_t i = 0; i < program.code.size(); ++i) {
-    const auto& ins = program.code[i];
-    std::fprintf(stderr, "(%zu) vop = %s; line = %d", i, vcode::instruction_text(program, ins).c_str(),
-                 ins.where.line);
-    if (ins.target != vcode::no_target) std::fprintf(stderr, "; branch to %u", ins.target);
-    std::fputc('\n', stderr);
-  }
-}
+// Everything a run needs, taken from the command line.
+struct RunSettings {
+  std::string file;
+  std::string backend_name;
+  cvl::BackendOptions backend;
+  vm::MachineOptions machine;
+  LoadTraces traces;
+};
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  po::options_description visible;
-  visible.add_options()
+po::options_description command_line_options() {
+  po::options_description options;
+  options.add_options()
       ("help", "")
       ("version", "")
       (",c", "")
@@ -101,108 +96,207 @@ int main(int argc, char** argv) {
       ("sync", "")
       ("host-threshold", po::value<long long>(), "")
       ("file", po::value<std::vector<std::string>>(), "");
-  for (char digit = '0'; digit <= '9'; ++digit) visible.add_options()((std::string(",") + digit).c_str(), "");
+  for (char digit = '0'; digit <= '9'; ++digit)
+    options.add_options()((std::string(",") + digit).c_str(), "");
+  return options;
+}
+
+// The last -<digit> given, as getopt would have it; 0 when there is none.
+int device_option(const po::parsed_options& parsed) {
+  int device = 0;
+  for (const auto& option : parsed.options)
+    if (const auto& key = option.string_key;
+        key.size() == 2 && key[0] == '-' && std::isdigit(static_cast<unsigned char>(key[1])))
+      device = key[1] - '0';
+  return device;
+}
+
+// Throws po::error for a command line Boost cannot parse.
+po::variables_map parse_command_line(int argc, char** argv, int& device) {
+  const po::options_description options = command_line_options();  // `parsed` points into it
   po::positional_options_description positional;
   positional.add("file", -1);
-
+  auto parsed = po::command_line_parser(argc, argv).options(options).positional(positional).run();
+  device = device_option(parsed);
   po::variables_map args;
-  int device = 0;  // the last -<digit>, as getopt would have it
-  try {
-    auto parsed = po::command_line_parser(argc, argv).options(visible).positional(positional).run();
-    for (const auto& option : parsed.options)
-      if (const auto& key = option.string_key;
-          key.size() == 2 && key[0] == '-' && std::isdigit(static_cast<unsigned char>(key[1])))
-        device = key[1] - '0';
-    po::store(parsed, args);
-    po::notify(args);
-  } catch (const po::error& e) {
-    return usage_error(e.what());
-  }
-  if (args.count("help")) {
-    std::fputs(usage_text, stdout);
-    return 0;
-  }
-  if (args.count("version")) {
-    std::printf("vinterp %s (backends:", NESL_VERSION);
-    for (const auto& name : cvl::available_backends()) std::printf(" %s", name.c_str());
-    std::printf(")\n");
-    return 0;
-  }
-  if (args.count("-r")) return usage_error("-r is not implemented (as in the classic interpreter)");
-  auto files = args.count("file") ? args["file"].as<std::vector<std::string>>() : std::vector<std::string>{};
-  if (files.size() != 1) {
-    std::fprintf(stderr, "vinterp: Please supply file name.\n");
-    return usage_error();
-  }
+  po::store(parsed, args);
+  po::notify(args);
+  return args;
+}
 
+void print_version() {
+  std::printf("vinterp %s (backends:", NESL_VERSION);
+  for (const auto& name : cvl::available_backends()) std::printf(" %s", name.c_str());
+  std::printf(")\n");
+}
+
+bool apply_debug_switch(const std::string& name, vm::DebugSwitches& d, LoadTraces& traces) {
+  if (name == "abort") d.abort = true;
+  else if (name == "lex") traces.lex = true;
+  else if (name == "link") traces.link = true;
+  else if (name == "program") traces.program = true;
+  else if (name == "runtime") d.runtime = true;
+  else if (name == "command") d.command = true;
+  else if (name == "stack") d.stack = true;
+  else if (name == "values") d.values = true;
+  else if (name == "heap") {}
+  else return false;
+  return true;
+}
+
+vm::MachineOptions machine_options(const po::variables_map& args, LoadTraces& traces) {
   vm::MachineOptions options;
   options.time_program = args.count("-t") > 0;
   options.trace = args.count("trace") > 0;
   options.profile = args.count("profile") > 0;
-  bool lex = false, link = false, list = false;
   if (args.count("-d"))
     for (const auto& name : args["-d"].as<std::vector<std::string>>())
-      if (!apply_debug_switch(name, options.debug, lex, link, list))
-        return usage_error("unknown debug switch -d " + name);
+      if (!apply_debug_switch(name, options.debug, traces))
+        throw UsageError("unknown debug switch -d " + name);
+  return options;
+}
 
-  cvl::BackendOptions backend_options;
-  backend_options.threads = args["threads"].as<int>();
-  if (backend_options.threads < 0) return usage_error("--threads must be 0 (all cores) or more");
-  backend_options.device = device;
-  backend_options.sync_each_op = args.count("sync") > 0;
+cvl::BackendOptions backend_options(const po::variables_map& args, int device) {
+  cvl::BackendOptions options;
+  options.threads = args["threads"].as<int>();
+  if (options.threads < 0) throw UsageError("--threads must be 0 (all cores) or more");
+  options.device = device;
+  options.sync_each_op = args.count("sync") > 0;
   if (args.count("host-threshold")) {
-    backend_options.host_threshold = args["host-threshold"].as<long long>();
-    if (backend_options.host_threshold < 0) return usage_error("--host-threshold must be 0 or more");
+    options.host_threshold = args["host-threshold"].as<long long>();
+    if (options.host_threshold < 0) throw UsageError("--host-threshold must be 0 or more");
   }
   const std::string rank = args["float-rank"].as<std::string>();
-  if (rank == "legacy") backend_options.float_rank = cvl::FloatRankOrder::Legacy;
-  else if (rank != "correct") return usage_error("--float-rank must be correct or legacy");
+  if (rank == "legacy") options.float_rank = cvl::FloatRankOrder::Legacy;
+  else if (rank != "correct") throw UsageError("--float-rank must be correct or legacy");
+  return options;
+}
 
-  const std::string& file = files.front();
+// The settings of a run; throws UsageError for a command line that asks for none.
+RunSettings run_settings(const po::variables_map& args, int device) {
+  if (args.count("-r")) throw UsageError("-r is not implemented (as in the classic interpreter)");
+  const auto files =
+      args.count("file") ? args["file"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (files.size() != 1) throw UsageError("Please supply file name.");
+  RunSettings settings;
+  settings.file = files.front();
+  settings.backend_name = args["backend"].as<std::string>();
+  settings.machine = machine_options(args, settings.traces);
+  settings.backend = backend_options(args, device);
+  return settings;
+}
+
+void print_lines(const std::vector<std::string>& lines) {
+  for (const auto& line : lines) std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+// The program, or nothing after printing why it cannot be loaded.
+std::optional<vcode::Program> load_or_report(const std::string& file) {
   std::vector<std::string> warnings;
-  vcode::Program program;
   try {
-    program = vcode::load_program(file, {&warnings});
+    vcode::Program program = vcode::load_program(file, {&warnings});
+    print_lines(warnings);
+    return program;
   } catch (const vcode::LoadError& e) {
-    for (const auto& w : warnings) std::fprintf(stderr, "%s\n", w.c_str());
+    print_lines(warnings);
     std::fprintf(stderr, "%s\nParse failure\n", e.what());
-    return 1;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // the file cannot be read
     std::fprintf(stderr, "vinterp: %s\n", e.what());
-    return 1;
   }
-  for (const auto& w : warnings) std::fprintf(stderr, "%s\n", w.c_str());
-  if (lex) {  // the classic prints every token's text on stdout
-    std::ifstream in(file, std::ios::binary);
-    std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::vector<vcode::Diagnostic> ignored;
-    for (const auto& token : vcode::tokenize(source, ignored))
-      if (token.kind != vcode::TokenKind::End) std::printf("%.*s\n", int(token.text.size()), token.text.data());
-  }
-  if (link)
-    for (const auto& ins : program.code)
-      if (ins.op == vcode::Op::Call) std::fprintf(stderr, "vinterp: linker: linking %s\n", ins.callee.c_str());
-  if (list) list_program(program);
+  return std::nullopt;
+}
 
+// -d lex: the classic prints every token's text on stdout.
+void print_tokens(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<vcode::Diagnostic> ignored;
+  for (const auto& token : vcode::tokenize(source, ignored))
+    if (token.kind != vcode::TokenKind::End)
+      std::printf("%.*s\n", int(token.text.size()), token.text.data());
+}
+
+void print_linked_calls(const vcode::Program& program) {
+  for (const auto& ins : program.code)
+    if (ins.op == vcode::Op::Call)
+      std::fprintf(stderr, "vinterp: linker: linking %s\n", ins.callee.c_str());
+}
+
+void list_program(const vcode::Program& program) {
+  for (const auto& superop : program.superops)  // FCODE: the definitions FUSED n refers to
+    std::fprintf(stderr, "%s\n", vcode::superop_text(superop).c_str());
+  for (std::size_t i = 0; i < program.code.size(); ++i) {
+    const auto& ins = program.code[i];
+    std::fprintf(stderr, "(%zu) vop = %s; line = %d", i,
+                 vcode::instruction_text(program, ins).c_str(), ins.where.line);
+    if (ins.target != vcode::no_target) std::fprintf(stderr, "; branch to %u", ins.target);
+    std::fputc('\n', stderr);
+  }
+}
+
+void print_load_traces(const RunSettings& settings, const vcode::Program& program) {
+  if (settings.traces.lex) print_tokens(settings.file);
+  if (settings.traces.link) print_linked_calls(program);
+  if (settings.traces.program) list_program(program);
+}
+
+// The backend, or nullptr after printing why there is none (a GPU backend on a machine without a
+// usable GPU: "no CUDA device: ...").
+std::unique_ptr<cvl::Backend> make_backend_or_report(const RunSettings& settings) {
   std::unique_ptr<cvl::Backend> backend;
-  try {  // a GPU backend on a machine without a usable GPU: "no CUDA device: ..."
-    backend = cvl::make_backend(args["backend"].as<std::string>(), backend_options);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "vinterp: %s\n", e.what());
-    return 1;
+  try {
+    backend = cvl::make_backend(settings.backend_name, settings.backend);
+  } catch (...) {
+    std::fprintf(stderr, "%s\n", vm::failure_line(vm::current_failure(), "").c_str());
+    return nullptr;
   }
   if (!backend) {
     std::string names;
     for (const auto& name : cvl::available_backends()) names += " " + name;
     std::fprintf(stderr, "vinterp: backend '%s' is not available in this build (available:%s)\n",
-                 args["backend"].as<std::string>().c_str(), names.c_str());
-    return 1;
+                 settings.backend_name.c_str(), names.c_str());
   }
+  return backend;
+}
+
+// The exit status of the run; failures while the machine prepares the constants name the file.
+int run_program(const vcode::Program& program, cvl::Backend& backend, const RunSettings& settings) {
   try {
-    vm::Machine machine(program, *backend, options);
+    vm::Machine machine(program, backend, settings.machine);
     return machine.run();
-  } catch (const std::exception& e) {  // errors while preparing constants
-    std::fprintf(stderr, "vinterp: %s: %s\n", file.c_str(), e.what());
+  } catch (...) {
+    std::fprintf(stderr, "%s\n", vm::failure_line(vm::current_failure(), settings.file).c_str());
     return 1;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  vinterp::keep_freed_memory_for_reuse();  // the whole process's choice (allocator_policy.hpp)
+  RunSettings settings;
+  try {
+    int device = 0;
+    const po::variables_map args = parse_command_line(argc, argv, device);
+    if (args.count("help")) {
+      std::fputs(usage_text, stdout);
+      return 0;
+    }
+    if (args.count("version")) {
+      print_version();
+      return 0;
+    }
+    settings = run_settings(args, device);
+  } catch (const po::error& e) {
+    return usage_error(e.what());
+  } catch (const UsageError& e) {
+    return usage_error(e.what());
+  }
+
+  const std::optional<vcode::Program> program = load_or_report(settings.file);
+  if (!program) return 1;
+  print_load_traces(settings, *program);
+  std::unique_ptr<cvl::Backend> backend = make_backend_or_report(settings);
+  if (!backend) return 1;
+  return run_program(*program, *backend, settings);
 }

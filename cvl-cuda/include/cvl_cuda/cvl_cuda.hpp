@@ -9,7 +9,7 @@
 
 namespace cvl {
 
-// Throws cvl::Error("no CUDA device: ...") where the machine has no usable GPU.
+// Throws cvl::DeviceError("no CUDA device: ...") where the machine has no usable GPU.
 std::unique_ptr<Backend> make_cuda_backend(const BackendOptions& options);
 
 std::unique_ptr<Backend> make_cuda_emulated_backend(const BackendOptions& options);

@@ -8,7 +8,7 @@
 namespace cvl {
 
 // A cubin for sm_<arch> (e.g. 90) of the CUDA source `source`, compiled with --fmad=false;
-// throws cvl::Error with NVRTC's log when it does not compile.
+// throws cvl::DeviceError with NVRTC's log when it does not compile.
 std::string compile_cuda_to_cubin(const std::string& source, int arch);
 
 }  // namespace cvl

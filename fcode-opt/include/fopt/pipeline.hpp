@@ -17,6 +17,8 @@ namespace fopt {
 // The passes that can be listed in --passes, in their default order.
 std::span<const Pass> registered_passes();
 std::vector<std::string> default_passes();
+// What --dump-after takes: "lift", a registered pass, "lower", or "all".
+std::vector<std::string> dump_after_names();
 
 struct PipelineOptions {
   std::vector<std::string> passes = default_passes();
@@ -31,8 +33,12 @@ struct PipelineResult {
   Module module;           // the IR after the last pass
 };
 
-// Throws std::runtime_error for an unknown pass name and std::logic_error (naming the pass)
-// when the IR is found broken after a pass.
+// Throws std::runtime_error, listing the known names, for an unknown pass in `passes` or
+// `dump_after` (so that a misspelt --dump-after is not silently ignored).
+void check_options(const PipelineOptions& options);
+
+// Throws as check_options does, and std::logic_error (naming the pass) when the IR is found
+// broken after a pass.
 PipelineResult optimize(const vcode::Program& input, const PipelineOptions& options = {});
 
 }  // namespace fopt

@@ -6,7 +6,9 @@
 //   length match. It must otherwise never modify an operand (value semantics).
 // - The interpreter has already checked operand types, lengths and segdes compatibility
 //   (spec/VCODE.md §7). The backend checks what depends on the data (indices, divisors, segment
-//   lengths) and throws cvl::Error with a short message, never crashes.
+//   lengths) and throws cvl::Error with a short message, never crashes. A broken contract (a
+//   shape the interpreter should have checked) is a cvl::InternalError, a failing device a
+//   cvl::DeviceError (cvl/errors.hpp).
 // - Segmented operations follow spec/CVL.md; indices are relative to their segment.
 #pragma once
 

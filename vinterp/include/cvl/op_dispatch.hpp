@@ -50,8 +50,9 @@ struct Signature {
 template <class Sem>
 inline constexpr bool checks_divisor = requires { Sem::traps(0, 0); };
 
+// The interpreter has checked types and families before a backend dispatches, so these are bugs.
 [[noreturn]] inline void throw_not_defined(vcode::Op op, Type type) {
-  throw Error(std::string(vcode::spelling(op)) + " is not defined on " + type_name(type));
+  throw InternalError(std::string(vcode::spelling(op)) + " is not defined on " + type_name(type));
 }
 
 namespace detail {
@@ -84,13 +85,13 @@ decltype(auto) visit_families(vcode::Op op, Type type, F& f, const char* what) {
 #include "vcode/ops.def"
 #undef X
   }
-  throw Error(std::string(vcode::spelling(op)) + " is not " + what);
+  throw InternalError(std::string(vcode::spelling(op)) + " is not " + what);
 }
 }  // namespace detail
 
 // f.template operator()<kOp, Sem, kType>() for an elementwise op: Sem is its cvl_sem struct,
 // kType the element type it is applied with (Signature<kOp, kType> gives operand and result
-// types). Throws cvl::Error for an op that is not elementwise or a type it does not take.
+// types). Throws cvl::InternalError for an op that is not elementwise or a type it does not take.
 template <class F>
 decltype(auto) visit_elementwise(vcode::Op op, Type type, F&& f) {
   return detail::visit_families<vcode::Family::Elementwise>(op, type, f,

@@ -4,8 +4,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <stdexcept>
 #include <string>
+
+#include "cvl/errors.hpp"
 
 namespace cvl {
 
@@ -61,12 +62,6 @@ struct Segdes {
   std::size_t segments = 0;
   std::size_t total = 0;
   std::shared_ptr<Storage> storage;
-};
-
-// A runtime error in a vector operation caused by the program's data (index out of range,
-// division by zero, ...). The interpreter adds the VCODE location and exits 1.
-struct Error : std::runtime_error {
-  using std::runtime_error::runtime_error;
 };
 
 }  // namespace cvl

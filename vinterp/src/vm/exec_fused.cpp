@@ -33,7 +33,7 @@ void Machine::exec_fused(const Instruction& ins) {
     if (uses[a].elementwise) source = a;
   for (std::size_t a = 0; a < k && source == k; ++a)
     if (uses[a].segdes) source = a;
-  if (source == k) fail(name + ": no operand fixes the length");  // excluded at load time
+  if (source == k) fail_internal(name + ": no operand fixes the length");  // excluded at load time
   const std::size_t domain = uses[source].elementwise ? arg(source).length : arg(source).total;
 
   for (std::size_t a = 0; a < k; ++a) {
@@ -47,9 +47,9 @@ void Machine::exec_fused(const Instruction& ins) {
            " are incompatible: the segment descriptor describes " + std::to_string(v.total) +
            " elements, the vector has " + std::to_string(domain));
     for (std::uint32_t s : uses[a].per_segment_of)
-      if (v.length != arg(s).length)
+      if (v.length != arg(s).segments)
         fail("args " + std::to_string(a) + " and " + std::to_string(s) + " are incompatible: " +
-             std::to_string(v.length) + " elements for " + std::to_string(arg(s).length) +
+             std::to_string(v.length) + " elements for " + std::to_string(arg(s).segments) +
              " segments");
   }
 

@@ -47,6 +47,12 @@ const char* prompt_for(TypeKeyword type) {
   return "";
 }
 
+// The status message of an I/O instruction given a stream that is not open.
+std::string illegal_descriptor(int line, const char* what, std::int32_t fd) {
+  return "vinterp: line " + std::to_string(line) + ": illegal VCODE file descriptor for " + what +
+         ": " + std::to_string(fd);
+}
+
 }  // namespace
 
 void Machine::push_status(const std::string& message) {
@@ -131,149 +137,164 @@ Value Machine::read_vector(std::FILE* in, TypeKeyword type, std::string& error) 
 }
 
 void Machine::exec_io(const Instruction& ins, const Prepared& prep) {
+  // These check their own operands: the stream's kind and the value's depend on the instruction.
   if (ins.op != Op::FRead && ins.op != Op::FWrite && ins.op != Op::Write) check_operands(ins, prep);
-  const int line = ins.where.line;
-  auto bad_descriptor = [&](const char* what, std::int32_t fd) {
-    return "vinterp: line " + std::to_string(line) + ": illegal VCODE file descriptor for " + what +
-           ": " + std::to_string(fd);
-  };
-  auto scalar_int = [&](std::size_t depth, const char* what) {
-    const Value& v = from_top(depth);
-    if (v.kind != Kind::Int || v.length != 1)
-      fail(std::string(vcode::spelling(ins.op)) + ": " + what + " is not an integer scalar");
-    return read_int(v, 0);
-  };
   switch (ins.op) {
     case Op::StartTimer:
       timer_start_ = std::chrono::steady_clock::now();
       return;
     case Op::StopTimer:
-      push(float_scalar(std::chrono::duration<double>(std::chrono::steady_clock::now() - timer_start_).count()));
+      push(float_scalar(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - timer_start_).count()));
       return;
-    case Op::SRand: {
-      std::int32_t seed = scalar_int(0, "the seed");
-      stack_.pop_back();
-      random_.seed(static_cast<std::uint32_t>(seed));
-      push(bool_scalar(true));
-      return;
-    }
+    case Op::SRand: return exec_srand(ins);
     case Op::Write:
-    case Op::FWrite: {
-      const bool to_stream = ins.op == Op::FWrite;
-      const std::size_t arity = to_stream ? 2 : 1;
-      if (stack_.size() < arity)
-        fail("stack underflow: " + std::string(vcode::spelling(ins.op)) + " needs " +
-             std::to_string(arity) + " values");
-      std::int32_t fd = to_stream ? scalar_int(0, "the stream") : 2;
-      Value value = std::move(from_top(arity - 1));
-      if (value.kind != kind_of(*ins.type))
-        fail("type mismatch: " + std::string(vcode::spelling(ins.op)) + " " +
-             std::string(vcode::keyword_name(*ins.type)) + " of a " + kind_name(value.kind));
-      stack_.resize(stack_.size() - arity);
-      if (fd == -1) return push_status("FWRITE to NULL_STREAM");
-      if (!valid_stream(fd)) return push_status(bad_descriptor("FWRITE", fd));
-      std::string text = *ins.type == TypeKeyword::Char ? text_of(read_ints(value)) : format_value(value);
-      std::FILE* out = streams_[fd];
-      if (out == stderr) std::fflush(stdout);
-      bool ok = std::fwrite(text.data(), 1, text.size(), out) == text.size() && std::fflush(out) == 0;
-      return push_status(ok ? "" : std::strerror(errno));
-    }
+    case Op::FWrite: return exec_write(ins);
     case Op::Read:
-    case Op::FRead: {
-      std::int32_t fd = 0;
-      if (ins.op == Op::FRead) {
-        if (stack_.empty()) fail("stack underflow: FREAD needs 1 value");
-        fd = scalar_int(0, "the stream");
-        stack_.pop_back();
-      }
-      std::string error;
-      TypeKeyword type = *ins.type;
-      if (fd == -1) {
-        // NULL_STREAM reads nothing successfully: an empty value of the type read.
-        push(type == TypeKeyword::Segdes ? Value::of(backend_.make_segdes(host_ints({}).take_vector()))
-                                         : failed_read_value(type));
-        return push_status("");
-      }
-      if (!valid_stream(fd)) {
-        push(failed_read_value(type));
-        return push_status(bad_descriptor("FREAD", fd));
-      }
-      std::FILE* in = streams_[fd];
-      if (isatty(fileno(in))) {
-        std::fprintf(stderr, "vinterp: input %s: ", prompt_for(type));
-        std::fflush(stderr);
-      }
-      push(read_vector(in, type, error));
-      return push_status(error);
-    }
-    case Op::FOpen: {  // name mode -> fd msg ok
-      std::int32_t mode = scalar_int(0, "the mode");
-      if (mode < 1 || mode > 3)
-        fail("FOPEN: top of stack (" + std::to_string(mode) + ") not legal mode");
-      std::string name = text_of(read_ints(from_top(1)));
-      stack_.resize(stack_.size() - 2);
-      std::size_t slot = 3;
-      while (slot < streams_.size() && streams_[slot]) ++slot;
-      if (slot == streams_.size()) {
-        push(int_scalar(-1));
-        return push_status("no room in internal file table");
-      }
-      std::FILE* file = std::fopen(name.c_str(), mode == 1 ? "r" : mode == 2 ? "w" : "a");
-      if (!file) {
-        std::string error = std::strerror(errno);
-        push(int_scalar(-1));
-        return push_status(error);
-      }
-      streams_[slot] = file;
-      push(int_scalar(static_cast<std::int32_t>(slot)));
-      return push_status("");
-    }
-    case Op::FClose: {
-      std::int32_t fd = scalar_int(0, "the stream");
-      stack_.pop_back();
-      if (fd == -1) return push_status("");
-      if (!valid_stream(fd)) return push_status(bad_descriptor("FCLOSE", fd));
-      std::FILE* file = streams_[fd];
-      streams_[fd] = nullptr;
-      return push_status(std::fclose(file) == 0 ? "" : "vinterp: FCLOSE: could not close file");
-    }
-    case Op::FReadChar: {  // delims max fd -> str stop msg ok
-      std::int32_t fd = scalar_int(0, "the stream");
-      std::int32_t max = scalar_int(1, "the count");
-      const Value& delim_value = from_top(2);
-      if (delim_value.kind != Kind::Int) fail("FREAD_CHAR: third element on stack not string");
-      std::vector<std::int32_t> delims = read_ints(delim_value);
-      bool is_delim[256] = {};
-      for (std::size_t i = 0; i < delims.size(); ++i) {
-        if (delims[i] < 0 || delims[i] > 255)
-          fail("delimiter element " + std::to_string(i) + " for FREAD_CHAR is not a legal character");
-        is_delim[delims[i]] = true;
-      }
-      stack_.resize(stack_.size() - 3);
-      if (!valid_stream(fd)) {
-        push(host_ints({}));
-        push(host_ints({}));
-        return push_status("illegal VCODE file descriptor in FREAD");
-      }
-      std::FILE* in = streams_[fd];
-      std::vector<std::int32_t> text;
-      std::int32_t stop;
-      while (true) {
-        if (max >= 0 && text.size() == static_cast<std::size_t>(max)) { stop = -2; break; }
-        int c = std::getc(in);
-        if (c == EOF) { stop = -1; break; }
-        if (is_delim[c]) { stop = c; break; }
-        text.push_back(static_cast<signed char>(c));
-      }
-      push(host_ints(text));
-      push(int_scalar(stop));
-      return push_status("");
-    }
-    case Op::Spawn:
-      return exec_spawn();
-    default:
-      fail("internal error: not an I/O instruction");
+    case Op::FRead: return exec_read(ins);
+    case Op::FOpen: return exec_fopen(ins);
+    case Op::FClose: return exec_fclose(ins);
+    case Op::FReadChar: return exec_fread_char(ins);
+    case Op::Spawn: return exec_spawn();
+    default: fail_internal("not an I/O instruction");
   }
+}
+
+std::int32_t Machine::int_scalar_operand(const Instruction& ins, std::size_t depth,
+                                         const char* what) {
+  const Value& v = from_top(depth);
+  if (v.kind != Kind::Int || v.length != 1)
+    fail(std::string(vcode::spelling(ins.op)) + ": " + what + " is not an integer scalar");
+  return read_int(v, 0);
+}
+
+void Machine::exec_srand(const Instruction& ins) {
+  std::int32_t seed = int_scalar_operand(ins, 0, "the seed");
+  stack_.pop_back();
+  random_.seed(static_cast<std::uint32_t>(seed));
+  push(bool_scalar(true));
+}
+
+// WRITE value, FWRITE value fd -> msg ok (WRITE writes to stderr).
+void Machine::exec_write(const Instruction& ins) {
+  const bool to_stream = ins.op == Op::FWrite;
+  const std::size_t arity = to_stream ? 2 : 1;
+  if (stack_.size() < arity)
+    fail("stack underflow: " + std::string(vcode::spelling(ins.op)) + " needs " +
+         std::to_string(arity) + " values");
+  std::int32_t fd = to_stream ? int_scalar_operand(ins, 0, "the stream") : 2;
+  Value value = std::move(from_top(arity - 1));
+  if (value.kind != kind_of(*ins.type))
+    fail("type mismatch: " + std::string(vcode::spelling(ins.op)) + " " +
+         std::string(vcode::keyword_name(*ins.type)) + " of a " + kind_name(value.kind));
+  stack_.resize(stack_.size() - arity);
+  if (fd == -1) return push_status("FWRITE to NULL_STREAM");
+  if (!valid_stream(fd)) return push_status(illegal_descriptor(ins.where.line, "FWRITE", fd));
+  std::string text =
+      *ins.type == TypeKeyword::Char ? text_of(read_ints(value)) : format_value(value);
+  std::FILE* out = streams_[fd];
+  if (out == stderr) std::fflush(stdout);
+  bool ok = std::fwrite(text.data(), 1, text.size(), out) == text.size() && std::fflush(out) == 0;
+  push_status(ok ? "" : std::strerror(errno));
+}
+
+// READ, FREAD fd -> value msg ok (READ reads stdin).
+void Machine::exec_read(const Instruction& ins) {
+  std::int32_t fd = 0;
+  if (ins.op == Op::FRead) {
+    if (stack_.empty()) fail("stack underflow: FREAD needs 1 value");
+    fd = int_scalar_operand(ins, 0, "the stream");
+    stack_.pop_back();
+  }
+  TypeKeyword type = *ins.type;
+  if (fd == -1) {
+    // NULL_STREAM reads nothing successfully: an empty value of the type read.
+    push(type == TypeKeyword::Segdes ? Value::of(backend_.make_segdes(host_ints({}).take_vector()))
+                                     : failed_read_value(type));
+    return push_status("");
+  }
+  if (!valid_stream(fd)) {
+    push(failed_read_value(type));
+    return push_status(illegal_descriptor(ins.where.line, "FREAD", fd));
+  }
+  std::FILE* in = streams_[fd];
+  if (isatty(fileno(in))) {
+    std::fprintf(stderr, "vinterp: input %s: ", prompt_for(type));
+    std::fflush(stderr);
+  }
+  std::string error;
+  push(read_vector(in, type, error));
+  push_status(error);
+}
+
+// FOPEN name mode -> fd msg ok.
+void Machine::exec_fopen(const Instruction& ins) {
+  std::int32_t mode = int_scalar_operand(ins, 0, "the mode");
+  if (mode < 1 || mode > 3)
+    fail("FOPEN: top of stack (" + std::to_string(mode) + ") not legal mode");
+  std::string name = text_of(read_ints(from_top(1)));
+  stack_.resize(stack_.size() - 2);
+  std::size_t slot = 3;
+  while (slot < streams_.size() && streams_[slot]) ++slot;
+  if (slot == streams_.size()) {
+    push(int_scalar(-1));
+    return push_status("no room in internal file table");
+  }
+  std::FILE* file = std::fopen(name.c_str(), mode == 1 ? "r" : mode == 2 ? "w" : "a");
+  if (!file) {
+    std::string error = std::strerror(errno);
+    push(int_scalar(-1));
+    return push_status(error);
+  }
+  streams_[slot] = file;
+  push(int_scalar(static_cast<std::int32_t>(slot)));
+  push_status("");
+}
+
+// FCLOSE fd -> msg ok.
+void Machine::exec_fclose(const Instruction& ins) {
+  std::int32_t fd = int_scalar_operand(ins, 0, "the stream");
+  stack_.pop_back();
+  if (fd == -1) return push_status("");
+  if (!valid_stream(fd)) return push_status(illegal_descriptor(ins.where.line, "FCLOSE", fd));
+  std::FILE* file = streams_[fd];
+  streams_[fd] = nullptr;
+  push_status(std::fclose(file) == 0 ? "" : "vinterp: FCLOSE: could not close file");
+}
+
+// FREAD_CHAR delims max fd -> str stop msg ok: reads up to `max` characters (all when negative),
+// stopping before a delimiter; `stop` is the delimiter, -1 at end of file, -2 at the count.
+void Machine::exec_fread_char(const Instruction& ins) {
+  std::int32_t fd = int_scalar_operand(ins, 0, "the stream");
+  std::int32_t max = int_scalar_operand(ins, 1, "the count");
+  const Value& delim_value = from_top(2);
+  if (delim_value.kind != Kind::Int) fail("FREAD_CHAR: third element on stack not string");
+  std::vector<std::int32_t> delims = read_ints(delim_value);
+  bool is_delim[256] = {};
+  for (std::size_t i = 0; i < delims.size(); ++i) {
+    if (delims[i] < 0 || delims[i] > 255)
+      fail("delimiter element " + std::to_string(i) + " for FREAD_CHAR is not a legal character");
+    is_delim[delims[i]] = true;
+  }
+  stack_.resize(stack_.size() - 3);
+  if (!valid_stream(fd)) {
+    push(host_ints({}));
+    push(host_ints({}));
+    return push_status("illegal VCODE file descriptor in FREAD");
+  }
+  std::FILE* in = streams_[fd];
+  std::vector<std::int32_t> text;
+  std::int32_t stop;
+  while (true) {
+    if (max >= 0 && text.size() == static_cast<std::size_t>(max)) { stop = -2; break; }
+    int c = std::getc(in);
+    if (c == EOF) { stop = -1; break; }
+    if (is_delim[c]) { stop = c; break; }
+    text.push_back(static_cast<signed char>(c));
+  }
+  push(host_ints(text));
+  push(int_scalar(stop));
+  push_status("");
 }
 
 }  // namespace vm

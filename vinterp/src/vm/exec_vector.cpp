@@ -43,15 +43,16 @@ void Machine::exec_vector(const Instruction& ins, const Prepared& prep) {
   };
   // Vector argument `v` must have one element per segment of segdes argument `s`.
   auto one_per_segment = [&](std::size_t v, std::size_t s) {
-    if (args[v].length != args[s].length)
+    if (args[v].length != args[s].segments)
       fail("args " + std::to_string(v) + " and " + std::to_string(s) + " are incompatible: " +
-           std::to_string(args[v].length) + " elements for " + std::to_string(args[s].length) +
+           std::to_string(args[v].length) + " elements for " + std::to_string(args[s].segments) +
            " segments");
   };
   auto same_segments = [&](std::size_t a, std::size_t b) {
-    if (args[a].length != args[b].length)
+    if (args[a].segments != args[b].segments)
       fail("args " + std::to_string(a) + " and " + std::to_string(b) + " are incompatible: " +
-           std::to_string(args[a].length) + " and " + std::to_string(args[b].length) + " segments");
+           std::to_string(args[a].segments) + " and " + std::to_string(args[b].segments) +
+           " segments");
   };
 
   switch (vcode::info(ins.op).family) {
@@ -131,7 +132,7 @@ void Machine::exec_vector(const Instruction& ins, const Prepared& prep) {
           p.dest_segdes = args[5].segdes();
           break;
         default:
-          fail("internal error: not a permute");
+          fail_internal("not a permute");
       }
       p.values = args[0].take_vector();
       p.indices = args[1].take_vector();
@@ -162,7 +163,7 @@ void Machine::exec_vector(const Instruction& ins, const Prepared& prep) {
           push(Value::of(backend_.index(args[0].take_vector(), args[1].take_vector(), args[2].segdes())));
           return;
         default:
-          fail("internal error: not a vector instruction");
+          fail_internal("not a vector instruction");
       }
     case vcode::Family::Pack: {  // v f sd
       same_length(0, 1);
@@ -184,10 +185,10 @@ void Machine::exec_vector(const Instruction& ins, const Prepared& prep) {
           push(Value::of(backend_.segment_lengths(args[0].segdes())));
           return;
         default:
-          fail("internal error: not a segdes instruction");
+          fail_internal("not a segdes instruction");
       }
     default:
-      fail("internal error: instruction has no executor");
+      fail_internal("instruction has no executor");
   }
 }
 

@@ -96,10 +96,12 @@ std::string Machine::stack_shapes() const {
       append_pair(out, v);
       continue;
     }
-    out += std::to_string(v.length);
-    if (v.kind == Kind::Segdes) {
+    if (v.kind == Kind::Segdes) {  // segments/elements
+      out += std::to_string(v.segments);
       out += '/';
       out += std::to_string(v.total);
+    } else {
+      out += std::to_string(v.length);
     }
     out += '(';
     out += kind_name(v.kind);

@@ -80,10 +80,11 @@ std::string Machine::location() const {
 }
 
 void Machine::fail(const std::string& message) { throw RuntimeError(message); }
+void Machine::fail_internal(const std::string& message) { throw cvl::InternalError(message); }
 
-int Machine::report_error(const char* message) {
+int Machine::report_error(const Failure& failure) {
   std::fflush(stdout);
-  std::fprintf(stderr, "vinterp: %s: %s\n", location().c_str(), message);
+  std::fprintf(stderr, "%s\n", failure_line(failure, location()).c_str());
   if (options_.debug.abort) {
     std::fprintf(stderr, "vinterp: dumping core\n");
     std::abort();
@@ -140,12 +141,8 @@ int Machine::run() {
     std::fflush(stdout);
     if (options_.profile) profile_.print(stderr, seconds_since(started), backend_.stats(), backend_.name());
     return 0;
-  } catch (const RuntimeError& e) {
-    return report_error(e.what());
-  } catch (const cvl::Error& e) {
-    return report_error(e.what());
-  } catch (const std::bad_alloc&) {
-    return report_error("ran out of memory");
+  } catch (...) {  // every other kind of failure (error_report.hpp)
+    return report_error(current_failure());
   }
   if (options_.time_program) {
     std::fprintf(stderr, "elapsed time = %f seconds\n", seconds_since(started));
@@ -175,7 +172,8 @@ void Machine::execute(const Instruction& ins, const Prepared& prep) {
       const Value& c = stack_.back();
       if (c.kind != Kind::Bool || c.length != 1)
         fail(std::string("IF: top of stack not a bool scalar (it is ") + kind_name(c.kind) +
-             " of length " + std::to_string(c.length) + ")");
+             (c.kind == Kind::Segdes ? " of " + std::to_string(c.segments) + " segments)"
+                                     : " of length " + std::to_string(c.length) + ")"));
       std::uint8_t flag = 0;
       backend_.download(c.vector(), 0, 1, &flag);
       stack_.pop_back();
@@ -237,7 +235,7 @@ void Machine::exec_stack(const Instruction& ins) {
       auto pair = std::make_shared<PairStorage>();
       pair->second = pop();
       pair->first = pop();
-      push({Kind::Pair, 0, 0, std::move(pair)});
+      push({Kind::Pair, 0, 0, 0, std::move(pair)});
       return;
     }
     case Op::Unpair: {
@@ -250,7 +248,7 @@ void Machine::exec_stack(const Instruction& ins) {
       return;
     }
     default:
-      fail("internal error: not a stack instruction");
+      fail_internal("not a stack instruction");
   }
 }
 

@@ -12,6 +12,7 @@
 
 #include "cvl/backend.hpp"
 #include "cvl/random.hpp"
+#include "error_report.hpp"
 #include "profile.hpp"
 #include "value.hpp"
 #include "vcode/program.hpp"
@@ -35,7 +36,8 @@ struct MachineOptions {
   DebugSwitches debug;
 };
 
-// A VCODE runtime error; the machine adds the function, instruction and line.
+// A VCODE runtime error found by the machine (a data error, like cvl::Error); the machine adds
+// the function, instruction and line.
 struct RuntimeError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -64,8 +66,9 @@ class Machine {
   Value make_constant(const vcode::Constant& c);
   void execute(const vcode::Instruction& ins, const Prepared& prep);
   void check_operands(const vcode::Instruction& ins, const Prepared& prep);
-  [[noreturn]] void fail(const std::string& message);
-  int report_error(const char* message);  // prints the located message; the exit status
+  [[noreturn]] void fail(const std::string& message);           // the program's fault
+  [[noreturn]] void fail_internal(const std::string& message);  // a broken invariant: our bug
+  int report_error(const Failure& failure);  // prints the located failure; the exit status
   std::string location() const;
 
   // Families (exec_*.cpp).
@@ -91,7 +94,16 @@ class Machine {
   void trace(const vcode::Instruction& ins);
   std::string stack_shapes() const;
 
-  // I/O helpers (exec_io.cpp).
+  // I/O instructions and their helpers (exec_io.cpp, exec_spawn.cpp).
+  void exec_srand(const vcode::Instruction& ins);
+  void exec_write(const vcode::Instruction& ins);
+  void exec_read(const vcode::Instruction& ins);
+  void exec_fopen(const vcode::Instruction& ins);
+  void exec_fclose(const vcode::Instruction& ins);
+  void exec_fread_char(const vcode::Instruction& ins);
+  // The INT scalar `depth` entries below the top; an error naming `what` for anything else.
+  std::int32_t int_scalar_operand(const vcode::Instruction& ins, std::size_t depth,
+                                  const char* what);
   void push_status(const std::string& message);
   bool valid_stream(std::int32_t fd) const;
   Value read_vector(std::FILE* in, vcode::TypeKeyword type, std::string& error);

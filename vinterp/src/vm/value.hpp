@@ -21,18 +21,23 @@ Kind kind_of(vcode::TypeKeyword keyword);  // CHAR is an INT vector
 
 struct Value {
   Kind kind = Kind::Int;
-  std::size_t length = 0;  // vector: elements; segdes: segments
-  std::size_t total = 0;   // segdes: elements described
+  std::size_t length = 0;    // vector: its elements (0 for a segdes or a pair)
+  std::size_t segments = 0;  // segdes: its segments
+  std::size_t total = 0;     // segdes: the elements it describes
   std::shared_ptr<cvl::Storage> storage;
 
-  static Value of(cvl::Vector v) { return {vector_kind(v.type), v.length, 0, std::move(v.storage)}; }
-  static Value of(cvl::Segdes s) { return {Kind::Segdes, s.segments, s.total, std::move(s.storage)}; }
+  static Value of(cvl::Vector v) {
+    return {vector_kind(v.type), v.length, 0, 0, std::move(v.storage)};
+  }
+  static Value of(cvl::Segdes s) {
+    return {Kind::Segdes, 0, s.segments, s.total, std::move(s.storage)};
+  }
 
   // Moves the handle out as a backend operand (the slot is left empty).
   cvl::Vector take_vector() { return {element_type(kind), length, std::move(storage)}; }
-  cvl::Segdes take_segdes() { return {length, total, std::move(storage)}; }
+  cvl::Segdes take_segdes() { return {segments, total, std::move(storage)}; }
   cvl::Vector vector() const { return {element_type(kind), length, storage}; }
-  cvl::Segdes segdes() const { return {length, total, storage}; }
+  cvl::Segdes segdes() const { return {segments, total, storage}; }
 };
 
 // A PAIR groups two values into one stack entry.

@@ -1,0 +1,27 @@
+// The kinds of failure a vector library (and the interpreter) reports: each says whose fault it
+// is, and vinterp prints each differently (vm/error_report.hpp).
+#pragma once
+
+#include <stdexcept>
+
+namespace cvl {
+
+// A runtime error caused by the program's data (index out of range, division by zero, a negative
+// segment length, ...). The interpreter names the VCODE instruction and exits 1.
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A broken invariant: a bug in the interpreter or a backend, never the program's fault (an
+// operand whose shape the interpreter should have checked, an op a family does not implement).
+struct InternalError : std::logic_error {
+  using std::logic_error::logic_error;
+};
+
+// The device or its runtime failed: a CUDA call's error, no usable device, out of device memory,
+// NVRTC failing to compile a kernel. Not the program's fault, and not (necessarily) a bug.
+struct DeviceError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace cvl

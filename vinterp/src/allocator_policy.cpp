@@ -1,0 +1,20 @@
+#include "allocator_policy.hpp"
+
+#include <malloc.h>
+
+#include <limits>
+
+namespace vinterp {
+
+void keep_freed_memory_for_reuse() {
+  // glibc serves large requests with fresh mmap'ed memory and unmaps it on free, so every large
+  // vector would page-fault (and have the kernel zero) every page it touches, which costs more
+  // than most operations on the data; it also trims the top of its heap. Keeping all vector
+  // memory in the heap and never trimming it makes freed vectors' pages serve later ones, like
+  // the classic interpreter's preallocated arena (measured: quickhull's timed region 1.71 s ->
+  // 0.71 s, bh's peak memory 1.7 GB -> 0.9 GB). The heap still grows by mmap where brk cannot.
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+}
+
+}  // namespace vinterp

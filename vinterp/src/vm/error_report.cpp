@@ -1,0 +1,43 @@
+#include "error_report.hpp"
+
+#include <exception>
+#include <new>
+
+#include "cvl/errors.hpp"
+#include "machine.hpp"
+
+namespace vm {
+
+Failure current_failure() {
+  try {
+    throw;
+  } catch (const RuntimeError& e) {
+    return {FailureKind::Data, e.what()};
+  } catch (const cvl::Error& e) {
+    return {FailureKind::Data, e.what()};
+  } catch (const std::bad_alloc&) {
+    return {FailureKind::Data, "ran out of memory"};
+  } catch (const cvl::DeviceError& e) {
+    return {FailureKind::Device, e.what()};
+  } catch (const cvl::InternalError& e) {
+    return {FailureKind::Internal, e.what()};
+  } catch (const std::exception& e) {  // the contract allows none: a bug wherever it came from
+    return {FailureKind::Internal, std::string("unexpected exception: ") + e.what()};
+  } catch (...) {
+    return {FailureKind::Internal, "unexpected exception of unknown type"};
+  }
+}
+
+std::string failure_line(const Failure& failure, const std::string& where) {
+  const char* kind = "";  // a data error keeps the classic interpreter's format
+  switch (failure.kind) {
+    case FailureKind::Data: break;
+    case FailureKind::Internal:
+      kind = "internal error (a bug in vinterp, not in the program): ";
+      break;
+    case FailureKind::Device: kind = "device failure: "; break;
+  }
+  return "vinterp: " + std::string(kind) + (where.empty() ? "" : where + ": ") + failure.message;
+}
+
+}  // namespace vm

@@ -1,0 +1,29 @@
+// How vinterp tells a failure to the user: its kind (the program's data, a bug in vinterp, the
+// device) decides the one line printed; the exit status is 1 for every kind.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace vm {
+
+enum class FailureKind : std::uint8_t { Data, Internal, Device };
+
+struct Failure {
+  FailureKind kind = FailureKind::Internal;
+  std::string message;
+};
+
+// The failure being handled: call it inside a catch block. vm::RuntimeError and cvl::Error are
+// data errors, as is running out of host memory; cvl::InternalError and any exception no kind
+// claims are bugs; cvl::DeviceError is a device failure.
+Failure current_failure();
+
+// The line printed (without "\n") for `failure` at `where` (FILE:LINE: in function F,
+// instruction OP TYPE; the file before the program runs; nothing before the program is loaded):
+//   data:     "vinterp: WHERE: MESSAGE"  (the classic interpreter's format, unchanged)
+//   internal: "vinterp: internal error (a bug in vinterp, not in the program): WHERE: MESSAGE"
+//   device:   "vinterp: device failure: WHERE: MESSAGE"
+std::string failure_line(const Failure& failure, const std::string& where);
+
+}  // namespace vm
