@@ -7,6 +7,7 @@
 
 #include "fopt/length_facts.hpp"
 #include "fopt/op_facts.hpp"
+#include "fopt/var_types.hpp"
 
 namespace fopt {
 
@@ -82,15 +83,18 @@ class Fuser {
     if (s.op != Op::Mod && !(s.op == Op::Div && s.type == TypeKeyword::Int)) return false;
     const Stmt* d = def(s.args[1]);
     if (d && d->kind == StmtKind::Op && d->op == Op::Dist)
-      if (const auto* c = scalar_constant(d->args[0])) return c->ints[0] == 0 || c->ints[0] == -1;
+      if (const auto* c = scalar_constant(d->args[0]); c && c->type == TypeKeyword::Int)
+        return c->ints[0] == 0 || c->ints[0] == -1;
     return true;
   }
 
   // Per-segment leaves (DIST values, INDEX start/stride) must be constants or operands.
   bool leaf_ok(VarId v) const { return scalar_constant(v) || known_kind(module_.var_types[v]); }
 
+  // A node's operands must have, on every path, the types its op requires: a superoperator's
+  // operand kinds come from the variables' types, and the definition must type-check.
   void classify(Stmt& s) {
-    if (s.kind != StmtKind::Op || !types_known(s)) return;
+    if (s.kind != StmtKind::Op || !types_known(s) || !operands_well_typed(s, module_)) return;
     const Family family = vcode::info(s.op).family;
     Candidate c;
     c.stmt = &s;
