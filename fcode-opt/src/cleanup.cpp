@@ -1,6 +1,8 @@
 #include "fopt/cleanup.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -44,8 +46,8 @@ std::string key_of(const Stmt& s) {
     key << " c" << static_cast<int>(c.type) << c.vector_form
         << (c.stream_name ? *c.stream_name : "");
     for (auto i : c.ints) key << ',' << i;
-    key.precision(17);
-    for (double f : c.floats) key << ';' << std::hexfloat << f;
+    // The bits: equal values are not always the same constant (0.0 and -0.0, NaN payloads).
+    for (double f : c.floats) key << ';' << std::bit_cast<std::uint64_t>(f);
   }
   key << " |";
   for (VarId v : s.args) key << ' ' << v;
