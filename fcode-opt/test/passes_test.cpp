@@ -392,7 +392,7 @@ TEST_CASE("fuse: superoperators that differ only in the sign of a zero constant 
   CHECK(negative == std::vector<bool>{true, false});
 }
 
-TEST_CASE("cleanup: the constants 0.0 and -0.0 are not shared; INT constants fold with wrapping") {
+TEST_CASE("cleanup: the constants 0.0 and -0.0 are not shared, and INT constants fold wrapping") {
   auto floats = run("FUNC MAIN\nCONST FLOAT -0.0\nCONST FLOAT 0.0\nCONST FLOAT 0.0\nRET\n",
                     {"cleanup"});
   CHECK(count_ops(floats.module.functions[0], Op::Const) == 2);
