@@ -1,6 +1,8 @@
 #include "fopt/cleanup.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -11,6 +13,7 @@
 #include "cvl/op_dispatch.hpp"
 #include "fopt/op_facts.hpp"
 #include "fopt/substitute.hpp"
+#include "fopt/var_types.hpp"
 #include "fopt/visitor.hpp"
 
 namespace fopt {
@@ -43,8 +46,8 @@ std::string key_of(const Stmt& s) {
     key << " c" << static_cast<int>(c.type) << c.vector_form
         << (c.stream_name ? *c.stream_name : "");
     for (auto i : c.ints) key << ',' << i;
-    key.precision(17);
-    for (double f : c.floats) key << ';' << std::hexfloat << f;
+    // The bits: equal values are not always the same constant (0.0 and -0.0, NaN payloads).
+    for (double f : c.floats) key << ';' << std::bit_cast<std::uint64_t>(f);
   }
   key << " |";
   for (VarId v : s.args) key << ' ' << v;
@@ -134,10 +137,10 @@ void fold_block(Block& block, std::unordered_map<VarId, const Stmt*>& defs) {
   }
 }
 
-// Removable when unused: pure and unable to fail.
-bool droppable(const Stmt& s) {
+// Removable when unused: pure and unable to fail, not even by a type error.
+bool droppable(const Stmt& s, const Module& module) {
   if (s.kind == StmtKind::Fused) return !s.may_fail;
-  return s.kind == StmtKind::Op && never_fails(s.op);
+  return s.kind == StmtKind::Op && never_fails(s.op) && operands_well_typed(s, module);
 }
 
 void count_uses(const Block& block, std::unordered_map<VarId, std::size_t>& uses) {
@@ -149,7 +152,7 @@ void count_uses(const Block& block, std::unordered_map<VarId, std::size_t>& uses
 }
 
 // One backward sweep: drops unused droppable statements and unused IF results.
-bool sweep(Block& block, std::unordered_map<VarId, std::size_t>& uses) {
+bool sweep(Block& block, std::unordered_map<VarId, std::size_t>& uses, const Module& module) {
   bool changed = false;
   for (auto it = block.stmts.rbegin(); it != block.stmts.rend(); ++it) {
     Stmt& s = *it;
@@ -165,7 +168,7 @@ bool sweep(Block& block, std::unordered_map<VarId, std::size_t>& uses) {
         s.results.erase(s.results.begin() + r);
         changed = true;
       }
-      for (Block& b : s.branches) changed |= sweep(b, uses);
+      for (Block& b : s.branches) changed |= sweep(b, uses, module);
       const bool empty = s.results.empty() && s.branches[0].stmts.empty() &&
                          s.branches[1].stmts.empty() && !s.branches[0].diverges &&
                          !s.branches[1].diverges;
@@ -183,7 +186,7 @@ bool sweep(Block& block, std::unordered_map<VarId, std::size_t>& uses) {
       }
       continue;
     }
-    if (droppable(s) && std::all_of(s.results.begin(), s.results.end(), unused)) {
+    if (droppable(s, module) && std::all_of(s.results.begin(), s.results.end(), unused)) {
       for (VarId v : s.args) --uses[v];
       s.superop = UINT32_MAX;
       s.kind = StmtKind::Op;
@@ -236,19 +239,14 @@ void cleanup(Module& module, const PassOptions&) {
     share(f.body, {}, same);
   }
   // Parameters can go only where every caller is ours (an unoptimized caller pushes them all).
-  std::set<std::string> fixed_signature{module.entry};
-  for (const Function& f : module.functions)
-    if (!f.lifted)
-      for (std::uint32_t i = f.original_first; i < f.original_end; ++i)
-        if (module.original.code[i].op == Op::Call)
-          fixed_signature.insert(module.original.code[i].callee);
+  const std::set<std::string> fixed_signature = functions_with_fixed_signature(module);
   for (bool changed = true; changed;) {
     changed = false;
     for (Function& f : module.functions) {
       if (!f.lifted) continue;
       std::unordered_map<VarId, std::size_t> uses;
       count_uses(f.body, uses);
-      while (sweep(f.body, uses)) changed = true;
+      while (sweep(f.body, uses, module)) changed = true;
     }
     for (Function& f : module.functions) {
       if (!f.lifted || fixed_signature.contains(f.name)) continue;

@@ -1,12 +1,15 @@
 #include "fopt/fuse.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "fopt/length_facts.hpp"
 #include "fopt/op_facts.hpp"
+#include "fopt/var_types.hpp"
 
 namespace fopt {
 
@@ -29,6 +32,21 @@ struct Candidate {
 
 bool known_kind(VarType t) {
   return t == VarType::Int || t == VarType::Float || t == VarType::Bool || t == VarType::Segdes;
+}
+
+// Nodes that compute the same thing. FLOAT constants compare by their bits: IEEE equality would
+// make (CONST FLOAT 0.0) and (CONST FLOAT -0.0) one definition, and the sign of zero shows in
+// the output (and no NaN would ever equal itself).
+bool same_nodes(const std::vector<SuperOpNode>& a, const std::vector<SuperOpNode>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    SuperOpNode x = a[i], y = b[i];
+    if (std::bit_cast<std::uint64_t>(x.float_value) != std::bit_cast<std::uint64_t>(y.float_value))
+      return false;
+    x.float_value = y.float_value = 0;
+    if (!(x == y)) return false;
+  }
+  return true;
 }
 
 class Fuser {
@@ -82,15 +100,18 @@ class Fuser {
     if (s.op != Op::Mod && !(s.op == Op::Div && s.type == TypeKeyword::Int)) return false;
     const Stmt* d = def(s.args[1]);
     if (d && d->kind == StmtKind::Op && d->op == Op::Dist)
-      if (const auto* c = scalar_constant(d->args[0])) return c->ints[0] == 0 || c->ints[0] == -1;
+      if (const auto* c = scalar_constant(d->args[0]); c && c->type == TypeKeyword::Int)
+        return c->ints[0] == 0 || c->ints[0] == -1;
     return true;
   }
 
   // Per-segment leaves (DIST values, INDEX start/stride) must be constants or operands.
   bool leaf_ok(VarId v) const { return scalar_constant(v) || known_kind(module_.var_types[v]); }
 
+  // A node's operands must have, on every path, the types its op requires: a superoperator's
+  // operand kinds come from the variables' types, and the definition must type-check.
   void classify(Stmt& s) {
-    if (s.kind != StmtKind::Op || !types_known(s)) return;
+    if (s.kind != StmtKind::Op || !types_known(s) || !operands_well_typed(s, module_)) return;
     const Family family = vcode::info(s.op).family;
     Candidate c;
     c.stmt = &s;
@@ -321,7 +342,8 @@ class Fuser {
 
   std::uint32_t intern(SuperOp op) {
     for (const SuperOp& existing : module_.superops)
-      if (existing.operands == op.operands && existing.nodes == op.nodes) return existing.id;
+      if (existing.operands == op.operands && same_nodes(existing.nodes, op.nodes))
+        return existing.id;
     op.id = static_cast<std::uint32_t>(module_.superops.size());
     module_.superops.push_back(std::move(op));
     return module_.superops.back().id;

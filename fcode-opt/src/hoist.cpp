@@ -7,6 +7,7 @@
 
 #include "fopt/length_facts.hpp"
 #include "fopt/op_facts.hpp"
+#include "fopt/var_types.hpp"
 
 namespace fopt {
 
@@ -16,7 +17,7 @@ using vcode::Op;
 
 class Hoister {
  public:
-  explicit Hoister(Function& f) : f_(f) {}
+  Hoister(const Module& module, Function& f) : module_(module), f_(f) {}
 
   void run() {
     learn(f_.body);
@@ -35,9 +36,11 @@ class Hoister {
 
   bool scalar(VarId v) const { return facts_.same(LengthFacts::length(v), LengthFacts::one); }
 
-  // Elementwise over scalars (so no length can mismatch), no INT division (a zero divisor).
+  // Elementwise over scalars (so no length can mismatch), no INT division (a zero divisor), and
+  // operands of the right type on every path (a type error must not move to where none was).
   bool candidate(const Stmt& s) const {
     if (s.kind != StmtKind::Op || !is_elementwise(s.op)) return false;
+    if (!operands_well_typed(s, module_)) return false;
     if (s.op == Op::Mod || (s.op == Op::Div && s.type == vcode::TypeKeyword::Int)) return false;
     for (VarId v : s.args)
       if (!scalar(v)) return false;
@@ -99,6 +102,7 @@ class Hoister {
       for (const Stmt& inner : b.stmts) for_each_result(inner, f);
   }
 
+  const Module& module_;
   Function& f_;
   LengthFacts facts_;
   std::map<std::string, int> occurrences_;
@@ -108,7 +112,7 @@ class Hoister {
 
 void hoist(Module& module, const PassOptions&) {
   for (Function& f : module.functions)
-    if (f.lifted) Hoister(f).run();
+    if (f.lifted) Hoister(module, f).run();
 }
 
 }  // namespace fopt

@@ -59,6 +59,16 @@ std::optional<vcode::TypeKeyword> keyword_of(VarType type) {
   return std::nullopt;
 }
 
+std::set<std::string> functions_with_fixed_signature(const Module& module) {
+  std::set<std::string> fixed{module.entry};
+  for (const Function& f : module.functions)
+    if (!f.lifted)
+      for (std::uint32_t i = f.original_first; i < f.original_end; ++i)
+        if (module.original.code[i].op == vcode::Op::Call)
+          fixed.insert(module.original.code[i].callee);
+  return fixed;
+}
+
 std::size_t stmt_count(const Block& block) {
   std::size_t n = 0;
   for_each_stmt(block, [&](const Stmt&) { ++n; });

@@ -7,6 +7,7 @@
 #include "fopt/code_tree.hpp"
 #include "fopt/op_facts.hpp"
 #include "fopt/stack_effect.hpp"
+#include "fopt/var_types.hpp"
 
 namespace fopt {
 
@@ -165,9 +166,7 @@ class FunctionLifter {
         merged.push_back(v);
         continue;
       }
-      VarType type = module_.var_types[v];
-      if (both && module_.var_types[stacks[1 - open][k]] != type) type = VarType::Unknown;
-      VarId result = module_.new_var(type);
+      VarId result = module_.new_var();  // typed by infer_var_types, from every branch
       stmt.results.push_back(result);
       for (int b = 0; b < 2; ++b)
         if (!branch[b].diverges) branch[b].yields.push_back(stacks[b][k]);
@@ -234,45 +233,6 @@ Module lift(const vcode::Program& program) {
   }
   infer_var_types(module);
   return module;
-}
-
-void infer_var_types(Module& module) {
-  auto learn = [&](VarId v, VarType t) {
-    if (t != VarType::Unknown && module.var_types[v] == VarType::Unknown) {
-      module.var_types[v] = t;
-      return true;
-    }
-    return false;
-  };
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (Function& f : module.functions) {
-      if (!f.lifted) continue;
-      for_each_stmt(f.body, [&](Stmt& s) {
-        if (s.kind == StmtKind::Op)
-          for (std::size_t i = 0; i < s.args.size(); ++i)
-            changed |= learn(s.args[i], operand_type(s, i));
-        if (s.kind == StmtKind::If)
-          for (std::size_t i = 0; i < s.results.size(); ++i)
-            for (const Block& b : s.branches)
-              if (!b.diverges) {
-                changed |= learn(s.results[i], module.var_types[b.yields[i]]);
-                changed |= learn(b.yields[i], module.var_types[s.results[i]]);
-              }
-        if (s.kind == StmtKind::Call)
-          if (const Function* callee = module.find(s.callee); callee && callee->lifted) {
-            for (std::size_t i = 0; i < s.args.size() && i < callee->params.size(); ++i) {
-              changed |= learn(s.args[i], module.var_types[callee->params[i]]);
-              changed |= learn(callee->params[i], module.var_types[s.args[i]]);
-            }
-            for (std::size_t i = 0; i < s.results.size() && i < callee->body.yields.size(); ++i) {
-              changed |= learn(s.results[i], module.var_types[callee->body.yields[i]]);
-              changed |= learn(callee->body.yields[i], module.var_types[s.results[i]]);
-            }
-          }
-      });
-    }
-  }
 }
 
 }  // namespace fopt

@@ -11,6 +11,7 @@
 #include "fopt/ir_verify.hpp"
 #include "fopt/lift.hpp"
 #include "fopt/lower.hpp"
+#include "fopt/var_types.hpp"
 #include "vcode/printer.hpp"
 
 namespace fopt {

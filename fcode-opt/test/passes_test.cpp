@@ -1,8 +1,11 @@
 // Per-pass tests of fcode-opt: small VCODE in, the expected structure of the IR or FCODE out.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "fopt/cleanup.hpp"
 #include "fopt/fuse.hpp"
@@ -306,4 +309,112 @@ TEST_CASE("pipeline: FCODE reads back in and optimizes again to the same superop
   CHECK(second.program.superops == first.program.superops);
   CHECK(count_code(second.program, Op::Fused) == count_code(first.program, Op::Fused));
   CHECK(vcode::print_program(second.program) == text);
+}
+
+namespace {
+
+const Stmt& first_if(const Function& f) {
+  return *std::find_if(f.body.stmts.begin(), f.body.stmts.end(),
+                       [](const Stmt& s) { return s.kind == StmtKind::If; });
+}
+
+bool has_top_level(const Function& f, Op op) {
+  return std::any_of(f.body.stmts.begin(), f.body.stmts.end(),
+                     [&](const Stmt& s) { return s.kind == StmtKind::Op && s.op == op; });
+}
+
+}  // namespace
+
+TEST_CASE("types: an IF result has a type only when every branch yields that type") {
+  Module m = lift(parse(
+      "FUNC MAIN\nCONST BOOL T\nIF\nCONST INT 1\nCONST INT 2\nELSE\nCONST INT 3\nCONST BOOL F\n"
+      "ENDIF\nRET\n"));
+  const Stmt& s = first_if(m.functions[0]);
+  REQUIRE(s.results.size() == 2);
+  CHECK(m.var_types[s.results[0]] == VarType::Int);
+  CHECK(m.var_types[s.results[1]] == VarType::Unknown);  // INT or BOOL, by the path taken
+}
+
+TEST_CASE("types: a parameter has a type only when every call passes that type") {
+  Module m = lift(parse(
+      "FUNC MAIN\nCONST INT 1\nCALL ID\nCONST BOOL T\nCALL ID\nCONST INT 2\nCALL SAME\n"
+      "CONST INT 3\nCALL SAME\nRET\nFUNC ID\nCOPY 1 0\nPOP 1 1\nRET\n"
+      "FUNC SAME\nCOPY 1 0\nPOP 1 1\nRET\n"));
+  CHECK(m.var_types[m.find("ID")->params[0]] == VarType::Unknown);
+  CHECK(m.var_types[m.find("SAME")->params[0]] == VarType::Int);
+}
+
+TEST_CASE("types: a recursive function's parameter and results are typed through the recursion") {
+  // COUNTDOWN n: IF n = 0 THEN n ELSE COUNTDOWN (n - 1) + 1
+  Module m = lift(parse(
+      "FUNC MAIN\nCONST INT 5\nCALL CD\nRET\n"
+      "FUNC CD\nCOPY 1 0\nCONST INT 0\n= INT\nIF\nELSE\nCONST INT 1\n- INT\nCALL CD\n"
+      "CONST INT 1\n+ INT\nENDIF\nRET\n"));
+  const Function& cd = *m.find("CD");
+  CHECK(m.var_types[cd.params[0]] == VarType::Int);
+  CHECK(m.var_types[cd.body.yields[0]] == VarType::Int);
+}
+
+TEST_CASE("fuse: an operand whose type depends on the path stays out of superoperators") {
+  // x is INT after the THEN branch, BOOL after the ELSE branch (the one taken): B_TO_I x must
+  // not become a node over an operand declared INT (the FCODE would not type-check), nor BOOL.
+  const char* text =
+      "FUNC MAIN\nCONST BOOL F\nIF\nCONST INT (1 2 3)\nELSE\nCONST BOOL (T F T)\nENDIF\n"
+      "COPY 1 0\nB_TO_I\nCONST INT 10\nCOPY 1 2\nLENGTH BOOL\nMAKE_SEGDES\nDIST INT\n+ INT\n"
+      "POP 1 1\nRET\n";
+  PipelineResult result;
+  REQUIRE_NOTHROW(result = run(text, default_passes()));
+  CHECK(count_code(result.program, Op::BoolToInt) == 1);
+  CHECK(count_code(result.program, Op::Fused) == 1);  // + INT with the DIST inside
+}
+
+TEST_CASE("fuse: a parameter passed INT by one call and BOOL by another is no operand") {
+  // CONVERT x flag: IF flag THEN B_TO_I x + 100 ELSE x + 1000; recursive, so not inlined.
+  const char* text =
+      "FUNC MAIN\nCONST BOOL (F T)\nCONST BOOL T\nCONST INT 1\nCALL CONVERT\n"
+      "CONST INT (4 5)\nCONST BOOL F\nCONST INT 1\nCALL CONVERT\nRET\n"
+      "FUNC CONVERT\nCOPY 1 0\nCONST INT 0\n> INT\nIF\nCONST INT 1\n- INT\nCALL CONVERT\nELSE\n"
+      "POP 1 0\nIF\nB_TO_I\nCONST INT 100\nCOPY 1 1\nLENGTH INT\nMAKE_SEGDES\nDIST INT\n+ INT\n"
+      "ELSE\nCONST INT 1000\nCOPY 1 1\nLENGTH INT\nMAKE_SEGDES\nDIST INT\n+ INT\nENDIF\nENDIF\n"
+      "RET\n";
+  PipelineResult result;
+  REQUIRE_NOTHROW(result = run(text, default_passes()));
+  REQUIRE(result.module.find("CONVERT") != nullptr);
+  CHECK(count_ops(*result.module.find("CONVERT"), Op::BoolToInt) == 1);
+}
+
+TEST_CASE("hoist: an op whose operand has another type than it requires stays in its branches") {
+  // B_TO_I of an INT in two branches never taken: hoisted, it would be a type error.
+  const char* text =
+      "FUNC MAIN\nCONST INT 5\nCONST BOOL F\nIF\nCOPY 1 0\nB_TO_I\nELSE\nCOPY 1 0\nENDIF\n"
+      "CONST BOOL F\nIF\nCOPY 1 1\nB_TO_I\nELSE\nCOPY 1 1\nENDIF\n+ INT\n+ INT\nRET\n";
+  auto result = run(text, {"hoist", "cleanup"});
+  const Function& f = result.module.functions[0];
+  CHECK(count_ops(f, Op::BoolToInt) == 2);
+  CHECK_FALSE(has_top_level(f, Op::BoolToInt));
+}
+
+TEST_CASE("fuse: superoperators that differ only in the sign of a zero constant stay apart") {
+  const char* text =
+      "FUNC MAIN\nCONST FLOAT -0.0\nCONST SEGDES 3\nDIST FLOAT\nCONST FLOAT 0.0\nCONST SEGDES 3\n"
+      "DIST FLOAT\nRET\n";
+  auto result = run(text, default_passes());
+  REQUIRE(result.module.superops.size() == 2);
+  std::vector<bool> negative;
+  for (const auto& op : result.module.superops)
+    for (const auto& node : op.nodes)
+      if (node.kind == vcode::SuperOpNode::Kind::Constant)
+        negative.push_back(std::signbit(node.float_value));
+  CHECK(negative == std::vector<bool>{true, false});
+}
+
+TEST_CASE("cleanup: the constants 0.0 and -0.0 are not shared, and INT constants fold wrapping") {
+  auto floats = run("FUNC MAIN\nCONST FLOAT -0.0\nCONST FLOAT 0.0\nCONST FLOAT 0.0\nRET\n",
+                    {"cleanup"});
+  CHECK(count_ops(floats.module.functions[0], Op::Const) == 2);
+  auto ints = run("FUNC MAIN\nCONST INT 2147483647\nCONST INT 1\n+ INT\nRET\n", {"cleanup"});
+  const Function& f = ints.module.functions[0];
+  REQUIRE(f.body.stmts.size() == 1);
+  CHECK(f.body.stmts[0].op == Op::Const);
+  CHECK(f.body.stmts[0].constant.ints == std::vector<std::int32_t>{INT32_MIN});
 }

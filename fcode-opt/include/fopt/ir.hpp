@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,10 @@ struct Module {
 
 VarType var_type_of(vcode::TypeKeyword keyword);
 std::optional<vcode::TypeKeyword> keyword_of(VarType type);
+
+// The entry function and every function an unoptimized function calls: their parameters are
+// what the original stack code passes, so they can neither change nor be typed from the calls.
+std::set<std::string> functions_with_fixed_signature(const Module& module);
 
 // Calls `visit(stmt)` on every statement of `block`, nested branches after their IF.
 template <class Visit>

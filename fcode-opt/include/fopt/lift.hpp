@@ -8,7 +8,4 @@ namespace fopt {
 
 Module lift(const vcode::Program& program);
 
-// Fills in unknown variable types from how the variables are used (parameters, IF results).
-void infer_var_types(Module& module);
-
 }  // namespace fopt
