@@ -1,7 +1,6 @@
 #include "fopt/fuse.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <map>
 #include <unordered_map>
@@ -32,21 +31,6 @@ struct Candidate {
 
 bool known_kind(VarType t) {
   return t == VarType::Int || t == VarType::Float || t == VarType::Bool || t == VarType::Segdes;
-}
-
-// Nodes that compute the same thing. FLOAT constants compare by their bits: IEEE equality would
-// make (CONST FLOAT 0.0) and (CONST FLOAT -0.0) one definition, and the sign of zero shows in
-// the output (and no NaN would ever equal itself).
-bool same_nodes(const std::vector<SuperOpNode>& a, const std::vector<SuperOpNode>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    SuperOpNode x = a[i], y = b[i];
-    if (std::bit_cast<std::uint64_t>(x.float_value) != std::bit_cast<std::uint64_t>(y.float_value))
-      return false;
-    x.float_value = y.float_value = 0;
-    if (!(x == y)) return false;
-  }
-  return true;
 }
 
 class Fuser {
@@ -341,9 +325,9 @@ class Fuser {
   }
 
   std::uint32_t intern(SuperOp op) {
+    // Node equality compares FLOAT constants by their bits: 0.0 and -0.0 stay two definitions.
     for (const SuperOp& existing : module_.superops)
-      if (existing.operands == op.operands && same_nodes(existing.nodes, op.nodes))
-        return existing.id;
+      if (existing.operands == op.operands && existing.nodes == op.nodes) return existing.id;
     op.id = static_cast<std::uint32_t>(module_.superops.size());
     module_.superops.push_back(std::move(op));
     return module_.superops.back().id;

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 
 #include "vcode/parser.hpp"
 #include "vcode/printer.hpp"
@@ -201,4 +202,23 @@ TEST_CASE("deep expressions parse up to the nesting limit", "[superop]") {
   };
   CHECK(parse(nested(5000)).superops[0].nodes.size() == 5001);
   CHECK_THAT(load_error(nested(10002)), Catch::Contains("nested too deeply"));
+}
+
+TEST_CASE("FLOAT constants are equal only when their bits are", "[superop]") {
+  vcode::SuperOpNode zero, negative_zero;
+  zero.kind = negative_zero.kind = vcode::SuperOpNode::Kind::Constant;
+  zero.type = negative_zero.type = vcode::TypeKeyword::Float;
+  zero.float_value = 0.0;
+  negative_zero.float_value = -0.0;
+  CHECK_FALSE(zero == negative_zero);
+  vcode::SuperOpNode nan = zero;
+  nan.float_value = std::numeric_limits<double>::quiet_NaN();
+  CHECK(nan == nan);
+  vcode::Constant a, b;
+  a.type = b.type = vcode::TypeKeyword::Float;
+  a.floats = {1.0, 0.0};
+  b.floats = {1.0, -0.0};
+  CHECK_FALSE(a == b);
+  b.floats[1] = 0.0;
+  CHECK(a == b);
 }

@@ -1,6 +1,7 @@
 // The program model: functions, linear instruction code with resolved targets, constants.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -21,7 +22,11 @@ struct Constant {
   std::vector<double> floats;      // FLOAT
   std::optional<std::string> stream_name;  // CONST INT STDIN/STDOUT/STDERR/NULL_STREAM
 
-  bool operator==(const Constant&) const = default;
+  bool operator==(const Constant& o) const {  // FLOAT values by their bits (same_bits)
+    return type == o.type && vector_form == o.vector_form && ints == o.ints &&
+           stream_name == o.stream_name &&
+           std::equal(floats.begin(), floats.end(), o.floats.begin(), o.floats.end(), same_bits);
+  }
 };
 
 inline constexpr std::uint32_t no_target = UINT32_MAX;

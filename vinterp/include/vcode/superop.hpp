@@ -44,6 +44,7 @@
 // use. The static rules are vcode/superop_check.hpp's.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -52,6 +53,12 @@
 #include "vcode/op.hpp"
 
 namespace vcode {
+
+// FLOAT constants are equal when their bits are: 0.0 and -0.0 are different values to share or
+// fold (IEEE == says they are equal), and a NaN is equal to itself.
+inline bool same_bits(double a, double b) {
+  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+}
 
 struct SuperOpNode {
   enum class Kind : std::uint8_t { Operand, Constant, Elementwise, Dist, Index, Scan, Reduce };
@@ -66,7 +73,12 @@ struct SuperOpNode {
   std::uint8_t arity = 0;                 // how many of `args` are used
   std::uint32_t args[3] = {0, 0, 0};      // indices of earlier nodes, in the order written
 
-  bool operator==(const SuperOpNode&) const = default;
+  bool operator==(const SuperOpNode& o) const {
+    return kind == o.kind && op == o.op && type == o.type && result == o.result &&
+           operand == o.operand && int_value == o.int_value &&
+           same_bits(float_value, o.float_value) && arity == o.arity && args[0] == o.args[0] &&
+           args[1] == o.args[1] && args[2] == o.args[2];
+  }
 };
 
 struct SuperOp {
