@@ -34,22 +34,22 @@ void Machine::exec_fused(const Instruction& ins) {
   for (std::size_t a = 0; a < k && source == k; ++a)
     if (uses[a].segdes) source = a;
   if (source == k) fail(name + ": no operand fixes the length");  // excluded at load time
-  const std::size_t domain = uses[source].elementwise ? arg(source).length : arg(source).total;
+  const std::size_t domain = uses[source].elementwise ? arg(source).length() : arg(source).total();
 
   for (std::size_t a = 0; a < k; ++a) {
     const Value& v = arg(a);
-    if (uses[a].elementwise && v.length != domain)
+    if (uses[a].elementwise && v.length() != domain)
       fail("length mismatch between args " + std::to_string(source) + "(" +
            std::to_string(domain) + ") and " + std::to_string(a) + "(" +
-           std::to_string(v.length) + ")");
-    if (uses[a].segdes && v.total != domain)
+           std::to_string(v.length()) + ")");
+    if (uses[a].segdes && v.total() != domain)
       fail("args " + std::to_string(source) + " and " + std::to_string(a) +
-           " are incompatible: the segment descriptor describes " + std::to_string(v.total) +
+           " are incompatible: the segment descriptor describes " + std::to_string(v.total()) +
            " elements, the vector has " + std::to_string(domain));
     for (std::uint32_t s : uses[a].per_segment_of)
-      if (v.length != arg(s).length)
+      if (v.length() != arg(s).length())
         fail("args " + std::to_string(a) + " and " + std::to_string(s) + " are incompatible: " +
-             std::to_string(v.length) + " elements for " + std::to_string(arg(s).length) +
+             std::to_string(v.length()) + " elements for " + std::to_string(arg(s).length()) +
              " segments");
   }
 

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "cvl/length.hpp"
 #include "cvl/types.hpp"
 #include "vcode/op.hpp"
 
@@ -20,19 +21,29 @@ inline Kind vector_kind(cvl::Type type) { return static_cast<Kind>(type); }
 Kind kind_of(vcode::TypeKeyword keyword);  // CHAR is an INT vector
 
 struct Value {
+  Value() = default;
+  Value(Kind k, cvl::Length length, cvl::Length total, std::shared_ptr<cvl::Storage> s)
+      : kind(k), storage(std::move(s)), length_(length), total_(total) {}
+
   Kind kind = Kind::Int;
-  std::size_t length = 0;  // vector: elements; segdes: segments
-  std::size_t total = 0;   // segdes: elements described
   std::shared_ptr<cvl::Storage> storage;
 
   static Value of(cvl::Vector v) { return {vector_kind(v.type), v.length, 0, std::move(v.storage)}; }
   static Value of(cvl::Segdes s) { return {Kind::Segdes, s.segments, s.total, std::move(s.storage)}; }
 
+  // The machine reads lengths only here (cvl/length.hpp).
+  std::size_t length() const { return length_.get(); }  // vector: elements; segdes: segments
+  std::size_t total() const { return total_.get(); }    // segdes: elements described
+
   // Moves the handle out as a backend operand (the slot is left empty).
-  cvl::Vector take_vector() { return {element_type(kind), length, std::move(storage)}; }
-  cvl::Segdes take_segdes() { return {length, total, std::move(storage)}; }
-  cvl::Vector vector() const { return {element_type(kind), length, storage}; }
-  cvl::Segdes segdes() const { return {length, total, storage}; }
+  cvl::Vector take_vector() { return {element_type(kind), length(), std::move(storage)}; }
+  cvl::Segdes take_segdes() { return {length(), total(), std::move(storage)}; }
+  cvl::Vector vector() const { return {element_type(kind), length(), storage}; }
+  cvl::Segdes segdes() const { return {length(), total(), storage}; }
+
+ private:
+  cvl::Length length_;
+  cvl::Length total_;
 };
 
 // A PAIR groups two values into one stack entry.
