@@ -25,6 +25,9 @@ Machine::~Machine() {
 }
 
 void Machine::prepare() {
+  // Every superoperator is planned once, here: FUSED n only runs superops_[n].
+  superops_.reserve(program_.superops.size());
+  for (const vcode::SuperOp& op : program_.superops) superops_.push_back(backend_.prepare(op));
   prepared_.resize(program_.code.size());
   for (std::size_t i = 0; i < program_.code.size(); ++i) {
     const Instruction& ins = program_.code[i];
