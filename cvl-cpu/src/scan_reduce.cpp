@@ -12,16 +12,6 @@
 namespace cvl::cpu {
 namespace {
 
-// Exclusive scan of [lo, hi) from `acc`; reads in[i] before writing out[i], so in may be out.
-template <class C, class T = typename C::value_type>
-void scan_range(const T* in, T* out, std::size_t lo, std::size_t hi, T acc) {
-  for (std::size_t i = lo; i < hi; ++i) {
-    T x = in[i];
-    out[i] = acc;
-    acc = C::apply(acc, x);
-  }
-}
-
 template <class C>
 Vector scan_typed(const Parallel& par, Vector v, const SegView& sd) {
   using T = typename C::value_type;

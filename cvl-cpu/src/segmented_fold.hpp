@@ -220,34 +220,44 @@ T fold_cut_piece(const T* in, std::size_t lo, std::size_t hi, std::atomic<bool>&
   return piece.finish();
 }
 
+// Exclusive scan of [lo, hi) from `acc`, returning the running value after hi. Reads in[i]
+// before writing out[i], so in may be out.
+template <class C, class T = typename C::value_type>
+T scan_range(const T* in, T* out, std::size_t lo, std::size_t hi, T acc) {
+  for (std::size_t i = lo; i < hi; ++i) {
+    T x = in[i];
+    out[i] = acc;
+    acc = C::apply(acc, x);
+  }
+  return acc;
+}
+
 // Exclusive scan of every segment on one thread: out[i] = the fold of the segment's elements
-// before i, from the identity. Reads the value at i before writing out[i], so the source may be
-// the output's own memory.
+// before i, from the identity. Each source block is taken in three parts: the rest of a segment
+// begun in an earlier block, the segments inside the block (a tight loop, all of them for a
+// vector), and the start of a segment that goes on in the next block.
 template <class C, class Source>
 void scan_sequential(Source& source, typename C::value_type* out, const SegView& sd) {
   using T = typename C::value_type;
-  std::size_t k = 0;
-  T acc = C::identity;
+  std::size_t k = 0;    // the first segment that does not end at or before lo
+  T acc = C::identity;  // segment k's running value, when it began before lo
   for (std::size_t lo = 0; lo < sd.total;) {
     const std::size_t hi = lo + std::min<std::size_t>(source.block(), sd.total - lo);
     const T* x = source.values(lo, hi);
-    std::size_t pos = lo;
-    while (true) {
-      while (k < sd.segments && sd.start(k + 1) <= pos) {
-        acc = C::identity;
-        ++k;
-      }
-      if (pos == hi) break;
+    while (k < sd.segments && sd.start(k + 1) <= lo) ++k;
+    if (sd.start(k) < lo) {  // a segment carried over from the previous block
       const std::size_t end = std::min(sd.start(k + 1), hi);
-      T a = acc;
-      for (std::size_t i = pos; i < end; ++i) {
-        T v = x[i];
-        out[i] = a;
-        a = C::apply(a, v);
+      acc = scan_range<C>(x, out, lo, end, acc);
+      if (sd.start(k + 1) > hi) {  // and on into the next block
+        lo = hi;
+        continue;
       }
-      acc = a;
-      pos = end;
+      ++k;
     }
+    for (; k < sd.segments && sd.start(k + 1) <= hi; ++k)
+      scan_range<C>(x, out, sd.start(k), sd.start(k + 1), C::identity);
+    if (k < sd.segments && sd.start(k) < hi)
+      acc = scan_range<C>(x, out, sd.start(k), hi, C::identity);
     lo = hi;
   }
 }
