@@ -1,5 +1,6 @@
-// The op families of cvl-cpu, one source file each. backend.cpp checks shapes and forwards here;
-// these functions check only what depends on the data (indices, divisors, lengths).
+// The op families of cvl-cpu, one source file each. backend.cpp forwards here (asserting the shape
+// rules in debug builds); these functions check only what depends on the data (indices, divisors,
+// lengths).
 #pragma once
 
 #include <span>
@@ -32,9 +33,10 @@ Vector index(const Context& ctx, Vector starts, Vector strides, const SegView& s
 Vector rank(const Context& ctx, vcode::Op op, Vector v, const SegView& sd);
 std::pair<Vector, Segdes> pack(const Context& ctx, Vector v, Vector flags, const SegView& sd);
 
-// FUSED (fused.cpp): backend.cpp has checked the operand count and the descriptors; fused.cpp
-// checks the vectors' types and lengths against the definition's uses.
-Vector fused(const Context& ctx, const vcode::SuperOp& op, std::span<FusedOperand> operands,
+// FUSED (fused.cpp): a superoperator planned once, then evaluated over operands that obey its
+// length rules (the interpreter checked them).
+std::unique_ptr<PreparedSuperOp> prepare_fused(const vcode::SuperOp& op);
+Vector fused(const Context& ctx, const PreparedSuperOp& op, std::span<FusedOperand> operands,
              std::size_t domain);
 
 // "OP: index I at position P is outside its segment of length L"

@@ -1,4 +1,5 @@
-// The cvl-cuda backend object: public methods check shapes, then decide where the operation runs.
+// The cvl-cuda backend object: public methods assert the shape rules in debug builds
+// (cvl/shape_contract.hpp; the interpreter has checked them), then decide where the operation runs.
 // Residency (issue 3 §5): an operation whose inputs all have a host copy and are at most
 // host_threshold elements long runs on the host with cvl-cpu's code, without a launch; otherwise
 // its inputs move to the device (once: the device copy is kept on the handle) and the dispatch
@@ -10,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "cvl/shape_contract.hpp"
 #include "cvl_cpu/cvl_cpu.hpp"
 #include "cvl_cuda/cvl_cuda.hpp"
 #include "device.hpp"
@@ -27,20 +29,6 @@ namespace {
 
 using vcode::Op;
 
-void require(bool condition, std::string_view where, const char* what) {
-  if (!condition) throw InternalError(std::string(where) + ": " + what);
-}
-void require_length(const Vector& v, std::size_t length, std::string_view where, const char* what) {
-  if (v.length != length)
-    throw InternalError(std::string(where) + ": " + what + " has length " +
-                        std::to_string(v.length) + ", expected " + std::to_string(length));
-}
-void require_type(const Vector& v, Type type, std::string_view where, const char* what) {
-  if (v.type != type)
-    throw InternalError(std::string(where) + ": " + what + " is " + type_name(v.type) +
-                        ", expected " + type_name(type));
-}
-
 Type letter_type(char letter, Type instruction_type) {
   return letter == 'I'   ? Type::Int
          : letter == 'F' ? Type::Float
@@ -53,6 +41,21 @@ std::string index_fault_message(Op op, std::int32_t index, std::uint64_t positio
   return std::string(vcode::spelling(op)) + ": index " + std::to_string(index) + " at position " +
          std::to_string(position) + " is outside its segment of length " + std::to_string(length);
 }
+
+// A superoperator prepared by cvl-cuda: cvl-cpu's plan for small host-resident calls, the
+// interpreter's plan for the device and, on a GPU, its compiled kernel (made at the first device
+// call). The device state is filled in by calls, hence mutable.
+class CudaSuperOp final : public PreparedSuperOp {
+ public:
+  CudaSuperOp(const vcode::SuperOp& op, std::unique_ptr<PreparedSuperOp> host)
+      : PreparedSuperOp(op), host_plan(std::move(host)), interpreter(fused::plan(op, analysis)) {}
+
+  const std::unique_ptr<PreparedSuperOp> host_plan;
+  mutable fused::Interpreter interpreter;
+#if CVL_CUDA_REAL
+  mutable jit::CompiledKernel kernel;
+#endif
+};
 
 class CudaBackend final : public Backend, private Residency {
  public:
@@ -80,7 +83,7 @@ class CudaBackend final : public Backend, private Residency {
   }
 
   void download(const Vector& v, std::size_t first, std::size_t count, void* out) override {
-    require(first <= v.length && count <= v.length - first, "download", "range outside the vector");
+    CVL_EXPECT_SHAPES(contract::download(v, first, count));
     VectorStorage& s = storage(v);
     if (!s.on_host() && v.length > cuda_tuning::kHostCacheMaxElements) {
       const std::size_t size = element_size(v.type);
@@ -94,15 +97,9 @@ class CudaBackend final : public Backend, private Residency {
   // ---- elementwise and RAND -------------------------------------------------------------
 
   Vector elementwise(Op op, Type type, std::span<Vector> operands) override {
+    CVL_EXPECT_SHAPES(contract::elementwise(op, type, operands));
     const vcode::OpInfo& info = vcode::info(op);
-    const std::string_view where = vcode::spelling(op);
-    require(info.family == vcode::Family::Elementwise, where, "not an elementwise operation");
-    require(operands.size() == info.args.size(), where, "wrong number of operands");
     const std::size_t n = operands[0].length;
-    for (std::size_t i = 0; i < operands.size(); ++i) {
-      require_length(operands[i], n, where, "operand");
-      require_type(operands[i], letter_type(info.args[i], type), where, "operand");
-    }
     if (on_host_path(operands)) {
       std::vector<cvl::Vector> host;
       for (Vector& v : operands) host.push_back(take_host(std::move(v)));
@@ -122,7 +119,7 @@ class CudaBackend final : public Backend, private Residency {
   }
 
   Vector random(Vector bounds, RandomStream& stream) override {
-    require_type(bounds, Type::Int, "RAND", "operand");
+    CVL_EXPECT_SHAPES(contract::random(bounds));
     // The generator is sequential and host-side, so RAND prints the numbers cvl-cpu prints; the
     // result moves to the device when it meets a large vector.
     host_copy(bounds);
@@ -132,9 +129,7 @@ class CudaBackend final : public Backend, private Residency {
   // ---- scans and reductions -------------------------------------------------------------
 
   Vector scan(Op op, Vector v, const Segdes& sd) override {
-    const std::string_view where = vcode::spelling(op);
-    require(vcode::info(op).family == vcode::Family::Scan, where, "not a scan");
-    require_length(v, segdes(sd).total, where, "vector");
+    CVL_EXPECT_SHAPES(contract::segmented(op, v, sd));
     if (on_host_path({&v}, {&sd}))
       return wrap_host(cpu_->scan(op, take_host(std::move(v)), host_segdes(sd)));
     const SegMap map = device_map(sd);
@@ -146,9 +141,7 @@ class CudaBackend final : public Backend, private Residency {
   }
 
   Vector reduce(Op op, Vector v, const Segdes& sd) override {
-    const std::string_view where = vcode::spelling(op);
-    require(vcode::info(op).family == vcode::Family::Reduce, where, "not a reduction");
-    require_length(v, segdes(sd).total, where, "vector");
+    CVL_EXPECT_SHAPES(contract::segmented(op, v, sd));
     if (on_host_path({&v}, {&sd}))
       return wrap_host(cpu_->reduce(op, take_host(std::move(v)), host_segdes(sd)));
     const SegMap map = device_map(sd);
@@ -160,33 +153,13 @@ class CudaBackend final : public Backend, private Residency {
   // ---- permutes -------------------------------------------------------------------------
 
   Vector permute(Op op, PermuteOperands o) override {
-    const std::string_view where = vcode::spelling(op);
-    require(vcode::info(op).family == vcode::Family::Permute, where, "not a permute operation");
+    CVL_EXPECT_SHAPES(contract::permute(op, o));
     const bool scatter =
         op == Op::Permute || op == Op::DPermute || op == Op::FPermute || op == Op::DFPermute;
     const bool flagged = op == Op::FPermute || op == Op::BFPermute || op == Op::DFPermute;
     const bool with_default = op == Op::DPermute || op == Op::DFPermute;
-    const SegdesStorage& source = segdes(o.source_segdes);
-    require_type(o.indices, Type::Int, where, "index vector");
-    require_length(o.values, source.total, where, "value vector");
     const Segdes& dest_sd = op == Op::Permute ? o.source_segdes : o.dest_segdes;
     const SegdesStorage& dest = segdes(dest_sd);
-    if (op != Op::Permute) {
-      require(source.segments == dest.segments, where,
-              "source and destination descriptors have different numbers of segments");
-      if (with_default) {
-        require_type(o.defaults, o.values.type, where, "default vector");
-        require_length(o.defaults, dest.total, where, "default vector");
-      }
-      const std::size_t indexed = scatter ? source.total : dest.total;
-      require_length(o.indices, indexed, where, "index vector");
-      if (flagged) {
-        require_type(o.flags, Type::Bool, where, "flag vector");
-        require_length(o.flags, indexed, where, "flag vector");
-      }
-    } else {
-      require_length(o.indices, source.total, where, "index vector");
-    }
 
     std::vector<const Vector*> inputs{&o.values, &o.indices};
     if (flagged) inputs.push_back(&o.flags);
@@ -237,10 +210,8 @@ class CudaBackend final : public Backend, private Residency {
   // ---- one value per segment ------------------------------------------------------------
 
   Vector extract(Vector v, Vector indices, const Segdes& sd) override {
+    CVL_EXPECT_SHAPES(contract::extract(v, indices, sd));
     const SegdesStorage& s = segdes(sd);
-    require_length(v, s.total, "EXTRACT", "vector");
-    require_type(indices, Type::Int, "EXTRACT", "index vector");
-    require_length(indices, s.segments, "EXTRACT", "index vector");
     if (on_host_path({&v, &indices}, {&sd}))
       return wrap_host(
           cpu_->extract(take_host(std::move(v)), take_host(std::move(indices)), host_segdes(sd)));
@@ -254,12 +225,7 @@ class CudaBackend final : public Backend, private Residency {
   }
 
   Vector replace(Vector v, Vector indices, Vector values, const Segdes& sd) override {
-    const SegdesStorage& s = segdes(sd);
-    require_length(v, s.total, "REPLACE", "vector");
-    require_type(indices, Type::Int, "REPLACE", "index vector");
-    require_length(indices, s.segments, "REPLACE", "index vector");
-    require_type(values, v.type, "REPLACE", "value vector");
-    require_length(values, s.segments, "REPLACE", "value vector");
+    CVL_EXPECT_SHAPES(contract::replace(v, indices, values, sd));
     if (on_host_path({&v, &indices, &values}, {&sd}))
       return wrap_host(cpu_->replace(take_host(std::move(v)), take_host(std::move(indices)),
                                      take_host(std::move(values)), host_segdes(sd)));
@@ -274,8 +240,8 @@ class CudaBackend final : public Backend, private Residency {
   }
 
   Vector distribute(Vector values, const Segdes& sd) override {
+    CVL_EXPECT_SHAPES(contract::distribute(values, sd));
     const SegdesStorage& s = segdes(sd);
-    require_length(values, s.segments, "DIST", "value vector");
     if (on_host_path({&values}, {&sd}))
       return wrap_host(cpu_->distribute(take_host(std::move(values)), host_segdes(sd)));
     const SegMap map = device_map(sd);
@@ -285,11 +251,8 @@ class CudaBackend final : public Backend, private Residency {
   }
 
   Vector index(Vector starts, Vector strides, const Segdes& sd) override {
+    CVL_EXPECT_SHAPES(contract::index(starts, strides, sd));
     const SegdesStorage& s = segdes(sd);
-    require_type(starts, Type::Int, "INDEX", "start vector");
-    require_type(strides, Type::Int, "INDEX", "stride vector");
-    require_length(starts, s.segments, "INDEX", "start vector");
-    require_length(strides, s.segments, "INDEX", "stride vector");
     if (on_host_path({&starts, &strides}, {&sd}))
       return wrap_host(cpu_->index(take_host(std::move(starts)), take_host(std::move(strides)),
                                    host_segdes(sd)));
@@ -304,12 +267,9 @@ class CudaBackend final : public Backend, private Residency {
   // ---- rank, pack, descriptors ----------------------------------------------------------
 
   Vector rank(Op op, Vector v, const Segdes& sd) override {
-    const std::string_view where = vcode::spelling(op);
-    require(op == Op::RankUp || op == Op::RankDown, where, "not a rank operation");
-    require_length(v, segdes(sd).total, where, "vector");
-    if (v.type != Type::Int && v.type != Type::Float)
-      throw InternalError(std::string(where) + " is not defined on " + type_name(v.type));
-    if (v.length > 0xFFFFFFFFull) throw Error(std::string(where) + ": vector too long to rank");
+    CVL_EXPECT_SHAPES(contract::segmented(op, v, sd));
+    if (v.length > 0xFFFFFFFFull)
+      throw Error(std::string(vcode::spelling(op)) + ": vector too long to rank");
     if (on_host_path({&v}, {&sd}))
       return wrap_host(cpu_->rank(op, take_host(std::move(v)), host_segdes(sd)));
     const SegMap map = device_map(sd);
@@ -324,10 +284,8 @@ class CudaBackend final : public Backend, private Residency {
   }
 
   std::pair<Vector, Segdes> pack(Vector v, Vector flags, const Segdes& sd) override {
+    CVL_EXPECT_SHAPES(contract::pack(v, flags, sd));
     const SegdesStorage& s = segdes(sd);
-    require_length(v, s.total, "PACK", "vector");
-    require_type(flags, Type::Bool, "PACK", "flag vector");
-    require_length(flags, s.total, "PACK", "flag vector");
     if (on_host_path({&v, &flags}, {&sd})) {
       auto [data, packed] =
           cpu_->pack(take_host(std::move(v)), take_host(std::move(flags)), host_segdes(sd));
@@ -358,7 +316,7 @@ class CudaBackend final : public Backend, private Residency {
   }
 
   Segdes make_segdes(Vector lengths) override {
-    require_type(lengths, Type::Int, "MAKE_SEGDES", "lengths vector");
+    CVL_EXPECT_SHAPES(contract::make_segdes(lengths));
     if (threshold_ > 0 && storage(lengths).on_host()) {
       // Host lengths (the usual case: a few segments): cvl-cpu builds and checks it, no sync.
       auto s = std::make_shared<SegdesStorage>();
@@ -393,13 +351,24 @@ class CudaBackend final : public Backend, private Residency {
 
   Vector segment_lengths(const Segdes& sd) override { return segdes(sd).lengths; }
 
-  Vector fused(const vcode::SuperOp& op, std::span<FusedOperand> operands,
+  std::unique_ptr<PreparedSuperOp> prepare(const vcode::SuperOp& op) override {
+    ++fused_plans_;
+    return std::make_unique<CudaSuperOp>(op, cpu_->prepare(op));
+  }
+
+  using Backend::fused;
+  Vector fused(const PreparedSuperOp& op, std::span<FusedOperand> operands,
                std::size_t domain) override {
-    return run_fused(op, operands, domain);
+    CVL_EXPECT_SHAPES(contract::fused(op, operands, domain));
+    return run_fused(static_cast<const CudaSuperOp&>(op), operands, domain);
   }
 
   void synchronize() override { device_->synchronize(); }
-  BackendStats stats() const override { return device_->stats(); }
+  BackendStats stats() const override {
+    BackendStats s = device_->stats();
+    s.fused_plans = fused_plans_;
+    return s;
+  }
 
  private:
   // The fault word of EXTRACT/REPLACE: position k is segment k.
@@ -412,7 +381,10 @@ class CudaBackend final : public Backend, private Residency {
 
   // ---- FUSED ----------------------------------------------------------------------------
 
-  Vector run_fused(const vcode::SuperOp& op, std::span<FusedOperand> operands, std::size_t domain) {
+  Vector run_fused(const CudaSuperOp& prepared, std::span<FusedOperand> operands,
+                   std::size_t domain) {
+    const vcode::SuperOp& op = prepared.definition;
+    const vcode::SuperOpAnalysis& analysis = prepared.analysis;
     bool host = threshold_ > 0 && small(domain);
     for (const FusedOperand& o : operands) {
       if (o.segdes.storage) {
@@ -426,12 +398,11 @@ class CudaBackend final : public Backend, private Residency {
       std::vector<FusedOperand> h(operands.size());
       for (std::size_t i = 0; i < operands.size(); ++i) {
         if (operands[i].segdes.storage) h[i].segdes = host_segdes(operands[i].segdes);
-        // Copied, not moved: the caller's operands stay valid (the span is not a transfer).
-        if (operands[i].vector.storage) h[i].vector = host_copy(operands[i].vector);
+        // Taken, not copied: a last-use operand's host copy may become the result.
+        if (operands[i].vector.storage) h[i].vector = take_host(std::move(operands[i].vector));
       }
-      return wrap_host(cpu_->fused(op, h, domain));
+      return wrap_host(cpu_->fused(*prepared.host_plan, h, domain));
     }
-    fused::Plan plan = fused::plan(op);
     std::vector<fused::OperandView> views(operands.size());
     for (std::size_t i = 0; i < operands.size(); ++i) {
       if (operands[i].segdes.storage) {
@@ -441,23 +412,29 @@ class CudaBackend final : public Backend, private Residency {
         views[i].type = operands[i].vector.type;
       }
     }
-    const Type result = plan.body_type;
+    const Type result = prepared.interpreter.plan().body_type;
     Vector body = new_device_vector(result, domain);
-    unsigned long long* fault =
-        device_->fault_word([](std::uint64_t word) { return std::string(cvl_sem::trap_message(word)); });
+    // Only an INT / or % can trap: other superoperators take no slot of the fault board.
+    unsigned long long* fault = nullptr;
+    if (analysis.divides)
+      fault = device_->fault_word(
+          [](std::uint64_t word) { return std::string(cvl_sem::trap_message(word)); });
 #if CVL_CUDA_REAL
     // A compiled kernel of this superoperator when NVRTC can make one, else the interpreter.
     if (use_jit_ && !jit_) jit_ = std::make_unique<jit::KernelCache>(device_->id());
-    if (!use_jit_ || !jit_->run(*device_, op, views, domain, device_pointer(body), fault))
+    if (!use_jit_ ||
+        !jit_->run(*device_, prepared.kernel, op, views, domain, device_pointer(body), fault))
 #endif
-      fused::evaluate(*device_, plan, views, domain, device_pointer(body), fault);
-    if (plan.root_kind == fused::RootKind::Elementwise) return done(std::move(body));
-    const Segdes& sd = operands[plan.root_segdes].segdes;
-    if (plan.root_kind == fused::RootKind::Scan) return scan(plan.root_op, std::move(body), sd);
-    return reduce(plan.root_op, std::move(body), sd);
+      prepared.interpreter.evaluate(device_, op.id, views, domain, device_pointer(body), fault);
+    if (!analysis.folds()) return done(std::move(body));
+    const Segdes& sd = operands[analysis.root_segdes].segdes;
+    if (analysis.root_kind == vcode::RootKind::Scan)
+      return scan(analysis.root_op, std::move(body), sd);
+    return reduce(analysis.root_op, std::move(body), sd);
   }
 
   FloatRankOrder float_rank_;
+  std::uint64_t fused_plans_ = 0;
 #if CVL_CUDA_REAL
   // NESL_CUDA_FUSED=interpreter keeps FUSED on the interpreter kernel (to compare the two).
   bool use_jit_ = [] {

@@ -1,21 +1,21 @@
-// FUSED on the device: a superoperator (vcode/superop.hpp) is flattened once into a plan, and a
-// generic interpreter kernel evaluates its elementwise body, one value per node, in a single
-// pass; a scan or reduction at the root then runs as the library's scan/reduce over that body.
-// (Per-superoperator kernels compiled by NVRTC would replace the interpreter on a GPU; not built
-// yet, see the report / README.)
+// FUSED on the device: a superoperator (vcode/superop.hpp) is flattened once, when it is
+// prepared, into a plan by its analysis (vcode/superop_analysis.hpp), and a generic interpreter
+// kernel evaluates its elementwise body, one value per node, in a single pass; a scan or
+// reduction at the root then runs as the library's scan/reduce over that body. On a GPU the
+// per-superoperator kernels NVRTC compiles (jit.hpp) replace the interpreter where they can.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "device.hpp"
 #include "handles.hpp"
 #include "kernels/scalar_apply.hpp"
 #include "vcode/superop.hpp"
+#include "vcode/superop_analysis.hpp"
 
 namespace cvl::CVL_CUDA_NS::fused {
-
-enum class RootKind : std::uint8_t { Elementwise, Scan, Reduce };
 
 // A node as the kernel reads it.
 struct Node {
@@ -37,18 +37,31 @@ struct OperandView {
 };
 
 struct Plan {
-  std::vector<Node> nodes;  // the body: every node but a scan/reduce root
+  std::vector<Node> nodes;  // the body: every node up to the analysis's values node
   std::uint32_t body_root = 0;
   Type body_type = Type::Int;
-  RootKind root_kind = RootKind::Elementwise;
-  vcode::Op root_op = vcode::Op::Add;
-  std::uint32_t root_segdes = 0;  // the operand number of the root's descriptor
 };
 
-Plan plan(const vcode::SuperOp& op);
+Plan plan(const vcode::SuperOp& op, const vcode::SuperOpAnalysis& analysis);
 
-// out[j] = the body at element j, for j < domain. Traps of INT / and % record `fault`.
-void evaluate(Device& device, const Plan& plan, const std::vector<OperandView>& operands,
-              std::size_t domain, void* out, unsigned long long* fault);
+// The interpreter's side of one prepared superoperator: the plan, its node array on the device
+// (uploaded at the first evaluation, then kept), and a buffer that each call's operand views are
+// copied into (stream-ordered, so a call never waits for the previous call's kernel).
+class Interpreter {
+ public:
+  explicit Interpreter(Plan plan) : plan_(std::move(plan)) {}
+
+  const Plan& plan() const { return plan_; }
+  // out[j] = the body at element j, for j < domain. Traps of INT / and % record `fault`.
+  // Throws Error when the body has more nodes than the kernel holds.
+  void evaluate(const std::shared_ptr<Device>& device, std::uint32_t superop_id,
+                const std::vector<OperandView>& operands, std::size_t domain, void* out,
+                unsigned long long* fault);
+
+ private:
+  Plan plan_;
+  DeviceBuffer nodes_;
+  DeviceBuffer views_;
+};
 
 }  // namespace cvl::CVL_CUDA_NS::fused

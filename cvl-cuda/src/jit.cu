@@ -131,10 +131,14 @@ cudaKernel_t KernelCache::kernel_for(const vcode::SuperOp& op) {
   }
 }
 
-bool KernelCache::run(Device& device, const vcode::SuperOp& op,
+bool KernelCache::run(Device& device, CompiledKernel& compiled, const vcode::SuperOp& op,
                       const std::vector<fused::OperandView>& views, std::size_t domain, void* out,
                       unsigned long long* fault) {
-  cudaKernel_t kernel = kernel_for(op);
+  if (!compiled.looked_up) {
+    compiled.kernel = kernel_for(op);
+    compiled.looked_up = true;
+  }
+  cudaKernel_t kernel = compiled.kernel;
   if (!kernel) return false;
   if (domain == 0) return true;
   // Parameters in the ABI's order (vcode/superop_cuda.hpp); each value lives in `slots`.

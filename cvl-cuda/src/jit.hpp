@@ -1,8 +1,9 @@
 // Per-superoperator kernels for FUSED on the GPU: vcode's CUDA source of a superoperator is
 // compiled by NVRTC on first use, for the device's architecture, and the cubin is kept in an
 // on-disk cache keyed by a hash of the source ($XDG_CACHE_HOME/nesl-vinterp, or
-// ~/.cache/nesl-vinterp), so a program's second run compiles nothing. When anything fails the
-// caller falls back to the interpreter kernel (fused.hpp). Real build only.
+// ~/.cache/nesl-vinterp), so a program's second run compiles nothing; each prepared superoperator
+// keeps its kernel, so later calls neither regenerate nor look up anything. When anything fails
+// the caller falls back to the interpreter kernel (fused.hpp). Real build only.
 #pragma once
 
 #include <cstdint>
@@ -17,13 +18,22 @@
 #if CVL_CUDA_REAL
 namespace cvl::CVL_CUDA_NS::jit {
 
+// One prepared superoperator's kernel: looked up (generated, compiled or read from the cache,
+// loaded) at its first device call, then reused by every later call.
+struct CompiledKernel {
+  bool looked_up = false;
+  cudaKernel_t kernel = nullptr;  // null: none could be made; the interpreter runs it
+};
+
 class KernelCache {
  public:
   explicit KernelCache(int device);
   // Runs superoperator `op`'s kernel (writing its root value, or its root's input for a scan or
-  // reduce root, into `out`); false when no compiled kernel is available.
-  bool run(Device& device, const vcode::SuperOp& op, const std::vector<fused::OperandView>& views,
-           std::size_t domain, void* out, unsigned long long* fault);
+  // reduce root, into `out`), looking it up into `compiled` first if that was not done yet;
+  // false when no compiled kernel is available.
+  bool run(Device& device, CompiledKernel& compiled, const vcode::SuperOp& op,
+           const std::vector<fused::OperandView>& views, std::size_t domain, void* out,
+           unsigned long long* fault);
 
  private:
   cudaKernel_t kernel_for(const vcode::SuperOp& op);

@@ -144,14 +144,19 @@ void scan_float_extremum(Device& device, const void* in, void* out, const SegMap
 
 // ---- reductions ---------------------------------------------------------------------------
 
-template <class T>
-struct StoreRuns {  // result[unique[r]] = aggregate[r] for the runs found
+// result[unique[r]] = f(init, aggregate[r]) for the runs found: reduce-by-key starts a run from
+// its first element, the sequential fold from the identity, and only the latter turns a lone
+// -0.0 into 0.0 (+_REDUCE FLOAT), so the identity is applied here.
+template <class T, class F>
+struct StoreRuns {
   const std::uint32_t* unique;
   const T* aggregates;
   const std::int64_t* runs;
   T* result;
+  T init;
+  F f;
   CVL_HOST_DEVICE void operator()(std::size_t r) const {
-    if (static_cast<std::int64_t>(r) < *runs) result[unique[r]] = aggregates[r];
+    if (static_cast<std::int64_t>(r) < *runs) result[unique[r]] = f(init, aggregates[r]);
   }
 };
 template <class T, class Finish>
@@ -206,8 +211,8 @@ void reduce_segments(Device& device, In in, V* result, const SegMap& sd, V init,
                                     thrust::equal_to<std::uint32_t>(), f);
   *runs.as<std::int64_t>() = ends.first - unique.as<std::uint32_t>();  // host memory here
 #endif
-  device.launch(m, StoreRuns<V>{unique.as<std::uint32_t>(), aggregates.as<V>(),
-                                runs.as<std::int64_t>(), result});
+  device.launch(m, StoreRuns<V, F>{unique.as<std::uint32_t>(), aggregates.as<V>(),
+                                   runs.as<std::int64_t>(), result, init, f});
 }
 
 template <class Sem, class T>

@@ -1,6 +1,6 @@
 // The vinterp command line as a user sees it: the GPU options (-0..-9, --sync, --host-threshold),
 // --backend errors, a device failure's message, and the --profile table (its columns and
-// deterministic counts); and fcode-opt's option errors.
+// deterministic counts, superoperator planning); and fcode-opt's option errors.
 #define CATCH_CONFIG_MAIN
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -254,6 +254,30 @@ TEST_CASE("vinterp --profile counts FUSED like any other opcode", "[cli][profile
   INFO("stderr: " << result.err);
   REQUIRE(table.rows.count("FUSED"));
   CHECK(table.rows["FUSED"]["count"] == std::to_string(fused_lines));
+}
+
+TEST_CASE("vinterp plans each superoperator once, however often FUSED runs it", "[cli][profile]") {
+  // FUSED 0 runs 20 times on 5000 elements: on the cpu backend, and on the emulated GPU with
+  // everything on the device and with its default host threshold.
+  const std::string fcode = test_dir + "/fused_plans.fcode";
+  std::vector<std::vector<std::string>> runs = {{"--threads", "1"}};
+  if (backend_available("cuda-emulated")) {
+    runs.push_back({"--backend", "cuda-emulated", "--host-threshold", "0"});
+    runs.push_back({"--backend", "cuda-emulated"});
+  }
+  for (auto args : runs) {
+    INFO("args: " << args[0] << " " << args[1]);
+    args.insert(args.begin(), "--profile");
+    args.push_back(fcode);
+    auto result = run_vinterp(args);
+    INFO("stderr: " << result.err);
+    REQUIRE(result.exit_code == 0);
+    CHECK(result.out == read_file(test_dir + "/fused_plans.expected"));
+    auto table = parse_profile(result.err);
+    REQUIRE(table.rows.count("FUSED"));
+    CHECK(table.rows["FUSED"]["count"] == "20");
+    CHECK(result.err.find("superoperators planned: 1 ") != std::string::npos);
+  }
 }
 
 TEST_CASE("the program listing of -d program shows the SUPEROP definitions before the code") {

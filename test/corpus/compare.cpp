@@ -72,6 +72,9 @@ bool tokens_match(std::string_view expected, std::string_view got, double float_
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);  // nan == -nan
   if (!(float_tolerance > 0.0)) return false;  // the bytes differ and no tolerance is allowed
   if (std::isinf(a) || std::isinf(b)) return a == b;
+  // The sign of an exact zero does not depend on how a sum or product is grouped, so it must
+  // agree even where the digits may differ (a +_REDUCE of one -0.0 is 0.0).
+  if (a == 0.0 && b == 0.0) return std::signbit(a) == std::signbit(b);
   return std::fabs(a - b) <= float_tolerance * std::max(std::fabs(a), std::fabs(b));
 }
 

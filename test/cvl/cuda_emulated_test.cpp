@@ -1,11 +1,13 @@
 // cvl-cuda specifics, on its host emulation (the same residency, pool and fault logic as the GPU
 // build): small host-resident operations stay on the host without a launch, large ones launch,
 // last-use operands are reused, the pool's accounting returns to where it was, and faults found
-// by kernels are raised at the next synchronization unless sync_each_op.
+// by kernels are raised at the next synchronization unless sync_each_op, and FUSED uploads a
+// superoperator's nodes once.
 #include <cmath>
 #include <limits>
 
 #include "cvl_cuda/cvl_cuda.hpp"
+#include "fused_support.hpp"
 #include "support.hpp"
 
 namespace cvl_test {
@@ -179,6 +181,29 @@ TEST_CASE("cuda-emulated: vectors above 2^24 elements", "[cuda][large]") {
   cvl::Vector index = b.index(ints(b, {0, 0}), ints(b, {1, 1}), sd);
   b.download(index, n - 1, 1, last.data());
   CHECK(last[0] == length - length / 2 - 1);
+}
+
+TEST_CASE("cuda-emulated: FUSED uploads a superoperator's nodes once, not per call",
+          "[cuda][fused][prepare]") {
+  auto owner = emulated(0);
+  cvl::Backend& b = *owner;
+  const vcode::SuperOp op =
+      superop("SUPEROP 0 (FLOAT FLOAT) (+ FLOAT (* FLOAT $0 $1) (CONST FLOAT 1.0))");
+  const auto prepared = b.prepare(op);
+  std::vector<std::uint64_t> uploaded;
+  for (int call = 0; call < 3; ++call) {
+    std::vector<cvl::FusedOperand> operands(2);
+    operands[0].vector = floats(b, Floats(1000, 2.0));
+    operands[1].vector = floats(b, Floats(1000, 3.0));
+    const std::uint64_t before = b.stats().bytes_to_device;
+    cvl::Vector r = b.fused(*prepared, operands, 1000);
+    uploaded.push_back(b.stats().bytes_to_device - before);
+    CHECK(to_floats(b, r) == Floats(1000, 7.0));
+  }
+  // The first call uploads the node array and the operands' device views; later calls only
+  // their own views.
+  CHECK(uploaded[1] < uploaded[0]);
+  CHECK(uploaded[2] == uploaded[1]);
 }
 
 }  // namespace cvl_test

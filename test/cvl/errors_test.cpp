@@ -1,7 +1,9 @@
 // Data-dependent errors: each throws cvl::Error with a message naming what went wrong, where the
-// classic interpreter died of SIGFPE or read out of bounds.
+// classic interpreter died of SIGFPE or read out of bounds. Shape errors are the interpreter's
+// (test/errors); a backend only asserts the shape rules, in debug builds.
 #include <limits>
 
+#include "cvl/shape_contract.hpp"
 #include "support.hpp"
 
 namespace cvl_test {
@@ -123,6 +125,18 @@ TEST_CASE("MAKE_SEGDES rejects negative lengths", "[errors][segdes]") {
   many[300001] = -7;
   CHECK_THROWS_WITH(b.make_segdes(ints(b, many)),
                     "MAKE_SEGDES: negative segment length -7 at position 300001");
+}
+
+TEST_CASE("debug builds assert the shape rules at the backend", "[errors][contract]") {
+#ifdef NDEBUG
+  SUCCEED("release build: the interpreter checks shapes, backends do not");
+#else
+  CVL_BACKEND(b);
+  CHECK_THROWS_AS(ew(b, Op::Add, Type::Int, ints(b, {1, 2}), ints(b, {1})),
+                  cvl::contract::Violation);
+  CHECK_THROWS_AS(b.distribute(ints(b, {1, 2, 3}), segdes(b, {1, 1})), cvl::contract::Violation);
+  CHECK_THROWS_AS(b.scan(Op::PlusScan, ints(b, {1, 2}), segdes(b, {3})), cvl::contract::Violation);
+#endif
 }
 
 }  // namespace cvl_test

@@ -1,6 +1,7 @@
 // FUSED: a superoperator gives what the same expression gives op by op on the sequential
 // reference (exact for INT and BOOL, within a relative 1e-9 for FLOAT), on every segment layout,
-// small and large enough for the threaded paths; INT division traps are the usual errors.
+// small and large enough for the threaded paths; INT division traps are the usual errors; a
+// prepared superoperator is planned once for any number of calls.
 #include "fused_support.hpp"
 
 namespace cvl_test {
@@ -47,15 +48,20 @@ TEST_CASE("INT division traps inside FUSED are the errors of / and %", "[fused][
     d[n - 2] = 0;
     a[n / 2] = INT32_MIN;
     d[n / 2] = -1;
-    std::vector<cvl::FusedOperand> operands(3);
-    operands[0].vector = ints(b, a);
-    operands[1].vector = ints(b, d);
-    operands[2].segdes = segdes(b, {static_cast<std::int32_t>(n)});
+    // Fresh operands for each call: the backend may take them (backend.hpp).
+    auto operands = [&] {
+      std::vector<cvl::FusedOperand> o(3);
+      o[0].vector = ints(b, a);
+      o[1].vector = ints(b, d);
+      o[2].segdes = segdes(b, {static_cast<std::int32_t>(n)});
+      return o;
+    };
     // The lowest trapping position decides the message.
-    CHECK_THROWS_WITH(b.fused(op, operands, n), Catch::Contains("integer overflow in division"));
+    auto first = operands();
+    CHECK_THROWS_WITH(b.fused(op, first, n), Catch::Contains("integer overflow in division"));
     a[n / 2] = 7;
-    operands[0].vector = ints(b, a);
-    CHECK_THROWS_WITH(b.fused(op, operands, n), Catch::Contains("division by zero"));
+    auto second = operands();
+    CHECK_THROWS_WITH(b.fused(op, second, n), Catch::Contains("division by zero"));
   }
 }
 
@@ -69,6 +75,32 @@ TEST_CASE("FUSED on an empty domain", "[fused]") {
   operands[0] = {};
   operands[0].segdes = segdes(b, {0, 0, 0});
   CHECK(to_ints(b, b.fused(reduce, operands, 0)) == Ints(3, INT32_MAX));
+}
+
+TEST_CASE("a prepared superoperator is planned once for any number of calls", "[fused][prepare]") {
+  CVL_BACKEND(b);
+  const vcode::SuperOp op =
+      superop("SUPEROP 0 (INT SEGDES) (+_REDUCE INT (* INT $0 (CONST INT 2)) $1)");
+  const std::uint64_t before = b.stats().fused_plans;
+  const auto prepared = b.prepare(op);
+  CHECK(b.stats().fused_plans == before + 1);
+  for (std::int32_t call = 0; call < 10; ++call) {
+    INFO("call " << call);
+    for (std::size_t n : {std::size_t{30}, std::size_t{60000}}) {  // host and device paths
+      const auto half = static_cast<std::int32_t>(n / 2);
+      std::vector<cvl::FusedOperand> operands(2);
+      operands[0].vector = ints(b, Ints(n, call));
+      operands[1].segdes = segdes(b, {half, half});
+      CHECK(to_ints(b, b.fused(*prepared, operands, n)) == Ints(2, 2 * call * half));
+    }
+  }
+  CHECK(b.stats().fused_plans == before + 1);
+  // Without prepare, each call plans.
+  std::vector<cvl::FusedOperand> operands(2);
+  operands[0].vector = ints(b, {1, 2, 3});
+  operands[1].segdes = segdes(b, {3});
+  CHECK(to_ints(b, b.fused(op, operands, 3)) == Ints{12});
+  CHECK(b.stats().fused_plans == before + 2);
 }
 
 }  // namespace cvl_test

@@ -1,14 +1,25 @@
 // The vector machine the interpreter talks to: the contract every CVL backend implements.
 //
 // Conventions:
-// - Operands are passed by value; the interpreter moves last-use operands in, so a backend may
-//   reuse an operand's storage for its result when `storage.use_count() == 1` and the type and
-//   length match. It must otherwise never modify an operand (value semantics).
-// - The interpreter has already checked operand types, lengths and segdes compatibility
-//   (spec/VCODE.md §7). The backend checks what depends on the data (indices, divisors, segment
-//   lengths) and throws cvl::Error with a short message, never crashes. A broken contract (a
-//   shape the interpreter should have checked) is a cvl::InternalError, a failing device a
-//   cvl::DeviceError (cvl/errors.hpp).
+// - Ownership: operands are given to the backend, whether passed by value or as handles in a
+//   `std::span` or an operand struct (PermuteOperands, FusedOperand): the backend may move from
+//   them, and the caller must not use those handles after the call (their state is
+//   unspecified). The interpreter moves last-use operands in, so a backend may reuse an operand's
+//   storage for its result when `storage.use_count() == 1` and the type and length match; it
+//   must otherwise never modify an operand's data (value semantics). Descriptors and vectors
+//   passed by const reference are only read.
+// - Shapes: the interpreter has already checked operand types, lengths and segdes compatibility
+//   (spec/VCODE.md §7: vm/exec_vector.cpp, vm/exec_fused.cpp). Backends assert those rules only
+//   in debug builds (cvl/shape_contract.hpp). The backend checks what depends on the data
+//   (indices, divisors, segment lengths) and throws cvl::Error with a short message, never
+//   crashes. A broken contract (a shape the interpreter should have checked) is a
+//   cvl::InternalError, a failing device a cvl::DeviceError (cvl/errors.hpp).
+// - Lengths: every handle a backend returns has its lengths (Vector::length, Segdes::segments
+//   and total) known on the host. The interpreter reads lengths only through cvl::Length
+//   (cvl/length.hpp), the one place that would wait for a length an asynchronous device path
+//   left pending.
+// - FUSED: the interpreter prepares every superoperator once, after loading (prepare); each
+//   `FUSED n` then runs that plan, so nothing is planned, uploaded or generated per call.
 // - Segmented operations follow spec/CVL.md; indices are relative to their segment.
 #pragma once
 
@@ -23,6 +34,7 @@
 #include "cvl/types.hpp"
 #include "vcode/op.hpp"
 #include "vcode/superop.hpp"
+#include "vcode/superop_analysis.hpp"
 
 namespace cvl {
 
@@ -49,6 +61,7 @@ struct BackendStats {
   std::uint64_t bytes_to_host = 0;
   std::uint64_t device_bytes_in_use = 0;
   std::uint64_t device_bytes_peak = 0;
+  std::uint64_t fused_plans = 0;  // superoperators planned (prepare); FUSED calls plan nothing
 };
 
 // One operand of FUSED: a vector, or a segment descriptor where the superoperator declares
@@ -67,6 +80,22 @@ struct PermuteOperands {
   Vector defaults;  // DPERMUTE, DFPERMUTE
   Segdes source_segdes;
   Segdes dest_segdes;  // all but PERMUTE
+};
+
+// A superoperator planned by one backend (Backend::prepare) for any number of FUSED calls: the
+// definition and its analysis, and in the derived class what the backend makes of them (cvl-cpu's
+// node kernels; cvl-cuda's node array on the device and compiled kernel). Only the backend that
+// made it may run it.
+class PreparedSuperOp {
+ public:
+  explicit PreparedSuperOp(const vcode::SuperOp& op)
+      : definition(op), analysis(vcode::analyze(op)) {}
+  virtual ~PreparedSuperOp() = default;
+  PreparedSuperOp(const PreparedSuperOp&) = delete;
+  PreparedSuperOp& operator=(const PreparedSuperOp&) = delete;
+
+  const vcode::SuperOp definition;  // a copy: the plan does not depend on the program's lifetime
+  const vcode::SuperOpAnalysis analysis;
 };
 
 class Backend {
@@ -101,10 +130,18 @@ class Backend {
   virtual Segdes make_segdes(Vector lengths) = 0;
   virtual Vector segment_lengths(const Segdes& sd) = 0;
 
-  // FUSED: evaluates `op` over `operands` (the interpreter has checked their kinds and lengths,
-  // vcode/superop.hpp); `domain` is the number of elements the expression is evaluated at.
-  virtual Vector fused(const vcode::SuperOp& op, std::span<FusedOperand> operands,
+  // FUSED. prepare plans a superoperator (the definition must pass vcode::check_superop);
+  // BackendStats::fused_plans counts the calls.
+  virtual std::unique_ptr<PreparedSuperOp> prepare(const vcode::SuperOp& op) = 0;
+  // Evaluates a superoperator this backend prepared over `operands` (the interpreter has checked
+  // their kinds and lengths, vcode/superop.hpp); `domain` is the number of elements the
+  // expression is evaluated at.
+  virtual Vector fused(const PreparedSuperOp& op, std::span<FusedOperand> operands,
                        std::size_t domain) = 0;
+  // prepare, then fused: plans on every call (tests, benchmarks; the interpreter prepares once).
+  Vector fused(const vcode::SuperOp& op, std::span<FusedOperand> operands, std::size_t domain) {
+    return fused(*prepare(op), operands, domain);
+  }
 
   // Waits until all queued work is done (a no-op for host backends); for profiling.
   virtual void synchronize() {}

@@ -24,7 +24,8 @@
 //     of element j by binary search in its offsets.
 //   n       the domain length (elements the expression is evaluated at);
 //   out     n elements of type R: int, double or unsigned char;
-//   fault   a word the host sets to 0xFFFFFFFFFFFFFFFF before the launch. An INT / or % whose
+//   fault   a word the host sets to 0xFFFFFFFFFFFFFFFF before the launch (or NULL when the
+//           superoperator evaluates no INT / or %: SuperOpAnalysis::divides). An INT / or % whose
 //           divisor traps (0, or INT_MIN / -1) lowers it with atomicMin to (j << 1) | overflow,
 //           j the element, overflow 1 for INT_MIN / -1 and 0 for division by zero; the host
 //           reports "division by zero" or "integer overflow in division (-2147483648 / -1)" for

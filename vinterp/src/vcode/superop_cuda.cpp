@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "cvl/op_dispatch.hpp"
+#include "vcode/superop_analysis.hpp"
 #include "vcode/superop_check.hpp"
 #include "vcode/superop_print.hpp"
 
@@ -70,12 +71,9 @@ std::string constant_literal(const SuperOpNode& n) {
 
 class KernelWriter {
  public:
-  explicit KernelWriter(const SuperOp& op) : op_(op), name_(cuda_kernel_name(op)) {
-    values_node_ = static_cast<std::uint32_t>(op.nodes.size() - 1);
-    const SuperOpNode& root = op.root();
-    if (root.kind == Kind::Scan || root.kind == Kind::Reduce) values_node_ = root.args[0];
-    mark_reads();
-  }
+  explicit KernelWriter(const SuperOp& op)
+      : op_(op), name_(cuda_kernel_name(op)), analysis_(analyze(op)),
+        values_node_(analysis_.values_node) {}
 
   std::string run() {
     out_ += "\n// " + superop_text(op_) + "\n";
@@ -92,20 +90,6 @@ class KernelWriter {
     return name += std::to_string(node);
   }
   const char* value_type() const { return c_type(op_.nodes[values_node_].result); }
-
-  // Which operand nodes are read at element j, and which descriptors DIST/INDEX need.
-  void mark_reads() {
-    read_at_element_.assign(op_.nodes.size(), false);
-    needs_segment_.assign(op_.operands.size(), false);
-    read_at_element_[values_node_] = true;
-    for (const SuperOpNode& n : op_.nodes) {
-      if (n.kind == Kind::Elementwise || n.kind == Kind::Scan || n.kind == Kind::Reduce)
-        for (std::uint8_t a = 0; a < n.arity; ++a) read_at_element_[n.args[a]] = true;
-      if (n.kind == Kind::Dist && op_.nodes[n.args[0]].kind == Kind::Operand)
-        needs_segment_[op_.nodes[n.args[1]].operand] = true;
-      if (n.kind == Kind::Index) needs_segment_[op_.nodes[n.args[2]].operand] = true;
-    }
-  }
 
   // The operand parameters (or struct members, with `;` separators).
   std::string operand_list(const char* separator, bool restrict) const {
@@ -152,7 +136,7 @@ class KernelWriter {
             "_value(const " + name_ + "_args& a, long long j, unsigned long long* fault) {\n";
     out_ += "  (void)fault;\n";
     for (std::size_t k = 0; k < op_.operands.size(); ++k) {
-      if (!needs_segment_[k]) continue;
+      if (!analysis_.segment_of_needed[k]) continue;
       const std::string K = std::to_string(k);
       out_ += "  const long long seg" + K + " = (long long)a.sd" + K + ".segment_of(j);\n";
     }
@@ -161,11 +145,11 @@ class KernelWriter {
       const std::string decl = "  const " + std::string(c_type(n.result)) + " " + var(i) + " = ";
       switch (n.kind) {
         case Kind::Operand:
-          if (read_at_element_[i] && n.result != TypeKeyword::Segdes)
+          if (analysis_.roles[i] == NodeRole::Element)
             out_ += decl + "a.in" + std::to_string(n.operand) + "[j];\n";
           break;
         case Kind::Constant:
-          if (read_at_element_[i]) out_ += decl + constant_literal(n) + ";\n";
+          if (analysis_.roles[i] == NodeRole::Constant) out_ += decl + constant_literal(n) + ";\n";
           break;
         case Kind::Elementwise:
           out_ += decl + elementwise(i) + ";\n";
@@ -213,9 +197,8 @@ class KernelWriter {
 
   const SuperOp& op_;
   std::string name_;
+  SuperOpAnalysis analysis_;  // which nodes are made at element j, which descriptors are searched
   std::uint32_t values_node_ = 0;
-  std::vector<bool> read_at_element_;
-  std::vector<bool> needs_segment_;
   std::string out_;
 };
 

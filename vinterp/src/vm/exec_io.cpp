@@ -163,7 +163,7 @@ void Machine::exec_io(const Instruction& ins, const Prepared& prep) {
 std::int32_t Machine::int_scalar_operand(const Instruction& ins, std::size_t depth,
                                          const char* what) {
   const Value& v = from_top(depth);
-  if (v.kind != Kind::Int || v.length != 1)
+  if (v.kind != Kind::Int || v.length() != 1)
     fail(std::string(vcode::spelling(ins.op)) + ": " + what + " is not an integer scalar");
   return read_int(v, 0);
 }

@@ -15,7 +15,8 @@ void Machine::exec_spawn() {  // cmd in out err -> err' out' in' msg ok
   std::int32_t fds[3];  // in, out, err as given
   for (int k = 0; k < 3; ++k) {
     const Value& v = from_top(2 - k);
-    if (v.kind != Kind::Int || v.length != 1) fail("SPAWN: stream argument is not an integer scalar");
+    if (v.kind != Kind::Int || v.length() != 1)
+      fail("SPAWN: stream argument is not an integer scalar");
     fds[k] = read_int(v, 0);
   }
   const Value& command_value = from_top(3);

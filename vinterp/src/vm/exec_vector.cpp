@@ -31,27 +31,27 @@ void Machine::exec_vector(const Instruction& ins, const Prepared& prep) {
   stack_.resize(stack_.size() - k);
 
   auto same_length = [&](std::size_t a, std::size_t b) {
-    if (args[a].length != args[b].length)
-      fail(length_mismatch(a, args[a].length, b, args[b].length));
+    if (args[a].length() != args[b].length())
+      fail(length_mismatch(a, args[a].length(), b, args[b].length()));
   };
   // Segdes argument `s` must describe exactly the elements of vector argument `v`.
   auto describes = [&](std::size_t s, std::size_t v) {
-    if (args[s].total != args[v].length)
+    if (args[s].total() != args[v].length())
       fail("args " + std::to_string(v) + " and " + std::to_string(s) + " are incompatible: the " +
-           "segment descriptor describes " + std::to_string(args[s].total) +
-           " elements, the vector has " + std::to_string(args[v].length));
+           "segment descriptor describes " + std::to_string(args[s].total()) +
+           " elements, the vector has " + std::to_string(args[v].length()));
   };
   // Vector argument `v` must have one element per segment of segdes argument `s`.
   auto one_per_segment = [&](std::size_t v, std::size_t s) {
-    if (args[v].length != args[s].segments)
+    if (args[v].length() != args[s].segments())
       fail("args " + std::to_string(v) + " and " + std::to_string(s) + " are incompatible: " +
-           std::to_string(args[v].length) + " elements for " + std::to_string(args[s].segments) +
+           std::to_string(args[v].length()) + " elements for " + std::to_string(args[s].segments()) +
            " segments");
   };
   auto same_segments = [&](std::size_t a, std::size_t b) {
-    if (args[a].segments != args[b].segments)
+    if (args[a].segments() != args[b].segments())
       fail("args " + std::to_string(a) + " and " + std::to_string(b) + " are incompatible: " +
-           std::to_string(args[a].segments) + " and " + std::to_string(args[b].segments) +
+           std::to_string(args[a].segments()) + " and " + std::to_string(args[b].segments()) +
            " segments");
   };
 
@@ -176,7 +176,7 @@ void Machine::exec_vector(const Instruction& ins, const Prepared& prep) {
     case vcode::Family::Segdes:
       switch (ins.op) {
         case Op::Length:
-          push(int_scalar(static_cast<std::int32_t>(args[0].length)));
+          push(int_scalar(static_cast<std::int32_t>(args[0].length())));
           return;
         case Op::MakeSegdes:
           push(Value::of(backend_.make_segdes(args[0].take_vector())));

@@ -33,10 +33,10 @@ void append_pair(std::string& out, const Value& v) {
 template <typename T, typename Append>
 void append_elements(std::string& out, cvl::Backend& backend, const Value& v, Append append) {
   constexpr std::size_t chunk = 1 << 16;  // bounded host buffer for huge vectors
-  std::vector<T> buffer(std::min(v.length, chunk));
+  std::vector<T> buffer(std::min(v.length(), chunk));
   cvl::Vector handle = v.vector();
-  for (std::size_t first = 0; first < v.length; first += chunk) {
-    std::size_t count = std::min(chunk, v.length - first);
+  for (std::size_t first = 0; first < v.length(); first += chunk) {
+    std::size_t count = std::min(chunk, v.length() - first);
     backend.download(handle, first, count, buffer.data());
     for (std::size_t i = 0; i < count; ++i) {
       out += ' ';
@@ -97,11 +97,11 @@ std::string Machine::stack_shapes() const {
       continue;
     }
     if (v.kind == Kind::Segdes) {  // segments/elements
-      out += std::to_string(v.segments);
+      out += std::to_string(v.segments());
       out += '/';
-      out += std::to_string(v.total);
+      out += std::to_string(v.total());
     } else {
-      out += std::to_string(v.length);
+      out += std::to_string(v.length());
     }
     out += '(';
     out += kind_name(v.kind);

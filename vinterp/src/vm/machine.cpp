@@ -25,6 +25,9 @@ Machine::~Machine() {
 }
 
 void Machine::prepare() {
+  // Every superoperator is planned once, here: FUSED n only runs superops_[n].
+  superops_.reserve(program_.superops.size());
+  for (const vcode::SuperOp& op : program_.superops) superops_.push_back(backend_.prepare(op));
   prepared_.resize(program_.code.size());
   for (std::size_t i = 0; i < program_.code.size(); ++i) {
     const Instruction& ins = program_.code[i];
@@ -125,7 +128,7 @@ int Machine::run() {
       trace(ins);
       std::uint64_t elements = 0;
       for (std::size_t a = 0; a < prepared_[pc_].arity && a < stack_.size(); ++a)
-        elements += from_top(a).kind == Kind::Segdes ? from_top(a).total : from_top(a).length;
+        elements += from_top(a).kind == Kind::Segdes ? from_top(a).total() : from_top(a).length();
       const cvl::BackendStats stats_before = options_.profile ? backend_.stats() : cvl::BackendStats{};
       auto before = std::chrono::steady_clock::now();
       Op op = ins.op;
@@ -170,10 +173,10 @@ void Machine::execute(const Instruction& ins, const Prepared& prep) {
     case Op::If: {
       if (stack_.empty()) fail("stack underflow: IF needs 1 value, the stack is empty");
       const Value& c = stack_.back();
-      if (c.kind != Kind::Bool || c.length != 1)
+      if (c.kind != Kind::Bool || c.length() != 1)
         fail(std::string("IF: top of stack not a bool scalar (it is ") + kind_name(c.kind) +
-             (c.kind == Kind::Segdes ? " of " + std::to_string(c.segments) + " segments)"
-                                     : " of length " + std::to_string(c.length) + ")"));
+             (c.kind == Kind::Segdes ? " of " + std::to_string(c.segments()) + " segments)"
+                                     : " of length " + std::to_string(c.length()) + ")"));
       std::uint8_t flag = 0;
       backend_.download(c.vector(), 0, 1, &flag);
       stack_.pop_back();
@@ -286,8 +289,8 @@ std::int32_t Machine::read_int(const Value& v, std::size_t i) {
 }
 
 std::vector<std::int32_t> Machine::read_ints(const Value& v) {
-  std::vector<std::int32_t> xs(v.length);
-  if (v.length) backend_.download(v.vector(), 0, v.length, xs.data());
+  std::vector<std::int32_t> xs(v.length());
+  if (v.length()) backend_.download(v.vector(), 0, v.length(), xs.data());
   return xs;
 }
 

@@ -121,7 +121,9 @@ class Machine {
   std::array<std::FILE*, 256> streams_{};
   std::chrono::steady_clock::time_point timer_start_{};
   Profile profile_;
-  std::vector<std::vector<vcode::OperandUse>> superop_uses_;  // per SUPEROP, made on first use
+  // Per SUPEROP n: the backend's plan (its analysis gives the length rules), made at load.
+  std::vector<std::unique_ptr<cvl::PreparedSuperOp>> superops_;
+  std::vector<cvl::FusedOperand> fused_operands_;  // FUSED's operand buffer, empty between calls
 };
 
 }  // namespace vm

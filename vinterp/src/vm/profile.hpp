@@ -34,7 +34,8 @@ class Profile {
   // Writes the table, busiest opcodes first, with totals and the mean cost per instruction.
   // Backend columns that are zero throughout (a host backend) are left out; `run_stats` (the
   // backend's counters at the end) gives peak device memory and all bytes moved, constants
-  // included. `backend` names the backend in the header.
+  // included, and how many superoperators were planned. `backend` names the backend in the
+  // header.
   void print(std::FILE* out, double wall_seconds, const cvl::BackendStats& run_stats,
              const std::string& backend) const;
 

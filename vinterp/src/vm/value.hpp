@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "cvl/length.hpp"
 #include "cvl/types.hpp"
 #include "vcode/op.hpp"
 
@@ -20,10 +21,12 @@ inline Kind vector_kind(cvl::Type type) { return static_cast<Kind>(type); }
 Kind kind_of(vcode::TypeKeyword keyword);  // CHAR is an INT vector
 
 struct Value {
+  Value() = default;
+  Value(Kind k, cvl::Length length, cvl::Length segments, cvl::Length total,
+        std::shared_ptr<cvl::Storage> s)
+      : kind(k), storage(std::move(s)), length_(length), segments_(segments), total_(total) {}
+
   Kind kind = Kind::Int;
-  std::size_t length = 0;    // vector: its elements (0 for a segdes or a pair)
-  std::size_t segments = 0;  // segdes: its segments
-  std::size_t total = 0;     // segdes: the elements it describes
   std::shared_ptr<cvl::Storage> storage;
 
   static Value of(cvl::Vector v) {
@@ -33,11 +36,21 @@ struct Value {
     return {Kind::Segdes, 0, s.segments, s.total, std::move(s.storage)};
   }
 
+  // The machine reads lengths only here (cvl/length.hpp).
+  std::size_t length() const { return length_.get(); }      // vector: elements (0 otherwise)
+  std::size_t segments() const { return segments_.get(); }  // segdes: its segments
+  std::size_t total() const { return total_.get(); }        // segdes: the elements it describes
+
   // Moves the handle out as a backend operand (the slot is left empty).
-  cvl::Vector take_vector() { return {element_type(kind), length, std::move(storage)}; }
-  cvl::Segdes take_segdes() { return {segments, total, std::move(storage)}; }
-  cvl::Vector vector() const { return {element_type(kind), length, storage}; }
-  cvl::Segdes segdes() const { return {segments, total, storage}; }
+  cvl::Vector take_vector() { return {element_type(kind), length(), std::move(storage)}; }
+  cvl::Segdes take_segdes() { return {segments(), total(), std::move(storage)}; }
+  cvl::Vector vector() const { return {element_type(kind), length(), storage}; }
+  cvl::Segdes segdes() const { return {segments(), total(), storage}; }
+
+ private:
+  cvl::Length length_;
+  cvl::Length segments_;
+  cvl::Length total_;
 };
 
 // A PAIR groups two values into one stack entry.

@@ -1,0 +1,117 @@
+// vcode::analyze: the one analysis of a superoperator every evaluator plans from (node roles, how
+// operands are read, the root, the domain's source, division traps).
+#include <catch2/catch.hpp>
+
+#include "vcode/parser.hpp"
+#include "vcode/superop_analysis.hpp"
+
+using vcode::NodeRole;
+using vcode::Op;
+using vcode::RootKind;
+using vcode::TypeKeyword;
+
+namespace {
+
+vcode::SuperOp superop(const std::string& definition) {
+  auto program = vcode::parse_program(definition + "\nFUNC MAIN\nFUSED 0\nRET\n", "test.fcode");
+  REQUIRE(program.superops.size() == 1);
+  return program.superops[0];
+}
+
+using Roles = std::vector<NodeRole>;
+
+}  // namespace
+
+TEST_CASE("an elementwise root: operands and constants are read at every element",
+          "[superop][analysis]") {
+  // nodes: $0 $1 CONST * +
+  auto a = vcode::analyze(superop("SUPEROP 0 (INT INT) (+ INT $0 (* INT $1 (CONST INT 2)))"));
+  CHECK(a.root_kind == RootKind::Elementwise);
+  CHECK_FALSE(a.folds());
+  CHECK(a.values_node == 4);
+  CHECK(a.values_type == TypeKeyword::Int);
+  CHECK(a.result_type == TypeKeyword::Int);
+  CHECK(a.roles == Roles{NodeRole::Element, NodeRole::Element, NodeRole::Constant,
+                         NodeRole::Element, NodeRole::Element});
+  CHECK(a.at_element(2));
+  REQUIRE(a.operands.size() == 2);
+  CHECK(a.operands[0].elementwise);
+  CHECK(a.operands[1].elementwise);
+  CHECK(a.domain_operand == 0);
+  CHECK_FALSE(a.domain_is_total);
+  CHECK(a.segment_of_needed == std::vector<bool>{false, false});
+  CHECK_FALSE(a.divides);
+}
+
+TEST_CASE("a reduce root folds its input; DIST leaves are read per segment",
+          "[superop][analysis]") {
+  // nodes: $0 $1 $2 DIST * $2 +_REDUCE
+  auto a = vcode::analyze(superop(
+      "SUPEROP 0 (FLOAT FLOAT SEGDES) (+_REDUCE FLOAT (* FLOAT $0 (DIST FLOAT $1 $2)) $2)"));
+  CHECK(a.root_kind == RootKind::Reduce);
+  CHECK(a.folds());
+  CHECK(a.root_op == Op::PlusReduce);
+  CHECK(a.root_segdes == 2);
+  CHECK(a.values_node == 4);
+  CHECK(a.values_type == TypeKeyword::Float);
+  CHECK(a.roles == Roles{NodeRole::Element, NodeRole::SegmentLeaf, NodeRole::Descriptor,
+                         NodeRole::Element, NodeRole::Element, NodeRole::Descriptor,
+                         NodeRole::Fold});
+  CHECK_FALSE(a.at_element(1));
+  CHECK(a.operands[1].per_segment_of == std::vector<std::uint32_t>{2});
+  CHECK(a.operands[2].segdes);
+  // DIST of an operand finds the segment of j; the fold finds its own segments.
+  CHECK(a.segment_of_needed == std::vector<bool>{false, false, true});
+  CHECK(a.domain_operand == 0);
+  CHECK_FALSE(a.domain_is_total);
+}
+
+TEST_CASE("a scan over INDEX of constants takes its domain from the descriptor",
+          "[superop][analysis]") {
+  // nodes: CONST CONST $0 INDEX $0 *_SCAN
+  auto a = vcode::analyze(
+      superop("SUPEROP 0 (SEGDES) (*_SCAN INT (INDEX (CONST INT 1) (CONST INT 1) $0) $0)"));
+  CHECK(a.root_kind == RootKind::Scan);
+  CHECK(a.root_op == Op::MulScan);
+  CHECK(a.values_node == 3);
+  CHECK(a.roles == Roles{NodeRole::SegmentLeaf, NodeRole::SegmentLeaf, NodeRole::Descriptor,
+                         NodeRole::Element, NodeRole::Descriptor, NodeRole::Fold});
+  CHECK(a.domain_is_total);
+  CHECK(a.domain_operand == 0);
+  CHECK(a.segment_of_needed == std::vector<bool>{true});
+}
+
+TEST_CASE("DIST of a constant needs no segment search", "[superop][analysis]") {
+  auto a = vcode::analyze(
+      superop("SUPEROP 0 (SEGDES) (+_REDUCE INT (DIST INT (CONST INT 2) $0) $0)"));
+  CHECK(a.roles[0] == NodeRole::SegmentLeaf);
+  CHECK(a.segment_of_needed == std::vector<bool>{false});
+}
+
+TEST_CASE("a bare operand or constant as the fold's input", "[superop][analysis]") {
+  auto bare = vcode::analyze(superop("SUPEROP 0 (INT) $0"));
+  CHECK(bare.values_node == 0);
+  CHECK(bare.roles == Roles{NodeRole::Element});
+  CHECK(bare.operands[0].elementwise);
+  auto constant = vcode::analyze(superop("SUPEROP 0 (SEGDES) (+_REDUCE INT (CONST INT 2) $0)"));
+  CHECK(constant.roles == Roles{NodeRole::Constant, NodeRole::Descriptor, NodeRole::Fold});
+  CHECK(constant.domain_is_total);
+}
+
+TEST_CASE("INT division and remainder are noted as traps, FLOAT division is not",
+          "[superop][analysis]") {
+  CHECK(vcode::analyze(superop("SUPEROP 0 (INT INT) (/ INT $0 $1)")).divides);
+  CHECK(vcode::analyze(superop("SUPEROP 0 (INT INT) (+ INT (% $0 $1) $0)")).divides);
+  CHECK_FALSE(vcode::analyze(superop("SUPEROP 0 (FLOAT FLOAT) (/ FLOAT $0 $1)")).divides);
+}
+
+TEST_CASE("a node shared in memory takes its strongest role", "[superop][analysis]") {
+  // (+ INT $0 (DIST INT $0 $1)) with one $0 node used both at j and as the DIST value: the
+  // operand is then read at j (and, per segment, through its data).
+  auto op = superop("SUPEROP 0 (INT SEGDES) (+ INT $0 (DIST INT $0 $1))");
+  // nodes: $0 $0 $1 DIST +; make DIST read node 0
+  op.nodes[3].args[0] = 0;
+  auto a = vcode::analyze(op);
+  CHECK(a.roles[0] == NodeRole::Element);
+  CHECK(a.roles[1] == NodeRole::Unused);
+}
