@@ -79,61 +79,26 @@ void Machine::exec_vector(const Instruction& ins, const Prepared& prep) {
       push(Value::of(backend_.rank(ins.op, args[0].take_vector(), args[1].segdes())));
       return;
     case vcode::Family::Permute: {
+      // Operands from the ops.def letters: v i [f] [d] sd_s [sd_d]. Scatters (Shape) index
+      // destinations: v, i and f agree, sd_s describes v, sd_d describes d; gathers index
+      // sources: i and f agree, sd_s describes v, sd_d describes i.
       cvl::PermuteOperands p;
-      switch (ins.op) {
-        case Op::Permute:  // v i sd
-          same_length(0, 1);
-          describes(2, 0);
-          p.source_segdes = args[2].segdes();
-          break;
-        case Op::DPermute:  // v i d sd_s sd_d
-          same_length(0, 1);
-          describes(3, 0);
-          describes(4, 2);
-          same_segments(3, 4);
-          p.defaults = args[2].take_vector();
-          p.source_segdes = args[3].segdes();
-          p.dest_segdes = args[4].segdes();
-          break;
-        case Op::FPermute:  // v i f sd_s sd_d
-          same_length(0, 1);
-          same_length(0, 2);
-          describes(3, 0);
-          same_segments(3, 4);
-          p.flags = args[2].take_vector();
-          p.source_segdes = args[3].segdes();
-          p.dest_segdes = args[4].segdes();
-          break;
-        case Op::BPermute:  // v i sd_s sd_d
-          describes(2, 0);
-          describes(3, 1);
-          same_segments(2, 3);
-          p.source_segdes = args[2].segdes();
-          p.dest_segdes = args[3].segdes();
-          break;
-        case Op::BFPermute:  // v i f sd_s sd_d
-          same_length(1, 2);
-          describes(3, 0);
-          describes(4, 1);
-          same_segments(3, 4);
-          p.flags = args[2].take_vector();
-          p.source_segdes = args[3].segdes();
-          p.dest_segdes = args[4].segdes();
-          break;
-        case Op::DFPermute:  // v i f d sd_s sd_d
-          same_length(0, 1);
-          same_length(0, 2);
-          describes(4, 0);
-          describes(5, 3);
-          same_segments(4, 5);
-          p.flags = args[2].take_vector();
-          p.defaults = args[3].take_vector();
-          p.source_segdes = args[4].segdes();
-          p.dest_segdes = args[5].segdes();
-          break;
-        default:
-          fail_internal("not a permute");
-      }
+      const bool gather = vcode::info(ins.op).shape == vcode::Shape::Gather;
+      std::size_t next = 2;
+      const std::size_t flags = vcode::permute_has_flags(ins.op) ? next++ : 0;
+      const std::size_t defaults = vcode::permute_has_defaults(ins.op) ? next++ : 0;
+      const std::size_t source = next++;
+      const std::size_t dest = next < k ? next : 0;
+      if (!gather) same_length(0, 1);
+      if (flags) same_length(gather ? 1 : 0, flags);
+      describes(source, 0);
+      if (gather) describes(dest, 1);
+      if (defaults) describes(dest, defaults);
+      if (dest) same_segments(source, dest);
+      if (flags) p.flags = args[flags].take_vector();
+      if (defaults) p.defaults = args[defaults].take_vector();
+      p.source_segdes = args[source].segdes();
+      if (dest) p.dest_segdes = args[dest].segdes();
       p.values = args[0].take_vector();
       p.indices = args[1].take_vector();
       push(Value::of(backend_.permute(ins.op, std::move(p))));
