@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cvl/shape_contract.hpp"
+#include "cvl/unfused.hpp"
 #include "cvl_cpu/cvl_cpu.hpp"
 #include "cvl_cuda/cvl_cuda.hpp"
 #include "device.hpp"
@@ -412,6 +413,14 @@ class CudaBackend final : public Backend, private Residency {
         views[i].type = operands[i].vector.type;
       }
     }
+    // Compiled kernel first; the interpreter kernel when it holds the body; else op by op, with
+    // this backend's own kernels (more launches, the same results).
+    bool compiled = false;
+#if CVL_CUDA_REAL
+    if (use_jit_ && !jit_) jit_ = std::make_unique<jit::KernelCache>(device_->id());
+    compiled = use_jit_ && jit_->available(prepared.kernel, op);
+#endif
+    if (!compiled && !prepared.interpreter.fits()) return run_unfused(*this, op, operands, domain);
     const Type result = prepared.interpreter.plan().body_type;
     Vector body = new_device_vector(result, domain);
     // Only an INT / or % can trap: other superoperators take no slot of the fault board.
@@ -420,9 +429,7 @@ class CudaBackend final : public Backend, private Residency {
       fault = device_->fault_word(
           [](std::uint64_t word) { return std::string(cvl_sem::trap_message(word)); });
 #if CVL_CUDA_REAL
-    // A compiled kernel of this superoperator when NVRTC can make one, else the interpreter.
-    if (use_jit_ && !jit_) jit_ = std::make_unique<jit::KernelCache>(device_->id());
-    if (!use_jit_ ||
+    if (!compiled ||
         !jit_->run(*device_, prepared.kernel, op, views, domain, device_pointer(body), fault))
 #endif
       prepared.interpreter.evaluate(device_, op.id, views, domain, device_pointer(body), fault);

@@ -38,8 +38,8 @@ Plan plan(const vcode::SuperOp& op, const vcode::SuperOpAnalysis& analysis) {
 void Interpreter::evaluate(const std::shared_ptr<Device>& device, std::uint32_t superop_id,
                            const std::vector<OperandView>& operands, std::size_t domain,
                            void* out, unsigned long long* fault) {
-  if (plan_.nodes.size() > cuda_tuning::kMaxFusedNodes)
-    throw Error("FUSED: superoperator " + std::to_string(superop_id) + " has " +
+  if (!fits())
+    throw InternalError("FUSED: superoperator " + std::to_string(superop_id) + " has " +
                 std::to_string(plan_.nodes.size()) +
                 " nodes; the interpreter kernel takes at most " +
                 std::to_string(cuda_tuning::kMaxFusedNodes));

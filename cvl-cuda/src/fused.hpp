@@ -52,8 +52,11 @@ class Interpreter {
   explicit Interpreter(Plan plan) : plan_(std::move(plan)) {}
 
   const Plan& plan() const { return plan_; }
+  // Whether the kernel holds the body (at most cuda_tuning::kMaxFusedNodes nodes); a larger
+  // superoperator runs op by op (cvl::run_unfused) where no compiled kernel exists.
+  bool fits() const { return plan_.nodes.size() <= cuda_tuning::kMaxFusedNodes; }
   // out[j] = the body at element j, for j < domain. Traps of INT / and % record `fault`.
-  // Throws Error when the body has more nodes than the kernel holds.
+  // The body must fit (an InternalError otherwise).
   void evaluate(const std::shared_ptr<Device>& device, std::uint32_t superop_id,
                 const std::vector<OperandView>& operands, std::size_t domain, void* out,
                 unsigned long long* fault);

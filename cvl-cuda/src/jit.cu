@@ -131,15 +131,19 @@ cudaKernel_t KernelCache::kernel_for(const vcode::SuperOp& op) {
   }
 }
 
-bool KernelCache::run(Device& device, CompiledKernel& compiled, const vcode::SuperOp& op,
-                      const std::vector<fused::OperandView>& views, std::size_t domain, void* out,
-                      unsigned long long* fault) {
+bool KernelCache::available(CompiledKernel& compiled, const vcode::SuperOp& op) {
   if (!compiled.looked_up) {
     compiled.kernel = kernel_for(op);
     compiled.looked_up = true;
   }
+  return compiled.kernel != nullptr;
+}
+
+bool KernelCache::run(Device& device, CompiledKernel& compiled, const vcode::SuperOp& op,
+                      const std::vector<fused::OperandView>& views, std::size_t domain, void* out,
+                      unsigned long long* fault) {
+  if (!available(compiled, op)) return false;
   cudaKernel_t kernel = compiled.kernel;
-  if (!kernel) return false;
   if (domain == 0) return true;
   // Parameters in the ABI's order (vcode/superop_cuda.hpp); each value lives in `slots`.
   // A SEGDES operand is its SegMap (cvl_sem::SegmentView, the same type the kernel declares)

@@ -28,6 +28,8 @@ struct CompiledKernel {
 class KernelCache {
  public:
   explicit KernelCache(int device);
+  // Whether `op` has a compiled kernel, looking it up into `compiled` the first time.
+  bool available(CompiledKernel& compiled, const vcode::SuperOp& op);
   // Runs superoperator `op`'s kernel (writing its root value, or its root's input for a scan or
   // reduce root, into `out`), looking it up into `compiled` first if that was not done yet;
   // false when no compiled kernel is available.

@@ -5,7 +5,9 @@
 // superoperator's nodes once.
 #include <cmath>
 #include <limits>
+#include <string>
 
+#include "cvl_cpu/cvl_cpu.hpp"
 #include "cvl_cuda/cvl_cuda.hpp"
 #include "fused_support.hpp"
 #include "support.hpp"
@@ -204,6 +206,33 @@ TEST_CASE("cuda-emulated: FUSED uploads a superoperator's nodes once, not per ca
   // their own views.
   CHECK(uploaded[1] < uploaded[0]);
   CHECK(uploaded[2] == uploaded[1]);
+}
+
+TEST_CASE("cuda-emulated: a superoperator larger than the interpreter kernel runs op by op",
+          "[cuda][fused]") {
+  // ((($0 + $1) * $1) + $1) ... : 100 elementwise nodes, more than the kernel holds, with an
+  // INT division by a constant among them and a reduction root.
+  std::string body = "$0";
+  for (int i = 0; i < 100; ++i)
+    body = std::string(i % 3 == 2 ? "(* INT " : i % 3 == 1 ? "(/ INT " : "(+ INT ") + body +
+           (i % 3 == 1 ? " (CONST INT 3))" : " $1)");
+  const vcode::SuperOp op =
+      superop("SUPEROP 0 (INT INT SEGDES) (+_REDUCE INT " + body + " $2)");
+  for (long long threshold : {0LL, -1LL}) {
+    auto owner = emulated(threshold);
+    cvl::Backend& b = *owner;
+    auto cpu = cvl::make_cpu_backend({1});
+    auto run = [&](cvl::Backend& on) {
+      std::vector<cvl::FusedOperand> operands(3);
+      Ints a(5000), c(5000);
+      for (int i = 0; i < 5000; ++i) a[i] = i - 2500, c[i] = i % 7 - 3;
+      operands[0].vector = ints(on, a);
+      operands[1].vector = ints(on, c);
+      operands[2].segdes = segdes(on, {1000, 0, 4000});
+      return to_ints(on, on.fused(op, operands, 5000));
+    };
+    CHECK(run(b) == run(*cpu));
+  }
 }
 
 }  // namespace cvl_test
