@@ -79,9 +79,7 @@ void gather(const Parallel& par, Op op, const SegView& source, const SegView& de
 }  // namespace
 
 [[noreturn]] void throw_index_fault(Op op, const IndexFault& fault) {
-  throw Error(std::string(vcode::spelling(op)) + ": index " + std::to_string(fault.index) +
-              " at position " + std::to_string(fault.position) +
-              " is outside its segment of length " + std::to_string(fault.length));
+  throw Error(index_fault_message(vcode::spelling(op), fault.index, fault.position, fault.length));
 }
 
 Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {

@@ -30,17 +30,9 @@ namespace {
 
 using vcode::Op;
 
-Type letter_type(char letter, Type instruction_type) {
-  return letter == 'I'   ? Type::Int
-         : letter == 'F' ? Type::Float
-         : letter == 'B' ? Type::Bool
-                         : instruction_type;
-}
-
 std::string index_fault_message(Op op, std::int32_t index, std::uint64_t position,
                                 std::uint32_t length) {
-  return std::string(vcode::spelling(op)) + ": index " + std::to_string(index) + " at position " +
-         std::to_string(position) + " is outside its segment of length " + std::to_string(length);
+  return cvl::index_fault_message(vcode::spelling(op), index, position, length);
 }
 
 // A superoperator prepared by cvl-cuda: cvl-cpu's plan for small host-resident calls, the
@@ -99,14 +91,13 @@ class CudaBackend final : public Backend, private Residency {
 
   Vector elementwise(Op op, Type type, std::span<Vector> operands) override {
     CVL_EXPECT_SHAPES(contract::elementwise(op, type, operands));
-    const vcode::OpInfo& info = vcode::info(op);
     const std::size_t n = operands[0].length;
     if (on_host_path(operands)) {
       std::vector<cvl::Vector> host;
       for (Vector& v : operands) host.push_back(take_host(std::move(v)));
       return wrap_host(cpu_->elementwise(op, type, host));
     }
-    const Type out_type = letter_type(info.results[0], type);
+    const Type out_type = to_type(vcode::result_type_of(op, to_keyword(type)));
     kernels::TypedInput inputs[3];
     for (std::size_t i = 0; i < operands.size(); ++i)
       inputs[i] = {device_pointer(operands[i]), operands[i].type};

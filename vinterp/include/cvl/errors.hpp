@@ -3,6 +3,8 @@
 #pragma once
 
 #include <stdexcept>
+#include <string>
+#include <string_view>
 
 namespace cvl {
 
@@ -11,6 +13,13 @@ namespace cvl {
 struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// The message of an index outside its segment (permutes, EXTRACT, REPLACE), on every backend.
+inline std::string index_fault_message(std::string_view op, long long index,
+                                       unsigned long long position, unsigned long long length) {
+  return std::string(op) + ": index " + std::to_string(index) + " at position " +
+         std::to_string(position) + " is outside its segment of length " + std::to_string(length);
+}
 
 // A broken invariant: a bug in the interpreter or a backend, never the program's fault (an
 // operand whose shape the interpreter should have checked, an op a family does not implement).

@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include "cvl/op_dispatch.hpp"
+
 namespace cvl::contract {
 namespace {
 
@@ -33,18 +35,7 @@ std::string first(Problems&&... problems) {
   return found;
 }
 
-Type letter_type(char letter, Type instruction_type) {
-  return letter == 'I'   ? Type::Int
-         : letter == 'F' ? Type::Float
-         : letter == 'B' ? Type::Bool
-                         : instruction_type;
-}
 
-Type element_type(vcode::TypeKeyword t) {
-  return t == vcode::TypeKeyword::Float  ? Type::Float
-         : t == vcode::TypeKeyword::Bool ? Type::Bool
-                                         : Type::Int;
-}
 
 }  // namespace
 
@@ -57,7 +48,7 @@ std::string elementwise(Op op, Type type, std::span<const Vector> operands) {
   for (std::size_t i = 0; i < operands.size(); ++i) {
     std::string found = first(length_problem(where, "operand", operands[i], operands[0].length),
                               type_problem(where, "operand", operands[i],
-                                           letter_type(info.args[i], type)));
+                                           to_type(vcode::operand_type(op, to_keyword(type), i))));
     if (!found.empty()) return found;
   }
   return {};
@@ -164,7 +155,7 @@ std::string fused(const PreparedSuperOp& prepared, std::span<const FusedOperand>
                                   " elements, the domain has " + std::to_string(domain));
       continue;
     }
-    std::string found = type_problem(where, "an operand", o.vector, element_type(op.operands[k]));
+    std::string found = type_problem(where, "an operand", o.vector, to_type(op.operands[k]));
     if (found.empty() && uses[k].elementwise)
       found = length_problem(where, "an operand", o.vector, domain);
     for (std::uint32_t s : uses[k].per_segment_of)

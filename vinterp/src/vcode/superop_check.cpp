@@ -150,12 +150,7 @@ class DefinitionChecker {
         arity(i, op.args.size());
         if (!type_allowed(i) || n.arity != op.args.size()) return;
         for (std::uint8_t a = 0; a < n.arity; ++a) {
-          char letter = op.args[a];
-          TypeKeyword want = letter == 'I'   ? TypeKeyword::Int
-                             : letter == 'F' ? TypeKeyword::Float
-                             : letter == 'B' ? TypeKeyword::Bool
-                                             : n.type;
-          argument_type(i, a, want);
+          argument_type(i, a, operand_type(n.op, n.type, a));
         }
         check_result(i);
         return;
