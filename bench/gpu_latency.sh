@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# Host syncs, kernel launches and bytes moved of the neslgpu benchmarks on cuda-emulated (which
+# counts them exactly as the real GPU build would), as VCODE and as FCODE, with a latency
+# estimate from those counts. See bench/README.md.
+set -euo pipefail
+
+usage() {
+  cat <<'EOF'
+usage: bench/gpu_latency.sh [BUILD_DIR] [options]
+
+Runs `vinterp --backend cuda-emulated --profile` on the neslgpu-bench programs, each as VCODE and
+as FCODE (made with BUILD_DIR/fcode-opt/fcode-opt into a temporary directory), and prints a
+Markdown table with one row per program and form:
+
+  IF executed      the count of the profile's IF row
+  host syncs       the profile's syncs total: the program's own waits for the device (the
+                   profiler's waits after every instruction and the final stack dump not counted)
+  launches         the profile's kernel launches total
+  bytes to dev/host  the profile's byte totals (final stack dump not counted)
+  est. latency us  ESTIMATE, not a measurement: launches x 3 us + host syncs x 10 us
+  top sync sources the opcodes with the most syncs (opcode:syncs)
+
+  BUILD_DIR             the CMake build directory (default: build)
+  --shared DIR          the shared corpus (default: ../shared next to the repository)
+  --programs "LIST"     program files without .vcode (default "qs.1000000 quickhull.1000000
+                        bh.10000 black-scholes.1000000 dotp.1000000")
+  --host-threshold N    passed to vinterp (default: the backend's own)
+  --top N               sync sources to list per row (default 3)
+  --csv FILE            also write the rows as CSV
+  -h, --help            this text
+EOF
+}
+
+repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_dir=build
+shared_dir="$repo_root/../shared"
+programs="qs.1000000 quickhull.1000000 bh.10000 black-scholes.1000000 dotp.1000000"
+threshold=""
+top=3
+csv=""
+
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --shared) shared_dir=$2; shift 2 ;;
+    --programs) programs=$2; shift 2 ;;
+    --host-threshold) threshold=$2; shift 2 ;;
+    --top) top=$2; shift 2 ;;
+    --csv) csv=$2; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    --*) echo "gpu_latency.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+    *) build_dir=$1; shift ;;
+  esac
+done
+
+[[ "$top" =~ ^[0-9]+$ ]] || { echo "gpu_latency.sh: --top needs a number" >&2; exit 2; }
+[[ -z "$threshold" || "$threshold" =~ ^-?[0-9]+$ ]] ||
+  { echo "gpu_latency.sh: --host-threshold needs an integer" >&2; exit 2; }
+[[ "$build_dir" = /* ]] || build_dir="$PWD/$build_dir"
+vinterp="$build_dir/vinterp/vinterp"
+optimizer="$build_dir/fcode-opt/fcode-opt"
+bench_dir="$shared_dir/neslgpu-bench"
+for tool in "$vinterp" "$optimizer"; do
+  if [[ ! -x "$tool" ]]; then
+    echo "gpu_latency.sh: $tool not found; build it first (cmake --build $build_dir --target vinterp fcode-opt)" >&2
+    exit 1
+  fi
+done
+if ! "$vinterp" --version 2>&1 | grep -q 'backends:.*cuda-emulated'; then
+  echo "gpu_latency.sh: $vinterp has no cuda-emulated backend ($("$vinterp" --version 2>&1 | head -1))" >&2
+  exit 1
+fi
+for p in $programs; do
+  [[ -f "$bench_dir/$p.vcode" ]] || { echo "gpu_latency.sh: missing program $bench_dir/$p.vcode" >&2; exit 1; }
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/nesl_gpu_latency.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+vargs=(--backend cuda-emulated --profile)
+[[ -n "$threshold" ]] && vargs+=(--host-threshold "$threshold")
+
+# Prints "if syncs launches bytes_to_dev bytes_to_host top" for one profile (stderr of a run).
+# The backend columns appear only when some row is non-zero, so their order is read from the
+# header; every data row is opcode count time time% ns/op elements, then those columns.
+parse() {
+  awk -v top="$top" '
+    /^opcode / {
+      table = 1; n = 0
+      if (index($0, " launches")) col[++n] = "launches"
+      if (index($0, " syncs")) col[++n] = "syncs"
+      if (index($0, " bytes to dev")) col[++n] = "dev"
+      if (index($0, " bytes to host")) col[++n] = "host"
+      next
+    }
+    !table { next }
+    {
+      delete v
+      for (i = 1; i <= n; i++) v[col[i]] = $(6 + i) + 0
+    }
+    $1 == "total" {
+      launches = v["launches"]; syncs = v["syncs"]; dev = v["dev"]; host = v["host"]; done = 1
+      exit
+    }
+    $1 == "IF" { ifs = $2 + 0 }
+    v["syncs"] > 0 { op[++m] = $1; s[m] = v["syncs"] }
+    END {
+      if (!done) { print "no profile table"; exit 1 }
+      out = ""
+      for (k = 1; k <= top && k <= m; k++) {       # selection of the largest, ties by name
+        best = 0
+        for (j = 1; j <= m; j++)
+          if (!(j in used) && (best == 0 || s[j] > s[best] || (s[j] == s[best] && op[j] < op[best]))) best = j
+        used[best] = 1
+        out = out (out == "" ? "" : ",") op[best] ":" s[best]
+      }
+      if (out == "") out = "-"
+      printf "%d %d %d %d %d %s\n", ifs, syncs, launches, dev, host, out
+    }'
+}
+
+# 12345678 -> 12,345,678
+commas() { printf '%s' "$1" | sed -e ':a' -e 's/\B[0-9]\{3\}\>/,&/' -e 'ta'; }
+
+echo "# vinterp ${vargs[*]} on $(basename "$bench_dir") ($("$vinterp" --version 2>&1 | head -1))"
+echo "# est. latency = launches x 3 us + host syncs x 10 us: an ESTIMATE from the counts, not a measurement"
+echo
+printf '| program | form | IF executed | host syncs | kernel launches | bytes to device | bytes to host | est. latency µs (estimate, not measured) | top sync sources (opcode:syncs) |\n'
+printf '|---|---|---:|---:|---:|---:|---:|---:|---|\n'
+[[ -n "$csv" ]] && echo "program,form,if_executed,host_syncs,kernel_launches,bytes_to_device,bytes_to_host,est_latency_us,top_sync_sources" >"$csv"
+
+failed=0
+for p in $programs; do
+  if ! "$optimizer" "$bench_dir/$p.vcode" -o "$work/$p.fcode" 2>"$work/opt.err"; then
+    echo "gpu_latency.sh: fcode-opt failed on $p: $(head -1 "$work/opt.err")" >&2
+    failed=1
+  fi
+  for form in VCODE FCODE; do
+    if [[ $form = VCODE ]]; then file="$bench_dir/$p.vcode"; else file="$work/$p.fcode"; fi
+    [[ -f "$file" ]] || continue
+    if ! "$vinterp" "${vargs[@]}" "$file" >/dev/null 2>"$work/profile.err"; then
+      echo "gpu_latency.sh: vinterp failed on $p ($form): $(grep -v '^ ' "$work/profile.err" | tail -1)" >&2
+      failed=1
+      continue
+    fi
+    if ! row=$(parse <"$work/profile.err"); then
+      echo "gpu_latency.sh: no profile table for $p ($form)" >&2
+      failed=1
+      continue
+    fi
+    read -r ifs syncs launches dev host srcs <<<"$row"
+    est=$((launches * 3 + syncs * 10))
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$p" "$form" "$(commas "$ifs")" \
+      "$(commas "$syncs")" "$(commas "$launches")" "$(commas "$dev")" "$(commas "$host")" "$(commas "$est")" \
+      "${srcs//,/, }"
+    [[ -n "$csv" ]] && echo "$p,$form,$ifs,$syncs,$launches,$dev,$host,$est,\"$srcs\"" >>"$csv"
+  done
+done
+exit $failed
