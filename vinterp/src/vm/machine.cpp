@@ -159,6 +159,9 @@ int Machine::run() {
 void Machine::execute(const Instruction& ins, const Prepared& prep) {
   switch (ins.op) {
     case Op::Call:
+      if (returns_.size() >= options_.max_call_depth)
+        fail("call depth limit exceeded: " + std::to_string(returns_.size()) +
+             " calls deep (--max-call-depth " + std::to_string(options_.max_call_depth) + ")");
       if (options_.debug.runtime)
         std::fprintf(stderr, "push: \t stack_count = %zu, saved_pc = %u\n", returns_.size() + 1, pc_ + 1);
       returns_.push_back(pc_ + 1);

@@ -33,6 +33,12 @@ struct MachineOptions {
   bool time_program = false;  // -t
   bool trace = false;         // --trace: instruction and stack shapes, on stderr
   bool profile = false;       // --profile: per-opcode table on stderr at the end
+  bool sandbox = false;       // --sandbox: no SPAWN, no FOPEN (stdin, stdout, stderr still work)
+  // --max-call-depth: a CALL this many frames deep is a runtime error. A frame is one return
+  // address (4 bytes), so the default bounds the return stack at 4 MB, and a runaway recursion
+  // that also keeps a few values per frame (48 bytes a handle) at a few hundred MB.
+  static constexpr std::size_t default_max_call_depth = 1'000'000;
+  std::size_t max_call_depth = default_max_call_depth;
   DebugSwitches debug;
 };
 
