@@ -130,7 +130,7 @@ Value Machine::read_vector(std::FILE* in, TypeKeyword type, std::string& error) 
       }
       Value v = host_ints(xs);
       if (!segdes) return v;
-      return Value::of(backend_.make_segdes(v.take_vector()));
+      return segdes_from_data(backend_.make_segdes(v.take_vector()));
     }
   }
   return failed_read_value(type);

@@ -95,6 +95,14 @@ int Machine::report_error(const Failure& failure) {
   return 1;
 }
 
+Value Machine::segdes_from_data(cvl::Segdes sd) {
+  constexpr std::size_t max_vector_length = 2147483647;  // lengths are INT scalars (LENGTH)
+  if (sd.total > max_vector_length)
+    fail("segment lengths sum to " + std::to_string(sd.total) +
+         " elements, more than a vector may hold (2147483647)");
+  return Value::of(std::move(sd));
+}
+
 Value Machine::pop() {
   Value v = std::move(stack_.back());
   stack_.pop_back();

@@ -85,6 +85,10 @@ class Machine {
 
   // Stack helpers.
   Value pop();
+  // A segment descriptor made from data (MAKE_SEGDES, READ SEGDES) as a value: the one place a
+  // length comes from the program's data, so the one check that no vector exceeds 2^31 - 1
+  // elements. It runs before anything of that length is allocated.
+  Value segdes_from_data(cvl::Segdes sd);
   void push(Value v) { stack_.push_back(std::move(v)); }
   Value& from_top(std::size_t depth) { return stack_[stack_.size() - 1 - depth]; }
   Value int_scalar(std::int32_t x);
