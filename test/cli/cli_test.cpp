@@ -318,7 +318,7 @@ TEST_CASE("fcode-opt --dump-after with an unknown pass is an error listing the p
   CHECK(known.err.rfind("=== after fuse ===\n", 0) == 0);
 }
 
-TEST_CASE("--sandbox refuses FOPEN and SPAWN with a runtime error naming the instruction",
+TEST_CASE("vinterp --sandbox refuses FOPEN and SPAWN with a runtime error naming the instruction",
           "[cli][sandbox]") {
   struct Case {
     std::string program;
@@ -336,7 +336,7 @@ TEST_CASE("--sandbox refuses FOPEN and SPAWN with a runtime error naming the ins
   }
 }
 
-TEST_CASE("--sandbox still reads stdin and writes stdout", "[cli][sandbox]") {
+TEST_CASE("vinterp --sandbox still reads stdin and writes stdout", "[cli][sandbox]") {
   const std::string golden = test_dir + "/../golden/read_stdin";
   auto result = corpus::run_process({vinterp, "--sandbox", golden + ".vcode"}, "/tmp",
                                     golden + ".in", 60.0);
@@ -346,7 +346,7 @@ TEST_CASE("--sandbox still reads stdin and writes stdout", "[cli][sandbox]") {
   CHECK(result.out == read_file(golden + ".expected"));
 }
 
-TEST_CASE("--max-call-depth bounds recursion; bad values are usage errors", "[cli]") {
+TEST_CASE("vinterp --max-call-depth bounds recursion, and bad values are usage errors", "[cli]") {
   const std::string recursive = test_dir + "/../errors/call_depth_exceeded.vcode";
   auto limited = run_vinterp({"--max-call-depth", "10", recursive});
   CHECK(limited.exit_code == 1);
