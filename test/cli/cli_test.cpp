@@ -1,6 +1,7 @@
 // The vinterp command line as a user sees it: the GPU options (-0..-9, --sync, --host-threshold),
 // --backend errors, a device failure's message, and the --profile table (its columns and
-// deterministic counts, superoperator planning); and fcode-opt's option errors.
+// deterministic counts, superoperator planning), --sandbox and --max-call-depth; and fcode-opt's
+// option errors.
 #define CATCH_CONFIG_MAIN
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -315,4 +316,50 @@ TEST_CASE("fcode-opt --dump-after with an unknown pass is an error listing the p
   auto known = run_command({fcode_opt, "--dump-after", "fuse", program});
   CHECK(known.exit_code == 0);
   CHECK(known.err.rfind("=== after fuse ===\n", 0) == 0);
+}
+
+TEST_CASE("vinterp --sandbox refuses FOPEN and SPAWN with a runtime error naming the instruction",
+          "[cli][sandbox]") {
+  struct Case {
+    std::string program;
+    std::string message;
+  };
+  for (const auto& c : std::vector<Case>{
+           {"file_io.vcode", "instruction FOPEN: FOPEN is not allowed with --sandbox"},
+           {"spawn_echo.vcode", "instruction SPAWN: SPAWN is not allowed with --sandbox"}}) {
+    auto result = run_vinterp({"--sandbox", test_dir + "/../golden/" + c.program});
+    INFO(c.program << " stderr: " << result.err);
+    CHECK(result.exit_code == 1);
+    CHECK(result.err.rfind("vinterp: " + test_dir + "/../golden/" + c.program + ":", 0) == 0);
+    CHECK(result.err.find(c.message) != std::string::npos);
+    CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);  // one line
+  }
+}
+
+TEST_CASE("vinterp --sandbox still reads stdin and writes stdout", "[cli][sandbox]") {
+  const std::string golden = test_dir + "/../golden/read_stdin";
+  auto result = corpus::run_process({vinterp, "--sandbox", golden + ".vcode"}, "/tmp",
+                                    golden + ".in", 60.0);
+  INFO("stderr: " << result.err);
+  REQUIRE(result.exited);
+  CHECK(result.exit_code == 0);
+  CHECK(result.out == read_file(golden + ".expected"));
+}
+
+TEST_CASE("vinterp --max-call-depth bounds recursion, and bad values are usage errors", "[cli]") {
+  const std::string recursive = test_dir + "/../errors/call_depth_exceeded.vcode";
+  auto limited = run_vinterp({"--max-call-depth", "10", recursive});
+  CHECK(limited.exit_code == 1);
+  CHECK(limited.err.find("instruction CALL MAIN1_1: call depth limit exceeded: 10 calls deep "
+                         "(--max-call-depth 10)") != std::string::npos);
+  for (const char* bad : {"0", "-3", "many"}) {
+    auto result = run_vinterp({"--max-call-depth", bad, recursive});
+    INFO("value " << bad << " stderr: " << result.err);
+    CHECK(result.exit_code == 1);
+    CHECK(result.err.find("max-call-depth") != std::string::npos);
+    CHECK(result.err.find("Long options:") != std::string::npos);
+  }
+  auto help = run_vinterp({"--help"});
+  for (const char* option : {"--max-call-depth N", "--sandbox"})
+    CHECK(help.out.find(option) != std::string::npos);
 }

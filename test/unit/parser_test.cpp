@@ -26,10 +26,34 @@ std::string load_error(const std::string& source) {
 
 }  // namespace
 
-TEST_CASE("integer literals convert like glibc sscanf %d", "[parser]") {
-  auto p = parse("FUNC A CONST INT (4294967297 2147483648 -2147483649 99999999999999999999 +5 007) RET");
+TEST_CASE("integer literals are read exactly, over the whole INT range", "[parser]") {
+  auto p = parse("FUNC A CONST INT (2147483647 -2147483648 +5 007 -0 0000000000002147483647) RET");
   REQUIRE(p.constants.size() == 1);
-  CHECK(p.constants[0].ints == std::vector<std::int32_t>{1, -2147483648, 2147483647, -1, 5, 7});
+  CHECK(p.constants[0].ints ==
+        std::vector<std::int32_t>{2147483647, -2147483648, 5, 7, 0, 2147483647});
+}
+
+TEST_CASE("an integer literal that does not fit a 32-bit INT is a parse error naming it",
+          "[parser][errors]") {
+  // The classic interpreter kept the low 32 bits (3000000000 ran as -1294967296).
+  struct Case {
+    std::string source;
+    std::string where_and_token;
+  };
+  for (const auto& c : std::vector<Case>{
+           {"FUNC A\nCONST INT 3000000000\nRET", "bad.vcode:2:11: syntax error: integer 3000000000 "},
+           {"FUNC A\nCONST INT 100000000000\nRET", "bad.vcode:2:11: syntax error: integer 100000000000 "},
+           {"FUNC A\nCONST INT 2147483648\nRET", "integer 2147483648 "},
+           {"FUNC A\nCONST INT -2147483649\nRET", "integer -2147483649 "},
+           {"FUNC A\nCONST INT 99999999999999999999\nRET", "integer 99999999999999999999 "},
+           {"FUNC A\nCONST INT (1 2 4294967297)\nRET", "bad.vcode:2:16: syntax error: integer 4294967297 "},
+           {"FUNC A\nCONST SEGDES 4294967296\nRET", "bad.vcode:2:14: syntax error: integer 4294967296 "},
+           {"FUNC A\nCONST INT 1\nCOPY 4294967297 0\nRET", "bad.vcode:3:6: syntax error: integer 4294967297 "}}) {
+    INFO(c.source);
+    const std::string message = load_error(c.source);
+    CHECK(message.find(c.where_and_token) != std::string::npos);
+    CHECK(message.find("does not fit a 32-bit INT") != std::string::npos);
+  }
 }
 
 TEST_CASE("every CONST form", "[parser]") {

@@ -47,6 +47,8 @@ const char* const usage_text =
     "\t --sync\t\t\t GPU backends: wait for the device after every operation (faults name their op)\n"
     "\t --host-threshold N\t GPU backends: ops whose inputs are on the host and at most N elements\n"
     "\t\t\t\t run on the host (0 = everything on the device; default: the backend's)\n"
+    "\t --max-call-depth N\t a CALL N frames deep is a runtime error (default 1000000)\n"
+    "\t --sandbox\t\t SPAWN and FOPEN are runtime errors (READ from stdin still works)\n"
     "\t --help, --version\n";
 
 // A bad command line: vinterp prints the message, then the usage text, and exits 1.
@@ -95,6 +97,8 @@ po::options_description command_line_options() {
       ("profile", "")
       ("sync", "")
       ("host-threshold", po::value<long long>(), "")
+      ("max-call-depth", po::value<long long>(), "")
+      ("sandbox", "")
       ("file", po::value<std::vector<std::string>>(), "");
   for (char digit = '0'; digit <= '9'; ++digit)
     options.add_options()((std::string(",") + digit).c_str(), "");
@@ -149,6 +153,12 @@ vm::MachineOptions machine_options(const po::variables_map& args, LoadTraces& tr
   options.time_program = args.count("-t") > 0;
   options.trace = args.count("trace") > 0;
   options.profile = args.count("profile") > 0;
+  options.sandbox = args.count("sandbox") > 0;
+  if (args.count("max-call-depth")) {
+    const long long depth = args["max-call-depth"].as<long long>();
+    if (depth < 1) throw UsageError("--max-call-depth must be 1 or more");
+    options.max_call_depth = static_cast<std::size_t>(depth);
+  }
   if (args.count("-d"))
     for (const auto& name : args["-d"].as<std::vector<std::string>>())
       if (!apply_debug_switch(name, options.debug, traces))

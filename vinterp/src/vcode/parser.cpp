@@ -42,26 +42,19 @@ bool is_reserved(std::string_view word) {
          word == "F" || word == "FUSED" || word == "SUPEROP";
 }
 
-// Like glibc sscanf("%d"): saturate to 64 bits, keep the low 32 (spec/VCODE.md §2.2).
-std::int32_t integer_value(std::string_view text) {
-  bool negative = text[0] == '-';
+// The value of an integer token, or nothing when it does not fit a 32-bit INT. (The classic
+// interpreter read it like glibc sscanf("%d") and kept the low 32 bits: 3000000000 became
+// -1294967296; here that is a parse error.)
+std::optional<std::int32_t> int32_value(std::string_view text) {
+  const bool negative = text[0] == '-';
   std::size_t i = (text[0] == '-' || text[0] == '+') ? 1 : 0;
+  const std::uint64_t limit = negative ? std::uint64_t(INT32_MAX) + 1 : std::uint64_t(INT32_MAX);
   std::uint64_t magnitude = 0;
-  bool overflow = false;
   for (; i < text.size(); ++i) {
-    unsigned digit = unsigned(text[i] - '0');
-    if (magnitude > (UINT64_MAX - digit) / 10) overflow = true;
-    else magnitude = magnitude * 10 + digit;
+    magnitude = magnitude * 10 + unsigned(text[i] - '0');
+    if (magnitude > limit) return std::nullopt;
   }
-  std::int64_t value;
-  if (negative) {
-    value = (overflow || magnitude > std::uint64_t(INT64_MAX) + 1) ? INT64_MIN
-                                                                   : std::int64_t(0 - magnitude);
-  } else {
-    value = (overflow || magnitude > std::uint64_t(INT64_MAX)) ? INT64_MAX
-                                                               : std::int64_t(magnitude);
-  }
-  return static_cast<std::int32_t>(static_cast<std::uint32_t>(std::uint64_t(value)));
+  return static_cast<std::int32_t>(negative ? -std::int64_t(magnitude) : std::int64_t(magnitude));
 }
 
 double real_value(std::string_view text) {
@@ -219,11 +212,20 @@ class Parser {
     while (peek().kind == TokenKind::Word && type_keyword(peek().text)) take();
   }
 
+  // An integer token's value; a parse error naming the token when it does not fit an INT.
+  std::int32_t integer_value(const Token& t) {
+    auto value = int32_value(t.text);
+    if (!value)
+      fail(t, "syntax error: integer " + std::string(t.text) +
+                  " does not fit a 32-bit INT (-2147483648 to 2147483647)");
+    return *value;
+  }
+
   std::int32_t count_operand(const Token& op_token) {
     const Token& t = take();
     if (t.kind != TokenKind::Integer)
       unexpected(t, "a count after " + std::string(op_token.text));
-    std::int32_t value = integer_value(t.text);
+    std::int32_t value = integer_value(t);
     if (value < 0)
       fail(t, "syntax error: negative operand " + std::string(t.text) + " for " +
                   std::string(op_token.text));
@@ -306,7 +308,7 @@ class Parser {
       c.stream_name = std::string(value.text);
     } else if (*type == TypeKeyword::Segdes) {
       if (value.kind != TokenKind::Integer) unexpected(value, "a segment length after CONST SEGDES");
-      std::int32_t length = integer_value(value.text);
+      std::int32_t length = integer_value(value);
       if (length < 0) fail(value, "error: negative segment length in CONST SEGDES");
       c.ints.push_back(length);
     } else if (!element_into(c, value)) {
@@ -317,11 +319,11 @@ class Parser {
   }
 
   // Appends one element token to a constant of its type; false if the token has another type.
-  static bool element_into(Constant& c, const Token& t) {
+  bool element_into(Constant& c, const Token& t) {
     switch (c.type) {
       case TypeKeyword::Int:
         if (t.kind != TokenKind::Integer) return false;
-        c.ints.push_back(integer_value(t.text));
+        c.ints.push_back(integer_value(t));
         return true;
       case TypeKeyword::Float:
         if (t.kind != TokenKind::Real) return false;

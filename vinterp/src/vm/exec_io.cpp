@@ -130,13 +130,16 @@ Value Machine::read_vector(std::FILE* in, TypeKeyword type, std::string& error) 
       }
       Value v = host_ints(xs);
       if (!segdes) return v;
-      return Value::of(backend_.make_segdes(v.take_vector()));
+      return segdes_from_data(backend_.make_segdes(v.take_vector()));
     }
   }
   return failed_read_value(type);
 }
 
 void Machine::exec_io(const Instruction& ins, const Prepared& prep) {
+  // --sandbox: nothing reaches the file system or other programs (the open streams still work).
+  if (options_.sandbox && (ins.op == Op::FOpen || ins.op == Op::Spawn))
+    fail(std::string(vcode::spelling(ins.op)) + " is not allowed with --sandbox");
   // These check their own operands: the stream's kind and the value's depend on the instruction.
   if (ins.op != Op::FRead && ins.op != Op::FWrite && ins.op != Op::Write) check_operands(ins, prep);
   switch (ins.op) {

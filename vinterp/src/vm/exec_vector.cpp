@@ -144,7 +144,7 @@ void Machine::exec_vector(const Instruction& ins, const Prepared& prep) {
           push(int_scalar(static_cast<std::int32_t>(args[0].length())));
           return;
         case Op::MakeSegdes:
-          push(Value::of(backend_.make_segdes(args[0].take_vector())));
+          push(segdes_from_data(backend_.make_segdes(args[0].take_vector())));
           return;
         case Op::Lengths:
           push(Value::of(backend_.segment_lengths(args[0].segdes())));

@@ -95,6 +95,14 @@ int Machine::report_error(const Failure& failure) {
   return 1;
 }
 
+Value Machine::segdes_from_data(cvl::Segdes sd) {
+  constexpr std::size_t max_vector_length = 2147483647;  // lengths are INT scalars (LENGTH)
+  if (sd.total > max_vector_length)
+    fail("segment lengths sum to " + std::to_string(sd.total) +
+         " elements, more than a vector may hold (2147483647)");
+  return Value::of(std::move(sd));
+}
+
 Value Machine::pop() {
   Value v = std::move(stack_.back());
   stack_.pop_back();
@@ -159,6 +167,9 @@ int Machine::run() {
 void Machine::execute(const Instruction& ins, const Prepared& prep) {
   switch (ins.op) {
     case Op::Call:
+      if (returns_.size() >= options_.max_call_depth)
+        fail("call depth limit exceeded: " + std::to_string(returns_.size()) +
+             " calls deep (--max-call-depth " + std::to_string(options_.max_call_depth) + ")");
       if (options_.debug.runtime)
         std::fprintf(stderr, "push: \t stack_count = %zu, saved_pc = %u\n", returns_.size() + 1, pc_ + 1);
       returns_.push_back(pc_ + 1);

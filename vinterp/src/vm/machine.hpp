@@ -33,6 +33,12 @@ struct MachineOptions {
   bool time_program = false;  // -t
   bool trace = false;         // --trace: instruction and stack shapes, on stderr
   bool profile = false;       // --profile: per-opcode table on stderr at the end
+  bool sandbox = false;       // --sandbox: no SPAWN, no FOPEN (stdin, stdout, stderr still work)
+  // --max-call-depth: a CALL this many frames deep is a runtime error. A frame is one return
+  // address (4 bytes), so the default bounds the return stack at 4 MB, and a runaway recursion
+  // that also keeps a few values per frame (48 bytes a handle) at a few hundred MB.
+  static constexpr std::size_t default_max_call_depth = 1'000'000;
+  std::size_t max_call_depth = default_max_call_depth;
   DebugSwitches debug;
 };
 
@@ -79,6 +85,10 @@ class Machine {
 
   // Stack helpers.
   Value pop();
+  // A segment descriptor made from data (MAKE_SEGDES, READ SEGDES) as a value: the one place a
+  // length comes from the program's data, so the one check that no vector exceeds 2^31 - 1
+  // elements. It runs before anything of that length is allocated.
+  Value segdes_from_data(cvl::Segdes sd);
   void push(Value v) { stack_.push_back(std::move(v)); }
   Value& from_top(std::size_t depth) { return stack_[stack_.size() - 1 - depth]; }
   Value int_scalar(std::int32_t x);
