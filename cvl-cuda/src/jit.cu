@@ -4,15 +4,11 @@
 
 #if CVL_CUDA_REAL
 #include <nvrtc.h>
-#include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <sstream>
+#include <optional>
 
+#include "cvl_cuda/cubin_cache.hpp"
 #include "cvl_cuda/superop_compiler.hpp"
 #include "tuning.hpp"
 #include "vcode/superop_cuda.hpp"
@@ -48,49 +44,19 @@ std::string compile_cuda_to_cubin(const std::string& source, int arch) {
 namespace cvl::CVL_CUDA_NS::jit {
 namespace {
 
-std::uint64_t fnv1a(const std::string& text) {
-  std::uint64_t hash = 14695981039346656037ull;
-  for (unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
-  return hash;
-}
-
-std::filesystem::path cache_directory() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return std::filesystem::path(xdg) / "nesl-vinterp";
-  if (const char* home = std::getenv("HOME"); home && *home)
-    return std::filesystem::path(home) / ".cache" / "nesl-vinterp";
-  return {};
-}
-
-// The cubin of `source` for sm_<arch>: from the cache, or compiled and then cached (written to a
-// temporary name and renamed, so concurrent runs never read half a file).
-std::string cubin_for(const std::string& source, int arch) {
+// The text NVRTC compiles for `source` on sm_<arch>, which is also its cache key: the
+// architecture and NVRTC's version are part of it, so a cubin is never reused across either.
+std::string cache_key(const std::string& source, int arch) {
   int major = 0, minor = 0;
   nvrtcVersion(&major, &minor);
-  const std::string key = source + "\n// sm_" + std::to_string(arch) + " nvrtc " +
-                          std::to_string(major) + "." + std::to_string(minor);
-  char name[40];
-  std::snprintf(name, sizeof name, "%016llx.cubin", static_cast<unsigned long long>(fnv1a(key)));
-  const std::filesystem::path dir = cache_directory();
-  std::error_code ignored;
-  if (!dir.empty()) {
-    std::ifstream in(dir / name, std::ios::binary);
-    if (in) return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  std::string cubin = compile_cuda_to_cubin(key, arch);
-  if (!dir.empty()) {
-    std::filesystem::create_directories(dir, ignored);
-    const auto temporary = dir / (std::string(name) + ".tmp" + std::to_string(::getpid()));
-    std::ofstream file(temporary, std::ios::binary);
-    file.write(cubin.data(), static_cast<std::streamsize>(cubin.size()));
-    file.close();
-    // A short write (disk full) must not become the cached cubin of every later run.
-    if (file)
-      std::filesystem::rename(temporary, dir / name, ignored);
-    else
-      std::filesystem::remove(temporary, ignored);
-  }
-  return cubin;
+  return source + "\n// sm_" + std::to_string(arch) + " nvrtc " + std::to_string(major) + "." +
+         std::to_string(minor);
+}
+
+// The on-disk cache (cubin_cache.hpp), opened at first use; off when its directory is unusable.
+cubin_cache::CubinCache& disk_cache() {
+  static cubin_cache::CubinCache cache(cubin_cache::default_directory());
+  return cache;
 }
 
 }  // namespace
@@ -103,7 +69,6 @@ KernelCache::KernelCache(int device) {
 }
 
 cudaKernel_t KernelCache::kernel_for(const vcode::SuperOp& op) {
-  if (broken_) return nullptr;
   std::string source;
   try {
     source = vcode::cuda_prelude() + vcode::cuda_source(op);
@@ -111,14 +76,24 @@ cudaKernel_t KernelCache::kernel_for(const vcode::SuperOp& op) {
     return nullptr;  // a definition the generator does not take: the interpreter runs it
   }
   if (auto found = kernels_.find(source); found != kernels_.end()) return found->second;
+  const std::string key = cache_key(source, arch_);
+  cubin_cache::CubinCache& disk = disk_cache();
+  // A cached cubin that does not load (damaged, or from an incompatible driver) is removed and
+  // compiled afresh; it never disables anything.
+  if (std::optional<std::string> cached = disk.lookup(key)) {
+    try {
+      cudaKernel_t kernel = load(*cached, op);
+      kernels_.emplace(std::move(source), kernel);
+      return kernel;
+    } catch (const DeviceError&) {
+      (void)cudaGetLastError();
+      disk.remove(key);
+    }
+  }
   try {
-    const std::string cubin = cubin_for(source, arch_);
-    cudaLibrary_t library;
-    CVL_CUDA_CHECK(
-        cudaLibraryLoadData(&library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
-    libraries_.push_back(library);
-    cudaKernel_t kernel;
-    CVL_CUDA_CHECK(cudaLibraryGetKernel(&kernel, library, vcode::cuda_kernel_name(op).c_str()));
+    const std::string cubin = compile_cuda_to_cubin(key, arch_);
+    cudaKernel_t kernel = load(cubin, op);
+    disk.store(key, cubin);  // only a cubin that loaded
     kernels_.emplace(std::move(source), kernel);
     return kernel;
   } catch (const DeviceError& e) {
@@ -126,9 +101,24 @@ cudaKernel_t KernelCache::kernel_for(const vcode::SuperOp& op) {
     // cudaGetLastError check (and Thrust's) would report it as its own failure.
     (void)cudaGetLastError();
     std::fprintf(stderr, "cvl-cuda: FUSED falls back to the interpreter kernel: %s\n", e.what());
-    broken_ = true;
+    kernels_.emplace(std::move(source), nullptr);  // this kernel only: not tried again
     return nullptr;
   }
+}
+
+cudaKernel_t KernelCache::load(const std::string& cubin, const vcode::SuperOp& op) {
+  cudaLibrary_t library;
+  CVL_CUDA_CHECK(
+      cudaLibraryLoadData(&library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  cudaKernel_t kernel;
+  const cudaError_t status =
+      cudaLibraryGetKernel(&kernel, library, vcode::cuda_kernel_name(op).c_str());
+  if (status != cudaSuccess) {
+    (void)cudaLibraryUnload(library);
+    throw_cuda_error(status, "cudaLibraryGetKernel", __FILE__, __LINE__);
+  }
+  libraries_.push_back(library);
+  return kernel;
 }
 
 bool KernelCache::available(CompiledKernel& compiled, const vcode::SuperOp& op) {

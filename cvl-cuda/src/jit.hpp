@@ -1,9 +1,10 @@
 // Per-superoperator kernels for FUSED on the GPU: vcode's CUDA source of a superoperator is
 // compiled by NVRTC on first use, for the device's architecture, and the cubin is kept in an
-// on-disk cache keyed by a hash of the source ($XDG_CACHE_HOME/nesl-vinterp, or
+// on-disk cache (cvl_cuda/cubin_cache.hpp: $XDG_CACHE_HOME/nesl-vinterp, or
 // ~/.cache/nesl-vinterp), so a program's second run compiles nothing; each prepared superoperator
-// keeps its kernel, so later calls neither regenerate nor look up anything. When anything fails
-// the caller falls back to the interpreter kernel (fused.hpp). Real build only.
+// keeps its kernel, so later calls neither regenerate nor look up anything. A cached cubin that
+// fails to load is dropped from the cache and compiled afresh; when a fresh compile or load fails,
+// that superoperator falls back to the interpreter kernel (fused.hpp). Real build only.
 #pragma once
 
 #include <cstdint>
@@ -39,11 +40,13 @@ class KernelCache {
 
  private:
   cudaKernel_t kernel_for(const vcode::SuperOp& op);
+  // Loads `cubin` and finds `op`'s kernel in it; DeviceError when either fails.
+  cudaKernel_t load(const std::string& cubin, const vcode::SuperOp& op);
 
   int arch_ = 0;
-  std::map<std::string, cudaKernel_t> kernels_;  // by source text
+  // By source text; null for a superoperator whose fresh compile or load failed (not retried).
+  std::map<std::string, cudaKernel_t> kernels_;
   std::vector<cudaLibrary_t> libraries_;
-  bool broken_ = false;  // NVRTC failed once: stop trying
 };
 
 }  // namespace cvl::CVL_CUDA_NS::jit
