@@ -28,6 +28,7 @@ class CpuBackend final : public Backend {
   explicit CpuBackend(const BackendOptions& options) {
     ctx_.par.threads = options.threads > 0 ? options.threads : omp_get_max_threads();
     ctx_.float_rank = options.float_rank;
+    cpu::set_memory_limit(options.max_memory);
   }
 
   std::string name() const override { return "cpu"; }

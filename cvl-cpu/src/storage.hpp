@@ -65,6 +65,12 @@ T* elements(const Vector& v) {
   return buffer ? reinterpret_cast<T*>(buffer->bytes()) : nullptr;
 }
 
+// The limit on bytes of live buffers (BackendOptions::max_memory; 0: 3/4 of physical memory). A
+// Buffer that would pass it throws cvl::Error (out of vector memory) before allocating. Process-wide.
+void set_memory_limit(std::uint64_t bytes);
+// Bytes of live heap buffers now (inline buffers of small vectors are not counted).
+std::uint64_t memory_in_use();
+
 // A new vector with uninitialised elements; length 0 shares one empty buffer.
 Vector allocate(Type type, std::size_t length);
 // A new vector with all bits zero (0, 0.0, F), written in parallel above the threshold.

@@ -4,6 +4,7 @@
 #include <new>
 #include <string>
 
+#include "cvl/memory_limit.hpp"
 #include "device.hpp"
 
 namespace cvl::CVL_CUDA_NS {
@@ -18,7 +19,8 @@ constexpr unsigned long long kNoFault = ~0ull;
 
 }  // namespace
 
-Device::Device(const BackendOptions& options) : sync_each_op_(options.sync_each_op) {
+Device::Device(const BackendOptions& options)
+    : sync_each_op_(options.sync_each_op), memory_limit_(options.max_memory) {
 #if CVL_CUDA_REAL
   int count = 0;
   cudaError_t status = cudaGetDeviceCount(&count);
@@ -38,6 +40,13 @@ Device::Device(const BackendOptions& options) : sync_each_op_(options.sync_each_
   CVL_CUDA_CHECK(cudaMemPoolCreate(&pool_, &props));
   unsigned long long threshold = cuda_tuning::kPoolReleaseThreshold;
   CVL_CUDA_CHECK(cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &threshold));
+  if (memory_limit_ == 0) {  // default: the device's memory (the pool refuses past it anyway)
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CVL_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    memory_limit_ = total_bytes;
+  }
+#else
+  if (memory_limit_ == 0) memory_limit_ = default_host_memory_limit();
 #endif
   fault_words_ =
       static_cast<unsigned long long*>(allocate(cuda_tuning::kFaultSlots * sizeof(*fault_words_)));
@@ -56,6 +65,9 @@ Device::~Device() {
 
 void* Device::allocate(std::size_t bytes) {
   if (bytes == 0) return nullptr;
+  // --max-memory: refused before the pool is asked, as the program's error (not a device failure).
+  if (bytes > memory_limit_ || stats_.device_bytes_in_use > memory_limit_ - bytes)
+    throw_memory_limit(bytes, stats_.device_bytes_in_use, memory_limit_);
   void* pointer = nullptr;
 #if CVL_CUDA_REAL
   cudaError_t status = cudaMallocFromPoolAsync(&pointer, bytes, pool_, stream_);

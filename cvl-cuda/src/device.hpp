@@ -38,7 +38,8 @@ class Device {
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
 
-  // Pool memory (stream-ordered on the GPU). Out of memory is a DeviceError naming the bytes.
+  // Pool memory (stream-ordered on the GPU). Past the limit (--max-memory) a cvl::Error before
+  // anything is allocated; out of device memory below it a DeviceError naming the bytes.
   void* allocate(std::size_t bytes);
   void release(void* pointer, std::size_t bytes) noexcept;
 
@@ -89,6 +90,7 @@ class Device {
 
   BackendStats stats_;
   bool sync_each_op_ = false;
+  std::uint64_t memory_limit_ = 0;  // bytes of device memory allocate() may hold (--max-memory)
   // The fault board: kFaultSlots words on the device, all ones when clear.
   unsigned long long* fault_words_ = nullptr;
   std::vector<std::function<std::string(std::uint64_t)>> pending_faults_;

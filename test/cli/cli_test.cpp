@@ -1,7 +1,7 @@
 // The vinterp command line as a user sees it: the GPU options (-0..-9, --sync, --host-threshold),
 // --backend errors, a device failure's message, and the --profile table (its columns and
-// deterministic counts, superoperator planning), --sandbox and --max-call-depth; and fcode-opt's
-// option errors.
+// deterministic counts, superoperator planning), --sandbox, --max-call-depth and --max-memory;
+// and fcode-opt's option errors.
 #define CATCH_CONFIG_MAIN
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -362,4 +362,56 @@ TEST_CASE("vinterp --max-call-depth bounds recursion, and bad values are usage e
   auto help = run_vinterp({"--help"});
   for (const char* option : {"--max-call-depth N", "--sandbox"})
     CHECK(help.out.find(option) != std::string::npos);
+}
+
+TEST_CASE("vinterp --max-memory refuses an allocation past the limit before making it", "[cli]") {
+  const std::string big = test_dir + "/three_big_vectors.vcode";     // 3 x 8e9 bytes
+  const std::string small = test_dir + "/three_vectors_4mb.vcode";  // 3 x 4e6 bytes
+  std::vector<std::string> backends = {"cpu"};
+  if (backend_available("cuda-emulated")) backends.push_back("cuda-emulated");
+  for (const auto& backend : backends) {
+    INFO("backend " << backend);
+    // The first 8 GB vector is refused at once: nothing large is ever allocated.
+    auto refused = run_vinterp({"--backend", backend, "--max-memory", "64M", big});
+    INFO("stderr: " << refused.err);
+    CHECK(refused.exit_code == 1);
+    CHECK(refused.out.empty());
+    CHECK(refused.err.find("three_big_vectors.vcode:6: in function MAIN1_1, instruction DIST INT: "
+                           "out of vector memory: 8000000000 bytes requested, ") !=
+          std::string::npos);
+    CHECK(refused.err.find(" in use, limit 67108864 (--max-memory)") != std::string::npos);
+    CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
+    // Two 4 MB vectors fit in 10 MiB, the third does not; live bytes are counted.
+    auto third = run_vinterp({"--backend", backend, "--max-memory", "10M", small});
+    INFO("stderr: " << third.err);
+    CHECK(third.exit_code == 1);
+    CHECK(third.err.find("three_vectors_4mb.vcode:14: in function MAIN1_1, instruction DIST INT: "
+                         "out of vector memory: 4000000 bytes requested, 800") !=
+          std::string::npos);
+    CHECK(third.err.find("limit 10485760 (--max-memory)") != std::string::npos);
+    auto fits = run_vinterp({"--backend", backend, "--max-memory", "16m", small});
+    CHECK(fits.exit_code == 0);
+    CHECK(fits.err.empty());
+  }
+}
+
+TEST_CASE("vinterp --max-memory sizes: bytes or K/M/G/T; bad ones are usage errors", "[cli]") {
+  for (const char* good : {"1G", "512m", "1GiB", "100MB", "1048576", "2t"}) {
+    auto result = run_vinterp({"--max-memory", good, program});
+    INFO("size " << good << " stderr: " << result.err);
+    CHECK(result.exit_code == 0);
+  }
+  for (const char* bad : {"0", "0M", "-5", "lots", "12X", "1.5G", "G", "99999999999999999999",
+                          "20000000T"}) {
+    auto result = run_vinterp({"--max-memory", bad, program});
+    INFO("size " << bad << " stderr: " << result.err);
+    CHECK(result.exit_code == 1);
+    // Boost reads "-5" as a missing argument; every other value gets our message.
+    CHECK(result.err.find(std::string(bad) == "-5" ? "option '--max-memory'"
+                                                   : "--max-memory must be a positive size") !=
+          std::string::npos);
+    CHECK(result.err.find("Long options:") != std::string::npos);
+  }
+  auto help = run_vinterp({"--help"});
+  CHECK(help.out.find("--max-memory SIZE") != std::string::npos);
 }

@@ -2,6 +2,7 @@
 // (spec/VCODE.md §10) plus long options of our own.
 #include <boost/program_options.hpp>
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -48,6 +49,8 @@ const char* const usage_text =
     "\t --host-threshold N\t GPU backends: ops whose inputs are on the host and at most N elements\n"
     "\t\t\t\t run on the host (0 = everything on the device; default: the backend's)\n"
     "\t --max-call-depth N\t a CALL N frames deep is a runtime error (default 1000000)\n"
+    "\t --max-memory SIZE\t vector memory limit: bytes, or with K, M, G, T (powers of 1024);\n"
+    "\t\t\t\t default 3/4 of physical memory (cuda: the device's memory)\n"
     "\t --sandbox\t\t SPAWN and FOPEN are runtime errors (READ from stdin still works)\n"
     "\t --help, --version\n";
 
@@ -98,11 +101,40 @@ po::options_description command_line_options() {
       ("sync", "")
       ("host-threshold", po::value<long long>(), "")
       ("max-call-depth", po::value<long long>(), "")
+      ("max-memory", po::value<std::string>(), "")
       ("sandbox", "")
       ("file", po::value<std::vector<std::string>>(), "");
   for (char digit = '0'; digit <= '9'; ++digit)
     options.add_options()((std::string(",") + digit).c_str(), "");
   return options;
+}
+
+// --max-memory SIZE: a positive number of bytes, optionally followed by K, M, G or T (powers of
+// 1024, either case, an optional B or iB after them: 512M, 8G, 1GiB).
+std::uint64_t parse_memory_size(const std::string& text) {
+  const auto bad = [&] {
+    return UsageError("--max-memory must be a positive size like 512M, 8G or 1000000 (got '" +
+                      text + "')");
+  };
+  std::size_t i = 0;
+  std::uint64_t value = 0;
+  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
+    if (value > (UINT64_MAX - 9) / 10) throw bad();
+    value = value * 10 + static_cast<std::uint64_t>(text[i] - '0');
+  }
+  if (i == 0) throw bad();
+  std::string unit = text.substr(i);
+  for (auto& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  int shift = 0;
+  if (!unit.empty() && unit != "B") {
+    const std::string prefixes = "KMGT";
+    const auto at = prefixes.find(unit[0]);
+    const std::string rest = unit.substr(1);
+    if (at == std::string::npos || !(rest.empty() || rest == "B" || rest == "IB")) throw bad();
+    shift = 10 * static_cast<int>(at + 1);
+  }
+  if (value == 0 || value > (UINT64_MAX >> shift)) throw bad();
+  return value << shift;
 }
 
 // The last -<digit> given, as getopt would have it; 0 when there is none.
@@ -172,6 +204,8 @@ cvl::BackendOptions backend_options(const po::variables_map& args, int device) {
   if (options.threads < 0) throw UsageError("--threads must be 0 (all cores) or more");
   options.device = device;
   options.sync_each_op = args.count("sync") > 0;
+  if (args.count("max-memory"))
+    options.max_memory = parse_memory_size(args["max-memory"].as<std::string>());
   if (args.count("host-threshold")) {
     options.host_threshold = args["host-threshold"].as<long long>();
     if (options.host_threshold < 0) throw UsageError("--host-threshold must be 0 or more");

@@ -51,6 +51,10 @@ struct BackendOptions {
   int device = 0;
   long long host_threshold = -1;
   bool sync_each_op = false;
+  // Bytes of live vector storage the backend may hold (--max-memory); an allocation that would
+  // pass it is a cvl::Error before anything is allocated. 0: the backend's default (cvl-cpu and
+  // cuda-emulated: 3/4 of physical memory, cvl/memory_limit.hpp; cuda: the device's memory).
+  std::uint64_t max_memory = 0;
 };
 
 // Counters a backend keeps for `vinterp --profile`; cumulative since the backend was made.
