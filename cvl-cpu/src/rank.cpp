@@ -2,7 +2,6 @@
 // for RANK_DOWN, which keeps equal keys in index order), then each segment is ranked on its own:
 // small segments by the small-size kernels, several at a time across threads; large ones by radix
 // sort, with the whole team on a segment large enough to be worth it.
-#include <bit>
 #include <limits>
 #include <string>
 

@@ -108,5 +108,4 @@ struct OperandUse {
 // The uses of every declared operand ($0 first); operands a node names out of range are ignored.
 std::vector<OperandUse> operand_uses(const SuperOp& op);
 
-
 }  // namespace vcode

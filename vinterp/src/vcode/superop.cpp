@@ -53,5 +53,4 @@ std::vector<OperandUse> operand_uses(const SuperOp& op) {
   return uses;
 }
 
-
 }  // namespace vcode
