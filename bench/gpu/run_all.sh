@@ -222,8 +222,11 @@ stage_memcheck() {
     [[ -f "$program" ]] || { result "memcheck $(basename "$program")" 1 "not in the kit"; continue; }
     echo "== memcheck $(basename "$program")" >> "$log"
     rc=0
-    (cd "$work" && "$sanitizer" --tool memcheck --error-exitcode 99 "$bin/vinterp" --backend "$BACKEND" \
-       "$program" > "$work/sanitized.out" 2>> "$log") || rc=$?
+    # The sanitizer writes its report to stdout unless told otherwise: to its own file here, so
+    # that stdout is the program's alone.
+    (cd "$work" && "$sanitizer" --tool memcheck --error-exitcode 99 --log-file "$work/sanitizer.txt" \
+       "$bin/vinterp" --backend "$BACKEND" "$program" > "$work/sanitized.out" 2>> "$log") || rc=$?
+    cat "$work/sanitizer.txt" >> "$log" 2>/dev/null
     # the output must also be right: every stdout line but the timer
     if [[ $rc -eq 0 ]] && ! cmp -s <(sed '$d' "${program%.vcode}.expected") <(sed '$d' "$work/sanitized.out"); then
       echo "output differs from ${program%.vcode}.expected" >> "$log"

@@ -3,9 +3,12 @@
 // Only bits move, so each loop is instantiated per element width, not per type. Every index
 // that is used is checked against the length of the segment it addresses.
 //
-// Collisions (two sources writing one position, invalid in NESL programs): sequentially the
-// highest source index wins, as in the reference; with several threads, sources in different
-// blocks race and either may win.
+// Collisions (two sources writing one position, invalid in NESL programs but possible in
+// hand-written VCODE): the highest source index wins, as in the reference (spec/CVL.md §3.5).
+// Sequentially that is the loop's order; with several threads a first pass claims each target
+// for its highest source (an atomic max), and the second writes only the winners.
+#include <atomic>
+#include <memory>
 #include <string>
 
 #include "families.hpp"
@@ -17,16 +20,17 @@ using vcode::Op;
 using I32 = std::int32_t;
 using Flag = std::uint8_t;
 
-// out[dest.start(k) + idx[j]] = values[j] for each (flagged) source element j of segment k.
-template <class Bits, bool kFlagged>
-void scatter(const Parallel& par, Op op, const SegView& source, const SegView& dest,
-             const Bits* values, const I32* idx, const Flag* flags, Bits* out) {
-  IndexFault fault;
+// Calls visit(j, target) for each (flagged) source element j of segment k, target being
+// dest.start(k) + idx[j], each thread over its share of the sources; the first bad index is
+// recorded in `fault` and ends that thread's share.
+template <bool kFlagged, class Visit>
+void for_each_target(const Parallel& par, const SegView& source, const SegView& dest,
+                     const I32* idx, const Flag* flags, IndexFault& fault, Visit&& visit) {
   for_each_part(par, source, kMemoryBoundThreshold, [&](const Part& p) {
     IndexFault local;
     for_each_piece(source, p, [&](std::size_t k, std::size_t lo, std::size_t hi) {
       if (local.found()) return;
-      Bits* segment = out + dest.start(k);
+      const std::size_t start = dest.start(k);
       auto length = static_cast<std::uint32_t>(dest.lengths[k]);
       for (std::size_t j = lo; j < hi; ++j) {
         if constexpr (kFlagged)
@@ -36,11 +40,40 @@ void scatter(const Parallel& par, Op op, const SegView& source, const SegView& d
           local = {j, idx[j], length};
           return;
         }
-        segment[at] = values[j];
+        visit(j, start + at);
       }
     });
     fault.merge(local);
   });
+}
+
+// out[dest.start(k) + idx[j]] = values[j] for each (flagged) source element j of segment k.
+template <class Bits, bool kFlagged>
+void scatter(const Parallel& par, Op op, const SegView& source, const SegView& dest,
+             const Bits* values, const I32* idx, const Flag* flags, Bits* out) {
+  IndexFault fault;
+  if (par.team_for(source.total, kMemoryBoundThreshold) <= 1) {
+    for_each_target<kFlagged>(par, source, dest, idx, flags, fault,
+                              [&](std::size_t j, std::size_t target) { out[target] = values[j]; });
+  } else {
+    // Claims are source positions plus one; zero: not written.
+    auto claims = std::make_unique<std::uint32_t[]>(dest.total);
+    for_each_target<kFlagged>(par, source, dest, idx, flags, fault,
+                              [&](std::size_t j, std::size_t target) {
+                                std::atomic_ref<std::uint32_t> claim(claims[target]);
+                                auto mine = static_cast<std::uint32_t>(j + 1);
+                                std::uint32_t seen = claim.load(std::memory_order_relaxed);
+                                while (seen < mine &&
+                                       !claim.compare_exchange_weak(seen, mine,
+                                                                    std::memory_order_relaxed)) {
+                                }
+                              });
+    if (!fault.found())
+      for_each_target<kFlagged>(par, source, dest, idx, flags, fault,
+                                [&](std::size_t j, std::size_t target) {
+                                  if (claims[target] == j + 1) out[target] = values[j];
+                                });
+  }
   if (fault.found()) throw_index_fault(op, fault);
 }
 

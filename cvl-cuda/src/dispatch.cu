@@ -48,15 +48,23 @@ void permute(Device& device, Op op, Type type, const void* values, const std::in
              const std::uint8_t* flags, const SegMap& source, const SegMap& dest, void* out,
              unsigned long long* fault) {
   const bool gather = vcode::info(op).shape == vcode::Shape::Gather;
-  with_element_bits(type, [&]<class Bits>() {
-    if (gather)
+  if (gather) {
+    with_element_bits(type, [&]<class Bits>() {
       device.launch(dest.total,
                     kernels::Gather<Bits>{static_cast<const Bits*>(values), indices, flags, source,
                                           dest, static_cast<Bits*>(out), fault});
-    else
-      device.launch(source.total,
-                    kernels::Scatter<Bits>{static_cast<const Bits*>(values), indices, flags, source,
-                                           dest, static_cast<Bits*>(out), fault});
+    });
+    return;
+  }
+  if (source.total == 0) return;
+  DeviceBuffer claims(borrow(device), dest.total * sizeof(std::uint32_t));
+  device.fill_bytes(claims.get(), 0, claims.bytes());
+  device.launch(source.total, kernels::ClaimScatter{indices, flags, source, dest,
+                                                    claims.as<std::uint32_t>(), fault});
+  with_element_bits(type, [&]<class Bits>() {
+    device.launch(source.total,
+                  kernels::Scatter<Bits>{static_cast<const Bits*>(values), indices, flags, source,
+                                         dest, claims.as<std::uint32_t>(), static_cast<Bits*>(out)});
   });
 }
 

@@ -19,7 +19,8 @@ void elementwise(Device& device, vcode::Op op, Type type, const kernels::TypedIn
 void normalize_bools(Device& device, std::uint8_t* data, std::size_t n);
 
 // Scatters (PERMUTE, DPERMUTE, FPERMUTE, DFPERMUTE) over the source elements into `out`, which
-// already holds what unwritten positions must show; gathers (BPERMUTE, BFPERMUTE) over the
+// already holds what unwritten positions must show (where several elements target one position the
+// highest source position wins: a claim pass, then the writes); gathers (BPERMUTE, BFPERMUTE) over the
 // destination elements. `flags` is null for the unflagged ops.
 void permute(Device& device, vcode::Op op, Type type, const void* values,
              const std::int32_t* indices, const std::uint8_t* flags, const SegMap& source,

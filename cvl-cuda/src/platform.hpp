@@ -44,4 +44,14 @@ CVL_HOST_DEVICE inline void record_fault(unsigned long long* word, std::uint64_t
 #endif
 }
 
+// Raises a scatter's claim on a destination position to `claim` (a source position plus one):
+// after every claim, the highest source position that targets a position holds it.
+CVL_HOST_DEVICE inline void raise_claim(std::uint32_t* word, std::uint32_t claim) {
+#if defined(__CUDA_ARCH__)
+  atomicMax(word, claim);
+#else
+  if (claim > *word) *word = claim;
+#endif
+}
+
 }  // namespace cvl::CVL_CUDA_NS

@@ -19,10 +19,12 @@ const std::vector<BackendFactory>& conformance_backends() {
     }
     list.push_back({"cuda host-threshold=0", [](cvl::FloatRankOrder order) {
                       return cvl::make_cuda_backend({1, order, 0, 0, true});
-                    }});
+                    },
+                    /*device_libm=*/true});
     list.push_back({"cuda default threshold", [](cvl::FloatRankOrder order) {
                       return cvl::make_cuda_backend({1, order, 0, -1, true});
-                    }});
+                    },
+                    /*device_libm=*/true});
     return list;
   }();
   return backends;

@@ -22,12 +22,13 @@ Ints float_to_int(cvl::Backend& b, Op op, const Floats& x) {
   return to_ints(b, ew(b, op, Type::Float, floats(b, x)));
 }
 
-void check_same_floats(const Floats& actual, const Floats& expected) {
+void check_same_floats(const Floats& actual, const Floats& expected,
+                       FloatMatch match = FloatMatch::Exact) {
   HostVector a, e;
   a.type = e.type = Type::Float;
   a.f = actual;
   e.f = expected;
-  check_equal(a, e);
+  check_equal(a, e, match);
 }
 
 }  // namespace
@@ -168,6 +169,7 @@ TEST_CASE("FLOOR CEIL TRUNC ROUND follow x86-64, NaN and overflow give -21474836
   CHECK(float_to_int(b, Op::Round, {-1.5, 1.4999, -0.2}) == Ints{-1, 1, 0});
 }
 
+// Bit for bit, but on a GPU's math library (within 2 ulps there: spec/CVL.md §8.2).
 TEST_CASE("transcendental functions give the C library's results", "[elementwise]") {
   CVL_BACKEND(b);
   const Floats x{0.5, 1.0, 2.0, -0.75, 10.0, 1e-300, 0.0, -0.0, 100.0, -3.0, kInf, kNan};
@@ -193,7 +195,8 @@ TEST_CASE("transcendental functions give the C library's results", "[elementwise
     INFO(vcode::spelling(c.op));
     Floats expected;
     for (double v : x) expected.push_back(c.fn(v));
-    check_same_floats(to_floats(b, ew(b, c.op, Type::Float, floats(b, x))), expected);
+    check_same_floats(to_floats(b, ew(b, c.op, Type::Float, floats(b, x))), expected,
+                      libm_match(b_factory, c.op));
   }
 }
 

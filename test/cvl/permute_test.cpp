@@ -146,6 +146,35 @@ TEST_CASE("permutes: on collisions the later source element wins", "[permute]") 
       from_ints(Type::Int, {20, 0, 30}));
 }
 
+// Many writers per position, in segments, large enough for a GPU to run them all at once: the
+// model's sequential order decides, whatever order the writes happen in.
+TEST_CASE("permutes: heavy collisions keep the highest source position", "[permute]") {
+  CVL_BACKEND(b);
+  std::mt19937_64 rng(99);
+  const Ints source_lengths{100000, 0, 60001, 3};
+  const Ints dest_lengths{7, 5, 1, 3};
+  Ints idx;
+  for (std::size_t k = 0; k < source_lengths.size(); ++k)
+    for (std::int32_t j = 0; j < source_lengths[k]; ++j)
+      idx.push_back(static_cast<std::int32_t>(rng() % static_cast<std::uint64_t>(dest_lengths[k])));
+  const std::size_t n = idx.size();
+  Bools flags(n);
+  for (auto& f : flags) f = static_cast<std::uint8_t>(rng() % 3 != 0);
+  for (Type t : kTypes) {
+    INFO(cvl::type_name(t));
+    const HostVector v = random_vector(t, n, rng);
+    const HostVector dflt = random_vector(t, total_of(dest_lengths), rng);
+    HostVector expected = dflt;
+    model_scatter(expected, v, idx, nullptr, source_lengths, dest_lengths);
+    check_equal(run(b, Op::DPermute, v, idx, nullptr, &dflt, source_lengths, dest_lengths),
+                expected);
+    expected = dflt;
+    model_scatter(expected, v, idx, &flags, source_lengths, dest_lengths);
+    check_equal(run(b, Op::DFPermute, v, idx, &flags, &dflt, source_lengths, dest_lengths),
+                expected);
+  }
+}
+
 TEST_CASE("permutes: empty vectors, empty segments, no segments", "[permute][empty]") {
   CVL_BACKEND(b);
   for (Type t : kTypes) {

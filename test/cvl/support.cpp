@@ -83,7 +83,23 @@ bool same_float(double a, double b) {
 bool close_float(double a, double b) {
   if (same_float(a, b) || a == b) return true;
   if (std::isnan(a) || std::isnan(b) || std::isinf(a) || std::isinf(b)) return false;
-  return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b));
+  const double scale =
+      std::max({std::abs(a), std::abs(b), std::numeric_limits<double>::min()});
+  return std::abs(a - b) <= 1e-9 * scale;
+}
+
+bool within_ulps(double a, double b, std::uint64_t ulps) {
+  if (same_float(a, b) || a == b) return true;
+  if (std::isnan(a) || std::isnan(b) || std::isinf(a) || std::isinf(b)) return false;
+  if (std::signbit(a) != std::signbit(b)) return false;
+  const auto x = std::bit_cast<std::uint64_t>(std::abs(a));
+  const auto y = std::bit_cast<std::uint64_t>(std::abs(b));
+  return (x > y ? x - y : y - x) <= ulps;  // adjacent doubles of one sign differ by 1 in bits
+}
+
+FloatMatch libm_match(const BackendFactory& backend, Op op) {
+  const bool transcendental = vcode::info(op).cost == vcode::Cost::Compute && op != Op::Sqrt;
+  return backend.device_libm && transcendental ? FloatMatch::Ulps : FloatMatch::Exact;
 }
 
 static std::string element(const HostVector& h, std::size_t i) {
@@ -109,13 +125,21 @@ std::string describe(const HostVector& h, std::size_t limit) {
 }
 
 void check_equal(const HostVector& actual, const HostVector& expected, bool approximate) {
+  check_equal(actual, expected, approximate ? FloatMatch::Relative : FloatMatch::Exact);
+}
+
+void check_equal(const HostVector& actual, const HostVector& expected, FloatMatch match) {
   REQUIRE(actual.type == expected.type);
   REQUIRE(actual.size() == expected.size());
+  auto float_equal = [match](double a, double e) {
+    return match == FloatMatch::Relative ? close_float(a, e)
+           : match == FloatMatch::Ulps   ? within_ulps(a, e, 2)
+                                         : same_float(a, e);
+  };
   for (std::size_t i = 0; i < actual.size(); ++i) {
     bool equal = actual.type == Type::Int    ? actual.i[i] == expected.i[i]
                  : actual.type == Type::Bool ? actual.b[i] == expected.b[i]
-                 : approximate               ? close_float(actual.f[i], expected.f[i])
-                                             : same_float(actual.f[i], expected.f[i]);
+                                             : float_equal(actual.f[i], expected.f[i]);
     if (!equal) {
       FAIL("first difference at " << i << ": " << element(actual, i) << " instead of "
                                   << element(expected, i) << "\n  actual   " << describe(actual)

@@ -26,6 +26,10 @@ using Bools = std::vector<std::uint8_t>;
 struct BackendFactory {
   std::string name;
   std::function<std::unique_ptr<cvl::Backend>(cvl::FloatRankOrder)> factory;
+  // The transcendental functions (ops.def Cost Compute, but SQRT) come from a device math
+  // library whose results may differ from glibc's by an ulp or two (the real GPU); the others
+  // call glibc and match it bit for bit.
+  bool device_libm = false;
 
   std::unique_ptr<cvl::Backend> make(
       cvl::FloatRankOrder order = cvl::FloatRankOrder::Correct) const {
@@ -79,12 +83,20 @@ struct HostVector {
 cvl::Vector upload(cvl::Backend& b, const HostVector& h);
 HostVector download(cvl::Backend& b, const cvl::Vector& v);
 
-// Equality: exact (bitwise for FLOAT, NaNs of any sign equal), or FLOAT within a relative 1e-9.
+// Equality: exact (bitwise for FLOAT, NaNs of any sign equal); FLOAT within a relative 1e-9 of
+// the larger magnitude or of the smallest normal double, whichever is larger (regrouped sums
+// and products; below the normal range a product keeps fewer bits); FLOAT within 2 units in the
+// last place (a device math library's transcendentals, spec/CVL.md §8.2).
 bool same_float(double a, double b);
 bool close_float(double a, double b);
+bool within_ulps(double a, double b, std::uint64_t ulps);
+enum class FloatMatch { Exact, Relative, Ulps };
 std::string describe(const HostVector& h, std::size_t limit = 12);
-// Checks two host vectors are equal (approximately for FLOAT when `approximate`); reports the
-// first difference.
+// How `backend`'s FLOAT results of elementwise `op` match glibc's: within ulps for a
+// transcendental on a device math library, else exactly.
+FloatMatch libm_match(const BackendFactory& backend, Op op);
+// Checks two host vectors are equal (FLOAT as `match` says); reports the first difference.
+void check_equal(const HostVector& actual, const HostVector& expected, FloatMatch match);
 void check_equal(const HostVector& actual, const HostVector& expected, bool approximate = false);
 void check_equal(const Ints& actual, const Ints& expected);
 

@@ -1,5 +1,5 @@
-// Kernel bodies of the permute family: scatters walk the source elements, gathers the
-// destination elements; every index used is checked against the length of the segment it
+// Kernel bodies of the permute family: scatters walk the source elements (twice: claims, then
+// writes), gathers the destination elements; every index used is checked against the length of the segment it
 // addresses (a bad one records the first faulting position and writes nothing).
 #pragma once
 
@@ -7,14 +7,15 @@
 
 namespace cvl::CVL_CUDA_NS::kernels {
 
-// out[dest.start(k) + idx[j]] = values[j] for each (flagged) element j of source segment k.
-template <class Bits>
-struct Scatter {
-  const Bits* values;
+// Scatters run in two passes, so that where several source elements target one position the
+// highest source position wins (spec/CVL.md §3.5) on a GPU too: ClaimScatter raises each
+// target's claim to its source position plus one (claims start at zero), then Scatter writes only
+// the winners.
+struct ClaimScatter {
   const std::int32_t* indices;
   const std::uint8_t* flags;  // null: every element
   SegMap source, dest;
-  Bits* out;
+  std::uint32_t* claims;
   unsigned long long* fault;
 
   CVL_HOST_DEVICE void operator()(std::size_t j) const {
@@ -25,7 +26,28 @@ struct Scatter {
       record_fault(fault, j);
       return;
     }
-    out[dest.start(k) + at] = values[j];
+    raise_claim(claims + dest.start(k) + at, static_cast<std::uint32_t>(j + 1));
+  }
+};
+
+// out[dest.start(k) + idx[j]] = values[j] for each (flagged) element j of source segment k that
+// holds the claim on its target.
+template <class Bits>
+struct Scatter {
+  const Bits* values;
+  const std::int32_t* indices;
+  const std::uint8_t* flags;
+  SegMap source, dest;
+  const std::uint32_t* claims;
+  Bits* out;
+
+  CVL_HOST_DEVICE void operator()(std::size_t j) const {
+    if (flags && !flags[j]) return;
+    const std::size_t k = source.segment_of(j);
+    const auto at = static_cast<std::uint32_t>(indices[j]);
+    if (at >= dest.length(k)) return;  // recorded by ClaimScatter
+    const std::size_t target = dest.start(k) + at;
+    if (claims[target] == static_cast<std::uint32_t>(j + 1)) out[target] = values[j];
   }
 };
 
