@@ -350,7 +350,7 @@ class CudaBackend final : public Backend, private Residency {
 
   using Backend::fused;
   Vector fused(const PreparedSuperOp& op, std::span<FusedOperand> operands,
-               std::size_t domain) override {
+               const Length& domain) override {
     CVL_EXPECT_SHAPES(contract::fused(op, operands, domain));
     return run_fused(static_cast<const CudaSuperOp&>(op), operands, domain);
   }
