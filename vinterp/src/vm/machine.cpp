@@ -138,10 +138,13 @@ int Machine::run() {
       trace(ins);
       std::uint64_t elements = 0;
       for (std::size_t a = 0; a < prepared_[pc_].arity && a < stack_.size(); ++a) {
-        // A count still pending on the device counts as its bound: reading it would wait.
+        // A count still pending on the device is added at the end: reading it now would wait.
         const cvl::Length& n =
             from_top(a).kind == Kind::Segdes ? from_top(a).total_of() : from_top(a).length_of();
-        elements += n.known() ? n.get() : n.bound() == cvl::PendingCount::kUnbounded ? 0 : n.bound();
+        if (n.known())
+          elements += n.get();
+        else if (options_.profile)
+          profile_.count_later(ins.op, n);
       }
       const cvl::BackendStats stats_before = options_.profile ? backend_.stats() : cvl::BackendStats{};
       auto before = std::chrono::steady_clock::now();
