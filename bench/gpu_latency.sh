@@ -25,6 +25,7 @@ Markdown table with one row per program and form:
   --programs "LIST"     program files without .vcode (default "qs.1000000 quickhull.1000000
                         bh.10000 black-scholes.1000000 dotp.1000000")
   --host-threshold N    passed to vinterp (default: the backend's own)
+  --speculation         passed to vinterp (guessed lengths; cvl-cuda/README.md)
   --top N               sync sources to list per row (default 3)
   --csv FILE            also write the rows as CSV
   -h, --help            this text
@@ -36,6 +37,7 @@ build_dir=build
 shared_dir="$repo_root/../shared"
 programs="qs.1000000 quickhull.1000000 bh.10000 black-scholes.1000000 dotp.1000000"
 threshold=""
+speculation=""
 top=3
 csv=""
 
@@ -44,6 +46,7 @@ while [[ $# -gt 0 ]]; do
     --shared) shared_dir=$2; shift 2 ;;
     --programs) programs=$2; shift 2 ;;
     --host-threshold) threshold=$2; shift 2 ;;
+    --speculation) speculation=1; shift ;;
     --top) top=$2; shift 2 ;;
     --csv) csv=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
@@ -78,6 +81,7 @@ trap 'rm -rf "$work"' EXIT
 
 vargs=(--backend cuda-emulated --profile)
 [[ -n "$threshold" ]] && vargs+=(--host-threshold "$threshold")
+[[ -n "$speculation" ]] && vargs+=(--speculation)
 
 # Prints "if syncs launches bytes_to_dev bytes_to_host top" for one profile (stderr of a run).
 # The backend columns appear only when some row is non-zero, so their order is read from the

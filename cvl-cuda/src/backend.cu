@@ -321,8 +321,11 @@ class CudaBackend final : public Backend, private Residency {
           cpu_->pack(take_host(std::move(v)), take_host(std::move(flags)), host_segdes(sd));
       return {wrap_host(std::move(data)), wrap_host_segdes(std::move(packed))};
     }
-    const SegMap map = device_map(sd, false);
+    SegMap map = device_map(sd, false);
     const std::size_t n = std::min({map.total, capacity(v), capacity(flags)});
+    // The segments end at the last element read (`before` has n + 1 entries): with a guessed
+    // count, the descriptor's bound and the operands' capacities may differ (device.hpp).
+    map.total = n;
     const auto* flag = static_cast<const std::uint8_t*>(device_pointer(flags));
     DeviceBuffer before(device_, (map.total + 1) * sizeof(std::int64_t));
     library::flags_before(*device_, flag, n, before.as<std::int64_t>());
@@ -391,6 +394,13 @@ class CudaBackend final : public Backend, private Residency {
 
   void synchronize() override { device_->synchronize(); }
   void wait_for_device() override { device_->wait_idle(); }
+  void allow_speculation(bool allowed) override { device_->allow_speculation(allowed); }
+  void speculation_site(std::uint32_t site) override { device_->speculation_site(site); }
+  bool settled() const override { return device_->settled(); }
+  void mark_certain_point() override { device_->mark_certain_point(); }
+  void settle() override {
+    if (!device_->settled()) device_->synchronize();
+  }
   BackendStats stats() const override {
     BackendStats s = device_->stats();
     s.fused_plans = fused_plans_;

@@ -82,19 +82,25 @@ Device::~Device() {
 void* Device::allocate(std::size_t bytes) {
   if (bytes == 0) return nullptr;
   // --max-memory: refused before the pool is asked, as the program's error (not a device failure).
-  if (bytes > memory_limit_ || stats_.device_bytes_in_use > memory_limit_ - bytes)
+  if (bytes > memory_limit_ || stats_.device_bytes_in_use > memory_limit_ - bytes) {
+    give_up_guesses();  // guessed buffers may be what fills the memory: run again without them
     throw_memory_limit(bytes, stats_.device_bytes_in_use, memory_limit_);
+  }
   void* pointer = nullptr;
 #if CVL_CUDA_REAL
   cudaError_t status = cudaMallocFromPoolAsync(&pointer, bytes, pool_, stream_);
   if (status == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();  // clear the sticky-free error state
+    give_up_guesses();
     out_of_memory(bytes);
   }
   CVL_CUDA_CHECK(status);
 #else
   pointer = ::operator new (bytes, std::align_val_t{256}, std::nothrow);
-  if (!pointer) out_of_memory(bytes);
+  if (!pointer) {
+    give_up_guesses();
+    out_of_memory(bytes);
+  }
 #endif
   stats_.device_bytes_in_use += bytes;
   if (stats_.device_bytes_in_use > stats_.device_bytes_peak)
@@ -164,10 +170,37 @@ std::vector<unsigned long long> Device::read_back(void* host, const void* device
 #endif
   const auto* words = static_cast<const unsigned long long*>(board_copy_);
   const auto* cells = reinterpret_cast<const std::int64_t*>(words + cuda_tuning::kFaultSlots);
-  for (std::size_t i = 0; i < counts; ++i)
-    pending_counts_[i]->resolve(static_cast<std::size_t>(cells[i] < 0 ? 0 : cells[i]));
+  bool guesses_held = !giving_up_guesses_;
+  giving_up_guesses_ = false;
+  for (std::size_t i = 0; i < counts; ++i) {
+    const auto count = static_cast<std::size_t>(cells[i] < 0 ? 0 : cells[i]);
+    guesses_held = pending_counts_[i]->resolve(count) && guesses_held;
+  }
+  // The history guesses follow: the counts that held. After a failed guess, the history goes
+  // back to the caller's certain point (the region runs again, without guessing, and counts
+  // anew), plus the counts that broke their guesses: what the region will need. The other counts
+  // of a failed region may come from data cut short.
+  if (!guesses_held) guesses_history_ = history_at_certain_point_;
+  for (std::size_t i = 0; i < counts; ++i) {
+    const DeviceCount& count = *pending_counts_[i];
+    const bool broke = count.guessed() && count.bound() > count.guessed_bound();
+    if (guesses_held)
+      guesses_history_.record(count.site, count.bound());
+    else if (broke && count.bound() <= speculation::LengthGuesses::kLongestVector)
+      guesses_history_.record(count.site, count.bound(), true);
+  }
+  if (!guesses_held) history_at_certain_point_ = guesses_history_;
   pending_counts_.clear();
+  guesses_ = 0;
   std::vector<unsigned long long> read(words, words + (faults > 0 ? cuda_tuning::kFaultSlots : 0));
+  if (!guesses_held) {
+    // Everything since the last synchronization is dropped by the caller, faults included: a
+    // fault there may come from data that was cut short.
+    ++stats_.guesses_failed;
+    pending_faults_.clear();
+    fill_bytes(fault_words_, 0xFF, kFaultBytes);
+    throw SpeculationFailed{};
+  }
   if (faults > 0) fill_bytes(fault_words_, 0xFF, kFaultBytes);
   return read;
 }
@@ -198,10 +231,25 @@ void Device::wait_idle() {
 #endif
 }
 
+void Device::give_up_guesses() {
+  if (guesses_ == 0) return;
+  giving_up_guesses_ = true;
+  synchronize();  // throws SpeculationFailed
+}
+
 std::shared_ptr<DeviceCount> Device::new_count(std::size_t bound) {
   if (pending_counts_.size() == cuda_tuning::kCountSlots) synchronize();
   auto count = std::make_shared<DeviceCount>(weak_from_this(),
                                              count_cells_ + pending_counts_.size(), bound);
+  if (bound == PendingCount::kUnbounded) {
+    count->site = site_;  // what it counts becomes the site's history, guessed or not
+    if (speculation_allowed_) {
+      if (const std::size_t guess = guesses_history_.guess(site_, memory_limit_); guess > 0) {
+        count->assume_bound(guess);
+        ++guesses_;
+      }
+    }
+  }
   pending_counts_.push_back(count);
   return count;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cvl/backend.hpp"
+#include "cvl_cuda/length_guesses.hpp"
 #include "platform.hpp"
 #include "tuning.hpp"
 #if CVL_CUDA_REAL
@@ -52,10 +53,13 @@ class Device;
 // the next synchronization reads every cell at once and resolves it.
 class DeviceCount final : public PendingCount {
  public:
+  static constexpr std::uint32_t kNoSite = speculation::LengthGuesses::kNoSite;
   DeviceCount(std::weak_ptr<Device> device, std::int64_t* cell, std::size_t bound)
       : PendingCount(bound), device_(std::move(device)), cell_(cell) {}
   // Where kernels write the count and read it (valid until the count is resolved).
   std::int64_t* cell() const { return cell_; }
+  // The instruction whose history a guessed bound came from (kNoSite: none).
+  std::uint32_t site = kNoSite;
 
  private:
   void wait() override;
@@ -92,8 +96,21 @@ class Device : public std::enable_shared_from_this<Device> {
   void wait_idle();
 
   // A new pending count with host bound `bound` (PendingCount::kUnbounded: none); the work that
-  // computes it writes its cell. When the board is full, a synchronization frees it first.
+  // computes it writes its cell. When the board is full, a synchronization frees it first. With
+  // speculation allowed, a count with no bound gets a guessed one (speculative_bound()).
   std::shared_ptr<DeviceCount> new_count(std::size_t bound);
+
+  // Speculation (cvl::Backend::allow_speculation): a synchronization that finds a guessed bound
+  // too small drops the faults and counts since the last one and throws SpeculationFailed.
+  void allow_speculation(bool allowed) { speculation_allowed_ = allowed; }
+  void speculation_site(std::uint32_t site) { site_ = site; }
+  bool settled() const { return guesses_ == 0; }
+  void mark_certain_point() { history_at_certain_point_ = guesses_history_; }
+  // Treats the outstanding guesses as failed (SpeculationFailed), when memory runs out while
+  // buffers were sized by guesses; returns when there are none.
+  void give_up_guesses();
+  // An allocation of `n` elements: a site's first guess is the largest length met.
+  void note_count(std::size_t n) { guesses_history_.record(speculation::LengthGuesses::kNoSite, n); }
 
   // Runs body(i) for every i < extent.items(): one grid-stride kernel sized for extent.bound, or
   // a loop in the emulation.
@@ -152,6 +169,14 @@ class Device : public std::enable_shared_from_this<Device> {
   void* board_copy_ = nullptr;
   std::vector<std::function<std::string(std::uint64_t)>> pending_faults_;
   std::vector<std::shared_ptr<DeviceCount>> pending_counts_;
+  // Speculation: whether a count with no bound may be guessed, the instruction making counts now,
+  // what the guesses follow, and the guesses not yet checked by a synchronization.
+  bool speculation_allowed_ = false;
+  std::uint32_t site_ = speculation::LengthGuesses::kNoSite;
+  speculation::LengthGuesses guesses_history_;
+  speculation::LengthGuesses history_at_certain_point_;  // restored when a guess fails
+  std::size_t guesses_ = 0;
+  bool giving_up_guesses_ = false;  // the next synchronization fails the guesses
 #if CVL_CUDA_REAL
   int device_ = 0;
   cudaStream_t stream_ = nullptr;

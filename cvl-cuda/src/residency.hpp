@@ -139,6 +139,7 @@ class Residency {
 
   Vector new_device_vector(Type type, const Length& length) {
     const std::size_t capacity = allocation_size(length);
+    if (length.known()) device_->note_count(capacity);
     auto s = std::make_shared<VectorStorage>(type, capacity);
     s->device = DeviceBuffer(device_, capacity * element_size(type));
     return Vector{type, length, std::move(s)};

@@ -193,7 +193,7 @@ TEST_CASE("An unknown backend is an error listing the available ones", "[cli]") 
 TEST_CASE("vinterp --help documents the GPU options", "[cli]") {
   auto result = run_vinterp({"--help"});
   CHECK(result.exit_code == 0);
-  for (const char* option : {"--sync", "--host-threshold N", "--backend NAME", "-<num>"})
+  for (const char* option : {"--sync", "--host-threshold N", "--backend NAME", "-<num>", "--speculation"})
     CHECK(result.out.find(option) != std::string::npos);
 }
 
@@ -414,4 +414,27 @@ TEST_CASE("vinterp --max-memory sizes: bytes or K/M/G/T; bad ones are usage erro
   }
   auto help = run_vinterp({"--help"});
   CHECK(help.out.find("--max-memory SIZE") != std::string::npos);
+}
+
+TEST_CASE("guessed lengths: a region whose guess was too small runs again, with its WRITEs once",
+          "[cli][speculation]") {
+  if (!backend_available("cuda-emulated")) {
+    WARN("backend cuda-emulated is not in this build: nothing to check");
+    return;
+  }
+  const std::string golden = test_dir + "/../golden/guessed_lengths";
+  const std::string writes = read_file(golden + ".stderr");
+  for (const bool guessing : {true, false}) {
+    std::vector<std::string> args = {"--profile", "--backend", "cuda-emulated",
+                                     "--host-threshold", "0", golden + ".vcode"};
+    if (guessing) args.insert(args.begin(), "--speculation");
+    auto result = run_vinterp(args);
+    INFO("guessing " << guessing << ", stderr: " << result.err);
+    REQUIRE(result.exit_code == 0);
+    CHECK(result.out == read_file(golden + ".expected"));
+    CHECK(result.err.substr(0, writes.size()) == writes);
+    CHECK(result.err.find("grow", writes.size()) == std::string::npos);
+    // The program's counts grow past every guess its history allows: some guesses must fail.
+    CHECK((result.err.find("guessed lengths too small") != std::string::npos) == guessing);
+  }
 }

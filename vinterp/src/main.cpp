@@ -48,6 +48,8 @@ const char* const usage_text =
     "\t --sync\t\t\t GPU backends: wait for the device after every operation (faults name their op)\n"
     "\t --host-threshold N\t GPU backends: ops whose inputs are on the host and at most N elements\n"
     "\t\t\t\t run on the host (0 = everything on the device; default: the backend's)\n"
+    "\t --speculation\t\t GPU backends: a MAKE_SEGDES of lengths on the device guesses their sum\n"
+    "\t\t\t\t instead of waiting for it; a region whose guess was too small runs again\n"
     "\t --max-call-depth N\t a CALL N frames deep is a runtime error (default 1000000)\n"
     "\t --max-memory SIZE\t vector memory limit: bytes, or with K, M, G, T (powers of 1024);\n"
     "\t\t\t\t default 3/4 of physical memory (cuda: the device's memory)\n"
@@ -103,6 +105,7 @@ po::options_description command_line_options() {
       ("max-call-depth", po::value<long long>(), "")
       ("max-memory", po::value<std::string>(), "")
       ("sandbox", "")
+      ("speculation", "")
       ("file", po::value<std::vector<std::string>>(), "");
   for (char digit = '0'; digit <= '9'; ++digit)
     options.add_options()((std::string(",") + digit).c_str(), "");
@@ -186,6 +189,7 @@ vm::MachineOptions machine_options(const po::variables_map& args, LoadTraces& tr
   options.trace = args.count("trace") > 0;
   options.profile = args.count("profile") > 0;
   options.sandbox = args.count("sandbox") > 0;
+  options.speculation = args.count("speculation") > 0;
   if (args.count("max-call-depth")) {
     const long long depth = args["max-call-depth"].as<long long>();
     if (depth < 1) throw UsageError("--max-call-depth must be 1 or more");

@@ -33,7 +33,10 @@ struct PackOutputs {
       else
         *total = first;
     }
-    if (i < elements.items() && flags[i]) out[before[i]] = values[i];
+    // `before` is data: after a guessed count that was too small it may be anything (the
+    // synchronization that finds out drops this work), and no write may leave `out`.
+    if (i < elements.items() && flags[i] && static_cast<std::uint64_t>(before[i]) < elements.bound)
+      out[before[i]] = values[i];
   }
 };
 

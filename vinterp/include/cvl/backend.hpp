@@ -67,6 +67,7 @@ struct BackendOptions {
 struct BackendStats {
   std::uint64_t kernel_launches = 0;
   std::uint64_t host_syncs = 0;      // waits for the device (a value had to reach the host)
+  std::uint64_t guesses_failed = 0;  // synchronizations that found a guessed bound too small
   std::uint64_t bytes_to_device = 0;
   std::uint64_t bytes_to_host = 0;
   std::uint64_t device_bytes_in_use = 0;
@@ -167,6 +168,24 @@ class Backend {
   // synchronize() it changes nothing a later instruction would otherwise wait for.
   virtual void wait_for_device() {}
   virtual BackendStats stats() const { return {}; }
+
+  // Speculation (off unless the caller can run a region again): a device backend may size a
+  // buffer for a guess where a count has no bound, instead of waiting for it. A synchronization
+  // that finds a guess too small throws SpeculationFailed, with the guesses and the faults since
+  // the last certain point dropped; the caller goes back to that point, turns speculation off
+  // until the next one, and runs again.
+  virtual void allow_speculation(bool) {}
+  // The instruction about to make a count with no bound (MAKE_SEGDES): its guess follows what
+  // the same instruction counted before.
+  virtual void speculation_site(std::uint32_t) {}
+  // Whether no guess is outstanding: everything computed so far is certain.
+  virtual bool settled() const { return true; }
+  // The caller may come back to this point (settled) after a failed guess: what the backend
+  // learned since then for its guesses is dropped with the region, since the region counts again.
+  virtual void mark_certain_point() {}
+  // Makes everything certain (a synchronization if a guess is outstanding), before an effect
+  // that cannot be taken back: output, files, timers.
+  virtual void settle() {}
 };
 
 }  // namespace cvl

@@ -33,4 +33,13 @@ struct DeviceError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A synchronization found that a guessed bound (PendingCount::assume_bound) was too small: the
+// work since the last certain point was cut short. Not a failure of the program: the interpreter
+// goes back to that point and runs again without guessing (vm/machine.hpp: Checkpoint).
+struct SpeculationFailed : std::exception {
+  const char* what() const noexcept override {
+    return "a guessed length was too small (the interpreter runs the region again)";
+  }
+};
+
 }  // namespace cvl

@@ -30,16 +30,27 @@ class PendingCount {
   // An upper bound of the count known on the host (kUnbounded: none).
   std::size_t bound() const { return resolved_ ? value_ : bound_; }
   bool resolved() const { return resolved_; }
+  // A count with no bound may be given a guessed one (speculation: buffers are sized for the
+  // guess and every kernel stops at it). resolve() then says whether the guess held.
+  void assume_bound(std::size_t guess) {
+    bound_ = guess;
+    guessed_ = true;
+  }
+  bool guessed() const { return guessed_; }
+  // The bound before resolution (the guess, for a guessed count).
+  std::size_t guessed_bound() const { return bound_; }
   // The count, waiting for the device if it is not resolved yet.
   std::size_t value() {
     if (!resolved_) wait();
     if (!resolved_) throw InternalError("a pending count was not resolved by a synchronization");
     return value_;
   }
-  // Called by the backend when it has read the count.
-  void resolve(std::size_t count) {
+  // Called by the backend when it has read the count. False when the count exceeds a guessed
+  // bound: what was computed from it was cut short and must be computed again.
+  bool resolve(std::size_t count) {
     value_ = count;
     resolved_ = true;
+    return !(guessed_ && count > bound_);
   }
 
  protected:
@@ -49,6 +60,7 @@ class PendingCount {
   std::size_t bound_;
   std::size_t value_ = 0;
   bool resolved_ = false;
+  bool guessed_ = false;
 };
 
 class Length {

@@ -23,11 +23,16 @@ struct SegmentView {
   const u32* index = nullptr;    // total entries, or null
   i64 uniform = 0;
 
-  CVL_HD usize start(usize k) const { return (usize)offsets[k]; }
+  // Offsets past `total` are cut to it: on a GPU, `total` may be a guessed bound of a count the
+  // device computes (cvl/length.hpp), and no segment may reach past the buffers sized for it.
+  CVL_HD usize start(usize k) const {
+    const usize at = (usize)offsets[k];
+    return at < total ? at : total;
+  }
   // From the offsets, not `lengths`: a descriptor whose counts are pending on a GPU has offsets
   // that end at the real total, past which every segment is empty, and lengths past its real
   // segments that mean nothing.
-  CVL_HD usize length(usize k) const { return (usize)(offsets[k + 1] - offsets[k]); }
+  CVL_HD usize length(usize k) const { return start(k + 1) - start(k); }
   // The segment holding element j < total (the last one starting at or before j).
   CVL_HD usize segment_of(usize j) const {
     if (segments == 1) return 0;

@@ -142,8 +142,11 @@ void Machine::exec_io(const Instruction& ins, const Prepared& prep) {
     fail(std::string(vcode::spelling(ins.op)) + " is not allowed with --sandbox");
   // These check their own operands: the stream's kind and the value's depend on the instruction.
   if (ins.op != Op::FRead && ins.op != Op::FWrite && ins.op != Op::Write) check_operands(ins, prep);
-  // Nothing reaches the outside world before the length rules still pending on the device hold.
+  // Nothing reaches the outside world before what the device computed is certain (no guessed
+  // length outstanding) and the length rules still pending on the device hold.
+  backend_.settle();
   run_all_checks();
+  effect_since_checkpoint_ = true;  // a region that runs again must not repeat it
   switch (ins.op) {
     case Op::StartTimer:
       // The timed region holds the device work queued inside it, none from before.

@@ -120,47 +120,103 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
+void Machine::run_instructions(bool instrumented) {
+  while (true) {
+    const Instruction& ins = program_.code[pc_];
+    if (ins.op == Op::Ret && returns_.empty()) return;
+    if (!instrumented) {
+      execute(ins, prepared_[pc_]);
+      if (!kept_checks_.empty()) run_ready_checks();
+      if (speculation_) checkpoint_if_certain();
+      continue;
+    }
+    trace(ins);
+    std::uint64_t elements = 0;
+    for (std::size_t a = 0; a < prepared_[pc_].arity && a < stack_.size(); ++a) {
+      // A count still pending on the device is added at the end: reading it now would wait.
+      const cvl::Length& n =
+          from_top(a).kind == Kind::Segdes ? from_top(a).total_of() : from_top(a).length_of();
+      if (n.known())
+        elements += n.get();
+      else if (options_.profile)
+        profile_.count_later(ins.op, n);
+    }
+    const cvl::BackendStats stats_before = options_.profile ? backend_.stats() : cvl::BackendStats{};
+    auto before = std::chrono::steady_clock::now();
+    Op op = ins.op;
+    execute(ins, prepared_[pc_]);
+    if (options_.profile) {
+      // A GPU op's own device time, not just its launch; the wait reads nothing back, so the
+      // counts below are those of a run without --profile.
+      backend_.wait_for_device();
+      const cvl::BackendStats stats_after = backend_.stats();
+      const double seconds = seconds_since(before);
+      profile_.record(op, seconds, elements, stats_before, stats_after);
+    }
+    if (!kept_checks_.empty()) run_ready_checks();
+    if (speculation_) checkpoint_if_certain();
+  }
+}
+
+void Machine::checkpoint_if_certain() {
+  const bool synchronized = backend_.stats().host_syncs != checkpoint_.syncs;
+  if (!(synchronized || effect_since_checkpoint_) || !backend_.settled()) return;
+  take_checkpoint();
+  if (!guessing_) {  // a region ran again up to here: guesses may resume
+    guessing_ = true;
+    backend_.allow_speculation(true);
+  }
+}
+
+void Machine::take_checkpoint() {
+  checkpoint_.stack = stack_;
+  checkpoint_.returns = returns_;
+  checkpoint_.pc = pc_;
+  checkpoint_.random = random_;
+  checkpoint_.kept_checks = kept_checks_;
+  checkpoint_.syncs_checked = syncs_checked_;
+  checkpoint_.syncs = backend_.stats().host_syncs;
+  effect_since_checkpoint_ = false;
+  backend_.mark_certain_point();
+}
+
+void Machine::return_to_checkpoint() {
+  stack_ = checkpoint_.stack;
+  returns_ = checkpoint_.returns;
+  pc_ = checkpoint_.pc;
+  random_ = checkpoint_.random;
+  kept_checks_ = checkpoint_.kept_checks;
+  syncs_checked_ = checkpoint_.syncs_checked;
+  fused_operands_.clear();
+  checkpoint_.syncs = backend_.stats().host_syncs;  // the failed synchronization is no progress
+  guessing_ = false;
+  backend_.allow_speculation(false);
+}
+
 int Machine::run() {
   auto started = std::chrono::steady_clock::now();
   pc_ = program_.functions[program_.entry_function].first;
   const bool instrumented = options_.trace || options_.profile || options_.debug.command ||
                             options_.debug.stack || options_.debug.values ||
                             options_.debug.runtime;
+  // A region that runs again would trace twice: speculation only without traces.
+  speculation_ = options_.speculation && !options_.trace && !options_.debug.command && !options_.debug.stack &&
+                 !options_.debug.values && !options_.debug.runtime;
+  guessing_ = speculation_;
+  backend_.allow_speculation(guessing_);
+  if (speculation_) take_checkpoint();
   try {
     while (true) {
-      const Instruction& ins = program_.code[pc_];
-      if (ins.op == Op::Ret && returns_.empty()) break;
-      if (!instrumented) {
-        execute(ins, prepared_[pc_]);
-        if (!kept_checks_.empty()) run_ready_checks();
-        continue;
+      try {
+        run_instructions(instrumented);
+        backend_.settle();
+        run_all_checks();  // before the stack is printed
+        break;
+      } catch (const cvl::SpeculationFailed&) {
+        if (!speculation_) throw;
+        return_to_checkpoint();
       }
-      trace(ins);
-      std::uint64_t elements = 0;
-      for (std::size_t a = 0; a < prepared_[pc_].arity && a < stack_.size(); ++a) {
-        // A count still pending on the device is added at the end: reading it now would wait.
-        const cvl::Length& n =
-            from_top(a).kind == Kind::Segdes ? from_top(a).total_of() : from_top(a).length_of();
-        if (n.known())
-          elements += n.get();
-        else if (options_.profile)
-          profile_.count_later(ins.op, n);
-      }
-      const cvl::BackendStats stats_before = options_.profile ? backend_.stats() : cvl::BackendStats{};
-      auto before = std::chrono::steady_clock::now();
-      Op op = ins.op;
-      execute(ins, prepared_[pc_]);
-      if (options_.profile) {
-        // A GPU op's own device time, not just its launch; the wait reads nothing back, so the
-        // counts below are those of a run without --profile.
-        backend_.wait_for_device();
-        const cvl::BackendStats stats_after = backend_.stats();
-        const double seconds = seconds_since(before);
-        profile_.record(op, seconds, elements, stats_before, stats_after);
-      }
-      if (!kept_checks_.empty()) run_ready_checks();
     }
-    run_all_checks();  // before the stack is printed
   } catch (const ExitRequest&) {  // EXIT: no stack dump, status 0
     try {
       run_all_checks();
@@ -228,6 +284,7 @@ void Machine::execute(const Instruction& ins, const Prepared& prep) {
       ++pc_;
       return;
     case Op::Exit:
+      backend_.settle();  // leaving for good: nothing may still be a guess
       throw ExitRequest{};
     default:
       break;

@@ -34,6 +34,7 @@ struct MachineOptions {
   bool time_program = false;  // -t
   bool trace = false;         // --trace: instruction and stack shapes, on stderr
   bool profile = false;       // --profile: per-opcode table on stderr at the end
+  bool speculation = false;   // --speculation: the backend may guess lengths
   bool sandbox = false;       // --sandbox: no SPAWN, no FOPEN (stdin, stdout, stderr still work)
   // --max-call-depth: a CALL this many frames deep is a runtime error. A frame is one return
   // address (4 bytes), so the default bounds the return stack at 4 MB, and a runaway recursion
@@ -161,6 +162,32 @@ class Machine {
   };
   std::vector<KeptCheck> kept_checks_;
   std::uint64_t syncs_checked_ = 0;  // the backend's host syncs when the kept checks last ran
+
+  // Speculation (cvl::Backend::allow_speculation): the machine's state at the last point where
+  // everything computed was certain (after a synchronization, with no guess outstanding). When
+  // a guess fails, the machine goes back there and runs without guessing up to the next such
+  // point. Effects that cannot be taken back (output, files, timers) settle first, so none lies
+  // inside a region that may run again.
+  struct Checkpoint {
+    std::vector<Value> stack;
+    std::vector<std::uint32_t> returns;
+    std::uint32_t pc = 0;
+    cvl::RandomStream random;
+    std::vector<KeptCheck> kept_checks;
+    std::uint64_t syncs_checked = 0;
+    std::uint64_t syncs = 0;  // the backend's host syncs when it was taken
+  };
+  bool speculation_ = false;  // whether this run lets the backend guess at all
+  bool guessing_ = false;     // whether it may guess now (not while running a region again)
+  bool effect_since_checkpoint_ = false;  // I/O ran since the checkpoint: take one after it
+  Checkpoint checkpoint_;
+  // Takes a checkpoint if the backend synchronized since the last one and nothing is guessed.
+  void checkpoint_if_certain();
+  void take_checkpoint();
+  // Back to the checkpoint after cvl::SpeculationFailed, guessing off until the next one.
+  void return_to_checkpoint();
+  // Runs instructions from pc_ to the final RET.
+  void run_instructions(bool instrumented);
 };
 
 }  // namespace vm

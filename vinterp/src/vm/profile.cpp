@@ -88,6 +88,10 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
                  (unsigned long long)run_stats.bytes_to_host,
                  (unsigned long long)run_stats.kernel_launches,
                  (unsigned long long)run_stats.host_syncs);
+  if (run_stats.guesses_failed != 0)
+    std::fprintf(out, "guessed lengths too small: %llu (each time the instructions since the last "
+                 "certain point ran again, without guessing; their rows count them twice)\n",
+                 (unsigned long long)run_stats.guesses_failed);
 }
 
 }  // namespace vm
