@@ -131,7 +131,7 @@ class CpuBackend final : public Backend {
 
   using Backend::fused;
   Vector fused(const PreparedSuperOp& op, std::span<FusedOperand> operands,
-               std::size_t domain) override {
+               const Length& domain) override {
     CVL_EXPECT_SHAPES(contract::fused(op, operands, domain));
     return cpu::fused(ctx_, op, operands, domain);
   }

@@ -5,6 +5,7 @@
 // its inputs move to the device (once: the device copy is kept on the handle) and the dispatch
 // layer runs it there. Faults found by kernels are deferred to the next synchronization (or the
 // end of the operation with sync_each_op).
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -78,7 +79,7 @@ class CudaBackend final : public Backend, private Residency {
   void download(const Vector& v, std::size_t first, std::size_t count, void* out) override {
     CVL_EXPECT_SHAPES(contract::download(v, first, count));
     VectorStorage& s = storage(v);
-    if (!s.on_host() && v.length > cuda_tuning::kHostCacheMaxElements) {
+    if (!s.on_host() && s.capacity > cuda_tuning::kHostCacheMaxElements) {
       const std::size_t size = element_size(v.type);
       device_->copy_to_host(out, static_cast<const std::byte*>(s.device.get()) + first * size,
                             count * size);
@@ -87,26 +88,37 @@ class CudaBackend final : public Backend, private Residency {
     cpu_->download(host_copy(v), first, count, out);  // small: the host copy is kept
   }
 
+  Vector length_value(const Length& n) override {
+    if (n.known()) return Backend::length_value(n);
+    Vector out = new_device_vector(Type::Int, 1);
+    dispatch::copy_count(*device_, count_cell(n), static_cast<std::int32_t*>(device_pointer(out)));
+    return done(std::move(out));
+  }
+
   // ---- elementwise and RAND -------------------------------------------------------------
 
   Vector elementwise(Op op, Type type, std::span<Vector> operands) override {
     CVL_EXPECT_SHAPES(contract::elementwise(op, type, operands));
-    const std::size_t n = operands[0].length;
     if (on_host_path(operands)) {
       std::vector<cvl::Vector> host;
       for (Vector& v : operands) host.push_back(take_host(std::move(v)));
       return wrap_host(cpu_->elementwise(op, type, host));
     }
+    const Length n = operands[0].length;
     const Type out_type = to_type(vcode::result_type_of(op, to_keyword(type)));
     kernels::TypedInput inputs[3];
-    for (std::size_t i = 0; i < operands.size(); ++i)
+    std::size_t limit = ~std::size_t{0};  // what every operand holds
+    for (std::size_t i = 0; i < operands.size(); ++i) {
       inputs[i] = {device_pointer(operands[i]), operands[i].type};
+      limit = std::min(limit, capacity(operands[i]));
+    }
     unsigned long long* fault = nullptr;
     if (type == Type::Int && (op == Op::Div || op == Op::Mod))
       fault =
           device_->fault_word([](std::uint64_t word) { return std::string(cvl_sem::trap_message(word)); });
     Vector out = result_for(operands, out_type, n);
-    dispatch::elementwise(*device_, op, type, inputs, device_pointer(out), n, fault);
+    dispatch::elementwise(*device_, op, type, inputs, device_pointer(out),
+                          extent(n, std::min(limit, capacity(out))), fault);
     return done(std::move(out));
   }
 
@@ -127,8 +139,11 @@ class CudaBackend final : public Backend, private Residency {
     const SegMap map = device_map(sd);
     const void* in = device_pointer(v);
     const Type type = v.type;
-    Vector out = reuse_or_allocate(std::move(v), type, map.total);  // the scan reads first
-    library::scan(*device_, op, type, in, device_pointer(out), map);
+    const Length n = v.length;
+    const std::size_t limit = std::min(map.total, capacity(v));
+    Vector out = reuse_or_allocate(std::move(v), type, n);  // the scan reads first
+    library::scan(*device_, op, type, in, device_pointer(out), segment_keys(sd, map),
+                  std::min(limit, capacity(out)));
     return done(std::move(out));
   }
 
@@ -137,8 +152,9 @@ class CudaBackend final : public Backend, private Residency {
     if (on_host_path({&v}, {&sd}))
       return wrap_host(cpu_->reduce(op, take_host(std::move(v)), host_segdes(sd)));
     const SegMap map = device_map(sd);
-    Vector out = new_device_vector(v.type, map.segments);
-    library::reduce(*device_, op, v.type, device_pointer(v), device_pointer(out), map);
+    Vector out = new_device_vector(v.type, segdes(sd).segments);
+    library::reduce(*device_, op, v.type, device_pointer(v), device_pointer(out),
+                    segment_keys(sd, map), std::min(map.total, capacity(v)));
     return done(std::move(out));
   }
 
@@ -174,13 +190,19 @@ class CudaBackend final : public Backend, private Residency {
     const auto* indices = static_cast<const std::int32_t*>(device_pointer(o.indices));
     const auto* flags =
         flagged ? static_cast<const std::uint8_t*>(device_pointer(o.flags)) : nullptr;
+    // A scatter walks the source elements (values, indices, flags), a gather the destination's
+    // (indices, flags; the result).
+    const Length& walked = scatter ? segdes(o.source_segdes).total : dest.total;
+    std::size_t limit = std::min(capacity(o.indices), scatter ? source_map.total : dest_map.total);
+    if (scatter) limit = std::min(limit, capacity(o.values));
+    if (flagged) limit = std::min(limit, capacity(o.flags));
     // The message reads the faulting index and the length of the segment it addressed.
     unsigned long long* fault =
         device_->fault_word([this, op, idx = o.indices, scatter, src = o.source_segdes,
                              dst = dest_sd](std::uint64_t position) {
-          const Segdes& walked = scatter ? src : dst;
+          const Segdes& walked_sd = scatter ? src : dst;
           const Segdes& addressed = scatter ? dst : src;
-          std::size_t k = segment_containing(walked, position);
+          std::size_t k = segment_containing(walked_sd, position);
           return index_fault_message(op, read_element<std::int32_t>(idx, position), position,
                                      segment_length(addressed, k));
         });
@@ -189,13 +211,17 @@ class CudaBackend final : public Backend, private Residency {
       out = unshared(std::move(o.defaults));
     } else if (scatter) {
       out = new_device_vector(type, dest.total);
-      if (op == Op::FPermute)
-        device_->fill_bytes(device_pointer(out), 0, dest.total * element_size(type));
+      if (op == Op::FPermute) device_->fill_bytes(device_pointer(out), 0, storage(out).bytes());
     } else {
       out = new_device_vector(type, dest.total);
+      limit = std::min(limit, capacity(out));
     }
-    dispatch::permute(*device_, op, type, values, indices, flags, source_map, dest_map,
-                      device_pointer(out), fault);
+    // Scatters write, and gathers read, where the descriptor they index through says.
+    const bool safe = scatter ? holds({{capacity(out), &dest.total}})
+                              : holds({{capacity(o.values), &segdes(o.source_segdes).total}});
+    if (safe)
+      dispatch::permute(*device_, op, type, values, indices, flags, source_map, dest_map,
+                        extent(walked, limit), device_pointer(out), fault);
     return done(std::move(out));
   }
 
@@ -210,9 +236,11 @@ class CudaBackend final : public Backend, private Residency {
     const SegMap map = device_map(sd, false);
     Vector out = new_device_vector(v.type, s.segments);
     unsigned long long* fault = segment_index_fault(Op::Extract, indices, sd);
-    dispatch::extract(*device_, v.type, device_pointer(v),
-                      static_cast<const std::int32_t*>(device_pointer(indices)), map,
-                      device_pointer(out), fault);
+    if (holds({{capacity(v), &s.total}}))
+      dispatch::extract(*device_, v.type, device_pointer(v),
+                        static_cast<const std::int32_t*>(device_pointer(indices)), map,
+                        extent(s.segments, std::min(capacity(indices), capacity(out))),
+                        device_pointer(out), fault);
     return done(std::move(out));
   }
 
@@ -225,9 +253,12 @@ class CudaBackend final : public Backend, private Residency {
     const Type type = v.type;
     unsigned long long* fault = segment_index_fault(Op::Replace, indices, sd);
     const void* replacement = device_pointer(values);
+    const std::size_t limit = std::min(capacity(indices), capacity(values));
     Vector out = unshared(std::move(v));
-    dispatch::replace(*device_, type, static_cast<const std::int32_t*>(device_pointer(indices)),
-                      replacement, map, device_pointer(out), fault);
+    if (holds({{capacity(out), &segdes(sd).total}}))
+      dispatch::replace(*device_, type, static_cast<const std::int32_t*>(device_pointer(indices)),
+                        replacement, map, extent(segdes(sd).segments, limit),
+                        device_pointer(out), fault);
     return done(std::move(out));
   }
 
@@ -238,7 +269,9 @@ class CudaBackend final : public Backend, private Residency {
       return wrap_host(cpu_->distribute(take_host(std::move(values)), host_segdes(sd)));
     const SegMap map = device_map(sd);
     Vector out = new_device_vector(values.type, s.total);
-    dispatch::distribute(*device_, values.type, device_pointer(values), map, device_pointer(out));
+    if (holds({{capacity(values), &s.segments}}))
+      dispatch::distribute(*device_, values.type, device_pointer(values), map,
+                           extent(s.total, capacity(out)), device_pointer(out));
     return done(std::move(out));
   }
 
@@ -250,9 +283,11 @@ class CudaBackend final : public Backend, private Residency {
                                    host_segdes(sd)));
     const SegMap map = device_map(sd);
     Vector out = new_device_vector(Type::Int, s.total);
-    dispatch::index(*device_, static_cast<const std::int32_t*>(device_pointer(starts)),
-                    static_cast<const std::int32_t*>(device_pointer(strides)), map,
-                    static_cast<std::int32_t*>(device_pointer(out)));
+    if (holds({{capacity(starts), &s.segments}, {capacity(strides), &s.segments}}))
+      dispatch::index(*device_, static_cast<const std::int32_t*>(device_pointer(starts)),
+                      static_cast<const std::int32_t*>(device_pointer(strides)), map,
+                      extent(s.total, capacity(out)),
+                      static_cast<std::int32_t*>(device_pointer(out)));
     return done(std::move(out));
   }
 
@@ -260,17 +295,20 @@ class CudaBackend final : public Backend, private Residency {
 
   Vector rank(Op op, Vector v, const Segdes& sd) override {
     CVL_EXPECT_SHAPES(contract::segmented(op, v, sd));
-    if (v.length > 0xFFFFFFFFull)
+    if (v.length.bound() > 0xFFFFFFFFull && v.length.bound() != PendingCount::kUnbounded)
       throw Error(std::string(vcode::spelling(op)) + ": vector too long to rank");
     if (on_host_path({&v}, {&sd}))
       return wrap_host(cpu_->rank(op, take_host(std::move(v)), host_segdes(sd)));
     const SegMap map = device_map(sd);
     const Type type = v.type;
     const void* values = device_pointer(v);
+    const Length n = v.length;
+    const std::size_t limit = std::min(map.total, capacity(v));
     // The sort keys are made from the values first, so an INT input may hold the ranks.
-    Vector out = type == Type::Int ? reuse_or_allocate(std::move(v), Type::Int, map.total)
-                                   : new_device_vector(Type::Int, map.total);
-    dispatch::rank(*device_, op == Op::RankDown, type, float_rank_, values, map,
+    Vector out = type == Type::Int ? reuse_or_allocate(std::move(v), Type::Int, n)
+                                   : new_device_vector(Type::Int, n);
+    dispatch::rank(*device_, op == Op::RankDown, type, float_rank_, values, segment_keys(sd, map),
+                   extent(n, std::min(limit, capacity(out))),
                    static_cast<std::int32_t*>(device_pointer(out)));
     return done(std::move(out));
   }
@@ -284,26 +322,23 @@ class CudaBackend final : public Backend, private Residency {
       return {wrap_host(std::move(data)), wrap_host_segdes(std::move(packed))};
     }
     const SegMap map = device_map(sd, false);
-    const std::size_t n = s.total, m = s.segments;
+    const std::size_t n = std::min({map.total, capacity(v), capacity(flags)});
     const auto* flag = static_cast<const std::uint8_t*>(device_pointer(flags));
-    DeviceBuffer before(device_, (n + 1) * sizeof(std::int64_t));
+    DeviceBuffer before(device_, (map.total + 1) * sizeof(std::int64_t));
     library::flags_before(*device_, flag, n, before.as<std::int64_t>());
+    // The result's length is a count the device computes; PACK keeps at most what it is given.
+    const Length kept = pending_count(n);
     auto packed = std::make_shared<SegdesStorage>();
-    packed->segments = m;
-    packed->lengths = new_device_vector(Type::Int, m);
-    packed->offsets = DeviceBuffer(device_, (m + 1) * sizeof(std::int64_t));
-    dispatch::packed_segments(*device_, before.as<std::int64_t>(), map,
-                              static_cast<std::int32_t*>(device_pointer(packed->lengths)),
-                              packed->offsets.as<std::int64_t>());
-    // The one synchronization of PACK: the result length depends on the data.
-    std::int64_t total = 0;
-    device_->copy_to_host(&total, before.as<std::int64_t>() + n, sizeof total);
-    packed->total = static_cast<std::size_t>(total);
-    if (m == 1) packed->uniform = total;
-    Vector out = new_device_vector(v.type, packed->total);
-    dispatch::compact(*device_, v.type, device_pointer(v), flag, before.as<std::int64_t>(), n,
-                      device_pointer(out));
-    Segdes result_sd{m, packed->total, std::move(packed)};
+    packed->segments = s.segments;
+    packed->total = kept;
+    packed->lengths = new_device_vector(Type::Int, s.segments);
+    packed->offsets = DeviceBuffer(device_, (map.segments + 1) * sizeof(std::int64_t));
+    Vector out = new_device_vector(v.type, kept);
+    dispatch::pack_outputs(*device_, v.type, device_pointer(v), flag, before.as<std::int64_t>(),
+                           map, extent(s.total, n), device_pointer(out),
+                           static_cast<std::int32_t*>(device_pointer(packed->lengths)),
+                           packed->offsets.as<std::int64_t>(), count_cell(kept));
+    Segdes result_sd{packed->segments, kept, std::move(packed)};
     return {done(std::move(out)), std::move(result_sd)};
   }
 
@@ -319,26 +354,25 @@ class CudaBackend final : public Backend, private Residency {
       s->uniform = uniform_length(s->lengths);
       return Segdes{s->segments, s->total, s};
     }
-    const std::size_t m = lengths.length;
+    // Device lengths: the offsets on the device, the total a count the device computes (no
+    // bound is known), a negative length a deferred fault.
     auto s = std::make_shared<SegdesStorage>();
-    s->segments = m;
+    s->segments = lengths.length;
+    const Extent segments = extent(lengths.length, capacity(lengths));
     const auto* length = static_cast<const std::int32_t*>(device_pointer(lengths));
-    s->offsets = DeviceBuffer(device_, (m + 1) * sizeof(std::int64_t));
-    library::offsets_from_lengths(*device_, length, m, s->offsets.as<std::int64_t>());
+    s->offsets = DeviceBuffer(device_, (segments.bound + 1) * sizeof(std::int64_t));
     unsigned long long* fault = device_->fault_word([this, lengths](std::uint64_t position) {
       return "MAKE_SEGDES: negative segment length " +
              std::to_string(read_element<std::int32_t>(lengths, position)) + " at position " +
              std::to_string(position);
     });
-    dispatch::check_lengths(*device_, length, m, fault);
-    // Segdes::total is host data the interpreter checks shapes with: one read, which also
-    // raises a negative length right here.
-    std::int64_t total = 0;
-    device_->copy_to_host(&total, s->offsets.as<std::int64_t>() + m, sizeof total);
-    s->total = static_cast<std::size_t>(total);
-    if (m == 1) s->uniform = total;
+    s->total = pending_count(PendingCount::kUnbounded);
+    library::offsets_from_lengths(*device_, length, segments, s->offsets.as<std::int64_t>(),
+                                  count_cell(s->total), fault);
     s->lengths = std::move(lengths);
-    return Segdes{m, s->total, s};
+    // --sync: the total is known, and a negative length raised, here.
+    if (device_->sync_each_op()) device_->synchronize();
+    return Segdes{s->segments, s->total, s};
   }
 
   Vector segment_lengths(const Segdes& sd) override { return segdes(sd).lengths; }
@@ -350,12 +384,13 @@ class CudaBackend final : public Backend, private Residency {
 
   using Backend::fused;
   Vector fused(const PreparedSuperOp& op, std::span<FusedOperand> operands,
-               std::size_t domain) override {
+               const Length& domain) override {
     CVL_EXPECT_SHAPES(contract::fused(op, operands, domain));
     return run_fused(static_cast<const CudaSuperOp&>(op), operands, domain);
   }
 
   void synchronize() override { device_->synchronize(); }
+  void wait_for_device() override { device_->wait_idle(); }
   BackendStats stats() const override {
     BackendStats s = device_->stats();
     s.fused_plans = fused_plans_;
@@ -374,9 +409,14 @@ class CudaBackend final : public Backend, private Residency {
   // ---- FUSED ----------------------------------------------------------------------------
 
   Vector run_fused(const CudaSuperOp& prepared, std::span<FusedOperand> operands,
-                   std::size_t domain) {
+                   const Length& domain) {
     const vcode::SuperOp& op = prepared.definition;
     const vcode::SuperOpAnalysis& analysis = prepared.analysis;
+    // A DIST/INDEX leaf is read at the segment of each element.
+    for (std::size_t i = 0; i < operands.size(); ++i)
+      for (std::uint32_t s : analysis.operands[i].per_segment_of)
+        if (!holds({{capacity(operands[i].vector), &segdes(operands[s].segdes).segments}}))
+          return new_device_vector(to_type(analysis.values_type), domain);  // reported next
     bool host = threshold_ > 0 && small(domain);
     for (const FusedOperand& o : operands) {
       if (o.segdes.storage) {
@@ -393,15 +433,19 @@ class CudaBackend final : public Backend, private Residency {
         // Taken, not copied: a last-use operand's host copy may become the result.
         if (operands[i].vector.storage) h[i].vector = take_host(std::move(operands[i].vector));
       }
-      return wrap_host(cpu_->fused(*prepared.host_plan, h, domain));
+      return wrap_host(cpu_->fused(*prepared.host_plan, h, domain.get()));
     }
     std::vector<fused::OperandView> views(operands.size());
+    std::size_t limit = ~std::size_t{0};  // what every operand read at element j holds
     for (std::size_t i = 0; i < operands.size(); ++i) {
       if (operands[i].segdes.storage) {
         views[i].segdes = device_map(operands[i].segdes);
+        if (analysis.operands[i].segdes) limit = std::min(limit, views[i].segdes.total);
       } else if (operands[i].vector.storage) {
         views[i].data = device_pointer(operands[i].vector);
         views[i].type = operands[i].vector.type;
+        if (analysis.operands[i].elementwise)
+          limit = std::min(limit, capacity(operands[i].vector));
       }
     }
     // Compiled kernel first; the interpreter kernel when it holds the body; else op by op, with
@@ -414,6 +458,7 @@ class CudaBackend final : public Backend, private Residency {
     if (!compiled && !prepared.interpreter.fits()) return run_unfused(*this, op, operands, domain);
     const Type result = prepared.interpreter.plan().body_type;
     Vector body = new_device_vector(result, domain);
+    const Extent items = extent(domain, std::min(limit, capacity(body)));
     // Only an INT / or % can trap: other superoperators take no slot of the fault board.
     unsigned long long* fault = nullptr;
     if (analysis.divides)
@@ -421,9 +466,9 @@ class CudaBackend final : public Backend, private Residency {
           [](std::uint64_t word) { return std::string(cvl_sem::trap_message(word)); });
 #if CVL_CUDA_REAL
     if (!compiled ||
-        !jit_->run(*device_, prepared.kernel, op, views, domain, device_pointer(body), fault))
+        !jit_->run(*device_, prepared.kernel, op, views, items, device_pointer(body), fault))
 #endif
-      prepared.interpreter.evaluate(device_, op.id, views, domain, device_pointer(body), fault);
+      prepared.interpreter.evaluate(device_, op.id, views, items, device_pointer(body), fault);
     if (!analysis.folds()) return done(std::move(body));
     const Segdes& sd = operands[analysis.root_segdes].segdes;
     if (analysis.root_kind == vcode::RootKind::Scan)

@@ -16,8 +16,16 @@ namespace {
 }
 
 constexpr unsigned long long kNoFault = ~0ull;
+constexpr std::size_t kFaultBytes = cuda_tuning::kFaultSlots * sizeof(unsigned long long);
+constexpr std::size_t kBoardBytes = kFaultBytes + cuda_tuning::kCountSlots * sizeof(std::int64_t);
 
 }  // namespace
+
+void DeviceCount::wait() {
+  const std::shared_ptr<Device> device = device_.lock();
+  if (!device) throw InternalError("a pending count outlived its backend");
+  device->synchronize();
+}
 
 Device::Device(const BackendOptions& options)
     : sync_each_op_(options.sync_each_op), memory_limit_(options.max_memory) {
@@ -48,18 +56,26 @@ Device::Device(const BackendOptions& options)
 #else
   if (memory_limit_ == 0) memory_limit_ = default_host_memory_limit();
 #endif
-  fault_words_ =
-      static_cast<unsigned long long*>(allocate(cuda_tuning::kFaultSlots * sizeof(*fault_words_)));
-  fill_bytes(fault_words_, 0xFF, cuda_tuning::kFaultSlots * sizeof(*fault_words_));
+  fault_words_ = static_cast<unsigned long long*>(allocate(kBoardBytes));
+  count_cells_ = reinterpret_cast<std::int64_t*>(fault_words_ + cuda_tuning::kFaultSlots);
+  fill_bytes(fault_words_, 0xFF, kFaultBytes);
+#if CVL_CUDA_REAL
+  CVL_CUDA_CHECK(cudaMallocHost(&board_copy_, kBoardBytes));  // pinned: the copy is a DMA
+#else
+  board_copy_ = ::operator new(kBoardBytes);
+#endif
 }
 
 Device::~Device() {
-  release(fault_words_, cuda_tuning::kFaultSlots * sizeof(*fault_words_));
+  release(fault_words_, kBoardBytes);
 #if CVL_CUDA_REAL
   // Destruction must not throw: a failing call here has nothing left to report to.
   cudaStreamSynchronize(stream_);
+  cudaFreeHost(board_copy_);
   cudaMemPoolDestroy(pool_);
   cudaStreamDestroy(stream_);
+#else
+  ::operator delete(board_copy_);
 #endif
 }
 
@@ -108,8 +124,10 @@ void Device::copy_to_device(void* device, const void* host, std::size_t bytes) {
 }
 
 void Device::copy_to_host(void* host, const void* device, std::size_t bytes) {
-  read_unchecked(host, device, bytes);
-  check_faults();
+  const bool faults = !pending_faults_.empty();
+  std::vector<std::function<std::string(std::uint64_t)>> messages = std::move(pending_faults_);
+  pending_faults_.clear();
+  raise_first_fault(read_back(host, device, bytes, faults), messages);
 }
 
 void Device::read_unchecked(void* host, const void* device, std::size_t bytes) {
@@ -122,6 +140,36 @@ void Device::read_unchecked(void* host, const void* device, std::size_t bytes) {
 #else
   if (bytes > 0) std::memcpy(host, device, bytes);
 #endif
+}
+
+std::vector<unsigned long long> Device::read_back(void* host, const void* device,
+                                                  std::size_t bytes, bool with_faults) {
+  const std::size_t faults = with_faults ? cuda_tuning::kFaultSlots : 0;
+  const std::size_t counts = pending_counts_.size();
+  // Fault words and count cells are adjacent: one copy covers what is in use.
+  const std::size_t board_bytes =
+      counts > 0 ? kFaultBytes + counts * sizeof(std::int64_t) : faults * sizeof(unsigned long long);
+  stats_.bytes_to_host += bytes + board_bytes;
+  ++stats_.host_syncs;
+#if CVL_CUDA_REAL
+  if (bytes > 0)
+    CVL_CUDA_CHECK(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream_));
+  if (board_bytes > 0)
+    CVL_CUDA_CHECK(cudaMemcpyAsync(board_copy_, fault_words_, board_bytes,
+                                   cudaMemcpyDeviceToHost, stream_));
+  CVL_CUDA_CHECK(cudaStreamSynchronize(stream_));
+#else
+  if (bytes > 0) std::memcpy(host, device, bytes);
+  if (board_bytes > 0) std::memcpy(board_copy_, fault_words_, board_bytes);
+#endif
+  const auto* words = static_cast<const unsigned long long*>(board_copy_);
+  const auto* cells = reinterpret_cast<const std::int64_t*>(words + cuda_tuning::kFaultSlots);
+  for (std::size_t i = 0; i < counts; ++i)
+    pending_counts_[i]->resolve(static_cast<std::size_t>(cells[i] < 0 ? 0 : cells[i]));
+  pending_counts_.clear();
+  std::vector<unsigned long long> read(words, words + (faults > 0 ? cuda_tuning::kFaultSlots : 0));
+  if (faults > 0) fill_bytes(fault_words_, 0xFF, kFaultBytes);
+  return read;
 }
 
 void Device::copy_on_device(void* to, const void* from, std::size_t bytes) {
@@ -142,39 +190,37 @@ void Device::fill_bytes(void* device, int byte, std::size_t bytes) {
 #endif
 }
 
-void Device::synchronize() {
-  if (pending_faults_.empty()) {
-    ++stats_.host_syncs;
+void Device::synchronize() { copy_to_host(nullptr, nullptr, 0); }
+
+void Device::wait_idle() {
 #if CVL_CUDA_REAL
-    CVL_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  CVL_CUDA_CHECK(cudaStreamSynchronize(stream_));
 #endif
-    return;
-  }
-  check_faults();
+}
+
+std::shared_ptr<DeviceCount> Device::new_count(std::size_t bound) {
+  if (pending_counts_.size() == cuda_tuning::kCountSlots) synchronize();
+  auto count = std::make_shared<DeviceCount>(weak_from_this(),
+                                             count_cells_ + pending_counts_.size(), bound);
+  pending_counts_.push_back(count);
+  return count;
 }
 
 unsigned long long* Device::fault_word(std::function<std::string(std::uint64_t)> message) {
-  if (pending_faults_.size() == cuda_tuning::kFaultSlots) check_faults();
+  if (pending_faults_.size() == cuda_tuning::kFaultSlots) synchronize();
   pending_faults_.push_back(std::move(message));
   return fault_words_ + (pending_faults_.size() - 1);
 }
 
-// One copy of the used fault words (a synchronization); the first operation, in program order,
-// that faulted raises its error. The board is cleared either way.
-void Device::check_faults() {
-  if (pending_faults_.empty()) return;
-  const std::size_t used = pending_faults_.size();
-  std::vector<unsigned long long> words(used);
-  read_unchecked(words.data(), fault_words_, used * sizeof(unsigned long long));
-  auto pending = std::move(pending_faults_);
-  pending_faults_.clear();
-  fill_bytes(fault_words_, 0xFF, used * sizeof(unsigned long long));
+// The first operation, in program order, that faulted raises its error.
+void Device::raise_first_fault(const std::vector<unsigned long long>& words,
+                               std::vector<std::function<std::string(std::uint64_t)>>& messages) {
   // Without sync_each_op the error surfaces at a later operation, so the message says so.
   const char* late = sync_each_op_ ? ""
                                    : " (found at a later synchronization; --sync reports a fault "
                                      "at its instruction)";
-  for (std::size_t i = 0; i < used; ++i)
-    if (words[i] != kNoFault) throw Error(pending[i](words[i]) + late);
+  for (std::size_t i = 0; i < messages.size() && i < words.size(); ++i)
+    if (words[i] != kNoFault) throw Error(messages[i](words[i]) + late);
 }
 
 }  // namespace cvl::CVL_CUDA_NS

@@ -20,10 +20,25 @@
 
 namespace cvl::CVL_CUDA_NS {
 
+// How many items a launch covers: at most `bound` (known on the host: the grid is sized for it),
+// and exactly the count in `count` where that is set (a pending length's cell on the device, read
+// by the kernel itself; null: exactly `bound`).
+struct Extent {
+  std::size_t bound = 0;
+  const std::int64_t* count = nullptr;
+
+  CVL_HOST_DEVICE std::size_t items() const {
+    if (!count) return bound;
+    const auto n = static_cast<std::size_t>(*count);
+    return n < bound ? n : bound;
+  }
+};
+
 #if CVL_CUDA_REAL
 // The one kernel shape of the library: a grid-stride loop calling body(i) for i < n.
 template <class Body>
-CVL_GLOBAL void grid_stride_kernel(std::size_t n, Body body) {
+CVL_GLOBAL void grid_stride_kernel(Extent extent, Body body) {
+  const std::size_t n = extent.items();
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += stride)
@@ -31,7 +46,25 @@ CVL_GLOBAL void grid_stride_kernel(std::size_t n, Body body) {
 }
 #endif
 
-class Device {
+class Device;
+
+// A count the device computes (cvl/length.hpp), held in a cell of the Device's count board until
+// the next synchronization reads every cell at once and resolves it.
+class DeviceCount final : public PendingCount {
+ public:
+  DeviceCount(std::weak_ptr<Device> device, std::int64_t* cell, std::size_t bound)
+      : PendingCount(bound), device_(std::move(device)), cell_(cell) {}
+  // Where kernels write the count and read it (valid until the count is resolved).
+  std::int64_t* cell() const { return cell_; }
+
+ private:
+  void wait() override;
+
+  std::weak_ptr<Device> device_;
+  std::int64_t* cell_;
+};
+
+class Device : public std::enable_shared_from_this<Device> {
  public:
   explicit Device(const BackendOptions& options);
   ~Device();
@@ -44,30 +77,44 @@ class Device {
   void release(void* pointer, std::size_t bytes) noexcept;
 
   void copy_to_device(void* device, const void* host, std::size_t bytes);
-  // Waits for the stream (a host synchronization, counted) and then checks the fault board.
+  // One synchronization (counted): copies `bytes` of device data to the host with everything
+  // pending on the boards, waits, resolves every pending count, then raises the first fault.
   void copy_to_host(void* host, const void* device, std::size_t bytes);
-  // The same without the fault check: for the messages of faults themselves.
+  // A wait and a copy that leave the boards alone: for the messages of faults themselves.
   void read_unchecked(void* host, const void* device, std::size_t bytes);
   void copy_on_device(void* to, const void* from, std::size_t bytes);
   void fill_bytes(void* device, int byte, std::size_t bytes);
 
-  // Waits for all queued work, counts it, and raises the first pending fault.
+  // Waits for all queued work, counts it, resolves the pending counts and raises the first
+  // pending fault (copy_to_host without data).
   void synchronize();
+  // Waits for all queued work and reads nothing back (not counted as a host sync): for timing.
+  void wait_idle();
 
-  // Runs body(i) for every i < n: one grid-stride kernel, or a loop in the emulation.
+  // A new pending count with host bound `bound` (PendingCount::kUnbounded: none); the work that
+  // computes it writes its cell. When the board is full, a synchronization frees it first.
+  std::shared_ptr<DeviceCount> new_count(std::size_t bound);
+
+  // Runs body(i) for every i < extent.items(): one grid-stride kernel sized for extent.bound, or
+  // a loop in the emulation.
   template <class Body>
-  void launch(std::size_t n, const Body& body) {
-    if (n == 0) return;
+  void launch(Extent extent, const Body& body) {
+    if (extent.bound == 0) return;
     ++stats_.kernel_launches;
 #if CVL_CUDA_REAL
-    std::size_t blocks = (n + cuda_tuning::kBlockSize - 1) / cuda_tuning::kBlockSize;
+    std::size_t blocks = (extent.bound + cuda_tuning::kBlockSize - 1) / cuda_tuning::kBlockSize;
     if (blocks > cuda_tuning::kMaxBlocks) blocks = cuda_tuning::kMaxBlocks;
     grid_stride_kernel<<<static_cast<unsigned>(blocks), cuda_tuning::kBlockSize, 0, stream_>>>(
-        n, body);
+        extent, body);
     CVL_CUDA_CHECK(cudaGetLastError());
 #else
+    const std::size_t n = extent.items();
     for (std::size_t i = 0; i < n; ++i) body(i);
 #endif
+  }
+  template <class Body>
+  void launch(std::size_t n, const Body& body) {
+    launch(Extent{n, nullptr}, body);
   }
   // A Thrust/CUB call counts as one launch (most are one to three kernels).
   void count_library_call() { ++stats_.kernel_launches; }
@@ -86,14 +133,25 @@ class Device {
 #endif
 
  private:
-  void check_faults();
+  // Waits for the stream after queueing the copy of `bytes` of data and of the used parts of
+  // the boards (the fault words too when `with_faults`); resolves the counts, clears the boards,
+  // and returns the fault words read.
+  std::vector<unsigned long long> read_back(void* host, const void* device, std::size_t bytes,
+                                            bool with_faults);
+  // Raises the first fault among `words` (from read_back), in program order.
+  void raise_first_fault(const std::vector<unsigned long long>& words,
+                         std::vector<std::function<std::string(std::uint64_t)>>& messages);
 
   BackendStats stats_;
   bool sync_each_op_ = false;
   std::uint64_t memory_limit_ = 0;  // bytes of device memory allocate() may hold (--max-memory)
-  // The fault board: kFaultSlots words on the device, all ones when clear.
+  // The boards, one device allocation: kFaultSlots fault words (all ones when clear), then
+  // kCountSlots count cells; `board_copy_` is the host buffer a synchronization reads them into.
   unsigned long long* fault_words_ = nullptr;
+  std::int64_t* count_cells_ = nullptr;
+  void* board_copy_ = nullptr;
   std::vector<std::function<std::string(std::uint64_t)>> pending_faults_;
+  std::vector<std::shared_ptr<DeviceCount>> pending_counts_;
 #if CVL_CUDA_REAL
   int device_ = 0;
   cudaStream_t stream_ = nullptr;

@@ -1,5 +1,6 @@
 // Launches of the library's own kernels (dispatch.hpp); data-moving kernels are instantiated
 // per element width only (1, 4 or 8 bytes), not per type.
+#include <algorithm>
 #include <string>
 
 #include "dispatch.hpp"
@@ -22,8 +23,8 @@ int bits_for(std::size_t count) {  // bits needed to write count - 1
 }  // namespace
 
 void elementwise(Device& device, Op op, Type type, const kernels::TypedInput* inputs, void* out,
-                 std::size_t n, unsigned long long* fault) {
-  if (n == 0) return;
+                 Extent n, unsigned long long* fault) {
+  if (n.bound == 0) return;
   visit_elementwise(op, type, [&]<Op kOp, class Sem, Type kType>() {
     if constexpr (kOp == Op::Select) {
       with_element_bits(type, [&]<class Bits>() {
@@ -45,89 +46,85 @@ void normalize_bools(Device& device, std::uint8_t* data, std::size_t n) {
 }
 
 void permute(Device& device, Op op, Type type, const void* values, const std::int32_t* indices,
-             const std::uint8_t* flags, const SegMap& source, const SegMap& dest, void* out,
-             unsigned long long* fault) {
+             const std::uint8_t* flags, const SegMap& source, const SegMap& dest, Extent walk,
+             void* out, unsigned long long* fault) {
   const bool gather = vcode::info(op).shape == vcode::Shape::Gather;
   if (gather) {
     with_element_bits(type, [&]<class Bits>() {
-      device.launch(dest.total,
-                    kernels::Gather<Bits>{static_cast<const Bits*>(values), indices, flags, source,
-                                          dest, static_cast<Bits*>(out), fault});
+      device.launch(walk, kernels::Gather<Bits>{static_cast<const Bits*>(values), indices, flags,
+                                                source, dest, static_cast<Bits*>(out), fault});
     });
     return;
   }
-  if (source.total == 0) return;
+  if (walk.bound == 0) return;
   DeviceBuffer claims(borrow(device), dest.total * sizeof(std::uint32_t));
   device.fill_bytes(claims.get(), 0, claims.bytes());
-  device.launch(source.total, kernels::ClaimScatter{indices, flags, source, dest,
-                                                    claims.as<std::uint32_t>(), fault});
+  device.launch(walk, kernels::ClaimScatter{indices, flags, source, dest,
+                                            claims.as<std::uint32_t>(), fault});
   with_element_bits(type, [&]<class Bits>() {
-    device.launch(source.total,
-                  kernels::Scatter<Bits>{static_cast<const Bits*>(values), indices, flags, source,
-                                         dest, claims.as<std::uint32_t>(), static_cast<Bits*>(out)});
+    device.launch(walk, kernels::Scatter<Bits>{static_cast<const Bits*>(values), indices, flags,
+                                               source, dest, claims.as<std::uint32_t>(),
+                                               static_cast<Bits*>(out)});
   });
 }
 
 void extract(Device& device, Type type, const void* values, const std::int32_t* indices,
-             const SegMap& sd, void* out, unsigned long long* fault) {
+             const SegMap& sd, Extent segments, void* out, unsigned long long* fault) {
   with_element_bits(type, [&]<class Bits>() {
-    device.launch(sd.segments, kernels::Extract<Bits>{static_cast<const Bits*>(values), indices, sd,
-                                                      static_cast<Bits*>(out), fault});
+    device.launch(segments, kernels::Extract<Bits>{static_cast<const Bits*>(values), indices, sd,
+                                                   static_cast<Bits*>(out), fault});
   });
 }
 
 void replace(Device& device, Type type, const std::int32_t* indices, const void* replacement,
-             const SegMap& sd, void* out, unsigned long long* fault) {
+             const SegMap& sd, Extent segments, void* out, unsigned long long* fault) {
   with_element_bits(type, [&]<class Bits>() {
-    device.launch(sd.segments,
+    device.launch(segments,
                   kernels::Replace<Bits>{indices, static_cast<const Bits*>(replacement), sd,
                                          static_cast<Bits*>(out), fault});
   });
 }
 
-void distribute(Device& device, Type type, const void* values, const SegMap& sd, void* out) {
+void distribute(Device& device, Type type, const void* values, const SegMap& sd,
+                Extent elements, void* out) {
   with_element_bits(type, [&]<class Bits>() {
-    device.launch(sd.total, kernels::Distribute<Bits>{static_cast<const Bits*>(values), sd,
+    device.launch(elements, kernels::Distribute<Bits>{static_cast<const Bits*>(values), sd,
                                                       static_cast<Bits*>(out)});
   });
 }
 
 void index(Device& device, const std::int32_t* starts, const std::int32_t* strides,
-           const SegMap& sd, std::int32_t* out) {
-  device.launch(sd.total, kernels::Index{starts, strides, sd, out});
+           const SegMap& sd, Extent elements, std::int32_t* out) {
+  device.launch(elements, kernels::Index{starts, strides, sd, out});
 }
 
-void check_lengths(Device& device, const std::int32_t* lengths, std::size_t segments,
-                   unsigned long long* fault) {
-  device.launch(segments, kernels::CheckLengths{lengths, fault});
-}
-
-void packed_segments(Device& device, const std::int64_t* before, const SegMap& sd,
-                     std::int32_t* counts, std::int64_t* offsets) {
-  device.launch(sd.segments + 1, kernels::PackedSegments{before, sd, counts, offsets});
-}
-
-void compact(Device& device, Type type, const void* values, const std::uint8_t* flags,
-             const std::int64_t* before, std::size_t n, void* out) {
+void pack_outputs(Device& device, Type type, const void* values, const std::uint8_t* flags,
+                  const std::int64_t* before, const SegMap& sd, Extent elements, void* out,
+                  std::int32_t* counts, std::int64_t* offsets, std::int64_t* total) {
+  const std::size_t items = std::max(elements.bound, sd.segments + 1);
   with_element_bits(type, [&]<class Bits>() {
-    device.launch(n, kernels::Compact<Bits>{static_cast<const Bits*>(values), flags, before,
-                                            static_cast<Bits*>(out)});
+    device.launch(items, kernels::PackOutputs<Bits>{static_cast<const Bits*>(values), flags,
+                                                    before, sd, elements,
+                                                    static_cast<Bits*>(out), counts, offsets,
+                                                    total});
   });
 }
 
 void rank(Device& device, bool descending, Type type, FloatRankOrder order, const void* values,
-          const SegMap& sd, std::int32_t* out) {
-  const std::size_t n = sd.total;
+          const SegmentKey& keys, Extent elements, std::int32_t* out) {
+  const std::size_t n = elements.bound;
   if (n == 0) return;
-  DeviceBuffer keys(borrow(device), n * sizeof(std::uint64_t));
-  DeviceBuffer elements(borrow(device), n * sizeof(std::uint32_t));
-  auto* key = keys.as<std::uint64_t>();
-  auto* element = elements.as<std::uint32_t>();
-  const bool segmented = sd.segments > 1;
+  DeviceBuffer sort_keys(borrow(device), n * sizeof(std::uint64_t));
+  DeviceBuffer sorted(borrow(device), n * sizeof(std::uint32_t));
+  auto* key = sort_keys.as<std::uint64_t>();
+  auto* element = sorted.as<std::uint32_t>();
+  // With a pending count the elements past it take the segment key past the last segment.
+  const bool segmented = keys.sd.segments > 1 || keys.total;
   if (type == Type::Int) {
-    device.launch(n, kernels::IntRankKeys{static_cast<const std::int32_t*>(values), sd, segmented,
-                                          descending, key, element});
-    library::sort_pairs(device, key, element, n, segmented ? 32 + bits_for(sd.segments) : 32);
+    device.launch(n, kernels::IntRankKeys{static_cast<const std::int32_t*>(values), keys,
+                                          segmented, descending, key, element});
+    library::sort_pairs(device, key, element, n,
+                        segmented ? 32 + bits_for(keys.sd.segments + 1) : 32);
   } else {
     device.launch(
         n, kernels::FloatRankKeys{static_cast<const double*>(values),
@@ -136,11 +133,15 @@ void rank(Device& device, bool descending, Type type, FloatRankOrder order, cons
     if (segmented) {  // a stable sort by segment keeps the key order inside each segment
       DeviceBuffer segments(borrow(device), n * sizeof(std::uint32_t));
       auto* segment = segments.as<std::uint32_t>();
-      device.launch(n, kernels::SegmentOfElement{element, sd, segment});
+      device.launch(n, kernels::SegmentOfElement{element, keys, segment});
       library::sort_pairs(device, segment, element, n);
     }
   }
-  device.launch(n, kernels::ScatterRanks{element, sd, out});
+  device.launch(elements, kernels::ScatterRanks{element, keys.sd, out});
+}
+
+void copy_count(Device& device, const std::int64_t* count, std::int32_t* out) {
+  device.launch(1, kernels::CopyCount{count, out});
 }
 
 }  // namespace cvl::CVL_CUDA_NS::dispatch

@@ -13,38 +13,45 @@
 
 namespace cvl::CVL_CUDA_NS::dispatch {
 
+// Every operation takes the extent it walks (device.hpp: a bound on the host, and the count
+// on the device where it is pending); the caller limits the bound to what the buffers hold.
+
 // `inputs` and `out` have the types ops.def gives the op at element type `type`.
 void elementwise(Device& device, vcode::Op op, Type type, const kernels::TypedInput* inputs,
-                 void* out, std::size_t n, unsigned long long* fault);
+                 void* out, Extent n, unsigned long long* fault);
 void normalize_bools(Device& device, std::uint8_t* data, std::size_t n);
 
-// Scatters (PERMUTE, DPERMUTE, FPERMUTE, DFPERMUTE) over the source elements into `out`, which
-// already holds what unwritten positions must show (where several elements target one position the
-// highest source position wins: a claim pass, then the writes); gathers (BPERMUTE, BFPERMUTE) over the
-// destination elements. `flags` is null for the unflagged ops.
+// Scatters (PERMUTE, DPERMUTE, FPERMUTE, DFPERMUTE) over the source elements (`walk`) into
+// `out`, which already holds what unwritten positions must show (where several elements target
+// one position the highest source position wins: a claim pass, then the writes); gathers
+// (BPERMUTE, BFPERMUTE) over the destination elements (`walk`). `flags` is null for the
+// unflagged ops.
 void permute(Device& device, vcode::Op op, Type type, const void* values,
              const std::int32_t* indices, const std::uint8_t* flags, const SegMap& source,
-             const SegMap& dest, void* out, unsigned long long* fault);
+             const SegMap& dest, Extent walk, void* out, unsigned long long* fault);
 
 void extract(Device& device, Type type, const void* values, const std::int32_t* indices,
-             const SegMap& sd, void* out, unsigned long long* fault);
+             const SegMap& sd, Extent segments, void* out, unsigned long long* fault);
 void replace(Device& device, Type type, const std::int32_t* indices, const void* replacement,
-             const SegMap& sd, void* out, unsigned long long* fault);
-void distribute(Device& device, Type type, const void* values, const SegMap& sd, void* out);
+             const SegMap& sd, Extent segments, void* out, unsigned long long* fault);
+void distribute(Device& device, Type type, const void* values, const SegMap& sd,
+                Extent elements, void* out);
 void index(Device& device, const std::int32_t* starts, const std::int32_t* strides,
-           const SegMap& sd, std::int32_t* out);
+           const SegMap& sd, Extent elements, std::int32_t* out);
 
-void check_lengths(Device& device, const std::int32_t* lengths, std::size_t segments,
-                   unsigned long long* fault);
-// PACK after library::flags_before: per-segment counts and new offsets, then the compaction.
-void packed_segments(Device& device, const std::int64_t* before, const SegMap& sd,
-                     std::int32_t* counts, std::int64_t* offsets);
-void compact(Device& device, Type type, const void* values, const std::uint8_t* flags,
-             const std::int64_t* before, std::size_t n, void* out);
+// PACK after library::flags_before, in one launch: the per-segment counts, the new offsets (the
+// new total also into the pending count cell `total`) and the compaction.
+void pack_outputs(Device& device, Type type, const void* values, const std::uint8_t* flags,
+                  const std::int64_t* before, const SegMap& sd, Extent elements, void* out,
+                  std::int32_t* counts, std::int64_t* offsets, std::int64_t* total);
 
-// RANK_UP / RANK_DOWN of every segment: one stable radix sort by (segment, key) for INT, two
-// stable sorts (key, then segment) for FLOAT's 64-bit keys.
+// RANK_UP / RANK_DOWN of every segment: one stable radix sort by (segment key, key) for INT, two
+// stable sorts (key, then segment key) for FLOAT's 64-bit keys; the elements past a pending
+// count sort last and get no rank.
 void rank(Device& device, bool descending, Type type, FloatRankOrder order, const void* values,
-          const SegMap& sd, std::int32_t* out);
+          const SegmentKey& keys, Extent elements, std::int32_t* out);
+
+// out[0] = the count in `count` (LENGTH of a pending length).
+void copy_count(Device& device, const std::int64_t* count, std::int32_t* out);
 
 }  // namespace cvl::CVL_CUDA_NS::dispatch

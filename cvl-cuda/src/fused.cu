@@ -36,14 +36,14 @@ Plan plan(const vcode::SuperOp& op, const vcode::SuperOpAnalysis& analysis) {
 }
 
 void Interpreter::evaluate(const std::shared_ptr<Device>& device, std::uint32_t superop_id,
-                           const std::vector<OperandView>& operands, std::size_t domain,
-                           void* out, unsigned long long* fault) {
+                           const std::vector<OperandView>& operands, Extent domain, void* out,
+                           unsigned long long* fault) {
   if (!fits())
     throw InternalError("FUSED: superoperator " + std::to_string(superop_id) + " has " +
                 std::to_string(plan_.nodes.size()) +
                 " nodes; the interpreter kernel takes at most " +
                 std::to_string(cuda_tuning::kMaxFusedNodes));
-  if (domain == 0) return;
+  if (domain.bound == 0) return;
   if (!nodes_.allocated()) {
     nodes_ = DeviceBuffer(device, plan_.nodes.size() * sizeof(Node));
     device->copy_to_device(nodes_.get(), plan_.nodes.data(), nodes_.bytes());

@@ -55,10 +55,10 @@ class Interpreter {
   // Whether the kernel holds the body (at most cuda_tuning::kMaxFusedNodes nodes); a larger
   // superoperator runs op by op (cvl::run_unfused) where no compiled kernel exists.
   bool fits() const { return plan_.nodes.size() <= cuda_tuning::kMaxFusedNodes; }
-  // out[j] = the body at element j, for j < domain. Traps of INT / and % record `fault`.
-  // The body must fit (an InternalError otherwise).
+  // out[j] = the body at element j, for j < domain.items(). Traps of INT / and % record
+  // `fault`. The body must fit (an InternalError otherwise).
   void evaluate(const std::shared_ptr<Device>& device, std::uint32_t superop_id,
-                const std::vector<OperandView>& operands, std::size_t domain, void* out,
+                const std::vector<OperandView>& operands, Extent domain, void* out,
                 unsigned long long* fault);
 
  private:

@@ -13,34 +13,52 @@
 
 namespace cvl::CVL_CUDA_NS {
 
+// The data of a vector handle. `capacity` elements fit its buffers: the vector's length, or,
+// while that is pending on the device, the length's bound; the host copy (made after a
+// synchronization) holds exactly the vector's elements.
 struct VectorStorage final : Storage {
-  VectorStorage(Type element_type, std::size_t element_count)
-      : type(element_type), length(element_count) {}
+  VectorStorage(Type element_type, std::size_t element_capacity)
+      : type(element_type), capacity(element_capacity) {}
   Type type;
-  std::size_t length;
+  std::size_t capacity;
   cvl::Vector host;     // a cvl-cpu handle; its storage is null when there is no host copy
   DeviceBuffer device;  // allocated() when the data is on the device
 
   bool on_host() const { return host.storage != nullptr; }
   bool on_device() const { return device.allocated(); }
-  std::size_t bytes() const { return length * element_size(type); }
+  std::size_t bytes() const { return capacity * element_size(type); }
 };
 
 // A descriptor as kernels see it (the view every evaluator shares): segment_of(j) takes the fast
 // path for one segment and for uniform lengths and reads the cached per-element index otherwise.
+// Where the descriptor's counts are pending, `segments` and `total` are their bounds, and the
+// offsets past the last real segment all equal the real total, so that searches and segment
+// lengths stay right for every real element and read nothing out of bounds.
 using SegMap = cvl_sem::SegmentView;
 
 struct SegdesStorage final : Storage {
-  std::size_t segments = 0;
-  std::size_t total = 0;
+  Length segments;
+  Length total;
   cvl::Segdes host;          // cvl-cpu's descriptor, when built on the host
   cvl::Vector lengths;       // our INT handle of the lengths (LENGTHS returns it)
-  DeviceBuffer offsets;      // int64, segments + 1, built on first device use
-  DeviceBuffer index;        // uint32 per element, built lazily where segment_of needs it
+  DeviceBuffer offsets;      // int64, segments' bound + 1, built on first device use
+  DeviceBuffer index;        // uint32 per element of total's bound, built where segment_of needs it
   std::int64_t uniform = 0;  // > 0 when all lengths are known to be equal
 
   bool on_host() const { return host.storage != nullptr; }
-  bool needs_index() const { return segments > 1 && uniform <= 0; }
+  bool needs_index() const { return segments.bound() > 1 && uniform <= 0; }
+};
+
+// The segment of element j as a sort or reduce-by-key key: the real segment for j below the
+// descriptor's count of elements (`total`: its cell where pending, else null), and one past the
+// last possible segment for the elements past it, which a launch sized by bounds also visits.
+struct SegmentKey {
+  SegMap sd;
+  const std::int64_t* total = nullptr;
+  CVL_HOST_DEVICE std::uint32_t operator()(std::size_t j) const {
+    if (total && j >= static_cast<std::size_t>(*total)) return static_cast<std::uint32_t>(sd.segments);
+    return static_cast<std::uint32_t>(sd.segment_of(j));
+  }
 };
 
 }  // namespace cvl::CVL_CUDA_NS

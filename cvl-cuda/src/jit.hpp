@@ -35,7 +35,7 @@ class KernelCache {
   // reduce root, into `out`), looking it up into `compiled` first if that was not done yet;
   // false when no compiled kernel is available.
   bool run(Device& device, CompiledKernel& compiled, const vcode::SuperOp& op,
-           const std::vector<fused::OperandView>& views, std::size_t domain, void* out,
+           const std::vector<fused::OperandView>& views, Extent domain, void* out,
            unsigned long long* fault);
 
  private:

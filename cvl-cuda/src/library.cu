@@ -59,14 +59,8 @@ auto policy(Device& device) {
 }
 #endif
 
-struct SegmentOf {
-  SegMap sd;
-  CVL_HOST_DEVICE std::uint32_t operator()(std::size_t j) const {
-    return static_cast<std::uint32_t>(sd.segment_of(j));
-  }
-};
-auto segment_keys(const SegMap& sd) {
-  return thrust::make_transform_iterator(thrust::counting_iterator<std::size_t>(0), SegmentOf{sd});
+auto segment_keys(const SegmentKey& keys) {
+  return thrust::make_transform_iterator(thrust::counting_iterator<std::size_t>(0), keys);
 }
 
 // ---- combining operators ------------------------------------------------------------------
@@ -113,33 +107,36 @@ struct FinishSummary {
 
 // ---- scans --------------------------------------------------------------------------------
 
+// A scan is right at every element whatever follows it, so elements past a pending count need no
+// care: they are scanned as one more run.
 template <class V, class In, class Out, class F>
-void exclusive_scan_segments(Device& device, In in, Out out, const SegMap& sd, V init, F f) {
-  const std::size_t n = sd.total;
+void exclusive_scan_segments(Device& device, In in, Out out, const SegmentKey& keys,
+                             std::size_t n, V init, F f) {
   if (n == 0) return;
-  if (sd.segments == 1)
+  if (keys.sd.segments == 1)
     thrust::exclusive_scan(policy(device), in, in + n, out, init, f);
   else
-    thrust::exclusive_scan_by_key(policy(device), segment_keys(sd), segment_keys(sd) + n, in, out,
-                                  init, thrust::equal_to<std::uint32_t>(), f);
+    thrust::exclusive_scan_by_key(policy(device), segment_keys(keys), segment_keys(keys) + n, in,
+                                  out, init, thrust::equal_to<std::uint32_t>(), f);
 }
 
 template <class Sem, class T>
-void scan_typed(Device& device, const void* in, void* out, const SegMap& sd) {
-  exclusive_scan_segments(device, static_cast<const T*>(in), static_cast<T*>(out), sd,
+void scan_typed(Device& device, const void* in, void* out, const SegmentKey& keys,
+                std::size_t n) {
+  exclusive_scan_segments(device, static_cast<const T*>(in), static_cast<T*>(out), keys, n,
                           Combine<Sem, T>::identity(), Combine<Sem, T>());
 }
 
 template <bool kMax>
-void scan_float_extremum(Device& device, const void* in, void* out, const SegMap& sd) {
-  DeviceBuffer summaries(borrow(device), sd.total * sizeof(Summary));
+void scan_float_extremum(Device& device, const void* in, void* out, const SegmentKey& keys,
+                         std::size_t n) {
+  DeviceBuffer summaries(borrow(device), n * sizeof(Summary));
   auto* s = summaries.as<Summary>();
   exclusive_scan_segments(
       device, thrust::make_transform_iterator(static_cast<const double*>(in), ToSummary<kMax>()), s,
-      sd, Summary{0.0, 0}, ComposeSummary<kMax>());
-  if (sd.total > 0)
-    thrust::transform(policy(device), s, s + sd.total, static_cast<double*>(out),
-                      FinishSummary<kMax>());
+      keys, n, Summary{0.0, 0}, ComposeSummary<kMax>());
+  if (n > 0)
+    thrust::transform(policy(device), s, s + n, static_cast<double*>(out), FinishSummary<kMax>());
 }
 
 // ---- reductions ---------------------------------------------------------------------------
@@ -155,8 +152,10 @@ struct StoreRuns {
   T* result;
   T init;
   F f;
+  std::uint32_t segments;  // runs of keys past the real segments (pending counts) are dropped
   CVL_HOST_DEVICE void operator()(std::size_t r) const {
-    if (static_cast<std::int64_t>(r) < *runs) result[unique[r]] = f(init, aggregates[r]);
+    if (static_cast<std::int64_t>(r) < *runs && unique[r] < segments)
+      result[unique[r]] = f(init, aggregates[r]);
   }
 };
 template <class T, class Finish>
@@ -173,17 +172,19 @@ struct Fill {
   CVL_HOST_DEVICE void operator()(std::size_t k) const { out[k] = value; }
 };
 
-// One value per segment of `values` (V elements, read through `in`) into result (V elements).
-// Load-balanced: a reduce-by-key over the segment index, so one giant segment among many tiny
-// ones costs what its elements cost, and only non-empty segments produce a run. One segment
-// takes a plain reduction, which may also reorder operands: only for commutative operators
-// (the FLOAT MAX/MIN summaries are not; reduce-by-key keeps the order).
+// One value per segment of the first n elements (V elements, read through `in`) into result
+// (V elements). Load-balanced: a reduce-by-key over the segment keys, so one giant segment among
+// many tiny ones costs what its elements cost, and only non-empty segments produce a run; the
+// elements past a pending count have keys past the last segment, and their runs are dropped. One
+// segment of a known count takes a plain reduction, which may also reorder operands: only for
+// commutative operators (the FLOAT MAX/MIN summaries are not; reduce-by-key keeps the order).
 template <bool kCommutative, class V, class In, class F>
-void reduce_segments(Device& device, In in, V* result, const SegMap& sd, V init, F f) {
-  const std::size_t m = sd.segments, n = sd.total;
+void reduce_segments(Device& device, In in, V* result, const SegmentKey& keys, std::size_t n,
+                     V init, F f) {
+  const std::size_t m = keys.sd.segments;
   if (m == 0) return;
   auto owner = borrow(device);
-  if (m == 1 && kCommutative) {
+  if (m == 1 && !keys.total && kCommutative) {
 #if CVL_USE_CUB
     with_cub_temp(device, [&](void* temp, std::size_t& bytes) {
       return cub::DeviceReduce::Reduce(temp, bytes, in, result, static_cast<std::int64_t>(n), f,
@@ -197,62 +198,80 @@ void reduce_segments(Device& device, In in, V* result, const SegMap& sd, V init,
   }
   device.launch(m, Fill<V>{result, init});
   if (n == 0) return;
-  DeviceBuffer unique(owner, m * sizeof(std::uint32_t)), aggregates(owner, m * sizeof(V)),
-      runs(owner, sizeof(std::int64_t));
+  // One run more than segments: the elements past a pending count.
+  const std::size_t most_runs = m + 1;
+  DeviceBuffer unique(owner, most_runs * sizeof(std::uint32_t)),
+      aggregates(owner, most_runs * sizeof(V)), runs(owner, sizeof(std::int64_t));
 #if CVL_USE_CUB
   with_cub_temp(device, [&](void* temp, std::size_t& bytes) {
-    return cub::DeviceReduce::ReduceByKey(temp, bytes, segment_keys(sd), unique.as<std::uint32_t>(),
-                                          in, aggregates.as<V>(), runs.as<std::int64_t>(), f,
+    return cub::DeviceReduce::ReduceByKey(temp, bytes, segment_keys(keys),
+                                          unique.as<std::uint32_t>(), in, aggregates.as<V>(),
+                                          runs.as<std::int64_t>(), f,
                                           static_cast<std::int64_t>(n), device.stream());
   });
 #else
-  auto ends = thrust::reduce_by_key(policy(device), segment_keys(sd), segment_keys(sd) + n, in,
+  auto ends = thrust::reduce_by_key(policy(device), segment_keys(keys), segment_keys(keys) + n, in,
                                     unique.as<std::uint32_t>(), aggregates.as<V>(),
                                     thrust::equal_to<std::uint32_t>(), f);
   *runs.as<std::int64_t>() = ends.first - unique.as<std::uint32_t>();  // host memory here
 #endif
-  device.launch(m, StoreRuns<V, F>{unique.as<std::uint32_t>(), aggregates.as<V>(),
-                                   runs.as<std::int64_t>(), result, init, f});
+  device.launch(most_runs, StoreRuns<V, F>{unique.as<std::uint32_t>(), aggregates.as<V>(),
+                                           runs.as<std::int64_t>(), result, init, f,
+                                           static_cast<std::uint32_t>(m)});
 }
 
 template <class Sem, class T>
-void reduce_typed(Device& device, const void* in, void* out, const SegMap& sd) {
-  reduce_segments<true>(device, static_cast<const T*>(in), static_cast<T*>(out), sd,
+void reduce_typed(Device& device, const void* in, void* out, const SegmentKey& keys,
+                  std::size_t n) {
+  reduce_segments<true>(device, static_cast<const T*>(in), static_cast<T*>(out), keys, n,
                         Combine<Sem, T>::identity(), Combine<Sem, T>());
 }
 
 template <bool kMax>
-void reduce_float_extremum(Device& device, const void* in, void* out, const SegMap& sd) {
-  DeviceBuffer summaries(borrow(device), sd.segments * sizeof(Summary));
+void reduce_float_extremum(Device& device, const void* in, void* out, const SegmentKey& keys,
+                           std::size_t n) {
+  const std::size_t m = keys.sd.segments;
+  DeviceBuffer summaries(borrow(device), m * sizeof(Summary));
   auto* s = summaries.as<Summary>();
   reduce_segments<false>(
       device, thrust::make_transform_iterator(static_cast<const double*>(in), ToSummary<kMax>()), s,
-      sd, Summary{0.0, 0}, ComposeSummary<kMax>());
-  device.launch(sd.segments, FinishAll<Summary, FinishSummary<kMax>>{s, static_cast<double*>(out),
-                                                                     FinishSummary<kMax>()});
+      keys, n, Summary{0.0, 0}, ComposeSummary<kMax>());
+  device.launch(m, FinishAll<Summary, FinishSummary<kMax>>{s, static_cast<double*>(out),
+                                                           FinishSummary<kMax>()});
 }
 
 // Runs scan or reduce `op` on element type `type` with the op's cvl_sem combiner; FLOAT MAX/MIN
 // take the NaN-aware summaries.
 template <bool kReduce>
-void combine(Device& device, Op op, Type type, const void* in, void* out, const SegMap& sd) {
+void combine(Device& device, Op op, Type type, const void* in, void* out, const SegmentKey& keys,
+             std::size_t n) {
   visit_combiner(op, type, [&]<Op, class Sem, Type kType>() {
     if constexpr (kType == Type::Float && requires { Sem::order_matters_with_nan; }) {
       constexpr bool kMax = std::is_same_v<Sem, cvl_sem::Max>;
       if constexpr (kReduce)
-        reduce_float_extremum<kMax>(device, in, out, sd);
+        reduce_float_extremum<kMax>(device, in, out, keys, n);
       else
-        scan_float_extremum<kMax>(device, in, out, sd);
+        scan_float_extremum<kMax>(device, in, out, keys, n);
     } else if constexpr (kReduce) {
-      reduce_typed<Sem, host_t<kType>>(device, in, out, sd);
+      reduce_typed<Sem, host_t<kType>>(device, in, out, keys, n);
     } else {
-      scan_typed<Sem, host_t<kType>>(device, in, out, sd);
+      scan_typed<Sem, host_t<kType>>(device, in, out, keys, n);
     }
   });
 }
 
-struct Widen {
-  CVL_HOST_DEVICE std::int64_t operator()(std::int32_t x) const { return x; }
+// Segment k's length for the offsets: 0 past a pending count or where negative (recorded).
+struct OffsetLength {
+  const std::int32_t* lengths;
+  const std::int64_t* count;
+  unsigned long long* negative;
+  CVL_HOST_DEVICE std::int64_t operator()(std::size_t k) const {
+    if (count && k >= static_cast<std::size_t>(*count)) return 0;
+    const std::int32_t length = lengths[k];
+    if (length >= 0) return length;
+    if (negative) record_fault(negative, k);
+    return 0;
+  }
 };
 struct FlagToCount {
   CVL_HOST_DEVICE std::int64_t operator()(std::uint8_t x) const { return x; }
@@ -260,20 +279,27 @@ struct FlagToCount {
 
 }  // namespace
 
-void scan(Device& device, Op op, Type type, const void* in, void* out, const SegMap& sd) {
-  combine<false>(device, op, type, in, out, sd);
+void scan(Device& device, Op op, Type type, const void* in, void* out, const SegmentKey& keys,
+          std::size_t n) {
+  combine<false>(device, op, type, in, out, keys, n);
 }
 
-void reduce(Device& device, Op op, Type type, const void* in, void* out, const SegMap& sd) {
-  combine<true>(device, op, type, in, out, sd);
+void reduce(Device& device, Op op, Type type, const void* in, void* out, const SegmentKey& keys,
+            std::size_t n) {
+  combine<true>(device, op, type, in, out, keys, n);
 }
 
-void offsets_from_lengths(Device& device, const std::int32_t* lengths, std::size_t segments,
-                          std::int64_t* offsets) {
+void offsets_from_lengths(Device& device, const std::int32_t* lengths, Extent segments,
+                          std::int64_t* offsets, std::int64_t* total,
+                          unsigned long long* negative) {
   device.fill_bytes(offsets, 0, sizeof(std::int64_t));
-  if (segments == 0) return;
-  thrust::inclusive_scan(policy(device), thrust::make_transform_iterator(lengths, Widen()),
-                         thrust::make_transform_iterator(lengths + segments, Widen()), offsets + 1);
+  const std::size_t m = segments.bound;
+  if (m > 0) {
+    auto length = thrust::make_transform_iterator(thrust::counting_iterator<std::size_t>(0),
+                                                  OffsetLength{lengths, segments.count, negative});
+    thrust::inclusive_scan(policy(device), length, length + m, offsets + 1);
+  }
+  if (total) device.copy_on_device(total, offsets + m, sizeof(std::int64_t));
 }
 
 void segment_index(Device& device, const std::int64_t* offsets, std::size_t segments,

@@ -12,15 +12,25 @@
 
 namespace cvl::CVL_CUDA_NS::library {
 
-// Exclusive segmented scan of n = sd.total elements of `type`; `out` may be `in`.
-void scan(Device& device, vcode::Op op, Type type, const void* in, void* out, const SegMap& sd);
-// One result per segment into `out` (sd.segments elements); empty segments get the identity.
-void reduce(Device& device, vcode::Op op, Type type, const void* in, void* out, const SegMap& sd);
+// Exclusive segmented scan of the first `n` elements of `type` by `keys` (handles.hpp; `n` is a
+// bound where the count is pending: the scan is right for every real element); `out` may be `in`.
+void scan(Device& device, vcode::Op op, Type type, const void* in, void* out,
+          const SegmentKey& keys, std::size_t n);
+// One result per segment of the first `n` elements into `out` (keys.sd.segments elements: a
+// bound where pending); empty segments get the identity.
+void reduce(Device& device, vcode::Op op, Type type, const void* in, void* out,
+            const SegmentKey& keys, std::size_t n);
 
-// offsets[0] = 0, offsets[k + 1] = lengths[0] + ... + lengths[k] (64-bit).
-void offsets_from_lengths(Device& device, const std::int32_t* lengths, std::size_t segments,
-                          std::int64_t* offsets);
-// index[j] = the segment holding element j.
+// offsets[0] = 0, offsets[k + 1] = lengths[0] + ... + lengths[k] (64-bit) for the
+// segments.bound entries, a length past segments' count (a pending one's) or a negative one
+// taken as 0, so that the offsets never decrease and end at the real total. A negative length
+// records its position in `negative` (when given); `total`, when given, is the pending count cell
+// the total is copied into.
+void offsets_from_lengths(Device& device, const std::int32_t* lengths, Extent segments,
+                          std::int64_t* offsets, std::int64_t* total,
+                          unsigned long long* negative);
+// index[j] = the segment holding element j, for j < total (past the real total where the counts
+// are pending: one past the last real segment or more).
 void segment_index(Device& device, const std::int64_t* offsets, std::size_t segments,
                    std::size_t total, std::uint32_t* index);
 // before[i] = number of T flags among flags[0..i), for i = 0..n (n + 1 entries).

@@ -4,6 +4,11 @@
 // cvl-cpu backend, when all its inputs have host copies and are at most `threshold_` elements
 // long; otherwise it asks here for device pointers, descriptor maps and output buffers (reusing a
 // last-use operand when it can). Also the readers that fault messages use after a sync.
+//
+// Pending lengths (cvl/length.hpp): a device result whose count depends on data (PACK, MAKE_SEGDES
+// of device lengths) gets a DeviceCount with a host bound. Buffers are sized by bounds; launches
+// cover the bound on the host and the count on the device (extent()); a length without a bound
+// is waited for (allocation_size()), the one wait besides reading data back.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +56,7 @@ class Residency {
   bool small(std::size_t length) const {
     return threshold_ > 0 && length <= static_cast<std::size_t>(threshold_);
   }
+  bool small(const Length& length) const { return length.known() && small(length.get()); }
   bool on_host_path(std::span<const Vector* const> vectors,
                     std::initializer_list<const Segdes*> descriptors = {}) {
     if (threshold_ <= 0) return false;
@@ -79,9 +85,9 @@ class Residency {
   }
 
   Vector wrap_host(cvl::Vector host) {
-    auto s = std::make_shared<VectorStorage>(host.type, host.length);
     const Type type = host.type;
     const std::size_t length = host.length;
+    auto s = std::make_shared<VectorStorage>(type, length);
     s->host = std::move(host);
     return Vector{type, length, std::move(s)};
   }
@@ -94,30 +100,74 @@ class Residency {
     s->uniform = uniform_length(s->lengths);
     return Segdes{s->segments, s->total, s};
   }
-  Vector new_device_vector(Type type, std::size_t length) {
-    auto s = std::make_shared<VectorStorage>(type, length);
-    s->device = DeviceBuffer(device_, length * element_size(type));
+  // ---- pending counts ------------------------------------------------------------------
+
+  // How many elements to allocate for `n`: its count or bound; a count with no bound is waited
+  // for (a synchronization).
+  static std::size_t allocation_size(const Length& n) {
+    return n.bound() == PendingCount::kUnbounded ? n.get() : n.bound();
+  }
+  // Where the device has `n`'s count: the cell of a pending count, null for a known one.
+  static std::int64_t* count_cell(const Length& n) {
+    if (n.known()) return nullptr;
+    const auto* count = dynamic_cast<const DeviceCount*>(n.pending().get());
+    if (!count) throw InternalError("a pending length from another backend");
+    return count->cell();
+  }
+  // A launch over `n` items, reading at most `limit` (the capacity of what it reads).
+  static Extent extent(const Length& n, std::size_t limit = ~std::size_t{0}) {
+    const std::size_t size = allocation_size(n);
+    return Extent{size < limit ? size : limit, count_cell(n)};
+  }
+  // Whether each buffer holds every element a descriptor may address in it: `capacity` at least
+  // the length's bound, or else (a wait) at least its count. False only where operands' lengths
+  // disagree, which the interpreter reports after this operation; the caller then launches
+  // nothing that could read or write out of bounds.
+  bool holds(std::initializer_list<std::pair<std::size_t, const Length*>> needs) {
+    bool waited = false;
+    for (const auto& [room, length] : needs) {
+      if (room >= length->bound()) continue;
+      if (!waited) device_->synchronize();
+      waited = true;
+      if (room < length->get()) return false;
+    }
+    return true;
+  }
+
+  // A new pending count whose device work the caller queues next (it writes the cell).
+  Length pending_count(std::size_t bound) { return Length(device_->new_count(bound)); }
+
+  Vector new_device_vector(Type type, const Length& length) {
+    const std::size_t capacity = allocation_size(length);
+    auto s = std::make_shared<VectorStorage>(type, capacity);
+    s->device = DeviceBuffer(device_, capacity * element_size(type));
     return Vector{type, length, std::move(s)};
   }
+  static std::size_t capacity(const Vector& v) { return storage(v).capacity; }
 
   // The device copy, made (and kept) on first use.
   void* device_pointer(const Vector& v) {
     VectorStorage& s = storage(v);
     if (!s.on_device()) {
       std::vector<std::byte> staging(s.bytes());
-      cpu_->download(s.host, 0, s.length, staging.data());
+      cpu_->download(s.host, 0, s.capacity, staging.data());
       s.device = DeviceBuffer(device_, s.bytes());
       device_->copy_to_device(s.device.get(), staging.data(), s.bytes());
     }
     return s.device.get();
   }
-  // The host copy, made (and kept) on first use: one synchronization.
+  // The host copy, made (and kept) on first use: one synchronization (a pending length is read
+  // in the same one when its bound holds the data; else first).
   const cvl::Vector& host_copy(const Vector& v) {
     VectorStorage& s = storage(v);
     if (!s.on_host()) {
+      const std::size_t size = element_size(s.type);
       std::vector<std::byte> staging(s.bytes());
       device_->copy_to_host(staging.data(), s.device.get(), s.bytes());
-      s.host = cpu_->upload(s.type, staging.data(), s.length);
+      const std::size_t count = v.length.get();  // resolved by that synchronization
+      if (count > s.capacity) throw InternalError("a vector's count exceeds its capacity");
+      staging.resize(count * size);
+      s.host = cpu_->upload(s.type, staging.data(), count);
     }
     return s.host;
   }
@@ -133,54 +183,63 @@ class Residency {
     return s.host;
   }
   // The descriptor's device view; the per-element index is built (once) when asked for.
+  // Counts that are pending appear as their bounds (handles.hpp: SegMap).
   SegMap device_map(const Segdes& sd, bool with_index = true) {
     SegdesStorage& s = segdes_mutable(sd);
     SegMap map;
-    map.segments = s.segments;
-    map.total = s.total;
+    map.segments = allocation_size(s.segments);
+    map.total = allocation_size(s.total);
     map.uniform = s.uniform;
     map.lengths = static_cast<const std::int32_t*>(device_pointer(s.lengths));
     if (!s.offsets.allocated()) {
-      s.offsets = DeviceBuffer(device_, (s.segments + 1) * sizeof(std::int64_t));
-      library::offsets_from_lengths(*device_, map.lengths, s.segments,
-                                    s.offsets.as<std::int64_t>());
+      s.offsets = DeviceBuffer(device_, (map.segments + 1) * sizeof(std::int64_t));
+      library::offsets_from_lengths(*device_, map.lengths, extent(s.segments, capacity(s.lengths)),
+                                    s.offsets.as<std::int64_t>(), nullptr, nullptr);
     }
     map.offsets = s.offsets.as<std::int64_t>();
     if (with_index && s.needs_index()) {
       if (!s.index.allocated()) {
-        s.index = DeviceBuffer(device_, s.total * sizeof(std::uint32_t));
-        library::segment_index(*device_, map.offsets, s.segments, s.total,
+        s.index = DeviceBuffer(device_, map.total * sizeof(std::uint32_t));
+        library::segment_index(*device_, map.offsets, map.segments, map.total,
                                s.index.as<std::uint32_t>());
       }
       map.index = s.index.as<std::uint32_t>();
     }
     return map;
   }
+  // The keys of a sort or reduce-by-key over sd's elements (handles.hpp).
+  SegmentKey segment_keys(const Segdes& sd, const SegMap& map) {
+    return SegmentKey{map, count_cell(segdes(sd).total)};
+  }
 
-  // Whether `v` may become the result on the device: no other handle, same shape.
-  static bool reusable(const Vector& v, Type type, std::size_t length) {
-    return v.storage && v.storage.use_count() == 1 && v.type == type && v.length == length &&
-           storage(v).on_device();
+  // Whether `v`'s buffer may become the result on the device: no other handle, the right type,
+  // room for `length`'s bound.
+  static bool reusable(const Vector& v, Type type, const Length& length) {
+    return v.storage && v.storage.use_count() == 1 && v.type == type &&
+           storage(v).on_device() && allocation_size(length) <= storage(v).capacity;
   }
-  Vector take_for_output(Vector&& v) {
+  // `v`'s buffer as the result, of length `length`.
+  Vector take_for_output(Vector&& v, const Length& length) {
     storage(v).host = {};  // the device data is about to change
-    return std::move(v);
+    return Vector{v.type, length, std::move(v.storage)};
   }
-  Vector reuse_or_allocate(Vector&& v, Type type, std::size_t length) {
-    if (reusable(v, type, length)) return take_for_output(std::move(v));
+  Vector reuse_or_allocate(Vector&& v, Type type, const Length& length) {
+    if (reusable(v, type, length)) return take_for_output(std::move(v), length);
     return new_device_vector(type, length);
   }
-  Vector result_for(std::span<Vector> operands, Type type, std::size_t length) {
+  Vector result_for(std::span<Vector> operands, Type type, const Length& length) {
     for (Vector& v : operands)
-      if (reusable(v, type, length)) return take_for_output(std::move(v));
+      if (reusable(v, type, length)) return take_for_output(std::move(v), length);
     return new_device_vector(type, length);
   }
   // An unshared device copy of `v` (itself when already unshared): for ops writing into it.
   Vector unshared(Vector&& v) {
     const void* from = device_pointer(v);
-    if (reusable(v, v.type, v.length)) return take_for_output(std::move(v));
-    Vector copy = new_device_vector(v.type, v.length);
-    device_->copy_on_device(device_pointer(copy), from, storage(v).bytes());
+    const Length length = v.length;
+    if (reusable(v, v.type, length)) return take_for_output(std::move(v), length);
+    Vector copy = new_device_vector(v.type, length);
+    device_->copy_on_device(device_pointer(copy), from,
+                            std::min(storage(v).bytes(), storage(copy).bytes()));
     return copy;
   }
 
@@ -203,7 +262,7 @@ class Residency {
   }
   std::vector<std::int32_t> all_lengths(const Segdes& sd) {
     const Vector& lengths = segdes(sd).lengths;
-    std::vector<std::int32_t> out(lengths.length);
+    std::vector<std::int32_t> out(lengths.length.get());
     for (std::size_t k = 0; k < out.size(); ++k) out[k] = read_element<std::int32_t>(lengths, k);
     return out;
   }
@@ -221,7 +280,7 @@ class Residency {
   }
 
   std::int64_t uniform_length(const Vector& lengths) {
-    const std::size_t m = lengths.length;
+    const std::size_t m = lengths.length.get();
     if (m == 0) return 0;
     std::vector<std::int32_t> values(m);
     cpu_->download(storage(lengths).host, 0, m, values.data());

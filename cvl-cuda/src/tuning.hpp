@@ -31,6 +31,10 @@ inline constexpr unsigned long long kPoolReleaseThreshold = ~0ull;
 // they are all taken the backend synchronizes and checks them.
 inline constexpr std::size_t kFaultSlots = 256;
 
+// Pending counts (cvl/length.hpp): this many may wait on the device for the next
+// synchronization; a new one past that synchronizes first.
+inline constexpr std::size_t kCountSlots = 256;
+
 // The FUSED interpreter kernel keeps one value per superoperator node in registers/local memory.
 inline constexpr std::size_t kMaxFusedNodes = 64;
 

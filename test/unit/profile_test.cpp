@@ -8,7 +8,7 @@
 
 namespace {
 
-std::string printed(const vm::Profile& profile, const cvl::BackendStats& final) {
+std::string printed(vm::Profile& profile, const cvl::BackendStats& final) {
   std::FILE* file = std::tmpfile();
   REQUIRE(file);
   profile.print(file, 0.5, final, "fake-gpu");

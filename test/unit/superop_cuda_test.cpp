@@ -27,8 +27,9 @@ TEST_CASE("a superoperator kernel has the documented name and parameters", "[sup
   CHECK_THAT(src, Contains(
       "extern \"C\" __global__ void nesl_superop_0(const double* __restrict__ in0, "
       "const unsigned char* __restrict__ in1, cvl_sem::SegmentView sd2, "
-      "const int* __restrict__ in3, long long n, double* __restrict__ out, "
-      "unsigned long long* __restrict__ fault)"));
+      "const int* __restrict__ in3, long long n, const long long* __restrict__ count, "
+      "double* __restrict__ out, unsigned long long* __restrict__ fault)"));
+  CHECK_THAT(src, Contains("if (count && *count < n) n = *count;"));
   CHECK_THAT(src, Contains("struct nesl_superop_0_args {"));
   CHECK_THAT(src, Contains("__device__ __forceinline__ double nesl_superop_0_value(const nesl_superop_0_args& a, long long j, unsigned long long* fault)"));
   CHECK_THAT(src, Contains("struct nesl_superop_0_functor {"));

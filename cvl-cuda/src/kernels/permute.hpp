@@ -21,6 +21,7 @@ struct ClaimScatter {
   CVL_HOST_DEVICE void operator()(std::size_t j) const {
     if (flags && !flags[j]) return;
     const std::size_t k = source.segment_of(j);
+    if (k >= dest.segments) return;  // descriptors that disagree: the interpreter reports it
     const auto at = static_cast<std::uint32_t>(indices[j]);  // negative indices become huge
     if (at >= dest.length(k)) {
       record_fault(fault, j);
@@ -44,6 +45,7 @@ struct Scatter {
   CVL_HOST_DEVICE void operator()(std::size_t j) const {
     if (flags && !flags[j]) return;
     const std::size_t k = source.segment_of(j);
+    if (k >= dest.segments) return;
     const auto at = static_cast<std::uint32_t>(indices[j]);
     if (at >= dest.length(k)) return;  // recorded by ClaimScatter
     const std::size_t target = dest.start(k) + at;
@@ -69,6 +71,7 @@ struct Gather {
     }
     const std::size_t k = dest.segment_of(j);
     const auto at = static_cast<std::uint32_t>(indices[j]);  // read before out[j] (may alias)
+    if (k >= source.segments) return;  // descriptors that disagree: the interpreter reports it
     if (at >= source.length(k)) {
       record_fault(fault, j);
       return;

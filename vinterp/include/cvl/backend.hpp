@@ -14,10 +14,16 @@
 //   (indices, divisors, segment lengths) and throws cvl::Error with a short message, never
 //   crashes. A broken contract (a shape the interpreter should have checked) is a
 //   cvl::InternalError, a failing device a cvl::DeviceError (cvl/errors.hpp).
-// - Lengths: every handle a backend returns has its lengths (Vector::length, Segdes::segments
-//   and total) known on the host. The interpreter reads lengths only through cvl::Length
-//   (cvl/length.hpp), the one place that would wait for a length an asynchronous device path
-//   left pending.
+// - Lengths (cvl/length.hpp): a handle's lengths (Vector::length, Segdes::segments and total)
+//   are known on the host, or pending: counted by the device, with a host bound, resolved at the
+//   backend's next synchronization. A host backend's lengths are always known. A backend that
+//   returns pending lengths gives every result whose length equals an operand's length (or a
+//   descriptor's segments or total) that very Length, so that the interpreter can tell equal
+//   lengths apart without waiting. The interpreter checks shapes on known lengths at once, and
+//   defers a check that involves a pending length to the next synchronization (naming the
+//   instruction that made it); a backend must stay memory-safe on operands whose lengths turn out
+//   to disagree (it reads no element past a buffer's bound). Length::get() is the one place the
+//   host waits for a count.
 // - FUSED: the interpreter prepares every superoperator once, after loading (prepare); each
 //   `FUSED n` then runs that plan, so nothing is planned, uploaded or generated per call.
 // - Segmented operations follow spec/CVL.md; indices are relative to their segment.
@@ -139,16 +145,27 @@ class Backend {
   virtual std::unique_ptr<PreparedSuperOp> prepare(const vcode::SuperOp& op) = 0;
   // Evaluates a superoperator this backend prepared over `operands` (the interpreter has checked
   // their kinds and lengths, vcode/superop.hpp); `domain` is the number of elements the
-  // expression is evaluated at.
+  // expression is evaluated at (the length of an elementwise operand or a descriptor's total).
   virtual Vector fused(const PreparedSuperOp& op, std::span<FusedOperand> operands,
-                       std::size_t domain) = 0;
+                       const Length& domain) = 0;
   // prepare, then fused: plans on every call (tests, benchmarks; the interpreter prepares once).
-  Vector fused(const vcode::SuperOp& op, std::span<FusedOperand> operands, std::size_t domain) {
+  Vector fused(const vcode::SuperOp& op, std::span<FusedOperand> operands, const Length& domain) {
     return fused(*prepare(op), operands, domain);
   }
 
-  // Waits until all queued work is done (a no-op for host backends); for profiling.
+  // LENGTH: an INT vector of one element holding `n` (a device backend keeps a pending count on
+  // the device: no wait).
+  virtual Vector length_value(const Length& n) {
+    const auto count = static_cast<std::int32_t>(n.get());
+    return upload(Type::Int, &count, 1);
+  }
+
+  // Waits until all queued work is done and reads back what is pending: every pending count is
+  // resolved and the first deferred fault raised (a no-op for host backends).
   virtual void synchronize() {}
+  // Waits until all queued work is done and reads nothing back, for timing (--profile): unlike
+  // synchronize() it changes nothing a later instruction would otherwise wait for.
+  virtual void wait_for_device() {}
   virtual BackendStats stats() const { return {}; }
 };
 

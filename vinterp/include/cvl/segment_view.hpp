@@ -24,7 +24,10 @@ struct SegmentView {
   i64 uniform = 0;
 
   CVL_HD usize start(usize k) const { return (usize)offsets[k]; }
-  CVL_HD usize length(usize k) const { return (usize)lengths[k]; }
+  // From the offsets, not `lengths`: a descriptor whose counts are pending on a GPU has offsets
+  // that end at the real total, past which every segment is empty, and lengths past its real
+  // segments that mean nothing.
+  CVL_HD usize length(usize k) const { return (usize)(offsets[k + 1] - offsets[k]); }
   // The segment holding element j < total (the last one starting at or before j).
   CVL_HD usize segment_of(usize j) const {
     if (segments == 1) return 0;

@@ -20,7 +20,8 @@ struct Violation : std::logic_error {
   using std::logic_error::logic_error;
 };
 
-// Each function names the first rule its operation's operands break, or returns "".
+// Each function names the first rule its operation's operands break, or returns "". Lengths that
+// are pending (cvl/length.hpp) break no rule here.
 std::string elementwise(vcode::Op op, Type type, std::span<const Vector> operands);
 std::string random(const Vector& bounds);
 std::string segmented(vcode::Op op, const Vector& v, const Segdes& sd);  // scans, reduce, rank
@@ -34,7 +35,7 @@ std::string pack(const Vector& v, const Vector& flags, const Segdes& sd);
 std::string make_segdes(const Vector& lengths);
 std::string download(const Vector& v, std::size_t first, std::size_t count);
 std::string fused(const PreparedSuperOp& op, std::span<const FusedOperand> operands,
-                  std::size_t domain);
+                  const Length& domain);
 
 [[noreturn]] void violated(const std::string& problem);  // throws Violation
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cvl/errors.hpp"
+#include "cvl/length.hpp"
 
 namespace cvl {
 
@@ -47,20 +48,21 @@ struct Storage {
   virtual ~Storage() = default;
 };
 
-// A vector: element type and length are known on the host without touching the data.
-// Handles are values; the data is shared and immutable while more than one handle refers
-// to it. A backend may reuse the storage of an input it received by value as its output
-// when `storage.use_count() == 1` (the interpreter moves last-use operands in).
+// A vector: the element type is known on the host, and the length either known or pending on
+// the device with a host bound (cvl/length.hpp). Handles are values; the data is shared and
+// immutable while more than one handle refers to it. A backend may reuse the storage of an input
+// it received by value as its output when `storage.use_count() == 1` (the interpreter moves
+// last-use operands in).
 struct Vector {
   Type type = Type::Int;
-  std::size_t length = 0;
+  Length length;
   std::shared_ptr<Storage> storage;
 };
 
 // A segment descriptor: `segments` segments whose lengths sum to `total`.
 struct Segdes {
-  std::size_t segments = 0;
-  std::size_t total = 0;
+  Length segments;
+  Length total;
   std::shared_ptr<Storage> storage;
 };
 

@@ -13,7 +13,8 @@ namespace cvl {
 
 // Constants become full vectors (one element per segment under DIST or INDEX). Each intermediate
 // is moved into its last use, so the backend may reuse its memory; `operands` stay untouched.
+// A constant at element level needs the domain's count (a wait, where it is pending).
 Vector run_unfused(Backend& backend, const vcode::SuperOp& op,
-                   std::span<const FusedOperand> operands, std::size_t domain);
+                   std::span<const FusedOperand> operands, const Length& domain);
 
 }  // namespace cvl

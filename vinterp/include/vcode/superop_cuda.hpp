@@ -10,6 +10,7 @@
 // Kernel ABI, for superoperator n with operands $0..$k-1 (deepest first):
 //
 //   extern "C" __global__ void nesl_superop_<n>(<operand parameters>, long long n,
+//                                               const long long* __restrict__ count,
 //                                               <R>* __restrict__ out,
 //                                               unsigned long long* __restrict__ fault)
 //
@@ -22,7 +23,12 @@
 //     element per segment for a DIST/INDEX leaf); it may be NULL when its length is 0.
 //     The view's `index` and `uniform` are optional: without them the kernel finds the segment
 //     of element j by binary search in its offsets.
-//   n       the domain length (elements the expression is evaluated at);
+//   n       the domain length (elements the expression is evaluated at), or an upper bound of it
+//           when `count` is given;
+//   count   NULL, or where the device holds the domain length (a count still pending on the
+//           device, cvl/length.hpp): the kernel evaluates min(n, *count) elements; the operands'
+//           buffers hold at least n elements where they are read at j, and their descriptors'
+//           offsets end at the real total (cvl-cuda's handles.hpp);
 //   out     n elements of type R: int, double or unsigned char;
 //   fault   a word the host sets to 0xFFFFFFFFFFFFFFFF before the launch (or NULL when the
 //           superoperator evaluates no INT / or %: SuperOpAnalysis::divides). An INT / or % whose

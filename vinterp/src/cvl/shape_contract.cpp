@@ -14,11 +14,13 @@ std::string problem(std::string_view where, const std::string& what) {
   return std::string(where) + ": " + what;
 }
 
+// Only lengths known to differ break a rule here: the interpreter checks pending lengths at the
+// next synchronization (backend.hpp).
 std::string length_problem(std::string_view where, const char* what, const Vector& v,
-                           std::size_t length) {
-  if (v.length == length) return {};
-  return problem(where, std::string(what) + " has length " + std::to_string(v.length) +
-                            ", expected " + std::to_string(length));
+                           const Length& length) {
+  if (!differ(v.length, length)) return {};
+  return problem(where, std::string(what) + " has length " + std::to_string(v.length.get()) +
+                            ", expected " + std::to_string(length.get()));
 }
 
 std::string type_problem(std::string_view where, const char* what, const Vector& v, Type type) {
@@ -82,7 +84,7 @@ std::string permute(Op op, const PermuteOperands& o) {
   if (!found.empty()) return found;
   if (op == Op::Permute)
     return length_problem(where, "index vector", o.indices, o.source_segdes.total);
-  if (o.source_segdes.segments != o.dest_segdes.segments)
+  if (differ(o.source_segdes.segments, o.dest_segdes.segments))
     return problem(where, "source and destination descriptors have different numbers of segments");
   if (with_default) {
     found = first(type_problem(where, "default vector", o.defaults, o.values.type),
@@ -90,7 +92,7 @@ std::string permute(Op op, const PermuteOperands& o) {
     if (!found.empty()) return found;
   }
   // Scatters index through the source shape, gathers through the destination shape.
-  const std::size_t indexed = scatter ? o.source_segdes.total : o.dest_segdes.total;
+  const Length& indexed = scatter ? o.source_segdes.total : o.dest_segdes.total;
   found = length_problem(where, "index vector", o.indices, indexed);
   if (!found.empty() || !flagged) return found;
   return first(type_problem(where, "flag vector", o.flags, Type::Bool),
@@ -134,14 +136,15 @@ std::string make_segdes(const Vector& lengths) {
 }
 
 std::string download(const Vector& v, std::size_t first, std::size_t count) {
-  if (first <= v.length && count <= v.length - first) return {};
+  const std::size_t length = v.length.bound();
+  if (first <= length && count <= length - first) return {};
   return problem("download", "elements " + std::to_string(first) + " + " +
                                  std::to_string(count) + " are outside a vector of length " +
-                                 std::to_string(v.length));
+                                 std::to_string(length));
 }
 
 std::string fused(const PreparedSuperOp& prepared, std::span<const FusedOperand> operands,
-                  std::size_t domain) {
+                  const Length& domain) {
   const vcode::SuperOp& op = prepared.definition;
   const std::string where = "FUSED " + std::to_string(op.id);
   if (op.nodes.empty() || operands.size() != op.operands.size())
@@ -150,9 +153,10 @@ std::string fused(const PreparedSuperOp& prepared, std::span<const FusedOperand>
   for (std::size_t k = 0; k < operands.size(); ++k) {
     const FusedOperand& o = operands[k];
     if (op.operands[k] == vcode::TypeKeyword::Segdes) {
-      if (uses[k].segdes && o.segdes.total != domain)
-        return problem(where, "a segment descriptor describes " + std::to_string(o.segdes.total) +
-                                  " elements, the domain has " + std::to_string(domain));
+      if (uses[k].segdes && differ(o.segdes.total, domain))
+        return problem(where, "a segment descriptor describes " +
+                                  std::to_string(o.segdes.total.get()) + " elements, the domain has " +
+                                  std::to_string(domain.get()));
       continue;
     }
     std::string found = type_problem(where, "an operand", o.vector, to_type(op.operands[k]));

@@ -28,14 +28,14 @@ Vector constant_vector(Backend& b, const vcode::SuperOpNode& n, std::size_t leng
 }  // namespace
 
 Vector run_unfused(Backend& b, const vcode::SuperOp& op, std::span<const FusedOperand> operands,
-                   std::size_t domain) {
+                   const Length& domain) {
   const auto& nodes = op.nodes;
   auto segdes_of = [&](std::uint32_t node) -> const Segdes& {
     return operands[nodes[node].operand].segdes;
   };
   // How long each node's vector is (a constant has as many elements as its use needs), and how
   // many uses each node has left.
-  std::vector<std::size_t> length(nodes.size(), domain);
+  std::vector<Length> length(nodes.size(), domain);
   std::vector<std::uint32_t> uses_left(nodes.size(), 0);
   for (const auto& n : nodes) {
     for (std::uint8_t a = 0; a < n.arity; ++a) ++uses_left[n.args[a]];
@@ -54,7 +54,7 @@ Vector run_unfused(Backend& b, const vcode::SuperOp& op, std::span<const FusedOp
         value[i] = operands[n.operand].vector;
         break;
       case Kind::Constant:
-        value[i] = constant_vector(b, n, length[i]);
+        value[i] = constant_vector(b, n, length[i].get());
         break;
       case Kind::Elementwise: {
         std::vector<Vector> args;

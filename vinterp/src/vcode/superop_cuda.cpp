@@ -180,7 +180,10 @@ class KernelWriter {
 
   void kernel() {
     out_ += "extern \"C\" __global__ void " + name_ + "(" + operand_list(", ", true) +
-            "long long n, " + value_type() + "* __restrict__ out, unsigned long long* __restrict__ fault) {\n";
+            "long long n, const long long* __restrict__ count, " + value_type() +
+            "* __restrict__ out, unsigned long long* __restrict__ fault) {\n";
+    // A count pending on the device (cvl/length.hpp) ends the domain early; n is its bound.
+    out_ += "  if (count && *count < n) n = *count;\n";
     out_ += "  " + name_ + "_args a;\n";
     for (std::size_t k = 0; k < op_.operands.size(); ++k) {
       const std::string K = std::to_string(k);

@@ -33,24 +33,30 @@ void Machine::exec_fused(const Instruction& ins) {
   if (source >= k || !(plan.analysis.domain_is_total ? uses[source].segdes
                                                      : uses[source].elementwise))
     fail_internal(name() + ": no operand fixes the length");  // excluded at load time
-  const std::size_t domain =
-      plan.analysis.domain_is_total ? arg(source).total() : arg(source).length();
+  const cvl::Length domain =
+      plan.analysis.domain_is_total ? arg(source).total_of() : arg(source).length_of();
 
   for (std::size_t a = 0; a < k; ++a) {
     const Value& v = arg(a);
-    if (uses[a].elementwise && v.length() != domain)
-      fail("length mismatch between args " + std::to_string(source) + "(" +
-           std::to_string(domain) + ") and " + std::to_string(a) + "(" +
-           std::to_string(v.length()) + ")");
-    if (uses[a].segdes && v.total() != domain)
-      fail("args " + std::to_string(source) + " and " + std::to_string(a) +
-           " are incompatible: the segment descriptor describes " + std::to_string(v.total()) +
-           " elements, the vector has " + std::to_string(domain));
+    if (uses[a].elementwise)
+      require_equal(domain, v.length_of(), [source, a](std::size_t n, std::size_t length) {
+        return "length mismatch between args " + std::to_string(source) + "(" +
+               std::to_string(n) + ") and " + std::to_string(a) + "(" + std::to_string(length) +
+               ")";
+      });
+    if (uses[a].segdes)
+      require_equal(domain, v.total_of(), [source, a](std::size_t n, std::size_t total) {
+        return "args " + std::to_string(source) + " and " + std::to_string(a) +
+               " are incompatible: the segment descriptor describes " + std::to_string(total) +
+               " elements, the vector has " + std::to_string(n);
+      });
     for (std::uint32_t s : uses[a].per_segment_of)
-      if (v.length() != arg(s).segments())
-        fail("args " + std::to_string(a) + " and " + std::to_string(s) + " are incompatible: " +
-             std::to_string(v.length()) + " elements for " + std::to_string(arg(s).segments()) +
-             " segments");
+      require_equal(v.length_of(), arg(s).segments_of(),
+                    [a, s](std::size_t length, std::size_t segments) {
+                      return "args " + std::to_string(a) + " and " + std::to_string(s) +
+                             " are incompatible: " + std::to_string(length) + " elements for " +
+                             std::to_string(segments) + " segments";
+                    });
   }
 
   // The operands go to the backend (backend.hpp: it may take them); the buffer is kept between

@@ -142,11 +142,16 @@ void Machine::exec_io(const Instruction& ins, const Prepared& prep) {
     fail(std::string(vcode::spelling(ins.op)) + " is not allowed with --sandbox");
   // These check their own operands: the stream's kind and the value's depend on the instruction.
   if (ins.op != Op::FRead && ins.op != Op::FWrite && ins.op != Op::Write) check_operands(ins, prep);
+  // Nothing reaches the outside world before the length rules still pending on the device hold.
+  run_all_checks();
   switch (ins.op) {
     case Op::StartTimer:
+      // The timed region holds the device work queued inside it, none from before.
+      backend_.wait_for_device();
       timer_start_ = std::chrono::steady_clock::now();
       return;
     case Op::StopTimer:
+      backend_.wait_for_device();
       push(float_scalar(
           std::chrono::duration<double>(std::chrono::steady_clock::now() - timer_start_).count()));
       return;

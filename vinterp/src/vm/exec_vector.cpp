@@ -30,29 +30,40 @@ void Machine::exec_vector(const Instruction& ins, const Prepared& prep) {
   for (std::size_t a = 0; a < k; ++a) args[a] = std::move(stack_[stack_.size() - k + a]);
   stack_.resize(stack_.size() - k);
 
+  // The length rules of spec/VCODE.md §7 (length_checks.cpp: pending lengths are checked at the
+  // next synchronization).
   auto same_length = [&](std::size_t a, std::size_t b) {
-    if (args[a].length() != args[b].length())
-      fail(length_mismatch(a, args[a].length(), b, args[b].length()));
+    require_equal(args[a].length_of(), args[b].length_of(),
+                  [a, b](std::size_t len_a, std::size_t len_b) {
+                    return length_mismatch(a, len_a, b, len_b);
+                  });
   };
   // Segdes argument `s` must describe exactly the elements of vector argument `v`.
   auto describes = [&](std::size_t s, std::size_t v) {
-    if (args[s].total() != args[v].length())
-      fail("args " + std::to_string(v) + " and " + std::to_string(s) + " are incompatible: the " +
-           "segment descriptor describes " + std::to_string(args[s].total()) +
-           " elements, the vector has " + std::to_string(args[v].length()));
+    require_equal(args[s].total_of(), args[v].length_of(),
+                  [s, v](std::size_t total, std::size_t length) {
+                    return "args " + std::to_string(v) + " and " + std::to_string(s) +
+                           " are incompatible: the segment descriptor describes " +
+                           std::to_string(total) + " elements, the vector has " +
+                           std::to_string(length);
+                  });
   };
   // Vector argument `v` must have one element per segment of segdes argument `s`.
   auto one_per_segment = [&](std::size_t v, std::size_t s) {
-    if (args[v].length() != args[s].segments())
-      fail("args " + std::to_string(v) + " and " + std::to_string(s) + " are incompatible: " +
-           std::to_string(args[v].length()) + " elements for " + std::to_string(args[s].segments()) +
-           " segments");
+    require_equal(args[v].length_of(), args[s].segments_of(),
+                  [v, s](std::size_t length, std::size_t segments) {
+                    return "args " + std::to_string(v) + " and " + std::to_string(s) +
+                           " are incompatible: " + std::to_string(length) + " elements for " +
+                           std::to_string(segments) + " segments";
+                  });
   };
   auto same_segments = [&](std::size_t a, std::size_t b) {
-    if (args[a].segments() != args[b].segments())
-      fail("args " + std::to_string(a) + " and " + std::to_string(b) + " are incompatible: " +
-           std::to_string(args[a].segments()) + " and " + std::to_string(args[b].segments()) +
-           " segments");
+    require_equal(args[a].segments_of(), args[b].segments_of(),
+                  [a, b](std::size_t segments_a, std::size_t segments_b) {
+                    return "args " + std::to_string(a) + " and " + std::to_string(b) +
+                           " are incompatible: " + std::to_string(segments_a) + " and " +
+                           std::to_string(segments_b) + " segments";
+                  });
   };
 
   switch (vcode::info(ins.op).family) {
@@ -141,7 +152,7 @@ void Machine::exec_vector(const Instruction& ins, const Prepared& prep) {
     case vcode::Family::Segdes:
       switch (ins.op) {
         case Op::Length:
-          push(int_scalar(static_cast<std::int32_t>(args[0].length())));
+          push(Value::of(backend_.length_value(args[0].length_of())));
           return;
         case Op::MakeSegdes:
           push(segdes_from_data(backend_.make_segdes(args[0].take_vector())));

@@ -97,9 +97,10 @@ int Machine::report_error(const Failure& failure) {
 
 Value Machine::segdes_from_data(cvl::Segdes sd) {
   constexpr std::size_t max_vector_length = 2147483647;  // lengths are INT scalars (LENGTH)
-  if (sd.total > max_vector_length)
-    fail("segment lengths sum to " + std::to_string(sd.total) +
-         " elements, more than a vector may hold (2147483647)");
+  require_at_most(sd.total, max_vector_length, [](std::size_t total, std::size_t) {
+    return "segment lengths sum to " + std::to_string(total) +
+           " elements, more than a vector may hold (2147483647)";
+  });
   return Value::of(std::move(sd));
 }
 
@@ -131,24 +132,41 @@ int Machine::run() {
       if (ins.op == Op::Ret && returns_.empty()) break;
       if (!instrumented) {
         execute(ins, prepared_[pc_]);
+        if (!kept_checks_.empty()) run_ready_checks();
         continue;
       }
       trace(ins);
       std::uint64_t elements = 0;
-      for (std::size_t a = 0; a < prepared_[pc_].arity && a < stack_.size(); ++a)
-        elements += from_top(a).kind == Kind::Segdes ? from_top(a).total() : from_top(a).length();
+      for (std::size_t a = 0; a < prepared_[pc_].arity && a < stack_.size(); ++a) {
+        // A count still pending on the device is added at the end: reading it now would wait.
+        const cvl::Length& n =
+            from_top(a).kind == Kind::Segdes ? from_top(a).total_of() : from_top(a).length_of();
+        if (n.known())
+          elements += n.get();
+        else if (options_.profile)
+          profile_.count_later(ins.op, n);
+      }
       const cvl::BackendStats stats_before = options_.profile ? backend_.stats() : cvl::BackendStats{};
       auto before = std::chrono::steady_clock::now();
       Op op = ins.op;
       execute(ins, prepared_[pc_]);
       if (options_.profile) {
-        const cvl::BackendStats stats_after = backend_.stats();  // before our own wait below
-        backend_.synchronize();  // a GPU op's own device time, not just its launch
+        // A GPU op's own device time, not just its launch; the wait reads nothing back, so the
+        // counts below are those of a run without --profile.
+        backend_.wait_for_device();
+        const cvl::BackendStats stats_after = backend_.stats();
         const double seconds = seconds_since(before);
         profile_.record(op, seconds, elements, stats_before, stats_after);
       }
+      if (!kept_checks_.empty()) run_ready_checks();
     }
+    run_all_checks();  // before the stack is printed
   } catch (const ExitRequest&) {  // EXIT: no stack dump, status 0
+    try {
+      run_all_checks();
+    } catch (...) {
+      return report_error(current_failure());
+    }
     std::fflush(stdout);
     if (options_.profile) profile_.print(stderr, seconds_since(started), backend_.stats(), backend_.name());
     return 0;
@@ -184,12 +202,17 @@ void Machine::execute(const Instruction& ins, const Prepared& prep) {
     case Op::If: {
       if (stack_.empty()) fail("stack underflow: IF needs 1 value, the stack is empty");
       const Value& c = stack_.back();
-      if (c.kind != Kind::Bool || c.length() != 1)
-        fail(std::string("IF: top of stack not a bool scalar (it is ") + kind_name(c.kind) +
-             (c.kind == Kind::Segdes ? " of " + std::to_string(c.segments()) + " segments)"
-                                     : " of length " + std::to_string(c.length()) + ")"));
+      auto not_a_scalar = [&](std::size_t n) {
+        return std::string("IF: top of stack not a bool scalar (it is ") + kind_name(c.kind) +
+               (c.kind == Kind::Segdes ? " of " + std::to_string(n) + " segments)"
+                                       : " of length " + std::to_string(n) + ")");
+      };
+      if (c.kind == Kind::Segdes) fail(not_a_scalar(c.segments()));
+      if (c.kind != Kind::Bool || c.length_of().bound() < 1) fail(not_a_scalar(c.length()));
+      // A pending length is read with the flag, in the same wait.
       std::uint8_t flag = 0;
-      backend_.download(c.vector(), 0, 1, &flag);
+      download(c, 0, 1, &flag);
+      if (c.length() != 1) fail(not_a_scalar(c.length()));
       stack_.pop_back();
       pc_ = flag ? pc_ + 1 : ins.target;
       return;
@@ -295,13 +318,13 @@ Value Machine::host_ints(const std::vector<std::int32_t>& xs) {
 
 std::int32_t Machine::read_int(const Value& v, std::size_t i) {
   std::int32_t x = 0;
-  backend_.download(v.vector(), i, 1, &x);
+  download(v, i, 1, &x);
   return x;
 }
 
 std::vector<std::int32_t> Machine::read_ints(const Value& v) {
   std::vector<std::int32_t> xs(v.length());
-  if (v.length()) backend_.download(v.vector(), 0, v.length(), xs.data());
+  if (!xs.empty()) download(v, 0, xs.size(), xs.data());
   return xs;
 }
 

@@ -5,6 +5,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -83,6 +84,23 @@ class Machine {
   void exec_io(const vcode::Instruction& ins, const Prepared& prep);
   void exec_fused(const vcode::Instruction& ins);  // FCODE `FUSED n` (exec_fused.cpp)
 
+  // Length rules (length_checks.cpp). Known lengths are compared at once; a rule that involves
+  // a pending length (cvl/length.hpp) is kept and checked at the next synchronization, and a
+  // failure then names the instruction that made the check. `message` turns the two counts into
+  // the error text.
+  using LengthMessage = std::function<std::string(std::size_t, std::size_t)>;
+  void require_equal(const cvl::Length& a, const cvl::Length& b, LengthMessage message);
+  // `n` at most `limit`.
+  void require_at_most(const cvl::Length& n, std::size_t limit, LengthMessage message);
+  // Runs the kept checks whose lengths are known now (after a synchronization).
+  void run_ready_checks();
+  // Runs every kept check, synchronizing first if one still waits on the device: before output
+  // and at the end, so that nothing computed from mismatched operands reaches the user.
+  void run_all_checks();
+  // Reads elements [first, first + count) of a vector to the host, then runs the checks the
+  // read made ready.
+  void download(const Value& v, std::size_t first, std::size_t count, void* out);
+
   // Stack helpers.
   Value pop();
   // A segment descriptor made from data (MAKE_SEGDES, READ SEGDES) as a value: the one place a
@@ -134,6 +152,15 @@ class Machine {
   // Per SUPEROP n: the backend's plan (its analysis gives the length rules), made at load.
   std::vector<std::unique_ptr<cvl::PreparedSuperOp>> superops_;
   std::vector<cvl::FusedOperand> fused_operands_;  // FUSED's operand buffer, empty between calls
+
+  struct KeptCheck {
+    cvl::Length a, b;
+    std::uint32_t pc;  // the instruction that made it
+    std::function<bool(std::size_t, std::size_t)> holds;
+    LengthMessage message;
+  };
+  std::vector<KeptCheck> kept_checks_;
+  std::uint64_t syncs_checked_ = 0;  // the backend's host syncs when the kept checks last ran
 };
 
 }  // namespace vm

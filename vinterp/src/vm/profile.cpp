@@ -18,7 +18,10 @@ Profile::Profile() {
 }
 
 void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats& run_stats,
-                    const std::string& backend) const {
+                    const std::string& backend) {
+  for (const auto& [op, elements] : pending_elements_)
+    rows_[static_cast<std::size_t>(op)].elements += elements.get();
+  pending_elements_.clear();
   std::vector<std::size_t> order;
   Row total;
   for (std::size_t i = 0; i < rows_.size(); ++i) {

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cvl/backend.hpp"
 #include "vcode/op.hpp"
@@ -31,13 +33,19 @@ class Profile {
     row.bytes_to_host += after.bytes_to_host - before.bytes_to_host;
   }
 
+  // Elements of an operand whose count is still pending on the device: added to op's row when
+  // the table is printed (by then the count is known; reading it now would wait).
+  void count_later(vcode::Op op, const cvl::Length& elements) {
+    pending_elements_.push_back({op, elements});
+  }
+
   // Writes the table, busiest opcodes first, with totals and the mean cost per instruction.
   // Backend columns that are zero throughout (a host backend) are left out; `run_stats` (the
   // backend's counters at the end) gives peak device memory and all bytes moved, constants
   // included, and how many superoperators were planned. `backend` names the backend in the
   // header.
   void print(std::FILE* out, double wall_seconds, const cvl::BackendStats& run_stats,
-             const std::string& backend) const;
+             const std::string& backend);
 
  private:
   struct Row {
@@ -50,6 +58,7 @@ class Profile {
     std::uint64_t bytes_to_host = 0;
   };
   std::array<Row, vcode::op_count> rows_{};
+  std::vector<std::pair<vcode::Op, cvl::Length>> pending_elements_;
   double clock_overhead_ = 0;
 };
 

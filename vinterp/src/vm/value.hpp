@@ -36,16 +36,20 @@ struct Value {
     return {Kind::Segdes, 0, s.segments, s.total, std::move(s.storage)};
   }
 
-  // The machine reads lengths only here (cvl/length.hpp).
+  // The machine reads lengths only here (cvl/length.hpp). The counts wait for a pending length;
+  // the Length accessors do not (shape checks compare them without waiting, machine.hpp).
   std::size_t length() const { return length_.get(); }      // vector: elements (0 otherwise)
   std::size_t segments() const { return segments_.get(); }  // segdes: its segments
   std::size_t total() const { return total_.get(); }        // segdes: the elements it describes
+  const cvl::Length& length_of() const { return length_; }
+  const cvl::Length& segments_of() const { return segments_; }
+  const cvl::Length& total_of() const { return total_; }
 
   // Moves the handle out as a backend operand (the slot is left empty).
-  cvl::Vector take_vector() { return {element_type(kind), length(), std::move(storage)}; }
-  cvl::Segdes take_segdes() { return {segments(), total(), std::move(storage)}; }
-  cvl::Vector vector() const { return {element_type(kind), length(), storage}; }
-  cvl::Segdes segdes() const { return {segments(), total(), storage}; }
+  cvl::Vector take_vector() { return {element_type(kind), length_, std::move(storage)}; }
+  cvl::Segdes take_segdes() { return {segments_, total_, std::move(storage)}; }
+  cvl::Vector vector() const { return {element_type(kind), length_, storage}; }
+  cvl::Segdes segdes() const { return {segments_, total_, storage}; }
 
  private:
   cvl::Length length_;
