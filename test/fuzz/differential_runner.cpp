@@ -167,6 +167,8 @@ Fuzzer::Fuzzer(Options options) : options_(std::move(options)) {
                 options_.classic.c_str());
     options_.classic.clear();
   }
+  // Runs start in the scratch directory: a relative path must not change meaning there.
+  if (!options_.classic.empty()) options_.classic = fs::absolute(options_.classic).string();
 }
 
 corpus::ProcessResult Fuzzer::run_vinterp(const Variant& v, const fs::path& vcode, const fs::path& fcode) {

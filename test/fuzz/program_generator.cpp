@@ -776,10 +776,18 @@ std::uint64_t Generator::make_segdes(std::int64_t lengths_max, bool nonempty) {
                                   {int_entry(known_class(count), 0, sum)});
     return segdes_from_lengths(l, sd.total, sd.nonempty);
   }
-  // From data: lengths in [nonempty, m] for the elements of some INT-able class.
+  // From data: one segment per element of some class (in big programs, tens of thousands of
+  // short segments), lengths in [nonempty, m]: random, or all equal (the uniform fast path).
   const int c = random_class();
-  if (bound_of(c) * lengths_max > max_total_ || bound_of(c) > 64) return make_segdes(std::min<std::int64_t>(lengths_max, 3), nonempty);
-  const std::int64_t m = std::max<std::int64_t>(1, std::min<std::int64_t>(lengths_max, max_total_ / std::max<std::int64_t>(1, bound_of(c))));
+  const std::int64_t m = std::min<std::int64_t>(lengths_max, max_total_ / std::max<std::int64_t>(1, bound_of(c)));
+  if (m < 1 || (!big_ && bound_of(c) > 64)) return make_segdes(std::min<std::int64_t>(lengths_max, 3), nonempty);
+  if (rng_.chance(0.25)) {
+    const std::int64_t l = rng_.between(nonempty ? 1 : 0, m);
+    const std::uint64_t lengths = fill_int(c, l);
+    if (!lengths) return 0;
+    return segdes_from_lengths(lengths, size_of(c) >= 0 ? known_class(size_of(c) * l) : unknown_class(bound_of(c) * l),
+                               nonempty || l > 0);
+  }
   const std::uint64_t lengths = int_in(c, nonempty ? 1 : 0, m);
   if (!lengths) return 0;
   return segdes_from_lengths(lengths, unknown_class(bound_of(c) * m), nonempty);
