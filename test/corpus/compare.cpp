@@ -28,13 +28,13 @@ std::vector<std::string_view> split_tokens(std::string_view line) {
   }
 }
 
-bool lines_match(std::string_view expected, std::string_view got, double float_tolerance) {
+bool lines_match(std::string_view expected, std::string_view got, const CompareRules& rules) {
   if (expected == got) return true;
   auto e = split_tokens(expected);
   auto g = split_tokens(got);
   if (e.size() != g.size()) return false;
   for (std::size_t i = 0; i < e.size(); ++i)
-    if (!tokens_match(e[i], g[i], float_tolerance)) return false;
+    if (!tokens_match(e[i], g[i], rules.float_tolerance, rules.nan_sign_free)) return false;
   return true;
 }
 
@@ -64,12 +64,13 @@ bool is_float_token(std::string_view t) {
   return i == t.size() && digits >= 2 && digits <= 3;
 }
 
-bool tokens_match(std::string_view expected, std::string_view got, double float_tolerance) {
+bool tokens_match(std::string_view expected, std::string_view got, double float_tolerance,
+                  bool nan_sign_free) {
   if (expected == got) return true;
   if (!is_float_token(expected) || !is_float_token(got)) return false;
   const double a = std::strtod(std::string(expected).c_str(), nullptr);
   const double b = std::strtod(std::string(got).c_str(), nullptr);
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);  // nan == -nan
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b) && nan_sign_free;  // nan == -nan
   if (!(float_tolerance > 0.0)) return false;  // the bytes differ and no tolerance is allowed
   if (std::isinf(a) || std::isinf(b)) return a == b;
   // The sign of an exact zero does not depend on how a sum or product is grouped, so it must
@@ -116,7 +117,7 @@ bool differs_only_in_unspecified(std::string_view expected, std::string_view got
   const auto e = tokens(expected), g = tokens(got);
   if (e.size() != g.size()) return false;
   for (std::size_t t = 0; t < e.size(); ++t) {
-    if (tokens_match(e[t], g[t], rules.float_tolerance)) continue;
+    if (tokens_match(e[t], g[t], rules.float_tolerance, rules.nan_sign_free)) continue;
     bool free = false;
     for (const auto& u : rules.unspecified_tokens) free |= u.line == line_number && u.token == t;
     if (!free) return false;
@@ -132,7 +133,7 @@ Difference compare_output(std::string_view expected, std::string_view got, const
   for (std::size_t i = 0; i < n; ++i) {
     if (i >= e.size()) return {false, i + 1, "<end of output>", std::string(g[i])};
     if (i >= g.size()) return {false, i + 1, std::string(e[i]), "<end of output>"};
-    if (lines_match(e[i], g[i], rules.float_tolerance)) continue;
+    if (lines_match(e[i], g[i], rules)) continue;
     if (rules.last_line_is_timer && i + 1 == e.size() && is_timer_line(e[i]) && is_timer_line(g[i])) continue;
     if (rules.timer_may_fail && is_timer_result_line(e[i]) && is_timer_result_line(g[i])) continue;
     if (!rules.unspecified_tokens.empty() && differs_only_in_unspecified(e[i], g[i], i + 1, rules)) continue;

@@ -12,8 +12,10 @@ namespace corpus {
 // What may differ between expected and actual output. Everything not listed here is exact.
 struct CompareRules {
   // Relative tolerance for float tokens (`%.14e`, `inf`, `nan`); 0 means the bytes must match.
-  // `nan` and `-nan` are always equal (their sign depends on the C library build).
   double float_tolerance = 0.0;
+  // `nan` and `-nan` are equal (their sign depends on the C library build). The differential
+  // fuzzer takes this from its known-differences file.
+  bool nan_sign_free = true;
   // neslgpu-bench: the last stdout line is the program's timer, `( <float> )`; any float matches.
   bool last_line_is_timer = false;
   // regress timer programs: the line `timer` may read `timer........failed` (timer read 0).
@@ -40,7 +42,8 @@ struct Difference {
 bool is_float_token(std::string_view token);
 
 // Two tokens that are equal under `float_tolerance` (see CompareRules).
-bool tokens_match(std::string_view expected, std::string_view got, double float_tolerance);
+bool tokens_match(std::string_view expected, std::string_view got, double float_tolerance,
+                  bool nan_sign_free = true);
 
 // True for a line `( <float token> )`, the form of a timer value.
 bool is_timer_line(std::string_view line);

@@ -101,6 +101,13 @@ TEST_CASE("the shared scalar rules keep the reference's edge cases", "[semantics
   CHECK(Add::apply(CVL_INT_MAX, 1) == CVL_INT_MIN);
   CHECK(Div::traps(CVL_INT_MIN, -1));
   CHECK(Div::traps(5, 0));
+  // Vector lanes compute trapping divisions before the trap check: defined, never UB (found by
+  // the libFuzzer target under UBSan: a float-to-int conversion of inf).
+  CHECK(Div::apply(5, 0) == CVL_INT_MIN);
+  CHECK(Div::apply(0, 0) == CVL_INT_MIN);
+  CHECK(Div::apply(CVL_INT_MIN, -1) == CVL_INT_MIN);
+  CHECK(Mod::apply(CVL_INT_MIN, -1) == 0);
+  CHECK(Div::apply(-7, 2) == -3);
   CHECK(Mod::apply(-7, 2) == -1);
   CHECK(Trunc::apply(std::nan("")) == CVL_INT_MIN);
   CHECK(Floor::apply(-0.5) == -1);

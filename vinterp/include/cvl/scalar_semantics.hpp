@@ -78,9 +78,14 @@ struct Mul {
 };
 // Truncating division through double is exact for 32-bit operands (the quotient's rounding error
 // is smaller than its distance to the next integer), never traps, and vectorizes, unlike idiv.
+// It is defined for trapping operands too (a quotient of +-inf, NaN or 2^31 gives INT_MIN):
+// vector loops compute every lane before the trap check discards the result.
 struct Div {
   CVL_HD static bool traps(i32 a, i32 b) { return divisor_traps(a, b); }
-  CVL_HD static i32 apply(i32 a, i32 b) { return (i32)((f64)a / (f64)b); }
+  CVL_HD static i32 apply(i32 a, i32 b) {
+    const f64 q = (f64)a / (f64)b;
+    return (q > -2147483649.0 && q < 2147483648.0) ? (i32)q : CVL_INT_MIN;
+  }
   CVL_HD static f64 apply(f64 a, f64 b) { return a / b; }
 };
 struct Mod {  // the remainder has the sign of the dividend
