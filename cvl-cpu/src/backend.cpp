@@ -7,6 +7,7 @@
 #include "cvl/shape_contract.hpp"
 #include "cvl_cpu/cvl_cpu.hpp"
 #include "families.hpp"
+#include "vector_math.hpp"
 
 namespace cvl {
 namespace {
@@ -28,6 +29,7 @@ class CpuBackend final : public Backend {
   explicit CpuBackend(const BackendOptions& options) {
     ctx_.par.threads = options.threads > 0 ? options.threads : omp_get_max_threads();
     ctx_.float_rank = options.float_rank;
+    ctx_.fast_math = options.fast_math;
     cpu::set_memory_limit(options.max_memory);
   }
 
@@ -126,7 +128,7 @@ class CpuBackend final : public Backend {
 
   std::unique_ptr<PreparedSuperOp> prepare(const vcode::SuperOp& op) override {
     ++fused_plans_;
-    return cpu::prepare_fused(op);
+    return cpu::prepare_fused(ctx_, op);
   }
 
   using Backend::fused;
@@ -152,5 +154,7 @@ class CpuBackend final : public Backend {
 std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options) {
   return std::make_unique<CpuBackend>(options);
 }
+
+const char* cpu_fast_math_description() { return cpu::fast_math_description(); }
 
 }  // namespace cvl

@@ -19,6 +19,7 @@
 #include "combine.hpp"
 #include "cvl/op_dispatch.hpp"
 #include "segmented_fold.hpp"
+#include "vector_math.hpp"
 
 namespace cvl::cpu {
 namespace {
@@ -46,6 +47,7 @@ struct NodePlan {
   std::uint8_t arity = 0;
   std::uint32_t args[3] = {0, 0, 0};
   Kernel kernel = nullptr;         // Elementwise
+  ArrayFunction fast = nullptr;    // Elementwise, fast mode: a vector transcendental instead
   bool checks_division = false;    // INT / and %: divisors are checked before the kernel runs
   std::uint32_t operand = 0;       // Operand: k of $k
   I32 int_value = 0;               // Constant INT, BOOL
@@ -54,7 +56,7 @@ struct NodePlan {
 
 class CpuSuperOp final : public PreparedSuperOp {
  public:
-  explicit CpuSuperOp(const SuperOp& op) : PreparedSuperOp(op) {
+  CpuSuperOp(const SuperOp& op, bool fast_math) : PreparedSuperOp(op) {
     nodes.resize(op.nodes.size());
     for (std::size_t i = 0; i < op.nodes.size(); ++i) {
       const SuperOpNode& n = op.nodes[i];
@@ -69,6 +71,7 @@ class CpuSuperOp final : public PreparedSuperOp {
       p.float_value = n.float_value;
       if (n.kind != NodeKind::Elementwise || p.role != NodeRole::Element) continue;
       p.kernel = kernel_for(n.op, to_type(n.type));
+      if (fast_math) p.fast = fast_math_function(n.op);
       p.checks_division =
           (n.op == Op::Div || n.op == Op::Mod) && n.type == vcode::TypeKeyword::Int;
       if (vcode::info(n.op).cost == vcode::Cost::Compute) threshold = kComputeBoundThreshold;
@@ -181,7 +184,10 @@ class Frame {
         case NodeKind::Elementwise: {
           const void* in[3] = {values_[p.args[0]], values_[p.args[1]], values_[p.args[2]]};
           if (p.checks_division) check_divisors(lo, n, in);
-          p.kernel(n, in, target);
+          if (p.fast)
+            p.fast(n, static_cast<const F64*>(in[0]), static_cast<F64*>(target));
+          else
+            p.kernel(n, in, target);
           break;
         }
         case NodeKind::Dist:
@@ -354,8 +360,8 @@ Vector scan_typed(const Call& call, std::span<FusedOperand> operands, const SegV
 
 }  // namespace
 
-std::unique_ptr<PreparedSuperOp> prepare_fused(const SuperOp& op) {
-  return std::make_unique<CpuSuperOp>(op);
+std::unique_ptr<PreparedSuperOp> prepare_fused(const Context& ctx, const SuperOp& op) {
+  return std::make_unique<CpuSuperOp>(op, ctx.fast_math);
 }
 
 Vector fused(const Context& ctx, const PreparedSuperOp& prepared, std::span<FusedOperand> operands,
