@@ -27,7 +27,7 @@ cpu::SegView checked_view(const Segdes& sd) {
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(const BackendOptions& options) {
-    ctx_.par.threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+    ctx_.par.threads = options.threads > 0 ? options.threads : cpu::available_cores();
     ctx_.float_rank = options.float_rank;
     ctx_.fast_math = options.fast_math;
     cpu::set_memory_limit(options.max_memory);
@@ -121,9 +121,7 @@ class CpuBackend final : public Backend {
   }
 
   Vector segment_lengths(const Segdes& sd) override {
-    auto* storage = static_cast<cpu::SegdesStorage*>(sd.storage.get());
-    if (!storage) return cpu::allocate(Type::Int, 0);
-    return storage->lengths;  // shared, so nobody writes into it
+    return cpu::segment_lengths(ctx_.par, checked_view(sd));
   }
 
   std::unique_ptr<PreparedSuperOp> prepare(const vcode::SuperOp& op) override {

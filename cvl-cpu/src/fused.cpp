@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -291,13 +292,14 @@ void for_each_block(const Parallel& par, const Call& call, Body&& body) {
     fault = frame.fault();
   };
   DivisionFault fault;
-  if (par.team_for(call.domain, call.plan.threshold) <= 1) {  // no OpenMP for short vectors
+  if (par.team_for(call.domain, call.plan.threshold) <= 1) {  // no pool job for short vectors
     run(0, call.domain, fault);
   } else {
+    std::mutex fault_mutex;
     parallel_for(par, call.domain, call.plan.threshold, [&](std::size_t begin, std::size_t end) {
       DivisionFault mine;
       run(begin, end, mine);
-#pragma omp critical(cvl_cpu_fused_fault)
+      std::lock_guard lock(fault_mutex);
       fault.keep_lowest(mine);
     });
   }
@@ -335,11 +337,12 @@ Vector reduce_typed(const Context& ctx, const Call& call, const SegView& sd) {
   using T = typename C::value_type;
   Vector out = allocate(type_of<T>(), sd.segments);
   DivisionFault fault;
+  std::mutex fault_mutex;
   reduce_segments<C>(ctx.par, sd, elements<T>(out), [&](auto&& fold) {
     Frame frame(call);
     FrameValues<T> values{frame};
     fold(values);
-#pragma omp critical(cvl_cpu_fused_fault)
+    std::lock_guard lock(fault_mutex);
     fault.keep_lowest(frame.fault());
   });
   if (fault.found()) fault.raise();

@@ -182,7 +182,7 @@ TEST_CASE("Bad --host-threshold values are usage errors", "[cli]") {
   }
 }
 
-TEST_CASE("--math: exact is the classic's output and the --threads 1 default, fast the others",
+TEST_CASE("math modes: exact is the classic's output and the --threads 1 default, fast the others",
           "[cli][math]") {
   const std::string residuals = test_dir + "/math_residuals.vcode";
   const std::string classic = read_file(test_dir + "/math_residuals.expected");

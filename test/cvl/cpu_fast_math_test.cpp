@@ -21,7 +21,7 @@ bool built_with_sleef() { return std::strncmp(cvl::cpu_fast_math_description(), 
 
 }  // namespace
 
-TEST_CASE("--math fast: vector transcendentals within 2 ulps of the C library's",
+TEST_CASE("fast math mode: vector transcendentals within 2 ulps of the C library's",
           "[cpu][fast-math]") {
   std::mt19937_64 rng(5);
   // Inputs in each function's domain, and every length class: whole vectors, tails, one element.
@@ -69,7 +69,7 @@ TEST_CASE("--math fast: vector transcendentals within 2 ulps of the C library's"
     CHECK(differing == 0);
 }
 
-TEST_CASE("--math fast: special values as the C library gives them", "[cpu][fast-math]") {
+TEST_CASE("fast math mode: special values as the C library gives them", "[cpu][fast-math]") {
   const double inf = std::numeric_limits<double>::infinity();
   const double nan = std::numeric_limits<double>::quiet_NaN();
   auto fast = cpu(true);
