@@ -115,7 +115,7 @@ command_of() {
   esac
 }
 
-median() { sort -g | awk '{v[NR]=$1} END {if (NR % 2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+median() { sort -g | awk '{v[NR]=$1} END {if (NR == 0) exit; if (NR % 2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 
 for ((i = 0; i < busy; ++i)); do
   bash -c 'while :; do :; done' &

@@ -382,8 +382,8 @@ Vector fused(const Context& ctx, const PreparedSuperOp& prepared, std::span<Fuse
     return with_combine(analysis.root_op, type,
                         [&]<class C>() { return reduce_typed<C>(ctx, call, sd); });
   // Several threads: the values first, then cvl-cpu's own scan in place, so the regrouping is
-  // exactly the unfused program's.
-  if (ctx.par.team_for(domain, kMemoryBoundThreshold) > 1)
+  // exactly the unfused program's (whose cut is fixed_team_for's).
+  if (ctx.par.fixed_team_for(domain, kMemoryBoundThreshold) > 1)
     return scan(ctx, analysis.root_op, map(ctx, call, operands), sd);
   return with_combine(analysis.root_op, type,
                       [&]<class C>() { return scan_typed<C>(call, operands, sd); });

@@ -23,7 +23,8 @@ Vector segment_counts(const Parallel& par, const Flag* flags, const SegView& sd)
   Vector counts = allocate(Type::Int, sd.segments);
   I32* count = elements<I32>(counts);
   constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
-  const std::size_t blocks = blocks_for_team(par.team_for(sd.total, kMemoryBoundThreshold));
+  // Room for the most blocks for_each_part may cut (its team is decided again inside).
+  const std::size_t blocks = blocks_for_team(par.threads);
   std::vector<I32> head(blocks, 0);
   std::vector<std::size_t> head_segment(blocks, none);
   for_each_part(par, sd, kMemoryBoundThreshold, [&](const Part& p, std::size_t b) {

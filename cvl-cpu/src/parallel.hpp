@@ -36,11 +36,20 @@ struct Parallel {
   int threads = 1;  // 1: every loop is sequential, in index order
 
   // The team size for a loop over `work` items: 1 below the threshold, and at least half a
-  // threshold of work per thread above it.
-  int team_for(std::size_t work, std::size_t threshold) const {
+  // threshold of work per thread above it. Fixed by the sizes and the thread count: the team of
+  // loops whose result depends on where they are cut (FLOAT + and * folds regroup by part).
+  int fixed_team_for(std::size_t work, std::size_t threshold) const {
     if (threads <= 1 || work < threshold) return 1;
     std::size_t useful = std::max<std::size_t>(2, work / std::max<std::size_t>(1, threshold / 2));
     return static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads), useful));
+  }
+
+  // The same, but 1 while the pool's helpers do not pay (other processes hold the cores), so
+  // that the sequential algorithm runs without a parallel one's extra passes: for every loop
+  // whose result does not depend on the cut. Two calls for one loop may differ.
+  int team_for(std::size_t work, std::size_t threshold) const {
+    const int team = fixed_team_for(work, threshold);
+    return team > 1 && !helpers_pay() ? 1 : team;
   }
 };
 

@@ -19,7 +19,8 @@ Vector scan_typed(const Parallel& par, Vector v, const SegView& sd) {
   VectorValues<T> in{elements<T>(v)};
   Vector out = reuse_or_allocate(std::move(v), type_of<T>(), n);
   T* o = elements<T>(out);
-  const int team = par.team_for(n, kMemoryBoundThreshold);
+  const int team = kRegroupingRounds<C> ? par.fixed_team_for(n, kMemoryBoundThreshold)
+                                        : par.team_for(n, kMemoryBoundThreshold);
   if (team <= 1) {
     scan_sequential<C>(in, o, sd);
     return out;

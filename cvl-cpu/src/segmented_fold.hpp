@@ -171,7 +171,9 @@ template <class C, class WithValues>
 void reduce_segments(const Parallel& par, const SegView& sd, typename C::value_type* result,
                      WithValues&& with_values, bool sequential = false) {
   using T = typename C::value_type;
-  const int team = sequential ? 1 : par.team_for(sd.total, kMemoryBoundThreshold);
+  const int team = sequential              ? 1
+                   : kRegroupingRounds<C> ? par.fixed_team_for(sd.total, kMemoryBoundThreshold)
+                                          : par.team_for(sd.total, kMemoryBoundThreshold);
   if (team <= 1) {
     with_values([&](auto& source) {
       fold_part<C>(source, sd, whole_part(sd),

@@ -16,6 +16,8 @@
 #include <immintrin.h>
 #endif
 
+#include "core_contention.hpp"
+
 namespace cvl::cpu {
 namespace {
 
@@ -32,11 +34,12 @@ thread_local bool in_task = false;
 constexpr std::chrono::microseconds kHelperSpin{50};
 constexpr std::chrono::microseconds kCallerSpin{20};
 
-// When other processes hold the cores, a helper that has claimed a task may be descheduled for
-// milliseconds and the caller must wait for it: a job is "held up" when the caller waited for
-// helpers more than half as long as it worked plus this. Jobs then run on the caller alone for a
-// while, doubling from the first to the last of these as long as held-up jobs go on.
-constexpr std::chrono::microseconds kHeldUpSlack{200};
+// When other processes hold the cores, helpers wake late or are descheduled in the middle of a
+// task (for milliseconds) while the caller waits: a job "did not pay" when it took more than
+// this share of the time the caller alone would have needed (estimated from the caller's own
+// tasks). Jobs then run on the caller alone for a while, doubling from the first to the last of
+// these as long as the jobs that try helpers again do not pay either.
+constexpr double kPayingShare = 0.9;
 constexpr std::chrono::milliseconds kAloneFirst{10};
 constexpr std::chrono::milliseconds kAloneLongest{1000};
 
@@ -60,11 +63,13 @@ bool spin_until(Done done, std::chrono::microseconds budget) {
 }
 
 class Pool {
+  using Clock = std::chrono::steady_clock;
+
  public:
   void run(int helpers, std::size_t tasks, TaskFunction function, void* task) {
     std::unique_lock job(busy_, std::defer_lock);
     if (in_task || helpers <= 0 || tasks < 2 || tasks > kMaxTasks || !job.try_lock() ||
-        Clock::now() < alone_until_) {
+        !helpers_pay()) {
       for (std::size_t i = 0; i < tasks; ++i) function(task, i);
       return;
     }
@@ -81,24 +86,33 @@ class Pool {
     job_.store(id, std::memory_order_release);
     job_.notify_all();  // a system call only when a helper sleeps
 
-    work(id);
+    const std::size_t own = work(id);
     const Clock::time_point worked = Clock::now();
     const auto all_done = [&] { return finished_.load(std::memory_order_acquire) == tasks; };
     if (!spin_until(all_done, kCallerSpin))
       for (std::uint32_t seen; (seen = finished_.load(std::memory_order_acquire)) != tasks;)
         finished_.wait(seen, std::memory_order_acquire);
-    judge(start, worked, Clock::now());
+    judge(start, worked, Clock::now(), own, tasks);
     if (failed_.load(std::memory_order_relaxed)) std::rethrow_exception(std::exchange(error_, {}));
   }
 
- private:
-  using Clock = std::chrono::steady_clock;
+ bool helpers_pay() const {
+    return !cores_contended() && Clock::now() >= alone_until_.load(std::memory_order_relaxed);
+  }
 
-  // After a job that the caller worked on from `start` to `worked` and saw finished at `done`:
-  // whether helpers held it up, and so whether the next jobs run on the caller alone.
-  void judge(Clock::time_point start, Clock::time_point worked, Clock::time_point done) {
-    if (done - worked > (worked - start) / 2 + kHeldUpSlack) {
-      alone_until_ = done + alone_for_;
+ private:
+
+  // After a job that the caller worked on from `start` to `worked`, running `own` of its `tasks`,
+  // and saw finished at `done`: whether the helpers paid, and so whether the next jobs run on the
+  // caller alone. (Tasks of a job are about equal: blocks of one loop.)
+  void judge(Clock::time_point start, Clock::time_point worked, Clock::time_point done,
+             std::size_t own, std::size_t tasks) {
+    using Seconds = std::chrono::duration<double>;
+    const bool paid = own == 0 ||  // helpers ran it all
+                      Seconds(done - start).count() * static_cast<double>(own) <=
+                          kPayingShare * Seconds(worked - start).count() * static_cast<double>(tasks);
+    if (!paid) {
+      alone_until_.store(done + alone_for_, std::memory_order_relaxed);
       alone_for_ = std::min<Clock::duration>(alone_for_ * 2, kAloneLongest);
     } else {
       alone_for_ = kAloneFirst;
@@ -132,15 +146,16 @@ class Pool {
     return std::uint64_t{id} << 32 | std::uint64_t{tasks} << 16 | index;
   }
 
-  // Claims and runs tasks of job `id` until none is left (or the job is no longer current).
-  void work(std::uint32_t id) {
-    for (;;) {
+  // Claims and runs tasks of job `id` until none is left (or the job is no longer current);
+  // returns how many it ran.
+  std::size_t work(std::uint32_t id) {
+    for (std::size_t ran = 0;; ++ran) {
       std::uint64_t claim = next_.load(std::memory_order_relaxed);
       std::uint32_t index, tasks;
       do {
         index = static_cast<std::uint32_t>(claim & 0xFFFF);
         tasks = static_cast<std::uint32_t>(claim >> 16 & 0xFFFF);
-        if (claim >> 32 != id || index >= tasks) return;  // another job, or all claimed
+        if (claim >> 32 != id || index >= tasks) return ran;  // another job, or all claimed
       } while (!next_.compare_exchange_weak(claim, claim + 1, std::memory_order_acquire,
                                             std::memory_order_relaxed));
       // The job cannot change before this task is counted finished, so these are its own.
@@ -165,7 +180,8 @@ class Pool {
   std::mutex busy_;                 // held by the caller of the running job
   std::uint32_t last_job_ = 0;      // under busy_
   unsigned helpers_started_ = 0;    // under busy_
-  Clock::time_point alone_until_{};  // under busy_: jobs before it run on the caller alone
+  // Jobs before it run on the caller alone; written under busy_.
+  std::atomic<Clock::time_point> alone_until_{Clock::time_point{}};
   Clock::duration alone_for_ = kAloneFirst;  // under busy_
   std::atomic<std::uint32_t> job_{0};  // the current job's id; helpers wait on it
   // The job: written before next_ and job_ are published, read by whoever claims a task.
@@ -192,6 +208,8 @@ int available_cores() {
   if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
   return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
+
+bool helpers_pay() { return pool().helpers_pay(); }
 
 void run_tasks_erased(int helpers, std::size_t tasks, TaskFunction function, void* task) {
   pool().run(helpers, tasks, function, task);

@@ -8,9 +8,10 @@
 // by the caller, so a helper the OS has not scheduled never holds the caller up; helpers spin
 // only briefly for the next job, then sleep on a futex (std::atomic::wait), and so does the
 // caller when it waits for a task another thread is still running. A helper descheduled in the
-// middle of a task still holds the caller up: when that happens the next jobs run on the caller
-// alone for a while (10 ms, doubling up to 1 s while it keeps happening). Results never depend on
-// which thread ran a task.
+// middle of a task still holds the caller up, and a helper that wakes late does little: after a
+// job that took more than 90% of what the caller alone would have needed, the next jobs run on
+// the caller alone for a while (10 ms, doubling up to 1 s while it keeps happening). Results
+// never depend on which thread ran a task.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +22,10 @@ namespace cvl::cpu {
 // The cores this process may run on (its CPU affinity): the default thread count.
 int available_cores();
 
+// False for a while after a job that the helpers did not speed up (see above): jobs then run on
+// the caller alone, and a loop may as well take its sequential form.
+bool helpers_pay();
+
 using TaskFunction = void (*)(void* task, std::size_t index);
 
 // Runs function(task, i) for every i < tasks; see run_tasks. The first exception a task throws
@@ -29,7 +34,7 @@ void run_tasks_erased(int helpers, std::size_t tasks, TaskFunction function, voi
 
 // Runs task(i) for every i < tasks, on the caller and up to `helpers` (>= 0) pool threads; on
 // the caller alone when tasks < 2 or tasks > 65535, helpers == 0, inside a task, while another
-// thread's job runs, or for a while after helpers held the caller up.
+// thread's job runs, or for a while after a job the helpers did not speed up.
 template <class Task>
 void run_tasks(int helpers, std::size_t tasks, Task&& task) {
   using T = std::remove_reference_t<Task>;
