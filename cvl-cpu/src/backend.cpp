@@ -7,6 +7,7 @@
 #include "cvl/shape_contract.hpp"
 #include "cvl_cpu/cvl_cpu.hpp"
 #include "families.hpp"
+#include "vector_math.hpp"
 
 namespace cvl {
 namespace {
@@ -26,8 +27,9 @@ cpu::SegView checked_view(const Segdes& sd) {
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(const BackendOptions& options) {
-    ctx_.par.threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+    ctx_.par.threads = options.threads > 0 ? options.threads : cpu::available_cores();
     ctx_.float_rank = options.float_rank;
+    ctx_.fast_math = options.fast_math;
     cpu::set_memory_limit(options.max_memory);
   }
 
@@ -119,14 +121,12 @@ class CpuBackend final : public Backend {
   }
 
   Vector segment_lengths(const Segdes& sd) override {
-    auto* storage = static_cast<cpu::SegdesStorage*>(sd.storage.get());
-    if (!storage) return cpu::allocate(Type::Int, 0);
-    return storage->lengths;  // shared, so nobody writes into it
+    return cpu::segment_lengths(ctx_.par, checked_view(sd));
   }
 
   std::unique_ptr<PreparedSuperOp> prepare(const vcode::SuperOp& op) override {
     ++fused_plans_;
-    return cpu::prepare_fused(op);
+    return cpu::prepare_fused(ctx_, op);
   }
 
   using Backend::fused;
@@ -152,5 +152,7 @@ class CpuBackend final : public Backend {
 std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options) {
   return std::make_unique<CpuBackend>(options);
 }
+
+const char* cpu_fast_math_description() { return cpu::fast_math_description(); }
 
 }  // namespace cvl

@@ -7,6 +7,7 @@
 
 #include "cvl/op_dispatch.hpp"
 #include "families.hpp"
+#include "vector_math.hpp"
 
 namespace cvl::cpu {
 namespace {
@@ -77,9 +78,22 @@ Vector select_bits(const Parallel& par, std::span<Vector> ops, Type type) {
   return out;
 }
 
+// The fast mode of a transcendental: a vector function over each thread's block.
+Vector map_array(const Parallel& par, ArrayFunction function, std::span<Vector> ops) {
+  const std::size_t n = ops[0].length;
+  const double* in = elements<double>(ops[0]);
+  Vector out = result_for(ops, Type::Float, n);
+  double* o = elements<double>(out);
+  parallel_for(par, n, kComputeBoundThreshold,
+               [=](std::size_t lo, std::size_t hi) { function(hi - lo, in + lo, o + lo); });
+  return out;
+}
+
 }  // namespace
 
 Vector elementwise(const Context& ctx, Op op, Type type, std::span<Vector> ops) {
+  if (ctx.fast_math)
+    if (ArrayFunction function = fast_math_function(op)) return map_array(ctx.par, function, ops);
   return visit_elementwise(op, type, [&]<Op kOp, class Sem, Type kType>() {
     if constexpr (kOp == Op::Select) {
       return with_element_bits(

@@ -15,6 +15,7 @@ namespace cvl::cpu {
 struct Context {
   Parallel par;
   FloatRankOrder float_rank = FloatRankOrder::Correct;
+  bool fast_math = false;  // transcendentals from vector_math.hpp (BackendOptions::fast_math)
 };
 
 Vector elementwise(const Context& ctx, vcode::Op op, Type type, std::span<Vector> operands);
@@ -35,7 +36,7 @@ std::pair<Vector, Segdes> pack(const Context& ctx, Vector v, Vector flags, const
 
 // FUSED (fused.cpp): a superoperator planned once, then evaluated over operands that obey its
 // length rules (the interpreter checked them).
-std::unique_ptr<PreparedSuperOp> prepare_fused(const vcode::SuperOp& op);
+std::unique_ptr<PreparedSuperOp> prepare_fused(const Context& ctx, const vcode::SuperOp& op);
 Vector fused(const Context& ctx, const PreparedSuperOp& op, std::span<FusedOperand> operands,
              std::size_t domain);
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "combine.hpp"
 #include "cvl/op_dispatch.hpp"
 #include "segmented_fold.hpp"
+#include "vector_math.hpp"
 
 namespace cvl::cpu {
 namespace {
@@ -46,6 +48,7 @@ struct NodePlan {
   std::uint8_t arity = 0;
   std::uint32_t args[3] = {0, 0, 0};
   Kernel kernel = nullptr;         // Elementwise
+  ArrayFunction fast = nullptr;    // Elementwise, fast mode: a vector transcendental instead
   bool checks_division = false;    // INT / and %: divisors are checked before the kernel runs
   std::uint32_t operand = 0;       // Operand: k of $k
   I32 int_value = 0;               // Constant INT, BOOL
@@ -54,7 +57,7 @@ struct NodePlan {
 
 class CpuSuperOp final : public PreparedSuperOp {
  public:
-  explicit CpuSuperOp(const SuperOp& op) : PreparedSuperOp(op) {
+  CpuSuperOp(const SuperOp& op, bool fast_math) : PreparedSuperOp(op) {
     nodes.resize(op.nodes.size());
     for (std::size_t i = 0; i < op.nodes.size(); ++i) {
       const SuperOpNode& n = op.nodes[i];
@@ -69,6 +72,7 @@ class CpuSuperOp final : public PreparedSuperOp {
       p.float_value = n.float_value;
       if (n.kind != NodeKind::Elementwise || p.role != NodeRole::Element) continue;
       p.kernel = kernel_for(n.op, to_type(n.type));
+      if (fast_math) p.fast = fast_math_function(n.op);
       p.checks_division =
           (n.op == Op::Div || n.op == Op::Mod) && n.type == vcode::TypeKeyword::Int;
       if (vcode::info(n.op).cost == vcode::Cost::Compute) threshold = kComputeBoundThreshold;
@@ -181,7 +185,10 @@ class Frame {
         case NodeKind::Elementwise: {
           const void* in[3] = {values_[p.args[0]], values_[p.args[1]], values_[p.args[2]]};
           if (p.checks_division) check_divisors(lo, n, in);
-          p.kernel(n, in, target);
+          if (p.fast)
+            p.fast(n, static_cast<const F64*>(in[0]), static_cast<F64*>(target));
+          else
+            p.kernel(n, in, target);
           break;
         }
         case NodeKind::Dist:
@@ -285,13 +292,14 @@ void for_each_block(const Parallel& par, const Call& call, Body&& body) {
     fault = frame.fault();
   };
   DivisionFault fault;
-  if (par.team_for(call.domain, call.plan.threshold) <= 1) {  // no OpenMP for short vectors
+  if (par.team_for(call.domain, call.plan.threshold) <= 1) {  // no pool job for short vectors
     run(0, call.domain, fault);
   } else {
+    std::mutex fault_mutex;
     parallel_for(par, call.domain, call.plan.threshold, [&](std::size_t begin, std::size_t end) {
       DivisionFault mine;
       run(begin, end, mine);
-#pragma omp critical(cvl_cpu_fused_fault)
+      std::lock_guard lock(fault_mutex);
       fault.keep_lowest(mine);
     });
   }
@@ -329,11 +337,12 @@ Vector reduce_typed(const Context& ctx, const Call& call, const SegView& sd) {
   using T = typename C::value_type;
   Vector out = allocate(type_of<T>(), sd.segments);
   DivisionFault fault;
+  std::mutex fault_mutex;
   reduce_segments<C>(ctx.par, sd, elements<T>(out), [&](auto&& fold) {
     Frame frame(call);
     FrameValues<T> values{frame};
     fold(values);
-#pragma omp critical(cvl_cpu_fused_fault)
+    std::lock_guard lock(fault_mutex);
     fault.keep_lowest(frame.fault());
   });
   if (fault.found()) fault.raise();
@@ -354,8 +363,8 @@ Vector scan_typed(const Call& call, std::span<FusedOperand> operands, const SegV
 
 }  // namespace
 
-std::unique_ptr<PreparedSuperOp> prepare_fused(const SuperOp& op) {
-  return std::make_unique<CpuSuperOp>(op);
+std::unique_ptr<PreparedSuperOp> prepare_fused(const Context& ctx, const SuperOp& op) {
+  return std::make_unique<CpuSuperOp>(op, ctx.fast_math);
 }
 
 Vector fused(const Context& ctx, const PreparedSuperOp& prepared, std::span<FusedOperand> operands,
@@ -373,8 +382,8 @@ Vector fused(const Context& ctx, const PreparedSuperOp& prepared, std::span<Fuse
     return with_combine(analysis.root_op, type,
                         [&]<class C>() { return reduce_typed<C>(ctx, call, sd); });
   // Several threads: the values first, then cvl-cpu's own scan in place, so the regrouping is
-  // exactly the unfused program's.
-  if (ctx.par.team_for(domain, kMemoryBoundThreshold) > 1)
+  // exactly the unfused program's (whose cut is fixed_team_for's).
+  if (ctx.par.fixed_team_for(domain, kMemoryBoundThreshold) > 1)
     return scan(ctx, analysis.root_op, map(ctx, call, operands), sd);
   return with_combine(analysis.root_op, type,
                       [&]<class C>() { return scan_typed<C>(call, operands, sd); });

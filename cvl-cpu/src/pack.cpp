@@ -1,6 +1,6 @@
 // PACK (spec/VCODE.md §6.8): the flagged elements in order, and a descriptor of how many each
 // segment kept. Two parts: per-segment flag counts (a segmented reduction), then compaction,
-// in which each thread compacts its block of elements to where the flags before it end.
+// in which each block of elements is compacted to where the flags before it end.
 #include <limits>
 #include <vector>
 
@@ -23,20 +23,20 @@ Vector segment_counts(const Parallel& par, const Flag* flags, const SegView& sd)
   Vector counts = allocate(Type::Int, sd.segments);
   I32* count = elements<I32>(counts);
   constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
-  auto slots = static_cast<std::size_t>(std::max(par.threads, 1));
-  std::vector<I32> head(slots, 0);
-  std::vector<std::size_t> head_segment(slots, none);
-  for_each_part(par, sd, kMemoryBoundThreshold, [&](const Part& p) {
-    auto self = static_cast<std::size_t>(omp_get_thread_num());
+  // Room for the most blocks for_each_part may cut (its team is decided again inside).
+  const std::size_t blocks = blocks_for_team(par.threads);
+  std::vector<I32> head(blocks, 0);
+  std::vector<std::size_t> head_segment(blocks, none);
+  for_each_part(par, sd, kMemoryBoundThreshold, [&](const Part& p, std::size_t b) {
     if (p.has_head()) {
-      head[self] = count_flags(flags, p.begin, p.head_end);
-      head_segment[self] = p.first - 1;
+      head[b] = count_flags(flags, p.begin, p.head_end);
+      head_segment[b] = p.first - 1;
     }
     for (std::size_t k = p.first; k < p.last; ++k)
       count[k] = count_flags(flags, sd.start(k), std::min(sd.start(k + 1), p.end));
   });
-  for (std::size_t t = 0; t < slots; ++t)
-    if (head_segment[t] != none) count[head_segment[t]] += head[t];
+  for (std::size_t b = 0; b < blocks; ++b)
+    if (head_segment[b] != none) count[head_segment[b]] += head[b];
   return counts;
 }
 
@@ -70,18 +70,17 @@ std::pair<Vector, Segdes> pack(const Context& ctx, Vector v, Vector flag_vector,
       compact(in, flags, 0, n, result);
       return;
     }
-    std::vector<std::size_t> before(static_cast<std::size_t>(team) + 1, 0);
-#pragma omp parallel num_threads(team)
-    {
-      const int t = omp_get_thread_num(), size = omp_get_num_threads();
-      const auto self = static_cast<std::size_t>(t);
-      const std::size_t lo = block_begin(n, t, size), hi = block_begin(n, t + 1, size);
-      before[self + 1] = static_cast<std::size_t>(count_flags(flags, lo, hi));
-#pragma omp barrier
-#pragma omp single
-      for (std::size_t u = 1; u <= static_cast<std::size_t>(size); ++u) before[u] += before[u - 1];
-      compact(in, flags, lo, hi, result + before[self]);
-    }
+    const std::size_t blocks = blocks_for_team(team);
+    std::vector<std::size_t> before(blocks + 1, 0);
+    run_blocks(team, blocks, [&](std::size_t b) {
+      before[b + 1] = static_cast<std::size_t>(count_flags(
+          flags, block_begin(n, b, blocks), block_begin(n, b + 1, blocks)));
+    });
+    for (std::size_t b = 1; b <= blocks; ++b) before[b] += before[b - 1];
+    run_blocks(team, blocks, [&](std::size_t b) {
+      compact(in, flags, block_begin(n, b, blocks), block_begin(n, b + 1, blocks),
+              result + before[b]);
+    });
   });
   return {std::move(out), std::move(packed_sd)};
 }

@@ -1,16 +1,19 @@
 // How cvl-cpu shares work between threads: the thread count, size thresholds, and the two loop
 // shapes every op family uses (blocks of elements; blocks of elements cut into segment pieces).
+// Blocks run as tasks of the thread pool (thread_pool.hpp): a loop is cut into a few blocks per
+// thread, claimed by whichever thread is free, so a thread the OS has descheduled delays little.
+// The cut depends only on the sizes and the thread count, never on which thread runs a block.
 #pragma once
-
-#include <omp.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <mutex>
 
 #include "cvl/segment_view.hpp"
+#include "thread_pool.hpp"
 #include "vcode/op.hpp"
 
 namespace cvl::cpu {
@@ -25,22 +28,45 @@ inline constexpr std::size_t threshold_for(vcode::Op op) {
                                                       : kMemoryBoundThreshold;
 }
 
+// Blocks per thread of a team: enough that a descheduled thread holds up little of a loop, few
+// enough that per-block work (a partial result, a segment search) stays negligible.
+inline constexpr std::size_t kBlocksPerThread = 4;
+
 struct Parallel {
   int threads = 1;  // 1: every loop is sequential, in index order
 
   // The team size for a loop over `work` items: 1 below the threshold, and at least half a
-  // threshold of work per thread above it.
-  int team_for(std::size_t work, std::size_t threshold) const {
+  // threshold of work per thread above it. Fixed by the sizes and the thread count: the team of
+  // loops whose result depends on where they are cut (FLOAT + and * folds regroup by part).
+  int fixed_team_for(std::size_t work, std::size_t threshold) const {
     if (threads <= 1 || work < threshold) return 1;
     std::size_t useful = std::max<std::size_t>(2, work / std::max<std::size_t>(1, threshold / 2));
     return static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads), useful));
   }
+
+  // The same, but 1 while the pool's helpers do not pay (other processes hold the cores), so
+  // that the sequential algorithm runs without a parallel one's extra passes: for every loop
+  // whose result does not depend on the cut. Two calls for one loop may differ.
+  int team_for(std::size_t work, std::size_t threshold) const {
+    const int team = fixed_team_for(work, threshold);
+    return team > 1 && !helpers_pay() ? 1 : team;
+  }
 };
 
-// Start of block `t` when `n` items are split into `team` contiguous, nearly equal blocks.
-inline std::size_t block_begin(std::size_t n, int t, int team) {
-  auto tt = static_cast<std::size_t>(t), size = static_cast<std::size_t>(team);
-  return n / size * tt + std::min(tt, n % size);
+// How many blocks a team of `team` threads cuts a loop into.
+inline std::size_t blocks_for_team(int team) {
+  return team <= 1 ? 1 : static_cast<std::size_t>(team) * kBlocksPerThread;
+}
+
+// Runs body(b) for every block b < blocks on `team` threads (the caller and team - 1 helpers).
+template <class Body>
+void run_blocks(int team, std::size_t blocks, Body&& body) {
+  run_tasks(team - 1, blocks, body);
+}
+
+// Start of block `b` when `n` items are split into `blocks` contiguous, nearly equal blocks.
+inline std::size_t block_begin(std::size_t n, std::size_t b, std::size_t blocks) {
+  return n / blocks * b + std::min(b, n % blocks);
 }
 
 // Runs body(begin, end) over blocks of [0, n): on the caller alone below the threshold.
@@ -51,11 +77,10 @@ void parallel_for(const Parallel& par, std::size_t n, std::size_t threshold, Bod
     if (n > 0) body(std::size_t{0}, n);
     return;
   }
-#pragma omp parallel num_threads(team)
-  {
-    int t = omp_get_thread_num(), size = omp_get_num_threads();
-    body(block_begin(n, t, size), block_begin(n, t + 1, size));
-  }
+  const std::size_t blocks = blocks_for_team(team);
+  run_blocks(team, blocks, [&](std::size_t b) {
+    body(block_begin(n, b, blocks), block_begin(n, b + 1, blocks));
+  });
 }
 
 // Whether pred(i) holds for some i < n. Evaluates every i (no early exit) so the loop vectorizes.
@@ -71,10 +96,11 @@ bool parallel_any(const Parallel& par, std::size_t n, std::size_t threshold, Pre
 }
 
 // Read-only view of a segment descriptor: `offsets` has segments + 1 entries, offsets[k] being
-// the start of segment k and offsets[segments] == total.
-using SegView = cvl_sem::SegmentView;
+// the start of segment k and offsets[segments] == total (below 2^31: 32 bits; no lengths array).
+using SegOffset = std::uint32_t;
+using SegView = cvl_sem::BasicSegmentView<SegOffset>;
 
-// One thread's share of a segmented loop: elements [begin, end), split by element count so one
+// One block of a segmented loop: elements [begin, end), split by element count so one
 // giant segment among tiny ones still spreads over the team. Segments [first, last) start in
 // the share; [begin, head_end) is the tail of segment first - 1, which started in an earlier
 // share. Empty segments belong to the share their offset falls in (the last share takes those
@@ -89,19 +115,18 @@ struct Part {
 
 inline Part whole_part(const SegView& sd) { return Part{0, sd.total, 0, sd.segments, 0}; }
 
-inline Part make_part(const SegView& sd, int t, int team) {
-  if (team <= 1) return whole_part(sd);
+inline Part make_part(const SegView& sd, std::size_t b, std::size_t blocks) {
+  if (blocks <= 1) return whole_part(sd);
   Part p;
-  p.begin = block_begin(sd.total, t, team);
-  p.end = block_begin(sd.total, t + 1, team);
-  const std::int64_t* offsets_end = sd.offsets + sd.segments + 1;
+  p.begin = block_begin(sd.total, b, blocks);
+  p.end = block_begin(sd.total, b + 1, blocks);
+  const SegOffset* offsets_end = sd.offsets + sd.segments + 1;
   auto first_at_or_after = [&](std::size_t position) {
     return static_cast<std::size_t>(
-        std::lower_bound(sd.offsets, offsets_end, static_cast<std::int64_t>(position)) -
-        sd.offsets);
+        std::lower_bound(sd.offsets, offsets_end, static_cast<SegOffset>(position)) - sd.offsets);
   };
-  p.first = t == 0 ? 0 : first_at_or_after(p.begin);
-  p.last = t == team - 1 ? sd.segments : first_at_or_after(p.end);
+  p.first = b == 0 ? 0 : first_at_or_after(p.begin);
+  p.last = b + 1 == blocks ? sd.segments : first_at_or_after(p.end);
   p.head_end = p.first == 0 ? p.begin : std::min(p.end, sd.start(p.first));
   return p;
 }
@@ -115,16 +140,19 @@ void for_each_piece(const SegView& sd, const Part& p, F&& f) {
     f(k, sd.start(k), std::min(sd.start(k + 1), p.end));
 }
 
-// Runs body(part) for each thread's share of a segmented loop of sd.total elements.
+// Runs body(part, b) for each block b of a segmented loop of sd.total elements (the whole
+// descriptor as block 0 below the threshold); returns the number of blocks.
 template <class Body>
-void for_each_part(const Parallel& par, const SegView& sd, std::size_t threshold, Body&& body) {
+std::size_t for_each_part(const Parallel& par, const SegView& sd, std::size_t threshold,
+                          Body&& body) {
   int team = par.team_for(sd.total, threshold);
   if (team <= 1) {
-    body(whole_part(sd));
-    return;
+    body(whole_part(sd), std::size_t{0});
+    return 1;
   }
-#pragma omp parallel num_threads(team)
-  body(make_part(sd, omp_get_thread_num(), omp_get_num_threads()));
+  const std::size_t blocks = blocks_for_team(team);
+  run_blocks(team, blocks, [&](std::size_t b) { body(make_part(sd, b, blocks), b); });
+  return blocks;
 }
 
 // The first (lowest-position) bad index a loop met; threads record theirs, the caller throws.
@@ -137,7 +165,8 @@ struct IndexFault {
   // Keeps the lowest position; safe to call from any thread.
   void merge(const IndexFault& other) {
     if (!other.found()) return;
-#pragma omp critical(cvl_cpu_index_fault)
+    static std::mutex mutex;
+    std::lock_guard lock(mutex);
     if (other.position < position) *this = other;
   }
 };

@@ -7,8 +7,8 @@
 // hand-written VCODE): the highest source index wins, as in the reference (spec/CVL.md §3.5).
 // Sequentially that is the loop's order; with several threads a first pass claims each target
 // for its highest source (an atomic max), and the second writes only the winners.
+#include <algorithm>
 #include <atomic>
-#include <memory>
 #include <string>
 
 #include "families.hpp"
@@ -26,12 +26,12 @@ using Flag = std::uint8_t;
 template <bool kFlagged, class Visit>
 void for_each_target(const Parallel& par, const SegView& source, const SegView& dest,
                      const I32* idx, const Flag* flags, IndexFault& fault, Visit&& visit) {
-  for_each_part(par, source, kMemoryBoundThreshold, [&](const Part& p) {
+  for_each_part(par, source, kMemoryBoundThreshold, [&](const Part& p, std::size_t) {
     IndexFault local;
     for_each_piece(source, p, [&](std::size_t k, std::size_t lo, std::size_t hi) {
       if (local.found()) return;
       const std::size_t start = dest.start(k);
-      auto length = static_cast<std::uint32_t>(dest.lengths[k]);
+      auto length = static_cast<std::uint32_t>(dest.length(k));
       for (std::size_t j = lo; j < hi; ++j) {
         if constexpr (kFlagged)
           if (!flags[j]) continue;
@@ -56,8 +56,13 @@ void scatter(const Parallel& par, Op op, const SegView& source, const SegView& d
     for_each_target<kFlagged>(par, source, dest, idx, flags, fault,
                               [&](std::size_t j, std::size_t target) { out[target] = values[j]; });
   } else {
-    // Claims are source positions plus one; zero: not written.
-    auto claims = std::make_unique<std::uint32_t[]>(dest.total);
+    // Claims are source positions plus one; zero: not written. Scratch, not the heap: a large
+    // heap block would stay in the heap (vinterp never trims it) as resident memory.
+    Scratch<std::uint32_t> claim_memory(dest.total);
+    std::uint32_t* claims = claim_memory.data();
+    parallel_for(par, dest.total, kMemoryBoundThreshold, [&](std::size_t lo, std::size_t hi) {
+      std::fill(claims + lo, claims + hi, std::uint32_t{0});
+    });
     for_each_target<kFlagged>(par, source, dest, idx, flags, fault,
                               [&](std::size_t j, std::size_t target) {
                                 std::atomic_ref<std::uint32_t> claim(claims[target]);
@@ -83,12 +88,12 @@ template <class Bits, bool kFlagged>
 void gather(const Parallel& par, Op op, const SegView& source, const SegView& dest,
             const Bits* values, const I32* idx, const Flag* flags, Bits* out) {
   IndexFault fault;
-  for_each_part(par, dest, kMemoryBoundThreshold, [&](const Part& p) {
+  for_each_part(par, dest, kMemoryBoundThreshold, [&](const Part& p, std::size_t) {
     IndexFault local;
     for_each_piece(dest, p, [&](std::size_t k, std::size_t lo, std::size_t hi) {
       if (local.found()) return;
       const Bits* segment = values + source.start(k);
-      auto length = static_cast<std::uint32_t>(source.lengths[k]);
+      auto length = static_cast<std::uint32_t>(source.length(k));
       for (std::size_t j = lo; j < hi; ++j) {
         if constexpr (kFlagged) {
           if (!flags[j]) {

@@ -121,59 +121,51 @@ void rank_radix(Item<Key>* items, Item<Key>* spare, std::size_t length, std::int
   }
 }
 
-// The same with a team of threads: in each pass every thread counts its block of the current
-// order, destinations are laid out digit-major then thread-major (which keeps the sort stable),
-// and every thread scatters its block.
+// The same with a team of threads: in each pass every block of the current order is counted,
+// destinations are laid out digit-major then block-major (which keeps the sort stable), and every
+// block is scattered; the blocks are tasks of the team.
 template <class Key, int kBits>
 void rank_radix_parallel(int team, Item<Key>* items, Item<Key>* spare, std::size_t length,
                          std::int32_t* rank) {
   using D = Digits<Key, kBits>;
-  const auto slots = static_cast<std::size_t>(team);
-  std::vector<typename D::Counts> counts(slots);
-  std::vector<std::array<std::uint32_t, D::kBuckets>> next(slots);
-  typename D::Passes passes;
-#pragma omp parallel num_threads(team)
-  {
-    const int t = omp_get_thread_num(), size = omp_get_num_threads();
-    const auto self = static_cast<std::size_t>(t), members = static_cast<std::size_t>(size);
-    const std::size_t lo = block_begin(length, t, size), hi = block_begin(length, t + 1, size);
-    D::count(items, lo, hi, counts[self]);
-#pragma omp barrier
-#pragma omp single
-    {
-      typename D::Counts total = counts[0];
-      for (std::size_t u = 1; u < members; ++u)
-        for (std::size_t pass = 0; pass < static_cast<std::size_t>(D::kPasses); ++pass)
-          for (std::size_t v = 0; v < D::kBuckets; ++v) total[pass][v] += counts[u][pass][v];
-      passes = D::active(total, items[0].key, length);
-    }
-    if (passes.empty())
-      for (std::size_t i = lo; i < hi; ++i) rank[items[i].element] = static_cast<std::int32_t>(i);
-
-    Item<Key>* from = items;
-    Item<Key>* to = spare;
-    for (std::size_t a = 0; a < passes.size(); ++a) {
-      const auto pass = static_cast<std::size_t>(passes[a]);
-      if (a > 0) {  // the first pass uses the counts of the initial order
-        auto& mine = counts[self][pass];
+  const std::size_t blocks = blocks_for_team(team);
+  auto lo = [&](std::size_t b) { return block_begin(length, b, blocks); };
+  std::vector<typename D::Counts> counts(blocks);
+  std::vector<std::array<std::uint32_t, D::kBuckets>> next(blocks);
+  run_blocks(team, blocks, [&](std::size_t b) { D::count(items, lo(b), lo(b + 1), counts[b]); });
+  typename D::Counts total = counts[0];
+  for (std::size_t b = 1; b < blocks; ++b)
+    for (std::size_t pass = 0; pass < static_cast<std::size_t>(D::kPasses); ++pass)
+      for (std::size_t v = 0; v < D::kBuckets; ++v) total[pass][v] += counts[b][pass][v];
+  const typename D::Passes passes = D::active(total, items[0].key, length);
+  if (passes.empty()) {  // all keys equal: element order
+    run_blocks(team, blocks, [&](std::size_t b) {
+      for (std::size_t i = lo(b); i < lo(b + 1); ++i)
+        rank[items[i].element] = static_cast<std::int32_t>(i);
+    });
+    return;
+  }
+  Item<Key>* from = items;
+  Item<Key>* to = spare;
+  for (std::size_t a = 0; a < passes.size(); ++a) {
+    const auto pass = static_cast<std::size_t>(passes[a]);
+    if (a > 0)  // the first pass uses the counts of the initial order
+      run_blocks(team, blocks, [&](std::size_t b) {
+        auto& mine = counts[b][pass];
         mine.fill(0);
-        for (std::size_t i = lo; i < hi; ++i) ++mine[D::digit(from[i].key, passes[a])];
+        for (std::size_t i = lo(b); i < lo(b + 1); ++i) ++mine[D::digit(from[i].key, passes[a])];
+      });
+    std::uint32_t sum = 0;
+    for (std::size_t v = 0; v < D::kBuckets; ++v)
+      for (std::size_t b = 0; b < blocks; ++b) {
+        next[b][v] = sum;
+        sum += counts[b][pass][v];
       }
-#pragma omp barrier
-#pragma omp single
-      {
-        std::uint32_t sum = 0;
-        for (std::size_t v = 0; v < D::kBuckets; ++v)
-          for (std::size_t u = 0; u < members; ++u) {
-            next[u][v] = sum;
-            sum += counts[u][pass][v];
-          }
-      }
-      scatter_pass<Key, kBits>(passes[a], from, to, rank, a + 1 == passes.size(), lo, hi,
-                               next[self].data());
-#pragma omp barrier
-      std::swap(from, to);
-    }
+    run_blocks(team, blocks, [&](std::size_t b) {
+      scatter_pass<Key, kBits>(passes[a], from, to, rank, a + 1 == passes.size(), lo(b),
+                               lo(b + 1), next[b].data());
+    });
+    std::swap(from, to);
   }
 }
 

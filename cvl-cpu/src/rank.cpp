@@ -63,7 +63,7 @@ void rank_items(const Parallel& par, const SegView& sd, radix::Item<Key>* items,
         radix::rank_radix_parallel<Key, kLongSegmentDigitBits<Key>>(
             team, items + sd.start(k), spare.data() + sd.start(k), sd.length(k), rank);
   }
-  for_each_part(par, sd, kParallelRankThreshold, [&](const Part& p) {
+  for_each_part(par, sd, kParallelRankThreshold, [&](const Part& p, std::size_t) {
     for (std::size_t k = p.first; k < p.last; ++k)
       if (!team_sorts || sd.length(k) < kTeamSortThreshold) run(k);
   });

@@ -19,7 +19,8 @@ Vector scan_typed(const Parallel& par, Vector v, const SegView& sd) {
   VectorValues<T> in{elements<T>(v)};
   Vector out = reuse_or_allocate(std::move(v), type_of<T>(), n);
   T* o = elements<T>(out);
-  const int team = par.team_for(n, kMemoryBoundThreshold);
+  const int team = kRegroupingRounds<C> ? par.fixed_team_for(n, kMemoryBoundThreshold)
+                                        : par.team_for(n, kMemoryBoundThreshold);
   if (team <= 1) {
     scan_sequential<C>(in, o, sd);
     return out;
@@ -28,34 +29,29 @@ Vector scan_typed(const Parallel& par, Vector v, const SegView& sd) {
   // into each part follow sequentially. Pass 2: each part scans from its carry. Pass 1 only
   // reads, so when it finds the parted result inexact the input (which may be the output's
   // memory) is still intact for a sequential scan.
-  auto slots = static_cast<std::size_t>(team);
-  std::vector<T> tail(slots), carry(slots);
-  std::vector<std::uint8_t> segment_starts(slots);
+  const std::size_t blocks = blocks_for_team(team);
+  std::vector<T> tail(blocks), carry(blocks);
+  std::vector<std::uint8_t> segment_starts(blocks);
   std::atomic<bool> inexact{false};
-#pragma omp parallel num_threads(team)
-  {
-    int t = omp_get_thread_num(), size = omp_get_num_threads();
-    auto self = static_cast<std::size_t>(t);
-    Part p = make_part(sd, t, size);
-    if (t + 1 < size) {
-      bool started = p.last > p.first;
-      const std::size_t from = started ? sd.start(p.last - 1) : p.begin;
-      tail[self] = fold_cut_piece<C>(in.data, from, p.end, inexact);
-      segment_starts[self] = started;
-    }
-#pragma omp barrier
-#pragma omp single
-    {
-      carry[0] = C::identity;
-      for (std::size_t i = 1; i < static_cast<std::size_t>(size); ++i)
-        carry[i] = segment_starts[i - 1] ? tail[i - 1] : C::apply(carry[i - 1], tail[i - 1]);
-    }
-    if (!inexact.load(std::memory_order_relaxed)) {
+  run_blocks(team, blocks, [&](std::size_t b) {
+    if (b + 1 == blocks) return;
+    const Part p = make_part(sd, b, blocks);
+    const bool started = p.last > p.first;
+    const std::size_t from = started ? sd.start(p.last - 1) : p.begin;
+    tail[b] = fold_cut_piece<C>(in.data, from, p.end, inexact);
+    segment_starts[b] = started;
+  });
+  if (!inexact.load()) {
+    carry[0] = C::identity;
+    for (std::size_t b = 1; b < blocks; ++b)
+      carry[b] = segment_starts[b - 1] ? tail[b - 1] : C::apply(carry[b - 1], tail[b - 1]);
+    run_blocks(team, blocks, [&](std::size_t b) {
+      const Part p = make_part(sd, b, blocks);
       for_each_piece(sd, p, [&](std::size_t k, std::size_t lo, std::size_t hi) {
-        bool is_head = p.has_head() && k + 1 == p.first;
-        scan_range<C>(in.data, o, lo, hi, is_head ? carry[self] : C::identity);
+        const bool is_head = p.has_head() && k + 1 == p.first;
+        scan_range<C>(in.data, o, lo, hi, is_head ? carry[b] : C::identity);
       });
-    }
+    });
   }
   if (inexact.load()) scan_sequential<C>(in, o, sd);
   return out;

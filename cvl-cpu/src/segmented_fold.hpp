@@ -165,13 +165,15 @@ bool fold_part(Source& source, const SegView& sd, const Part& p, Done&& done) {
 }
 
 // result[k] = the fold of segment k, for every segment of `sd`. `with_values(body)` calls
-// body(source) with a value source for the calling thread (once per thread of the team), so a
-// source may keep per-thread state (FUSED's evaluation buffers and faults).
+// body(source) with a value source for one block (once per block, on the thread running it), so
+// a source may keep per-block state (FUSED's evaluation buffers and faults).
 template <class C, class WithValues>
 void reduce_segments(const Parallel& par, const SegView& sd, typename C::value_type* result,
                      WithValues&& with_values, bool sequential = false) {
   using T = typename C::value_type;
-  const int team = sequential ? 1 : par.team_for(sd.total, kMemoryBoundThreshold);
+  const int team = sequential              ? 1
+                   : kRegroupingRounds<C> ? par.fixed_team_for(sd.total, kMemoryBoundThreshold)
+                                          : par.team_for(sd.total, kMemoryBoundThreshold);
   if (team <= 1) {
     with_values([&](auto& source) {
       fold_part<C>(source, sd, whole_part(sd),
@@ -182,14 +184,12 @@ void reduce_segments(const Parallel& par, const SegView& sd, typename C::value_t
   // Each part reduces the segments starting in it; the heads (continuations of a segment begun
   // in an earlier part) are combined afterwards in part order.
   constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
-  const auto slots = static_cast<std::size_t>(team);
-  std::vector<T> head(slots);
-  std::vector<std::size_t> head_segment(slots, none);
+  const std::size_t blocks = blocks_for_team(team);
+  std::vector<T> head(blocks);
+  std::vector<std::size_t> head_segment(blocks, none);
   std::atomic<bool> inexact{false};
-#pragma omp parallel num_threads(team)
-  {
-    const auto self = static_cast<std::size_t>(omp_get_thread_num());
-    const Part p = make_part(sd, omp_get_thread_num(), omp_get_num_threads());
+  run_blocks(team, blocks, [&](std::size_t b) {
+    const Part p = make_part(sd, b, blocks);
     with_values([&](auto& source) {
       const bool exact =
           fold_part<C>(source, sd, p, [&](std::size_t k, T value, bool is_head) {
@@ -197,16 +197,16 @@ void reduce_segments(const Parallel& par, const SegView& sd, typename C::value_t
               result[k] = value;
               return;
             }
-            head[self] = value;
-            head_segment[self] = k;
+            head[b] = value;
+            head_segment[b] = k;
           });
       if (!exact) inexact.store(true, std::memory_order_relaxed);
     });
-  }
+  });
   if (inexact.load()) return reduce_segments<C>(par, sd, result, with_values, true);
-  for (std::size_t t = 1; t < slots; ++t)
-    if (head_segment[t] != none)
-      result[head_segment[t]] = C::apply(result[head_segment[t]], head[t]);
+  for (std::size_t b = 1; b < blocks; ++b)
+    if (head_segment[b] != none)
+      result[head_segment[b]] = C::apply(result[head_segment[b]], head[b]);
 }
 
 // The fold of in[lo, hi) as a piece of a cut segment (a threaded scan's carry into the next

@@ -1,7 +1,6 @@
 // Memory behind cvl-cpu's handles: element buffers (small ones inside the handle object),
-// segment descriptors (lengths plus start offsets), and typed access to both. Freed memory goes
-// back to the C library's allocator; how it keeps it is the program's choice (vinterp's:
-// vinterp/src/allocator_policy.hpp).
+// segment descriptors (lengths plus start offsets), and typed access to both. The memory comes
+// from buffer_cache.hpp, which also counts it against --max-memory.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +8,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "buffer_cache.hpp"
 #include "cvl/types.hpp"
 #include "parallel.hpp"
 
@@ -16,7 +16,7 @@ namespace cvl::cpu {
 
 // Raw memory of at least `bytes` bytes, 64-byte aligned. Buffers of up to 64 bytes (scalars are
 // most vectors a program makes) live inside the object, 16-byte aligned, so one allocation makes
-// the whole handle.
+// the whole handle; larger ones come from the buffer cache (and count against --max-memory).
 class Buffer final : public Storage {
  public:
   explicit Buffer(std::size_t bytes);
@@ -34,12 +34,12 @@ class Buffer final : public Storage {
   alignas(16) std::byte inline_[kInlineBytes];
 };
 
-// A segment descriptor: the INT lengths vector (LENGTHS hands out this very vector, which is
-// immutable while shared) and the exclusive prefix sums of the lengths (segments + 1 entries).
+// A segment descriptor: the exclusive prefix sums of its lengths (segments + 1 offsets of 32
+// bits; LENGTHS computes the lengths from them), 4 bytes a segment like the classic's.
 struct SegdesStorage final : Storage {
-  SegdesStorage(Vector lengths_vector, std::size_t segments)
-      : lengths(std::move(lengths_vector)), offsets((segments + 1) * sizeof(std::int64_t)) {}
-  Vector lengths;
+  explicit SegdesStorage(std::size_t segment_count)
+      : segments(segment_count), offsets((segment_count + 1) * sizeof(SegOffset)) {}
+  std::size_t segments;
   Buffer offsets;
 };
 
@@ -64,12 +64,6 @@ T* elements(const Vector& v) {
   auto* buffer = static_cast<Buffer*>(v.storage.get());
   return buffer ? reinterpret_cast<T*>(buffer->bytes()) : nullptr;
 }
-
-// The limit on bytes of live buffers (BackendOptions::max_memory; 0: 3/4 of physical memory). A
-// Buffer that would pass it throws cvl::Error (out of vector memory) before allocating. Process-wide.
-void set_memory_limit(std::uint64_t bytes);
-// Bytes of live heap buffers now (inline buffers of small vectors are not counted).
-std::uint64_t memory_in_use();
 
 // A new vector with uninitialised elements; length 0 shares one empty buffer.
 Vector allocate(Type type, std::size_t length);
@@ -98,8 +92,10 @@ class Scratch {
 // The view of a descriptor made by this backend (a default-constructed one has no segments).
 SegView view(const Segdes& sd);
 
-// A descriptor from an INT lengths vector (kept, not copied). Negative lengths are an error
-// naming `op_name` ("MAKE_SEGDES") and the first bad position.
-Segdes segdes_from_lengths(const Parallel& par, Vector lengths, const char* op_name);
+// A descriptor from an INT lengths vector. Negative lengths are an error naming `op_name`
+// ("MAKE_SEGDES") and the first bad position, and so is a total of 2^31 or more.
+Segdes segdes_from_lengths(const Parallel& par, const Vector& lengths, const char* op_name);
+// The INT lengths of a descriptor's segments (LENGTHS), a new vector.
+Vector segment_lengths(const Parallel& par, const SegView& sd);
 
 }  // namespace cvl::cpu

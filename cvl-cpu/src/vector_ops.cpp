@@ -13,11 +13,11 @@ using I32 = std::int32_t;
 // Checks idx[k] against the length of segment k for every k; throws naming `op`.
 void check_segment_indices(const Parallel& par, Op op, const I32* idx, const SegView& sd) {
   auto bad = [&](std::size_t k) {
-    return static_cast<std::uint32_t>(idx[k]) >= static_cast<std::uint32_t>(sd.lengths[k]);
+    return static_cast<std::uint32_t>(idx[k]) >= static_cast<std::uint32_t>(sd.length(k));
   };
   if (!parallel_any(par, sd.segments, kMemoryBoundThreshold, bad)) return;
   for (std::size_t k = 0; k < sd.segments; ++k)
-    if (bad(k)) throw_index_fault(op, IndexFault{k, idx[k], sd.lengths[k]});
+    if (bad(k)) throw_index_fault(op, IndexFault{k, idx[k], static_cast<std::int64_t>(sd.length(k))});
 }
 
 }  // namespace
@@ -61,7 +61,7 @@ Vector distribute(const Context& ctx, Vector values, const SegView& sd) {
     const Bits* value = elements<Bits>(values);
     Vector out = allocate(type, sd.total);
     Bits* result = elements<Bits>(out);
-    for_each_part(ctx.par, sd, kMemoryBoundThreshold, [&](const Part& p) {
+    for_each_part(ctx.par, sd, kMemoryBoundThreshold, [&](const Part& p, std::size_t) {
       for_each_piece(sd, p, [&](std::size_t k, std::size_t lo, std::size_t hi) {
         std::fill(result + lo, result + hi, value[k]);
       });
@@ -75,7 +75,7 @@ Vector index(const Context& ctx, Vector starts, Vector strides, const SegView& s
   const I32* stride = elements<I32>(strides);
   Vector out = allocate(Type::Int, sd.total);
   I32* result = elements<I32>(out);
-  for_each_part(ctx.par, sd, kMemoryBoundThreshold, [&](const Part& p) {
+  for_each_part(ctx.par, sd, kMemoryBoundThreshold, [&](const Part& p, std::size_t) {
     for_each_piece(sd, p, [&](std::size_t k, std::size_t lo, std::size_t hi) {
       const I32 first_value = start[k], step = stride[k];
       const auto first = static_cast<std::uint32_t>(lo - sd.start(k));

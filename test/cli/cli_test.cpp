@@ -182,6 +182,32 @@ TEST_CASE("Bad --host-threshold values are usage errors", "[cli]") {
   }
 }
 
+TEST_CASE("math modes: exact is the classic's output and the --threads 1 default, fast the others",
+          "[cli][math]") {
+  const std::string residuals = test_dir + "/math_residuals.vcode";
+  const std::string classic = read_file(test_dir + "/math_residuals.expected");
+  auto output = [&](std::vector<std::string> args) {
+    args.push_back(residuals);
+    auto result = run_vinterp(args);
+    REQUIRE(result.exit_code == 0);
+    return result.out;
+  };
+  CHECK(output({"--threads", "1"}) == classic);
+  CHECK(output({"--math", "exact"}) == classic);
+  CHECK(output({"--threads", "2", "--math", "exact"}) == classic);
+  // The residuals show the last bits: the fast functions print differently, the same at any
+  // thread count (elementwise results do not depend on how the work is split).
+  const std::string fast = output({"--threads", "1", "--math", "fast"});
+  // A build without SLEEF computes the fast mode with the C library too (vinterp --version).
+  const bool sleef = run_vinterp({"--version"}).out.find("--math fast: SLEEF") != std::string::npos;
+  CHECK((fast != classic) == sleef);
+  CHECK(output({}) == fast);
+  CHECK(output({"--threads", "2"}) == fast);
+  auto bad = run_vinterp({"--math", "quick", residuals});
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.err.find("--math must be exact or fast") != std::string::npos);
+}
+
 TEST_CASE("An unknown backend is an error listing the available ones", "[cli]") {
   auto result = run_vinterp({"--backend", "no-such-backend", program});
   CHECK(result.exit_code == 1);

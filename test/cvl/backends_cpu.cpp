@@ -1,4 +1,5 @@
-// The backends cvl_conformance tests: cvl-cpu sequential (the reference itself) and with threads.
+// The backends cvl_conformance tests: cvl-cpu sequential (the reference itself), with threads,
+// and in the fast mode (vectorized transcendental functions, within 2 ulps of the C library's).
 // Another backend's suite is this file with its own factory lines.
 #include "cvl_cpu/cvl_cpu.hpp"
 #include "support.hpp"
@@ -20,6 +21,13 @@ const std::vector<BackendFactory>& conformance_backends() {
        [](cvl::FloatRankOrder order) {
          return cvl::make_cpu_backend({3, order});
        }},
+      {"cpu threads=2 --math fast",
+       [](cvl::FloatRankOrder order) {
+         cvl::BackendOptions options{2, order};
+         options.fast_math = true;
+         return cvl::make_cpu_backend(options);
+       },
+       /*device_libm=*/true},
   };
   return backends;
 }

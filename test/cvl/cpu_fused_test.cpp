@@ -1,5 +1,6 @@
-// cvl-cpu's FUSED is bit for bit its own unfused program at the same thread count (the same
-// fold order and regrouping as scan_reduce.cpp), and reuses a last-use operand's memory.
+// cvl-cpu's FUSED is bit for bit its own unfused program at the same thread count and math mode
+// (the same fold order and regrouping as scan_reduce.cpp, the same functions), and reuses a
+// last-use operand's memory.
 #include "cvl_cpu/cvl_cpu.hpp"
 #include "fused_support.hpp"
 
@@ -7,12 +8,15 @@ namespace cvl_test {
 
 TEST_CASE("cvl-cpu FUSED is exactly its unfused program at every thread count", "[cpu][fused]") {
   std::mt19937_64 rng(11);
-  for (int threads : {1, 3}) {
-    auto b = cvl::make_cpu_backend({threads});
+  for (auto [threads, fast] : {std::pair{1, false}, {3, false}, {1, true}, {3, true}}) {
+    cvl::BackendOptions options{threads};
+    options.fast_math = fast;
+    auto b = cvl::make_cpu_backend(options);
     for (const std::string& text : fused_definitions()) {
       const vcode::SuperOp op = superop(text);
       for (Layout layout : kAllLayouts) {
-        INFO(text << "\n  threads " << threads << ", layout " << layout_name(layout));
+        INFO(text << "\n  threads " << threads << (fast ? " --math fast" : "") << ", layout "
+                  << layout_name(layout));
         FusedCase c = random_case(op, make_lengths(layout, 150001, rng), rng);
         auto operands = upload_operands(*b, op, c);
         HostVector expected = download(*b, cvl::run_unfused(*b, op, operands, c.domain));

@@ -26,9 +26,9 @@ using Bools = std::vector<std::uint8_t>;
 struct BackendFactory {
   std::string name;
   std::function<std::unique_ptr<cvl::Backend>(cvl::FloatRankOrder)> factory;
-  // The transcendental functions (ops.def Cost Compute, but SQRT) come from a device math
-  // library whose results may differ from glibc's by an ulp or two (the real GPU); the others
-  // call glibc and match it bit for bit.
+  // The transcendental functions (ops.def Cost Compute, but SQRT) come from another math
+  // library than glibc, whose results may differ from glibc's by an ulp or two (a GPU's, or
+  // SLEEF in cvl-cpu's fast mode); the others call glibc and match it bit for bit.
   bool device_libm = false;
 
   std::unique_ptr<cvl::Backend> make(

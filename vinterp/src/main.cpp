@@ -14,6 +14,7 @@
 #include "../src/vm/machine.hpp"
 #include "allocator_policy.hpp"
 #include "cvl/registry.hpp"
+#include "cvl_cpu/cvl_cpu.hpp"
 #include "vcode/lexer.hpp"
 #include "vcode/parser.hpp"
 #include "vcode/superop_print.hpp"
@@ -42,6 +43,9 @@ const char* const usage_text =
     "Long options:\n"
     "\t --backend NAME\t\t the vector library (default cpu; --version lists this build's)\n"
     "\t --threads N\t\t CPU threads (default: all cores; 1 = sequential, exact)\n"
+    "\t --math exact|fast\t transcendental functions (cpu): the C library's, as the classic\n"
+    "\t\t\t\t (exact), or vectorized within 1 ulp (fast); default fast, exact\n"
+    "\t\t\t\t with --threads 1\n"
     "\t --float-rank correct|legacy\t FLOAT RANK order (legacy = the x86-64 reference's)\n"
     "\t --trace\t\t print each instruction and the stack's shape on stderr\n"
     "\t --profile\t\t per-opcode counts and times on stderr at the end\n"
@@ -97,6 +101,7 @@ po::options_description command_line_options() {
       (",l", po::value<std::string>(), "")
       ("backend", po::value<std::string>()->default_value("cpu"), "")
       ("threads", po::value<int>()->default_value(0), "")
+      ("math", po::value<std::string>(), "")
       ("float-rank", po::value<std::string>()->default_value("correct"), "")
       ("trace", "")
       ("profile", "")
@@ -167,6 +172,7 @@ void print_version() {
   std::printf("vinterp %s (backends:", NESL_VERSION);
   for (const auto& name : cvl::available_backends()) std::printf(" %s", name.c_str());
   std::printf(")\n");
+  std::printf("cpu --math fast: %s\n", cvl::cpu_fast_math_description());
 }
 
 bool apply_debug_switch(const std::string& name, vm::DebugSwitches& d, LoadTraces& traces) {
@@ -213,6 +219,13 @@ cvl::BackendOptions backend_options(const po::variables_map& args, int device) {
   if (args.count("host-threshold")) {
     options.host_threshold = args["host-threshold"].as<long long>();
     if (options.host_threshold < 0) throw UsageError("--host-threshold must be 0 or more");
+  }
+  // Exact results are what --threads 1 promises; more threads already regroup FLOAT sums.
+  options.fast_math = options.threads != 1;
+  if (args.count("math")) {
+    const std::string math = args["math"].as<std::string>();
+    if (math != "exact" && math != "fast") throw UsageError("--math must be exact or fast");
+    options.fast_math = math == "fast";
   }
   const std::string rank = args["float-rank"].as<std::string>();
   if (rank == "legacy") options.float_rank = cvl::FloatRankOrder::Legacy;

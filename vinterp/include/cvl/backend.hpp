@@ -61,6 +61,10 @@ struct BackendOptions {
   // pass it is a cvl::Error before anything is allocated. 0: the backend's default (cvl-cpu and
   // cuda-emulated: 3/4 of physical memory, cvl/memory_limit.hpp; cuda: the device's memory).
   std::uint64_t max_memory = 0;
+  // cvl-cpu: transcendental functions from a vector library with at most 1 ulp of error (SLEEF)
+  // instead of the C library's, whose results the classic interpreter prints (--math fast; the
+  // default with more than one thread). Other backends ignore it.
+  bool fast_math = false;
 };
 
 // Counters a backend keeps for `vinterp --profile`; cumulative since the backend was made.

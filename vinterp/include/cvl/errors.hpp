@@ -2,6 +2,7 @@
 // is, and vinterp prints each differently (vm/error_report.hpp).
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -19,6 +20,14 @@ inline std::string index_fault_message(std::string_view op, long long index,
                                        unsigned long long position, unsigned long long length) {
   return std::string(op) + ": index " + std::to_string(index) + " at position " +
          std::to_string(position) + " is outside its segment of length " + std::to_string(length);
+}
+
+// The longest vector a program may make (lengths are INT scalars), and the message of a segment
+// descriptor longer than that, on every backend and in the interpreter.
+inline constexpr std::uint64_t kMaxVectorLength = 2147483647;
+inline std::string vector_too_long_message(std::uint64_t total) {
+  return "segment lengths sum to " + std::to_string(total) +
+         " elements, more than a vector may hold (" + std::to_string(kMaxVectorLength) + ")";
 }
 
 // A broken invariant: a bug in the interpreter or a backend, never the program's fault (an

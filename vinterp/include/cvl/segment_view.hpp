@@ -12,15 +12,19 @@ namespace cvl_sem {
 
 typedef decltype(sizeof(0)) usize;  // size_t, without a standard header
 
-// `segments` segments of `total` elements: segment k is [offsets[k], offsets[k + 1]). `index`
-// (one entry per element) and `uniform` (> 0: every segment has that length) are optional fast
-// paths for segment_of; a view without either searches the offsets.
-struct SegmentView {
+// `segments` segments of `total` elements: segment k is [offsets[k], offsets[k + 1]). `Offset`
+// is the offsets' element type: cvl-cpu keeps 32-bit offsets and no lengths (a descriptor is 4
+// bytes a segment, like the classic's; totals stay below 2^31), cvl-cuda 64-bit offsets beside
+// the lengths. `lengths` (null: taken from the offsets), `index` (one entry per element) and
+// `uniform` (> 0: every segment has that length) are optional; a view without `index` or
+// `uniform` finds an element's segment by searching the offsets.
+template <class Offset>
+struct BasicSegmentView {
   usize segments = 0;
   usize total = 0;
-  const i64* offsets = nullptr;  // segments + 1 entries, offsets[0] == 0
-  const i32* lengths = nullptr;  // segments entries
-  const u32* index = nullptr;    // total entries, or null
+  const Offset* offsets = nullptr;  // segments + 1 entries, offsets[0] == 0
+  const i32* lengths = nullptr;     // segments entries, or null
+  const u32* index = nullptr;       // total entries, or null
   i64 uniform = 0;
 
   // Offsets past `total` are cut to it: on a GPU, `total` may be a guessed bound of a count the
@@ -49,6 +53,8 @@ struct SegmentView {
     return lo;
   }
 };
+
+typedef BasicSegmentView<i64> SegmentView;
 
 }  // namespace cvl_sem
 

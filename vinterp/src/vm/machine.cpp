@@ -96,10 +96,8 @@ int Machine::report_error(const Failure& failure) {
 }
 
 Value Machine::segdes_from_data(cvl::Segdes sd) {
-  constexpr std::size_t max_vector_length = 2147483647;  // lengths are INT scalars (LENGTH)
-  require_at_most(sd.total, max_vector_length, [](std::size_t total, std::size_t) {
-    return "segment lengths sum to " + std::to_string(total) +
-           " elements, more than a vector may hold (2147483647)";
+  require_at_most(sd.total, cvl::kMaxVectorLength, [](std::size_t total, std::size_t) {
+    return cvl::vector_too_long_message(total);
   });
   return Value::of(std::move(sd));
 }

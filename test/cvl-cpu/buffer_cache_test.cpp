@@ -1,0 +1,97 @@
+// The buffer cache: freed pages serve later requests (split off one freed range, or several
+// moved together) so fresh pages are mapped only for what no freed page covers; every block is
+// usable memory; the counts return to zero; the limit refuses before anything changes.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <vector>
+
+#include "buffer_cache.hpp"
+#include "cvl/errors.hpp"
+
+namespace cvl::cpu {
+namespace {
+
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+
+// Writes and reads back every byte of a block (a block of unmapped pages would crash here).
+void check_usable(const MemoryBlock& block, unsigned char fill) {
+  std::memset(block.data, fill, block.bytes);
+  for (std::size_t i = 0; i < block.bytes; i += 4096)
+    REQUIRE(static_cast<unsigned char>(block.data[i]) == fill);
+  REQUIRE(static_cast<unsigned char>(block.data[block.bytes - 1]) == fill);
+}
+
+}  // namespace
+
+TEST_CASE("cache: a freed mapping serves the next request of its size or less", "[cpu][cache]") {
+  release_pooled_memory();
+  const MemoryStats before = memory_stats();
+  MemoryBlock a = acquire_memory(4 * kMiB);
+  check_usable(a, 1);
+  release_memory(a);
+  MemoryBlock b = acquire_memory(3 * kMiB);  // split off the freed 4 MiB
+  check_usable(b, 2);
+  MemoryBlock c = acquire_memory(kMiB);      // the rest of it
+  check_usable(c, 3);
+  const MemoryStats after = memory_stats();
+  CHECK(after.fresh - before.fresh == 4 * kMiB);
+  CHECK(after.reuses - before.reuses == 2);
+  CHECK(after.mapped_peak - before.mapped_peak <= 4 * kMiB);
+  release_memory(b);
+  release_memory(c);
+  CHECK(memory_stats().live == before.live);
+}
+
+TEST_CASE("cache: freed ranges too small alone are moved together", "[cpu][cache]") {
+  release_pooled_memory();
+  const MemoryStats before = memory_stats();
+  std::vector<MemoryBlock> small;
+  for (unsigned char k = 0; k < 4; ++k) {
+    small.push_back(acquire_memory(kMiB));
+    check_usable(small.back(), k);
+  }
+  for (const MemoryBlock& block : small) release_memory(block);
+  // 4 MiB from four freed 1 MiB ranges (not adjacent in general), then 5 MiB: the gathered
+  // block goes back as its pieces, which move again, and only 1 MiB is fresh.
+  MemoryBlock big = acquire_memory(4 * kMiB);
+  check_usable(big, 7);
+  release_memory(big);
+  MemoryBlock bigger = acquire_memory(5 * kMiB);
+  check_usable(bigger, 8);
+  const MemoryStats after = memory_stats();
+  CHECK(after.gathers - before.gathers == 2);
+  CHECK(after.fresh - before.fresh == 5 * kMiB);
+  release_memory(bigger);
+  CHECK(memory_stats().live == before.live);
+  CHECK(memory_stats().mapped_live == before.mapped_live);
+}
+
+TEST_CASE("cache: small blocks and the size where mapping starts", "[cpu][cache]") {
+  const MemoryStats before = memory_stats();
+  // Just below the mapped size, but rounding up to it: whether a block is mapped must follow
+  // from its counted size, which is all release sees.
+  for (std::size_t request : {std::size_t{100}, kMappedBufferMin - 10, kMappedBufferMin - 64,
+                              kMappedBufferMin, kMappedBufferMin + 1}) {
+    MemoryBlock block = acquire_memory(request);
+    CHECK(block.bytes >= request);
+    CHECK(reinterpret_cast<std::uintptr_t>(block.data) % 64 == 0);
+    check_usable(block, 5);
+    release_memory(block);
+  }
+  CHECK(memory_stats().live == before.live);
+}
+
+TEST_CASE("cache: the limit refuses a request before counting it", "[cpu][cache]") {
+  set_memory_limit(8 * kMiB);
+  MemoryBlock a = acquire_memory(6 * kMiB);
+  const std::uint64_t live = memory_stats().live;
+  REQUIRE_THROWS_AS(acquire_memory(4 * kMiB), cvl::Error);
+  CHECK(memory_stats().live == live);
+  release_memory(a);
+  MemoryBlock b = acquire_memory(4 * kMiB);  // fits now
+  release_memory(b);
+  set_memory_limit(0);  // back to the default
+}
+
+}  // namespace cvl::cpu
