@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The CTest checks of a hand-written baseline (bench/baselines/CMakeLists.txt):
 #   check_baseline.sh classic BASELINE BENCH_DIR PROGRAM SIZE...
-#     runs BASELINE --size SIZE for each SIZE and compares its stdout, but the timer line, with
-#     BENCH_DIR/PROGRAM.SIZE.expected (the classic interpreter's output): integers exactly,
-#     floats within 1e-9 relative (the corpus tolerance). Exit 77 (skipped) without BENCH_DIR.
+#     runs BASELINE --size SIZE for each SIZE and compares its stdout with
+#     BENCH_DIR/PROGRAM.SIZE.expected, the classic interpreter's output (bench/compare_output.sh:
+#     the timer line aside, integers exactly, floats within 1e-9 relative). Exit 77 (skipped)
+#     without BENCH_DIR.
 #   check_baseline.sh errors BASELINE
 #     bad arguments must each give exit status 2 and a message naming the program.
 set -uo pipefail
@@ -12,6 +13,9 @@ mode=${1:-}
 baseline=${2:-}
 [[ -x "$baseline" ]] || { echo "check_baseline.sh: no baseline program '$baseline'" >&2; exit 1; }
 name=$(basename "$baseline")
+compare="$(dirname "${BASH_SOURCE[0]}")/../compare_output.sh"
+work=$(mktemp -d "${TMPDIR:-/tmp}/check_baseline.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 status=0
 
 case "$mode" in
@@ -30,23 +34,11 @@ case "$mode" in
         status=1
         continue
       fi
-      # Every line but the last (the timer): "( value )", compared as numbers.
-      if paste -d'|' <(sed '$d' "$expected") <(printf '%s\n' "$out" | sed '$d') | awk -F'|' '
-          function value(line) { gsub(/^\( | \)$/, "", line); return line }
-          {
-            e = value($1); o = value($2); rows++
-            if (e ~ /^-?[0-9]+$/) { if (e != o) bad++ }
-            else {
-              d = e - o; if (d < 0) d = -d
-              s = e < 0 ? -e : e
-              if (d > 1e-9 * s && d > 1e-300) bad++
-            }
-            if (bad && !reported) { printf "  line %d: classic %s, baseline %s\n", NR, e, o; reported = 1 }
-          }
-          END { exit (bad || rows == 0) ? 1 : 0 }'; then
-        echo "ok: $program $size: $(printf '%s\n' "$out" | sed '$d' | tr '\n' ' ')"
+      printf '%s\n' "$out" > "$work/out"
+      if verdict=$("$compare" "$expected" "$work/out"); then
+        echo "ok ($verdict): $program $size: $(sed '$d' "$work/out" | tr '\n' ' ')"
       else
-        echo "FAIL: $program $size: the baseline printed"
+        echo "FAIL: $program $size: $verdict; the baseline printed"
         printf '%s\n' "$out" | sed 's/^/  /'
         echo "  the classic printed"
         sed 's/^/  /' "$expected"
