@@ -114,9 +114,10 @@ def main():
         axis.grid(axis="y", which="both", linewidth=0.3, alpha=0.5)
         low, high = axis.get_ylim()
         axis.set_ylim(low, high * 3)  # room for the labels above the bars
-    axes[0, 0].set_title(args.title)
-    axes[0, 0].legend(fontsize=7, ncol=min(4, len(series)), loc="upper left")
-    figure.tight_layout()
+    figure.suptitle(args.title)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    figure.legend(handles, labels, fontsize=8, ncol=min(4, len(series)), loc="lower center")
+    figure.tight_layout(rect=(0, 0.06, 1, 1))  # the legend below the panels
     figure.savefig(args.output, dpi=130)
     print(f"plot.py: wrote {args.output} ({len(programs)} programs, {len(series)} series)")
 

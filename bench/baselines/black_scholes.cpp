@@ -7,7 +7,6 @@
 // computes, operation for operation: with L = |d| and k = 1 / (1 + 0.2316419 L),
 //   w = 1 - (1/sqrt(2 pi)) exp(-L L / 2) (a1 k + a2 k k + a3 e^3 ln k + a4 e^4 ln k + a5 e^5 ln k)
 // (its power function `pow4(k, n)` is exp(n) * ln(k)), and CND(d) = w, or 1 - w for d < 0.
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -22,7 +21,7 @@ namespace {
 constexpr double a1 = 0.31938153, a2 = -0.356563782, a3 = 1.781477937, a4 = -1.821255978, a5 = 1.330274429;
 constexpr double k_factor = 0.2316419;
 
-struct Options {
+struct Inputs {
   std::vector<double> S, X, T, r, v;
 };
 
@@ -61,7 +60,7 @@ double price_one(double S, double X, double T, double r, double v, const Constan
 
 // The fast way: blocks of options, transcendental functions over arrays (SLEEF where built),
 // the rest in loops the compiler vectorizes; blocks spread over the threads.
-void price_all(const Options& o, std::vector<double>& price, const Constants& c) {
+void price_all(const Inputs& o, std::vector<double>& price, const Constants& c) {
   constexpr long block = 512;
   const long n = static_cast<long>(price.size());
 #pragma omp parallel
@@ -105,7 +104,7 @@ void price_all(const Options& o, std::vector<double>& price, const Constants& c)
 int main(int argc, char** argv) {
   const auto options = baseline::parse_options(argc, argv, "baseline_black_scholes", 10000000);
   const long n = options.size;
-  Options o;
+  Inputs o;
   for (auto [vector, scale] : {std::pair{&o.S, 100.0}, {&o.X, 100.0}, {&o.T, 1.0}, {&o.r, 0.05}, {&o.v, 0.4}}) {
     vector->resize(n);
     for (auto& x : *vector) x = baseline::nesl_rand_float(scale);

@@ -271,6 +271,7 @@ stage_e2e() {
     [[ -n "${file:-}" ]] || { result "e2e $name" 1 "unknown program"; continue; }
     for entry in $E2E_SIZES; do [[ "${entry%%=*}" == "$name" ]] && size=${entry#*=}; done
     src="$shared/neslgpu-bench/$file"
+    [[ -f "$shared/neslgpu-bench/$name.$size.vcode" ]] && src="$shared/neslgpu-bench/$name.$size.vcode"
     [[ -f "$src" ]] || { result "e2e $name" 1 "$src not in the kit"; continue; }
     expected="-"
     if [[ "$(program_size "$src")" == "$size" && -f "${src%.vcode}.expected" ]]; then
