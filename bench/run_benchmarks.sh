@@ -1,36 +1,53 @@
 #!/usr/bin/env bash
-# End-to-end timings of vinterp on the neslgpu benchmark programs, against the classic
-# interpreter's reference timings. See bench/README.md.
+# End-to-end timings of the neslgpu benchmark programs: the classic interpreter, vinterp (VCODE and
+# fcode-opt's FCODE, one thread and all threads) and the hand-written baselines, alternating in one
+# run; a table on stdout and a CSV for bench/plot.py. See bench/README.md.
 set -euo pipefail
 
 usage() {
-  cat <<'EOF'
+  cat <<'EOF_USAGE'
 usage: bench/run_benchmarks.sh [BUILD_DIR] [options]
 
-Times `vinterp --backend cpu` on the neslgpu-bench programs at the sizes of the reference table
-in ../shared/README.md, with --threads 1 and with all threads, and prints a table.
+Runs each benchmark program in every variant, one run of each variant per round (so the variants
+alternate), and reports per variant the median wall time, timed region and peak memory of the
+rounds, and the median of the per-round ratios to the classic interpreter.
 
-  BUILD_DIR            the CMake build directory holding vinterp/vinterp (default: build)
-  --runs N             runs per program and thread count (default 3); the median is reported
-  --threads "LIST"     thread counts to use; 0 means all cores (default "1 0")
-  --programs "LIST"    program names to run (default "qs black-scholes quickhull bh dotp")
-  --all                also the remaining rows of the reference table (bh 75000, muladd 20M)
-  --reduced            smoke test: the programs of neslgpu-bench/reduced at their own sizes
-                       (fractions of a second; no reference times)
+  BUILD_DIR            the CMake build directory (default: build): vinterp/vinterp,
+                       fcode-opt/fcode-opt, bench/baselines/baseline_*
+  --runs N             rounds (default 3); medians over the rounds
+  --variants "LIST"    what to run (default: all of them):
+                         classic       ../shared/classic/vinterp -m 1000000000 FILE
+                         vcode-1       vinterp --threads 1 FILE
+                         vcode-all     vinterp FILE (the default thread count: all cores)
+                         fcode-1       vinterp --threads 1 on fcode-opt's output
+                         fcode-all     vinterp on fcode-opt's output
+                         baseline-1    the hand-written baseline with --threads 1
+                         baseline-all  the hand-written baseline, all cores
+  --programs "LIST"    program names (default "qs black-scholes quickhull bh dotp")
+  --all                also bh 75000 and muladd 20M (muladd has no baseline)
+  --reduced            smoke test: neslgpu-bench/reduced at their own sizes (--programs filters)
+  --csv FILE           also write the results as CSV (columns: bench/README.md)
   --shared DIR         the shared corpus (default: ../shared next to the repository)
   --timeout SECONDS    give up on one run after this long (default: no limit)
-  --dry-run            list what would run (program, size, file) and stop
+  --dry-run            list programs, sizes, files and commands, and stop
   -h, --help           this text
-EOF
+
+Output column: same = every stdout line but the timer is the classic's (its .expected file where
+the program has its original size, else the classic's output in this run), close = within 1e-9
+relative, DIFFERS, or - (nothing to compare with). The exit status is non-zero when a run fails
+or an output differs.
+EOF_USAGE
 }
 
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=build
 runs=3
-thread_list="1 0"
+all_variants="classic vcode-1 vcode-all fcode-1 fcode-all baseline-1 baseline-all"
+variants=$all_variants
 programs="qs black-scholes quickhull bh dotp"
 all=0
 reduced=0
+csv=""
 shared_dir="$repo_root/../shared"
 timeout_s=""
 dry_run=0
@@ -38,10 +55,11 @@ dry_run=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --runs) runs=$2; shift 2 ;;
-    --threads) thread_list=$2; shift 2 ;;
+    --variants) variants=$2; shift 2 ;;
     --programs) programs=$2; shift 2 ;;
     --all) all=1; shift ;;
     --reduced) reduced=1; shift ;;
+    --csv) csv=$2; shift 2 ;;
     --shared) shared_dir=$2; shift 2 ;;
     --timeout) timeout_s=$2; shift 2 ;;
     --dry-run) dry_run=1; shift ;;
@@ -51,39 +69,45 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
+die() { echo "run_benchmarks.sh: $*" >&2; exit 1; }
+[[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "run_benchmarks.sh: --runs needs a positive integer" >&2; exit 2; }
+for variant in $variants; do
+  [[ " $all_variants " == *" $variant "* ]] || { echo "run_benchmarks.sh: unknown variant '$variant'" >&2; exit 2; }
+done
 [[ "$build_dir" = /* ]] || build_dir="$PWD/$build_dir"
 vinterp="$build_dir/vinterp/vinterp"
+fcode_opt="$build_dir/fcode-opt/fcode-opt"
+baselines="$build_dir/bench/baselines"
+classic="$shared_dir/classic/vinterp"
 bench_dir="$shared_dir/neslgpu-bench"
-if [[ ! -x "$vinterp" ]]; then
-  echo "run_benchmarks.sh: $vinterp not found; build it first (cmake --build $build_dir --target vinterp)" >&2
-  exit 1
+compare="$repo_root/bench/compare_output.sh"
+[[ -d "$bench_dir" ]] || die "$bench_dir not found (use --shared DIR)"
+[[ -x /usr/bin/time ]] || die "/usr/bin/time is missing (Debian package 'time')"
+needs() { [[ " $variants " == *" $1"* ]]; }
+if needs vcode || needs fcode; then
+  [[ -x "$vinterp" ]] || die "$vinterp not found; build it first (cmake --build $build_dir --target vinterp)"
 fi
-if [[ ! -d "$bench_dir" ]]; then
-  echo "run_benchmarks.sh: $bench_dir not found (use --shared DIR)" >&2
-  exit 1
-fi
-if [[ ! -x /usr/bin/time ]]; then
-  echo "run_benchmarks.sh: /usr/bin/time is missing (Debian package 'time')" >&2
-  exit 1
-fi
-[[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "run_benchmarks.sh: --runs needs a positive integer" >&2; exit 2; }
+if needs fcode; then [[ -x "$fcode_opt" ]] || die "$fcode_opt not found (cmake --build $build_dir --target fcode-opt)"; fi
+if needs classic; then [[ -x "$classic" ]] || die "$classic not found (the classic interpreter, in the shared corpus)"; fi
 
-# The classic interpreter's reference timings, from ../shared/README.md, "Reference timings
-# (classic interpreter, serial CVL, gcc -O2; 2-core Xeon like ours)": wall seconds, median of 3,
-# `vinterp -m 1000000000 FILE`, and the program's own timer (the timed region only).
-#   name           source file (in neslgpu-bench/)   size       wall s  timed region s
-reference_table="
-qs             qs.1000000.vcode                  10000000   2.11    1.867
-black-scholes  black-scholes.10000000.vcode      10000000   5.82    2.950
-quickhull      quickhull.5000000.vcode           5000000    1.25    0.793
-bh             bh.20000.vcode                    20000      3.07    2.771
-bh             bh.75000.vcode                    75000      14.96   14.02
-dotp           dotp.vcode                        50000000   2.74    0.086
-muladd         muladd.vcode                      20000000   0.96    0.025
+# The benchmark rows: name, the neslgpu-bench file to start from, and the problem size (the sizes
+# of the classic reference table in ../shared/README.md; --all adds the rows marked "all").
+benchmark_table="
+qs             qs.1000000.vcode               10000000  default
+black-scholes  black-scholes.10000000.vcode   10000000  default
+quickhull      quickhull.5000000.vcode        5000000   default
+bh             bh.20000.vcode                 20000     default
+bh             bh.75000.vcode                 75000     all
+dotp           dotp.vcode                     50000000  default
+muladd         muladd.vcode                   20000000  all
 "
-# Rows that --all adds to the default selection (name size).
-extra_rows="bh:75000 muladd:20000000"
-default_rows="bh:20000"
+# The hand-written baseline of each program (bench/baselines), by the program's name.
+baseline_of() {
+  case "$1" in
+    qs) echo sort ;; black-scholes) echo black_scholes ;; quickhull) echo quickhull ;;
+    bh) echo barnes_hut ;; dotp) echo dotp ;; *) echo "" ;;
+  esac
+}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/nesl_bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -101,110 +125,171 @@ with_size() {
     {print}' "$1" > "$3"
 }
 
-median() { sort -g | awk '{v[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 2) print v[(NR+1)/2]; else printf "%.3f\n", (v[NR/2]+v[NR/2+1])/2}'; }
+# A number with $2 decimals, or "-".
+fmt() { if [[ "$1" == - ]]; then echo -; else printf "%.${2}f" "$1"; fi; }
 
-# One line per (program, size) to run: name|file|size|reference wall|reference timed|expected
+median() { sort -g | awk '{v[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+
+# One job per (program, size): name|file|size|expected output file or -
 jobs=()
 if [[ $reduced -eq 1 ]]; then
   for f in "$bench_dir"/reduced/*.vcode; do
     name=$(basename "$f" .vcode)
-    expected="${f%.vcode}.expected"
-    jobs+=("$name|$f|$(program_size "$f")|-|-|$expected")
+    base=${name%%.*}
+    [[ " $programs " == *" $base "* ]] || continue
+    jobs+=("$base|$f|$(program_size "$f")|${f%.vcode}.expected")
   done
 else
   for name in $programs; do
     found=0
-    while read -r rname rfile rsize rwall rtimed; do
+    while read -r rname rfile rsize rset; do
       [[ -z "$rname" || "$rname" != "$name" ]] && continue
-      key="$rname:$rsize"
-      # bh has two rows; only 20000 is in the default set, 75000 with --all.
-      if [[ " $extra_rows " == *" $key "* && $all -eq 0 ]]; then continue; fi
+      [[ "$rset" == all && $all -eq 0 ]] && continue
       src="$bench_dir/$rfile"
-      [[ -f "$src" ]] || { echo "run_benchmarks.sh: missing $src" >&2; exit 1; }
-      expected="-"
+      [[ -f "$src" ]] || die "missing $src"
       if [[ "$(program_size "$src")" == "$rsize" && -f "${src%.vcode}.expected" ]]; then
-        expected="${src%.vcode}.expected"
-        file="$src"
+        jobs+=("$name|$src|$rsize|${src%.vcode}.expected")
       else
         file="$work/$name.$rsize.vcode"
         with_size "$src" "$rsize" "$file"
+        jobs+=("$name|$file|$rsize|-")
       fi
-      jobs+=("$name|$file|$rsize|$rwall|$rtimed|$expected")
       found=1
-    done <<< "$reference_table"
-    [[ $found -eq 1 ]] || { echo "run_benchmarks.sh: no reference row for '$name'" >&2; exit 2; }
+    done <<< "$benchmark_table"
+    [[ $found -eq 1 ]] || { echo "run_benchmarks.sh: no benchmark row for '$name'" >&2; exit 2; }
   done
-  if [[ $all -eq 1 ]]; then
-    for key in $extra_rows; do
-      name=${key%%:*}
-      [[ " $programs " == *" $name "* ]] && continue  # already added above
-      while read -r rname rfile rsize rwall rtimed; do
-        [[ "$rname:$rsize" != "$key" ]] && continue
-        src="$bench_dir/$rfile"
-        file="$work/$name.$rsize.vcode"
-        with_size "$src" "$rsize" "$file"
-        jobs+=("$name|$file|$rsize|$rwall|$rtimed|-")
-      done <<< "$reference_table"
-    done
+  if [[ $all -eq 1 ]]; then  # the --all rows of programs not named in --programs
+    while read -r rname rfile rsize rset; do
+      [[ "$rset" != all || " $programs " == *" $rname "* ]] && continue
+      file="$work/$rname.$rsize.vcode"
+      with_size "$bench_dir/$rfile" "$rsize" "$file"
+      jobs+=("$rname|$file|$rsize|-")
+    done <<< "$benchmark_table"
   fi
 fi
+[[ ${#jobs[@]} -gt 0 ]] || die "no programs selected"
+
+cores=$(nproc)
+# The command line of a variant for one job (FCODE is made before the first round), or nothing
+# when the variant does not apply (a program without a baseline).
+command_of() {
+  local variant=$1 name=$2 file=$3 size=$4 baseline
+  case "$variant" in
+    classic) echo "$classic -m 1000000000 $file" ;;
+    vcode-1) echo "$vinterp --threads 1 $file" ;;
+    vcode-all) echo "$vinterp $file" ;;
+    fcode-1) echo "$vinterp --threads 1 $work/$name.$size.fcode" ;;
+    fcode-all) echo "$vinterp $work/$name.$size.fcode" ;;
+    baseline-*)
+      baseline=$(baseline_of "$name")
+      [[ -n "$baseline" ]] || return 0
+      [[ -x "$baselines/baseline_$baseline" ]] || die "$baselines/baseline_$baseline not found (build the project)"
+      if [[ "$variant" == baseline-1 ]]; then
+        echo "$baselines/baseline_$baseline --size $size --threads 1"
+      else
+        echo "$baselines/baseline_$baseline --size $size"
+      fi ;;
+  esac
+}
+threads_of() { [[ "$1" == *-all ]] && echo "$cores" || echo 1; }
 
 if [[ $dry_run -eq 1 ]]; then
   for job in "${jobs[@]}"; do
-    IFS='|' read -r name file size ref_wall ref_timed expected <<< "$job"
-    echo "$name size $size (file's size $(program_size "$file")): $file; classic $ref_wall s; expected output: $expected"
+    IFS='|' read -r name file size expected <<< "$job"
+    echo "$name size $size (the file's size: $(program_size "$file")); expected output: $expected"
+    for variant in $variants; do
+      cmd=$(command_of "$variant" "$name" "$file" "$size")
+      [[ -n "$cmd" ]] && echo "  $variant: $cmd"
+    done
   done
   exit 0
 fi
 
-cores=$(nproc)
 cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || true)
 echo "# vinterp: $vinterp ($("$vinterp" --version 2>/dev/null | head -1 || echo "version unknown"))"
-echo "# machine: ${cpu:-unknown cpu}, $cores cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
-echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ); runs per row: $runs (median wall and timed region, max RSS)"
-echo "# classic s, cl. timed: the classic interpreter's reference wall time and timed region (../shared/README.md)"
-echo "# wall/classic = our median wall time / the classic reference wall time (lower is faster)"
-printf '%-22s %10s %8s %9s %9s %9s %10s %10s %13s %8s\n' program size threads "wall s" "peak MiB" "timed s" \
-  "classic s" "cl. timed" "wall/classic" output
+echo "# machine: ${cpu:-unknown cpu}, $cores cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ); $runs rounds, the variants alternating within each round"
+echo "# wall s, timed s: medians (timed = the program's own timer, its last line); peak MiB: the largest"
+echo "# maximum resident set size; x classic: median of the per-round ratios to the classic's run"
+printf '%-14s %9s %-13s %7s %8s %8s %9s %9s %10s %s\n' program size variant threads "wall s" "peak MiB" "timed s" \
+  "x classic" "timed x cl" output
+if [[ -n "$csv" ]]; then
+  echo "program,size,variant,threads,runs,wall_s,wall_min_s,wall_max_s,timed_s,peak_rss_mib,wall_vs_classic,timed_vs_classic,output" > "$csv"
+fi
+
 status=0
 for job in "${jobs[@]}"; do
-  IFS='|' read -r name file size ref_wall ref_timed expected <<< "$job"
-  for threads in $thread_list; do
-    walls=() timeds=() peak_kb=0 check="-" failed=""
-    for ((run = 1; run <= runs; run++)); do
-      out="$work/out" err="$work/err" tfile="$work/time"
-      cmd=("$vinterp" --backend cpu --threads "$threads" "$file")
+  IFS='|' read -r name file size expected <<< "$job"
+  if needs fcode; then
+    "$fcode_opt" "$file" -o "$work/$name.$size.fcode" 2> "$work/err" || die "fcode-opt failed on $file: $(head -c 300 "$work/err")"
+  fi
+  active=()
+  for variant in $variants; do
+    cmd=$(command_of "$variant" "$name" "$file" "$size")
+    [[ -n "$cmd" ]] && active+=("$variant")
+    # Per variant: .rows (round, wall, timed, peak KiB), .out (the first output), .failed
+    rm -f "$work/$variant".*
+  done
+  # The rounds: each variant once per round, in the same order.
+  for ((round = 1; round <= runs; round++)); do
+    for variant in "${active[@]}"; do
+      [[ -f "$work/$variant.failed" ]] && continue
+      read -ra cmd <<< "$(command_of "$variant" "$name" "$file" "$size")"
       [[ -n "$timeout_s" ]] && cmd=(timeout "$timeout_s" "${cmd[@]}")
       rc=0
-      /usr/bin/time -f '%e %M' -o "$tfile" "${cmd[@]}" > "$out" 2> "$err" || rc=$?
+      start=$EPOCHREALTIME  # microseconds; /usr/bin/time's %e has only hundredths
+      (cd "$work" && /usr/bin/time -f '%M' -o "$work/time" "${cmd[@]}" > "$work/out" 2> "$work/err") || rc=$?
+      wall=$(awk -v a="$EPOCHREALTIME" -v b="$start" 'BEGIN {printf "%.4f", a - b}')
       if [[ $rc -ne 0 ]]; then
-        failed="exit $rc: $(head -c 200 "$err" | head -1)"
-        break
+        echo "exit $rc: $(grep -v '^Command exited' "$work/err" | head -c 200 | head -1)" > "$work/$variant.failed"
+        continue
       fi
-      read -r wall rss_kb < <(tail -1 "$tfile")
-      walls+=("$wall")
-      (( rss_kb > peak_kb )) && peak_kb=$rss_kb
-      timed=$(tail -1 "$out" | sed -n 's/^( \([-+0-9.e]*\) )$/\1/p')
-      timeds+=("${timed:--}")
-      if [[ "$expected" != "-" ]]; then
-        # Every line but the last (the timer) must be the classic interpreter's output.
-        if cmp -s <(sed '$d' "$expected") <(sed '$d' "$out"); then check=ok; else check=DIFFERS; status=1; fi
-      fi
+      rss_kb=$(tail -1 "$work/time")
+      timed=$(tail -1 "$work/out" | sed -n 's/^( \([-+0-9.e]*\) )$/\1/p')
+      [[ -n "$timed" ]] && timed=$(awk -v t="$timed" 'BEGIN {printf "%.6g", t}')
+      echo "$round $wall ${timed:--} $rss_kb" >> "$work/$variant.rows"
+      [[ -f "$work/$variant.out" ]] || cp "$work/out" "$work/$variant.out"
     done
+  done
+  # The per-round ratios need the classic's wall and timed region of the same round.
+  for variant in "${active[@]}"; do
+    # The output of the first run against the classic's: its .expected file, else this run's.
+    check="-"
+    reference=$expected
+    [[ "$reference" == - && "$variant" != classic && -f "$work/classic.out" ]] && reference="$work/classic.out"
+    if [[ "$reference" != - && -f "$work/$variant.out" ]]; then
+      check=$("$compare" "$reference" "$work/$variant.out") || true
+    fi
+    threads=$(threads_of "$variant")
     label=$threads
-    [[ "$threads" == 0 ]] && label="all($cores)"
-    if [[ -n "$failed" ]]; then
-      printf '%-22s %10s %8s  FAILED (%s)\n' "$name" "$size" "$label" "$failed"
+    [[ "$variant" == *-all ]] && label="all($cores)"
+    if [[ -f "$work/$variant.failed" ]]; then
+      printf '%-14s %9s %-13s %7s  FAILED (%s)\n' "$name" "$size" "$variant" "$label" "$(cat "$work/$variant.failed")"
+      [[ -n "$csv" ]] && echo "$name,$size,$variant,$threads,0,,,,,,,,FAILED" >> "$csv"
       status=1
       continue
     fi
-    wall_med=$(printf '%s\n' "${walls[@]}" | median)
-    timed_med=$(printf '%s\n' "${timeds[@]}" | grep -v '^-$' | median)
-    [[ "$timed_med" != "-" ]] && timed_med=$(printf '%.3f' "$timed_med")
-    ratio="-"
-    [[ "$ref_wall" != "-" ]] && ratio=$(awk -v a="$wall_med" -v b="$ref_wall" 'BEGIN {printf "%.2f", a / b}')
-    printf '%-22s %10s %8s %9.2f %9.0f %9s %10s %10s %13s %8s\n' "$name" "$size" "$label" "$wall_med" \
-      "$(awk -v k="$peak_kb" 'BEGIN {print k / 1024}')" "$timed_med" "$ref_wall" "$ref_timed" "$ratio" "$check"
+    rows="$work/$variant.rows"
+    wall=$(awk '{print $2}' "$rows" | median)
+    wall_min=$(awk '{print $2}' "$rows" | sort -g | head -1)
+    wall_max=$(awk '{print $2}' "$rows" | sort -g | tail -1)
+    timed=$(awk '$3 != "-" {print $3}' "$rows" | median)
+    peak=$(awk '$4 > m {m = $4} END {printf "%.0f", m / 1024}' "$rows")
+    wall_ratio="-" timed_ratio="-"
+    if [[ -f "$work/classic.rows" ]]; then
+      wall_ratio=$(awk 'NR == FNR {c[$1] = $2; next} ($1 in c) && c[$1] > 0 {print $2 / c[$1]}' \
+        "$work/classic.rows" "$rows" | median)
+      timed_ratio=$(awk 'NR == FNR {c[$1] = $3; next} ($1 in c) && c[$1] != "-" && c[$1] > 0 && $3 != "-" {print $3 / c[$1]}' \
+        "$work/classic.rows" "$rows" | median)
+    fi
+    [[ "$check" == DIFFERS* ]] && status=1
+    printf '%-14s %9s %-13s %7s %8s %8s %9s %9s %10s %s\n' "$name" "$size" "$variant" "$label" "$(fmt "$wall" 2)" \
+      "$peak" "$(fmt "$timed" 4)" "$(fmt "$wall_ratio" 3)" "$(fmt "$timed_ratio" 3)" "$check"
+    if [[ -n "$csv" ]]; then
+      csv_check=${check%%:*}
+      echo "$name,$size,$variant,$threads,$(wc -l < "$rows"),$wall,$wall_min,$wall_max,$timed,$peak,$wall_ratio,$timed_ratio,$csv_check" >> "$csv"
+    fi
   done
 done
+[[ -n "$csv" ]] && echo "# CSV: $csv"
 exit $status

@@ -32,6 +32,8 @@ Environment:
   PEAK_GBPS    device memory bandwidth for the microbenchmark's % peak column (default 3000,
                an H100's device-to-device copy measured here; 0 leaves the column out)
   E2E_PROGRAMS programs for the e2e stage (default "dotp black-scholes qs quickhull bh")
+  E2E_SIZES    sizes for the e2e stage instead of its own, e.g. "dotp=50000000 qs=10000000 bh=20000"
+               (those of bench/run_benchmarks.sh, so bench/plot.py can draw the GPU beside them)
   SANITIZE_PROGRAMS  neslgpu-bench/reduced programs run under memcheck (default: the five of the
                e2e stage: "dotp.r100000 black-scholes.r50000 qs.r100000 quickhull.r50000 bh.r200")
   MEMCHECK_FILTER    Catch2 test filter for the suite under memcheck (default: every test)
@@ -51,6 +53,7 @@ MICRO_SIZES=${MICRO_SIZES:-all}
 MICRO_OPS=${MICRO_OPS:-all}
 PEAK_GBPS=${PEAK_GBPS:-3000}
 E2E_PROGRAMS=${E2E_PROGRAMS:-"dotp black-scholes qs quickhull bh"}
+E2E_SIZES=${E2E_SIZES:-}
 SANITIZE_PROGRAMS=${SANITIZE_PROGRAMS:-"dotp.r100000 black-scholes.r50000 qs.r100000 quickhull.r50000 bh.r200"}
 MEMCHECK_FILTER=${MEMCHECK_FILTER:-}
 RACECHECK_FILTER=${RACECHECK_FILTER-"~[large]"}
@@ -254,8 +257,10 @@ bh             bh.75000.vcode                 75000
 "
 
 stage_e2e() {
-  local log="$OUT/e2e.log" name file size src expected backend run
+  local log="$OUT/e2e.log" csv="$OUT/e2e.csv" name file size src expected backend run entry
   : > "$log"
+  # The same columns as bench/run_benchmarks.sh --csv (bench/plot.py reads both).
+  echo "program,size,variant,threads,runs,wall_s,wall_min_s,wall_max_s,timed_s,peak_rss_mib,wall_vs_classic,timed_vs_classic,output" > "$csv"
   {
     echo "# end-to-end: median of $RUNS runs; wall s = the whole process, timed ms = the program's own"
     echo "# timer (its last stdout line); output ok = every other stdout line equals the classic's"
@@ -264,7 +269,9 @@ stage_e2e() {
   for name in $E2E_PROGRAMS; do
     read -r _ file size <<< "$(awk -v n="$name" '$1 == n' <<< "$e2e_table")"
     [[ -n "${file:-}" ]] || { result "e2e $name" 1 "unknown program"; continue; }
+    for entry in $E2E_SIZES; do [[ "${entry%%=*}" == "$name" ]] && size=${entry#*=}; done
     src="$shared/neslgpu-bench/$file"
+    [[ -f "$shared/neslgpu-bench/$name.$size.vcode" ]] && src="$shared/neslgpu-bench/$name.$size.vcode"
     [[ -f "$src" ]] || { result "e2e $name" 1 "$src not in the kit"; continue; }
     expected="-"
     if [[ "$(program_size "$src")" == "$size" && -f "${src%.vcode}.expected" ]]; then
@@ -302,9 +309,13 @@ stage_e2e() {
         continue
       fi
       [[ "$check" == DIFFERS ]] && status=1
-      printf '%-14s %9s %-14s %9.3f %10.3f %8s\n' "$name" "$size" "$label" \
-        "$(printf '%s\n' "${walls[@]}" | median)" \
-        "$(printf '%s\n' "${timeds[@]}" | grep -v '^$' | median | awk '{print $1 * 1000}')" "$check" | tee -a "$summary"
+      local wall_median timed_median threads=""
+      wall_median=$(printf '%s\n' "${walls[@]}" | median)
+      timed_median=$(printf '%s\n' "${timeds[@]}" | grep -v '^$' | median)
+      printf '%-14s %9s %-14s %9.3f %10.3f %8s\n' "$name" "$size" "$label" "$wall_median" \
+        "$(awk -v t="$timed_median" 'BEGIN {print t * 1000}')" "$check" | tee -a "$summary"
+      [[ "$backend" == cpu ]] && threads=$(nproc)
+      echo "$name,$size,$label,$threads,${#walls[@]},$wall_median,$(printf '%s\n' "${walls[@]}" | sort -g | head -1),$(printf '%s\n' "${walls[@]}" | sort -g | tail -1),$timed_median,,,,$check" >> "$csv"
       if [[ "$backend" != cpu ]]; then  # where the time goes, once per program
         echo "== --profile $name $size $label" >> "$log"
         (cd "$work" && "$bin/vinterp" --backend "$backend" --profile "$program" > /dev/null 2>> "$log") || true

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# CTest checks of the comparison scripts (bench/CMakeLists.txt):
+#   test_bench_scripts.sh run BUILD_DIR SHARED_DIR
+#     bench/run_benchmarks.sh on two reduced programs, one round: a CSV row per variant, every
+#     output the classic's; bad options rejected. Exit 77 (skipped) without SHARED_DIR.
+#   test_bench_scripts.sh plot
+#     bench/plot.py on a small made-up CSV (plus a GPU CSV): a PNG; bad CSVs rejected with a
+#     message. Exit 77 (skipped) without matplotlib.
+set -uo pipefail
+
+bench=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/test_bench_scripts.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+status=0
+check() {  # check DESCRIPTION COMMAND...: runs the command, reports, remembers a failure
+  local description=$1
+  shift
+  if "$@"; then echo "ok: $description"; else echo "FAIL: $description"; status=1; fi
+}
+
+case "${1:-}" in
+  run)
+    build_dir=$2 shared_dir=$3
+    if [[ ! -d "$shared_dir/neslgpu-bench/reduced" || ! -x "$shared_dir/classic/vinterp" ]]; then
+      echo "skipped: no $shared_dir/neslgpu-bench/reduced or classic interpreter (the shared corpus)"
+      exit 77
+    fi
+    "$bench/run_benchmarks.sh" "$build_dir" --shared "$shared_dir" --reduced --programs "dotp bh" --runs 1 \
+      --csv "$work/results.csv" > "$work/stdout" 2>&1
+    rc=$?
+    cat "$work/stdout"
+    check "run_benchmarks.sh exits 0" test $rc -eq 0
+    check "a header and 14 rows (2 programs x 7 variants)" test "$(wc -l < "$work/results.csv")" -eq 15
+    check "every row has a wall time and its output is the classic's" \
+      awk -F, 'NR > 1 && !($6 > 0 && ($13 == "same" || $13 == "close")) {bad = 1; print "  bad row: " $0} END {exit bad}' \
+      "$work/results.csv"
+    check "every variant of bh is there" \
+      test "$(awk -F, '$1 == "bh" {printf "%s ", $3}' "$work/results.csv")" == \
+      "classic vcode-1 vcode-all fcode-1 fcode-all baseline-1 baseline-all "
+    "$bench/run_benchmarks.sh" "$build_dir" --variants "classic nonsense" > "$work/out" 2>&1
+    check "an unknown variant: exit 2 and its name" test $? -eq 2 -a -n "$(grep -F "unknown variant 'nonsense'" "$work/out")"
+    "$bench/run_benchmarks.sh" "$build_dir" --shared "$work/nowhere" > "$work/out" 2>&1
+    check "a missing shared corpus: exit 1 and its path" test $? -eq 1 -a -n "$(grep -F "$work/nowhere" "$work/out")"
+    ;;
+  plot)
+    if ! /usr/bin/python3 -c 'import matplotlib' 2> /dev/null; then
+      echo "skipped: /usr/bin/python3 has no matplotlib (Debian: python3-matplotlib)"
+      exit 77
+    fi
+    header="program,size,variant,threads,runs,wall_s,wall_min_s,wall_max_s,timed_s,peak_rss_mib,wall_vs_classic,timed_vs_classic,output"
+    {
+      echo "$header"
+      for variant in classic vcode-1 vcode-all fcode-1 fcode-all baseline-1 baseline-all; do
+        echo "qs,1000,$variant,1,3,0.5,0.4,0.6,0.25,40,,,same"
+        echo "dotp,2000,$variant,1,3,2.0,1.9,2.1,0.001,40,,,same"
+      done
+    } > "$work/cpu.csv"
+    printf '%s\n%s\n%s\n' "$header" "qs,1000,cuda,,3,0.3,0.3,0.3,0.002,,,,ok" "dotp,999,cuda,,3,0.3,0.3,0.3,0.002,,,,ok" \
+      > "$work/gpu.csv"
+    /usr/bin/python3 "$bench/plot.py" "$work/cpu.csv" --gpu "$work/gpu.csv" -o "$work/figure.png" --title test > "$work/out" 2>&1
+    rc=$?
+    cat "$work/out"
+    check "plot.py exits 0" test $rc -eq 0
+    check "it wrote a PNG" test "$(head -c 8 "$work/figure.png" 2> /dev/null | od -An -tx1 | tr -d ' \n')" == 89504e470d0a1a0a
+    check "the GPU row of another size is named as left out" grep -q "no CPU row for dotp 999" "$work/out"
+    echo "not,a,results,file" > "$work/bad.csv"
+    /usr/bin/python3 "$bench/plot.py" "$work/bad.csv" -o "$work/bad.png" > "$work/out" 2>&1
+    check "a CSV without the columns: exit 1 and its name" test $? -eq 1 -a -n "$(grep -F "$work/bad.csv: not a results CSV" "$work/out")"
+    /usr/bin/python3 "$bench/plot.py" "$work/missing.csv" -o "$work/bad.png" > "$work/out" 2>&1
+    check "a missing CSV: exit 1 and its name" test $? -eq 1 -a -n "$(grep -F "cannot read $work/missing.csv" "$work/out")"
+    ;;
+  *)
+    echo "usage: test_bench_scripts.sh run BUILD_DIR SHARED_DIR | plot" >&2
+    exit 2
+    ;;
+esac
+exit $status
