@@ -8,11 +8,12 @@
 
 // sleef.h declares a width's functions only when the whole file is compiled for that instruction
 // set; here only the functions below are, so declare them (they are in libsleef either way).
+// Each carries its instruction set, as clang requires of a function taking wide vectors.
 extern "C" {
-__m512d Sleef_expd8_u10avx512f(__m512d);
-__m512d Sleef_logd8_u10avx512f(__m512d);
-__m256d Sleef_expd4_u10avx2(__m256d);
-__m256d Sleef_logd4_u10avx2(__m256d);
+__attribute__((target("avx512f"))) __m512d Sleef_expd8_u10avx512f(__m512d);
+__attribute__((target("avx512f"))) __m512d Sleef_logd8_u10avx512f(__m512d);
+__attribute__((target("avx2,fma"))) __m256d Sleef_expd4_u10avx2(__m256d);
+__attribute__((target("avx2,fma"))) __m256d Sleef_logd4_u10avx2(__m256d);
 }
 #endif
 
