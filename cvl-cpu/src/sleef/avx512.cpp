@@ -2,6 +2,9 @@
 #include <immintrin.h>
 #include <sleef.h>
 
+#include <cfloat>
+#include <cmath>
+
 #include "array_functions.hpp"
 
 namespace cvl::cpu::sleef {
