@@ -6,6 +6,7 @@
 
 #include "cvl/shape_contract.hpp"
 #include "cvl_cpu/cvl_cpu.hpp"
+#include "buffer_cache.hpp"
 #include "families.hpp"
 #include "vector_math.hpp"
 
@@ -139,6 +140,7 @@ class CpuBackend final : public Backend {
   BackendStats stats() const override {
     BackendStats s;
     s.fused_plans = fused_plans_;
+    s.host_bytes_in_use = cpu::memory_stats().live;
     return s;
   }
 

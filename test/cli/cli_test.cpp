@@ -11,35 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "process.hpp"
+#include "cli_support.hpp"
 
 namespace {
 
-const std::string vinterp = VINTERP_PATH;
-const std::string fcode_opt = FCODE_OPT_PATH;
-const std::string test_dir = CLI_TEST_DIR;
-const std::string program = test_dir + "/profile_counts.vcode";
-
-corpus::ProcessResult run_command(std::vector<std::string> args) {
-  auto result = corpus::run_process(args, "/tmp", "/dev/null", 60.0);
-  INFO("stderr: " << result.err);
-  REQUIRE(result.launch_error.empty());
-  REQUIRE(result.exited);
-  return result;
-}
-
-corpus::ProcessResult run_vinterp(std::vector<std::string> args) {
-  args.insert(args.begin(), vinterp);
-  return run_command(std::move(args));
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using namespace cli;
 
 std::vector<std::string> split_words(const std::string& line) {
   std::istringstream in(line);

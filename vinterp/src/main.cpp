@@ -15,6 +15,8 @@
 #include "allocator_policy.hpp"
 #include "cvl/registry.hpp"
 #include "cvl_cpu/cvl_cpu.hpp"
+#include "environment_options.hpp"
+#include "optimize_in_process.hpp"
 #include "vcode/lexer.hpp"
 #include "vcode/parser.hpp"
 #include "vcode/superop_print.hpp"
@@ -40,6 +42,7 @@ const char* const usage_text =
     "\t -m <num>\t vector memory in 8-byte units (accepted; memory grows as needed)\n"
     "\t -<num>\t\t select a CUDA device (0-9; GPU backends)\n"
     "\t -t\t\t time program execution\n"
+    "\t -O, --optimize\t optimize VCODE as fcode-opt does (fused superoperators), then run it\n"
     "Long options:\n"
     "\t --backend NAME\t\t the vector library (default cpu; --version lists this build's)\n"
     "\t --threads N\t\t CPU threads (default: all cores; 1 = sequential, exact)\n"
@@ -48,6 +51,8 @@ const char* const usage_text =
     "\t\t\t\t with --threads 1\n"
     "\t --float-rank correct|legacy\t FLOAT RANK order (legacy = the x86-64 reference's)\n"
     "\t --trace\t\t print each instruction and the stack's shape on stderr\n"
+    "\t --trace-json FILE\t write a timeline of the run (Chrome trace events: Perfetto,\n"
+    "\t\t\t\t chrome://tracing)\n"
     "\t --profile\t\t per-opcode counts and times on stderr at the end\n"
     "\t --sync\t\t\t GPU backends: wait for the device after every operation (faults name their op)\n"
     "\t --host-threshold N\t GPU backends: ops whose inputs are on the host and at most N elements\n"
@@ -58,7 +63,11 @@ const char* const usage_text =
     "\t --max-memory SIZE\t vector memory limit: bytes, or with K, M, G, T (powers of 1024);\n"
     "\t\t\t\t default 3/4 of physical memory (cuda: the device's memory)\n"
     "\t --sandbox\t\t SPAWN and FOPEN are runtime errors (READ from stdin still works)\n"
-    "\t --help, --version\n";
+    "\t --help, --version\n"
+    "Environment:\n"
+    "\t VINTERP_OPTIONS\t options read before the command line's own (which win), for\n"
+    "\t\t\t\t toolchains that call vinterp with fixed arguments:\n"
+    "\t\t\t\t VINTERP_OPTIONS=\"--backend cuda -O\"\n";
 
 // A bad command line: vinterp prints the message, then the usage text, and exits 1.
 struct UsageError : std::runtime_error {
@@ -85,6 +94,8 @@ struct RunSettings {
   cvl::BackendOptions backend;
   vm::MachineOptions machine;
   LoadTraces traces;
+  bool optimize = false;   // -O
+  std::string trace_json;  // --trace-json FILE ("" for none)
 };
 
 po::options_description command_line_options() {
@@ -104,6 +115,8 @@ po::options_description command_line_options() {
       ("math", po::value<std::string>(), "")
       ("float-rank", po::value<std::string>()->default_value("correct"), "")
       ("trace", "")
+      ("trace-json", po::value<std::string>(), "")
+      ("optimize,O", "")
       ("profile", "")
       ("sync", "")
       ("host-threshold", po::value<long long>(), "")
@@ -145,9 +158,9 @@ std::uint64_t parse_memory_size(const std::string& text) {
   return value << shift;
 }
 
-// The last -<digit> given, as getopt would have it; 0 when there is none.
-int device_option(const po::parsed_options& parsed) {
-  int device = 0;
+// The last -<digit> given, as getopt would have it.
+std::optional<int> device_option(const po::parsed_options& parsed) {
+  std::optional<int> device;
   for (const auto& option : parsed.options)
     if (const auto& key = option.string_key;
         key.size() == 2 && key[0] == '-' && std::isdigit(static_cast<unsigned char>(key[1])))
@@ -155,15 +168,39 @@ int device_option(const po::parsed_options& parsed) {
   return device;
 }
 
-// Throws po::error for a command line Boost cannot parse.
+// A bad VINTERP_OPTIONS: reported like a bad command line, naming the variable.
+struct EnvironmentError : UsageError {
+  using UsageError::UsageError;
+};
+
+// The command line, then VINTERP_OPTIONS beneath it: a value given in both places is the command
+// line's (po::store keeps the first value stored), switches add up. Throws po::error for a
+// command line Boost cannot parse and EnvironmentError for such a variable.
 po::variables_map parse_command_line(int argc, char** argv, int& device) {
   const po::options_description options = command_line_options();  // `parsed` points into it
+  const std::vector<std::string> words = vinterp::environment_options();
+  std::optional<po::parsed_options> from_environment;
+  try {  // first, so that its mistakes are reported as its own
+    from_environment = po::command_line_parser(words).options(options).run();
+  } catch (const po::error& e) {
+    throw EnvironmentError(std::string(vinterp::options_variable) + ": " + e.what());
+  }
+  for (const auto& option : from_environment->options)
+    if (option.position_key != -1)
+      throw EnvironmentError(std::string(vinterp::options_variable) + ": '" +
+                             option.value.front() +
+                             "' is not an option (the file belongs on the command line)");
   po::positional_options_description positional;
   positional.add("file", -1);
   auto parsed = po::command_line_parser(argc, argv).options(options).positional(positional).run();
-  device = device_option(parsed);
+  device = device_option(parsed).value_or(device_option(*from_environment).value_or(0));
   po::variables_map args;
   po::store(parsed, args);
+  try {  // values are converted here
+    po::store(*from_environment, args);
+  } catch (const po::error& e) {
+    throw EnvironmentError(std::string(vinterp::options_variable) + ": " + e.what());
+  }
   po::notify(args);
   return args;
 }
@@ -244,6 +281,11 @@ RunSettings run_settings(const po::variables_map& args, int device) {
   settings.backend_name = args["backend"].as<std::string>();
   settings.machine = machine_options(args, settings.traces);
   settings.backend = backend_options(args, device);
+  settings.optimize = args.count("optimize") > 0;
+  if (args.count("trace-json")) {
+    settings.trace_json = args["trace-json"].as<std::string>();
+    if (settings.trace_json.empty()) throw UsageError("--trace-json needs a file name");
+  }
   return settings;
 }
 
@@ -331,6 +373,31 @@ int run_program(const vcode::Program& program, cvl::Backend& backend, const RunS
   }
 }
 
+// -O: the program optimized in place, its time given to --profile; false after printing why it
+// could not be (as fcode-opt reports it).
+bool optimize_or_report(vcode::Program& program, RunSettings& settings, vm::TraceJson* trace) {
+  const auto start = vm::TraceJson::Clock::now();
+  try {
+    settings.machine.optimize_seconds = vinterp::optimize_in_process(program).seconds;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "vinterp: -O: %s: %s\n", settings.file.c_str(), e.what());
+    return false;
+  }
+  if (trace) trace->phase("optimize (-O)", start, vm::TraceJson::Clock::now());
+  return true;
+}
+
+// --trace-json: the writer, or nullptr after printing why the file cannot be written.
+std::unique_ptr<vm::TraceJson> open_trace_or_report(const RunSettings& settings) {
+  try {
+    return std::make_unique<vm::TraceJson>(
+        settings.trace_json, "vinterp " + settings.file + " (--backend " + settings.backend_name + ")");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "vinterp: %s\n", e.what());
+    return nullptr;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -354,10 +421,28 @@ int main(int argc, char** argv) {
     return usage_error(e.what());
   }
 
-  const std::optional<vcode::Program> program = load_or_report(settings.file);
+  std::unique_ptr<vm::TraceJson> trace;
+  if (!settings.trace_json.empty()) {
+    trace = open_trace_or_report(settings);
+    if (!trace) return 1;
+    settings.machine.trace_json = trace.get();
+  }
+  const auto load_start = vm::TraceJson::Clock::now();
+  std::optional<vcode::Program> program = load_or_report(settings.file);
   if (!program) return 1;
+  if (trace) trace->phase("load", load_start, vm::TraceJson::Clock::now());
   print_load_traces(settings, *program);
+  if (settings.optimize && !optimize_or_report(*program, settings, trace.get())) return 1;
   std::unique_ptr<cvl::Backend> backend = make_backend_or_report(settings);
   if (!backend) return 1;
-  return run_program(*program, *backend, settings);
+  const int status = run_program(*program, *backend, settings);
+  if (trace) {
+    try {
+      trace->finish(vm::TraceJson::Clock::now());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "vinterp: %s\n", e.what());
+      return status == 0 ? 1 : status;
+    }
+  }
+  return status;
 }

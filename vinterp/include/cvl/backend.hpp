@@ -75,6 +75,7 @@ struct BackendStats {
   std::uint64_t bytes_to_device = 0;
   std::uint64_t bytes_to_host = 0;
   std::uint64_t device_bytes_in_use = 0;
+  std::uint64_t host_bytes_in_use = 0;  // cvl-cpu's vector storage (--trace-json's memory track)
   std::uint64_t device_bytes_peak = 0;
   std::uint64_t fused_plans = 0;  // superoperators planned (prepare); FUSED calls plan nothing
 };

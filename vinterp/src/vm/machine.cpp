@@ -16,6 +16,7 @@ Machine::Machine(const vcode::Program& program, cvl::Backend& backend, MachineOp
   streams_[2] = stderr;
   stack_.reserve(1024);
   returns_.reserve(1024);
+  if (options_.optimize_seconds >= 0) profile_.optimizer_ran(options_.optimize_seconds);
   prepare();
 }
 
@@ -129,6 +130,7 @@ void Machine::run_instructions(bool instrumented) {
       continue;
     }
     trace(ins);
+    const bool measured = options_.profile || options_.trace_json;
     std::uint64_t elements = 0;
     for (std::size_t a = 0; a < prepared_[pc_].arity && a < stack_.size(); ++a) {
       // A count still pending on the device is added at the end: reading it now would wait.
@@ -139,21 +141,46 @@ void Machine::run_instructions(bool instrumented) {
       else if (options_.profile)
         profile_.count_later(ins.op, n);
     }
-    const cvl::BackendStats stats_before = options_.profile ? backend_.stats() : cvl::BackendStats{};
-    auto before = std::chrono::steady_clock::now();
-    Op op = ins.op;
+    const cvl::BackendStats stats_before = measured ? backend_.stats() : cvl::BackendStats{};
+    const auto before = std::chrono::steady_clock::now();
     execute(ins, prepared_[pc_]);
-    if (options_.profile) {
+    if (measured) {
       // A GPU op's own device time, not just its launch; the wait reads nothing back, so the
       // counts below are those of a run without --profile.
       backend_.wait_for_device();
       const cvl::BackendStats stats_after = backend_.stats();
-      const double seconds = seconds_since(before);
-      profile_.record(op, seconds, elements, stats_before, stats_after);
+      const auto after = std::chrono::steady_clock::now();
+      if (options_.profile)
+        profile_.record(ins.op, std::chrono::duration<double>(after - before).count(), elements,
+                        stats_before, stats_after);
+      if (options_.trace_json) trace_instruction(ins, elements, before, after, stats_before, stats_after);
     }
     if (!kept_checks_.empty()) run_ready_checks();
     if (speculation_) checkpoint_if_certain();
   }
+}
+
+void Machine::trace_instruction(const Instruction& ins, std::uint64_t elements,
+                                TraceJson::Clock::time_point start, TraceJson::Clock::time_point end,
+                                const cvl::BackendStats& before, const cvl::BackendStats& after) {
+  TraceJson& trace = *options_.trace_json;
+  TraceJson::Instruction span;
+  span.opcode = vcode::op_table[static_cast<std::size_t>(ins.op)].spelling;
+  if (ins.type) span.type = vcode::keyword_name(*ins.type);
+  // CONST's text carries its value, which may be a long vector: its name is the opcode and type.
+  span.text = ins.op == Op::Const ? "CONST " + std::string(span.type)
+                                  : vcode::instruction_text(program_, ins);
+  span.function = program_.functions[ins.function].name;
+  span.line = ins.where.line;
+  span.start = start;
+  span.end = end;
+  span.elements = elements;
+  span.before = before;
+  span.after = after;
+  trace.instruction(span);
+  if (ins.op == Op::Call) trace.enter_function(ins.callee, end);
+  if (ins.op == Op::Ret) trace.leave_function(end);
+  trace.memory(after.host_bytes_in_use, after.device_bytes_in_use, end);
 }
 
 void Machine::checkpoint_if_certain() {
@@ -194,12 +221,13 @@ void Machine::return_to_checkpoint() {
 int Machine::run() {
   auto started = std::chrono::steady_clock::now();
   pc_ = program_.functions[program_.entry_function].first;
-  const bool instrumented = options_.trace || options_.profile || options_.debug.command ||
-                            options_.debug.stack || options_.debug.values ||
-                            options_.debug.runtime;
+  const bool traced = options_.trace || options_.trace_json || options_.debug.command ||
+                      options_.debug.stack || options_.debug.values || options_.debug.runtime;
+  const bool instrumented = traced || options_.profile;
   // A region that runs again would trace twice: speculation only without traces.
-  speculation_ = options_.speculation && !options_.trace && !options_.debug.command && !options_.debug.stack &&
-                 !options_.debug.values && !options_.debug.runtime;
+  speculation_ = options_.speculation && !traced;
+  if (options_.trace_json)
+    options_.trace_json->enter_function(program_.functions[program_.entry_function].name, started);
   guessing_ = speculation_;
   backend_.allow_speculation(guessing_);
   if (speculation_) take_checkpoint();

@@ -15,6 +15,7 @@
 #include "cvl/random.hpp"
 #include "error_report.hpp"
 #include "profile.hpp"
+#include "trace_json.hpp"
 #include "value.hpp"
 #include "vcode/program.hpp"
 
@@ -42,6 +43,8 @@ struct MachineOptions {
   static constexpr std::size_t default_max_call_depth = 1'000'000;
   std::size_t max_call_depth = default_max_call_depth;
   DebugSwitches debug;
+  TraceJson* trace_json = nullptr;  // --trace-json: the timeline's writer, owned by the caller
+  double optimize_seconds = -1;     // -O: the optimizer's time before the run (for --profile)
 };
 
 // A VCODE runtime error found by the machine (a data error, like cvl::Error); the machine adds
@@ -121,6 +124,10 @@ class Machine {
   std::string format_value(const Value& v);
   void dump_stack();
   void trace(const vcode::Instruction& ins);
+  // --trace-json: the span of one instruction, and the call or return it makes.
+  void trace_instruction(const vcode::Instruction& ins, std::uint64_t elements,
+                         TraceJson::Clock::time_point start, TraceJson::Clock::time_point end,
+                         const cvl::BackendStats& before, const cvl::BackendStats& after);
   std::string stack_shapes() const;
 
   // I/O instructions and their helpers (exec_io.cpp, exec_spawn.cpp).

@@ -75,6 +75,9 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
   print_row("total", 5, total);
   std::fprintf(out, "wall time %.6f s (including the final stack dump); clock overhead %.1f ns "
                "per instruction subtracted\n", wall_seconds, 1e9 * clock_overhead_);
+  if (optimize_seconds_ >= 0)
+    std::fprintf(out, "optimizer (-O, fcode-opt's pipeline in-process) %.6f s before the run, not "
+                 "in the wall time\n", optimize_seconds_);
   if (run_stats.fused_plans != 0)
     std::fprintf(out, "superoperators planned: %llu (each once, at load; FUSED calls plan "
                  "nothing)\n", (unsigned long long)run_stats.fused_plans);

@@ -47,6 +47,9 @@ class Profile {
   void print(std::FILE* out, double wall_seconds, const cvl::BackendStats& run_stats,
              const std::string& backend);
 
+  // -O: the optimizer ran for `seconds` before the run; print() says so.
+  void optimizer_ran(double seconds) { optimize_seconds_ = seconds; }
+
  private:
   struct Row {
     std::uint64_t count = 0;
@@ -60,6 +63,7 @@ class Profile {
   std::array<Row, vcode::op_count> rows_{};
   std::vector<std::pair<vcode::Op, cvl::Length>> pending_elements_;
   double clock_overhead_ = 0;
+  double optimize_seconds_ = -1;  // -1: no -O
 };
 
 }  // namespace vm
