@@ -21,6 +21,9 @@ Stages (default: all of them, in this order; each fits well inside 10 minutes on
   e2e          dotp 10M, black-scholes 10M, qs 1M, quickhull 5M, bh 75000: $BACKEND (and its
                fcode-opt version, when fcode-opt is in the kit) vs cpu
   micro        cvl_microbench over every case at 10^3..10^8, and the host-threshold crossover
+  trace        vinterp -O --trace-json on TRACE_PROGRAMS (device timestamps on cuda): the
+               output must match a run without tracing; trace_<program>.json in $OUT, for
+               bench/plot_trace.py on the way back
 
 Environment:
   BACKEND      the backend under test (default cuda; cpu or cuda-emulated rehearse the script)
@@ -38,6 +41,7 @@ Environment:
                e2e stage: "dotp.r100000 black-scholes.r50000 qs.r100000 quickhull.r50000 bh.r200")
   MEMCHECK_FILTER    Catch2 test filter for the suite under memcheck (default: every test)
   RACECHECK_FILTER   ... under racecheck (default "~[large]": racecheck is slow on 10^7 elements)
+  TRACE_PROGRAMS     neslgpu-bench/reduced programs of the trace stage (default "qs.r100000 bh.r200")
   SANITIZER    the compute-sanitizer binary (default: found on PATH or under /usr/local/cuda)
   LIBRARY_SEARCH  folders searched for shared libraries the loader does not find (default: the
                CUDA toolkit, /usr/lib/x86_64-linux-gnu, /opt, /usr/local/lib, /usr/lib/python3*)
@@ -57,8 +61,9 @@ E2E_SIZES=${E2E_SIZES:-}
 SANITIZE_PROGRAMS=${SANITIZE_PROGRAMS:-"dotp.r100000 black-scholes.r50000 qs.r100000 quickhull.r50000 bh.r200"}
 MEMCHECK_FILTER=${MEMCHECK_FILTER:-}
 RACECHECK_FILTER=${RACECHECK_FILTER-"~[large]"}
+TRACE_PROGRAMS=${TRACE_PROGRAMS:-"qs.r100000 bh.r200"}
 
-all_stages="info conformance corpus corpus-fused corpus-full memcheck racecheck e2e micro"
+all_stages="info conformance corpus corpus-fused corpus-full memcheck racecheck e2e micro trace"
 stages=()
 for arg in "$@"; do
   case "$arg" in
@@ -333,6 +338,19 @@ stage_micro() {
   rc=0
   "$bin/cvl_microbench" --backend "$BACKEND" --threshold >> "$log" 2>&1 || rc=$?
   result "micro threshold" "$rc" "$(grep 'suggested --host-threshold' "$log" | tail -1)"
+}
+
+stage_trace() {
+  local name program rc
+  for name in $TRACE_PROGRAMS; do
+    program="$shared/neslgpu-bench/reduced/$name.vcode"
+    [[ -f "$program" ]] || { note "trace $name: skipped (not in the kit)"; continue; }
+    rc=0
+    (cd "$work" && "$bin/vinterp" --backend "$BACKEND" -O "$program" > "$work/plain.out" 2>&1 &&
+       "$bin/vinterp" --backend "$BACKEND" -O --trace-json "$OUT/trace_$name.json" "$program" \
+         > "$work/traced.out" 2>&1 && cmp -s "$work/plain.out" "$work/traced.out") || rc=$?
+    result "trace $name" "$rc" "$(du -k "$OUT/trace_$name.json" 2>/dev/null | cut -f1) KiB"
+  done
 }
 
 note "# run_all.sh $(date -u +%Y-%m-%dT%H:%M:%SZ): backend $BACKEND, stages ${stages[*]}"

@@ -394,6 +394,9 @@ class CudaBackend final : public Backend, private Residency {
 
   void synchronize() override { device_->synchronize(); }
   void wait_for_device() override { device_->wait_idle(); }
+  bool has_device_clock() const override { return Device::has_clock; }
+  void stamp_device_clock(int mark) override { device_->mark_time(mark); }
+  double device_clock_seconds(int mark) override { return device_->seconds_from_origin(mark); }
   void allow_speculation(bool allowed) override { device_->allow_speculation(allowed); }
   void speculation_site(std::uint32_t site) override { device_->speculation_site(site); }
   bool settled() const override { return device_->settled(); }

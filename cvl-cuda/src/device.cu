@@ -71,6 +71,8 @@ Device::~Device() {
 #if CVL_CUDA_REAL
   // Destruction must not throw: a failing call here has nothing left to report to.
   cudaStreamSynchronize(stream_);
+  for (cudaEvent_t mark : clock_marks_)
+    if (mark) cudaEventDestroy(mark);
   cudaFreeHost(board_copy_);
   cudaMemPoolDestroy(pool_);
   cudaStreamDestroy(stream_);
@@ -228,6 +230,26 @@ void Device::synchronize() { copy_to_host(nullptr, nullptr, 0); }
 void Device::wait_idle() {
 #if CVL_CUDA_REAL
   CVL_CUDA_CHECK(cudaStreamSynchronize(stream_));
+#endif
+}
+
+void Device::mark_time(int mark) {
+#if CVL_CUDA_REAL
+  if (!clock_marks_[mark]) CVL_CUDA_CHECK(cudaEventCreate(&clock_marks_[mark]));
+  CVL_CUDA_CHECK(cudaEventRecord(clock_marks_[mark], stream_));
+#else
+  (void)mark;
+#endif
+}
+
+double Device::seconds_from_origin(int mark) {
+#if CVL_CUDA_REAL
+  float ms = 0;
+  CVL_CUDA_CHECK(cudaEventElapsedTime(&ms, clock_marks_[0], clock_marks_[mark]));
+  return ms / 1000.0;
+#else
+  (void)mark;
+  return 0.0;
 #endif
 }
 

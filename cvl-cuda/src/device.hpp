@@ -95,6 +95,13 @@ class Device : public std::enable_shared_from_this<Device> {
   // Waits for all queued work and reads nothing back (not counted as a host sync): for timing.
   void wait_idle();
 
+  // The device's own clock (--trace-json): mark_time(k) queues timestamp k in the stream (0 is
+  // the origin); after wait_idle(), seconds_from_origin(k) reads it. The emulation has none.
+  static constexpr bool has_clock = CVL_CUDA_REAL;
+  static constexpr int kClockMarks = 3;
+  void mark_time(int mark);
+  double seconds_from_origin(int mark);
+
   // A new pending count with host bound `bound` (PendingCount::kUnbounded: none); the work that
   // computes it writes its cell. When the board is full, a synchronization frees it first. With
   // speculation allowed, a count with no bound gets a guessed one (speculative_bound()).
@@ -181,6 +188,7 @@ class Device : public std::enable_shared_from_this<Device> {
   int device_ = 0;
   cudaStream_t stream_ = nullptr;
   cudaMemPool_t pool_ = nullptr;
+  cudaEvent_t clock_marks_[kClockMarks] = {};  // made at first use
 #endif
 };
 

@@ -150,7 +150,9 @@ Fuzzer::Fuzzer(Options options) : options_(std::move(options)) {
                                            "/dev/null", process_timeout_seconds);
   if (!version.exited || version.exit_code != 0) usage("cannot run " + options_.vinterp);
   const bool emulated = version.out.find("cuda-emulated") != std::string::npos;
-  std::vector<Variant> base = {{"cpu-threads1", {"--threads", "1"}, false}, {"cpu-threads-all", {}, false}};
+  // All threads with the exact transcendentals (known_differences.txt [fast-math]).
+  std::vector<Variant> base = {{"cpu-threads1", {"--threads", "1"}, false},
+                               {"cpu-threads-all", {"--math", "exact"}, false}};
   if (emulated) {
     base.push_back({"cuda-emulated-device", {"--backend", "cuda-emulated", "--host-threshold", "0"}, false});
     base.push_back({"cuda-emulated-default", {"--backend", "cuda-emulated"}, false});

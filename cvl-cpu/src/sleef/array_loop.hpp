@@ -3,20 +3,21 @@
 // by those files, inside their anonymous namespace (after <cfloat> and <cmath>).
 #pragma once
 
-// The odd functions whose value at a subnormal x is x itself (sin, tan, asin, atan, sinh, tanh)
-// pass such lanes through: SLEEF loses some of them (its tan(-4.9e-324) is +0, where glibc and
-// the classic give x), a relative error of 100% that no tolerance covers.
+// Where SLEEF and the classic's libm part ways, lanes are put right after the vector call:
+// - A NaN made from a number (log(-1), asin(2), sin(inf)) is the x86 default NaN, as in the exact
+//   mode (cvl_sem::libm_result); SLEEF's have other signs and payloads, which order FLOAT RANK.
+// - With KeepsSubnormals (the odd functions whose value at a subnormal x is x itself: sin, tan,
+//   asin, atan, sinh, tanh) such an x passes through: SLEEF loses some (its tan(-4.9e-324) is
+//   +0, where glibc and the classic give x), a relative error of 100% that no tolerance covers.
 template <class Lanes, auto F, bool KeepsSubnormals>
 void whole_vectors(const double* in, double* out) {
   constexpr std::size_t w = Lanes::width;
-  if constexpr (KeepsSubnormals) {
-    alignas(64) double x[w];  // a copy: `in` may be `out`
-    for (std::size_t j = 0; j < w; ++j) x[j] = in[j];
-    Lanes::store(out, F(Lanes::load(x)));
-    for (std::size_t j = 0; j < w; ++j)
-      if (x[j] != 0.0 && std::fabs(x[j]) < DBL_MIN) out[j] = x[j];
-  } else {
-    Lanes::store(out, F(Lanes::load(in)));
+  alignas(64) double x[w];  // a copy: `in` may be `out`
+  for (std::size_t j = 0; j < w; ++j) x[j] = in[j];
+  Lanes::store(out, F(Lanes::load(x)));
+  for (std::size_t j = 0; j < w; ++j) {
+    if (out[j] != out[j] && x[j] == x[j]) out[j] = std::copysign(std::nan(""), -1.0);
+    if (KeepsSubnormals && x[j] != 0.0 && std::fabs(x[j]) < DBL_MIN) out[j] = x[j];
   }
 }
 

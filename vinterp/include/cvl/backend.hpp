@@ -173,6 +173,13 @@ class Backend {
   // synchronize() it changes nothing a later instruction would otherwise wait for.
   virtual void wait_for_device() {}
   virtual BackendStats stats() const { return {}; }
+  // The device's own clock, for --trace-json: stamp_device_clock(k) queues timestamp k (0, 1 or
+  // 2; 0 is the origin) behind the work queued so far; after wait_for_device(),
+  // device_clock_seconds(k) is its time since the origin. Backends without one (the host ones,
+  // the emulation) say so with has_device_clock().
+  virtual bool has_device_clock() const { return false; }
+  virtual void stamp_device_clock(int /*mark*/) {}
+  virtual double device_clock_seconds(int /*mark*/) { return 0.0; }
 
   // Speculation (off unless the caller can run a region again): a device backend may size a
   // buffer for a guess where a count has no bound, instead of waiting for it. A synchronization

@@ -179,9 +179,14 @@ struct BoolToInt {
 };
 
 // ---- transcendentals: the full-precision library functions (never the fast intrinsics) ------
+// A NaN made from a number (LOG -1.0, ASIN 2.0, SIN inf) is the x86 default NaN, sign bit set
+// and no payload, as the classic's libm returns it: FLOAT RANK orders NaNs by their bits, and
+// libraries differ there (a newer glibc's asin and acos give +nan; SLEEF and CUDA have payloads
+// of their own). A NaN operand passes through as the library returns it.
+CVL_HD f64 libm_result(f64 x, f64 r) { return r != r && x == x ? ::copysign(::nan(""), -1.0) : r; }
 #define CVL_LIBM(Name, fn) \
   struct Name {            \
-    CVL_HD static f64 apply(f64 x) { return ::fn(x); } \
+    CVL_HD static f64 apply(f64 x) { return libm_result(x, ::fn(x)); } \
   };
 CVL_LIBM(Log, log)
 CVL_LIBM(Sqrt, sqrt)

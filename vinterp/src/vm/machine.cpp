@@ -142,22 +142,31 @@ void Machine::run_instructions(bool instrumented) {
         profile_.count_later(ins.op, n);
     }
     const cvl::BackendStats stats_before = measured ? backend_.stats() : cvl::BackendStats{};
+    if (device_clock_) backend_.stamp_device_clock(1);
     const auto before = std::chrono::steady_clock::now();
     execute(ins, prepared_[pc_]);
     if (measured) {
+      if (device_clock_) backend_.stamp_device_clock(2);
       // A GPU op's own device time, not just its launch; the wait reads nothing back, so the
       // counts below are those of a run without --profile.
       backend_.wait_for_device();
       const cvl::BackendStats stats_after = backend_.stats();
       const auto after = std::chrono::steady_clock::now();
+      if (options_.trace_json)  // with a device clock, the device's own times
+        trace_instruction(ins, elements, device_clock_ ? device_time(1) : before,
+                          device_clock_ ? device_time(2) : after, stats_before, stats_after);
       if (options_.profile)
         profile_.record(ins.op, std::chrono::duration<double>(after - before).count(), elements,
                         stats_before, stats_after);
-      if (options_.trace_json) trace_instruction(ins, elements, before, after, stats_before, stats_after);
     }
     if (!kept_checks_.empty()) run_ready_checks();
     if (speculation_) checkpoint_if_certain();
   }
+}
+
+TraceJson::Clock::time_point Machine::device_time(int mark) {
+  const std::chrono::duration<double> since_origin(backend_.device_clock_seconds(mark));
+  return device_origin_ + std::chrono::duration_cast<TraceJson::Clock::duration>(since_origin);
 }
 
 void Machine::trace_instruction(const Instruction& ins, std::uint64_t elements,
@@ -226,8 +235,16 @@ int Machine::run() {
   const bool instrumented = traced || options_.profile;
   // A region that runs again would trace twice: speculation only without traces.
   speculation_ = options_.speculation && !traced;
-  if (options_.trace_json)
+  if (options_.trace_json) {
     options_.trace_json->enter_function(program_.functions[program_.entry_function].name, started);
+    device_clock_ = backend_.has_device_clock();
+    if (device_clock_) {  // the device's time 0: now, with nothing queued
+      backend_.wait_for_device();
+      backend_.stamp_device_clock(0);
+      backend_.wait_for_device();
+      device_origin_ = std::chrono::steady_clock::now();
+    }
+  }
   guessing_ = speculation_;
   backend_.allow_speculation(guessing_);
   if (speculation_) take_checkpoint();

@@ -128,6 +128,8 @@ class Machine {
   void trace_instruction(const vcode::Instruction& ins, std::uint64_t elements,
                          TraceJson::Clock::time_point start, TraceJson::Clock::time_point end,
                          const cvl::BackendStats& before, const cvl::BackendStats& after);
+  // Device clock mark `mark` (cvl::Backend::stamp_device_clock) on the host's clock.
+  TraceJson::Clock::time_point device_time(int mark);
   std::string stack_shapes() const;
 
   // I/O instructions and their helpers (exec_io.cpp, exec_spawn.cpp).
@@ -157,6 +159,10 @@ class Machine {
   std::array<std::FILE*, 256> streams_{};
   std::chrono::steady_clock::time_point timer_start_{};
   Profile profile_;
+  // --trace-json on a backend with a device clock: spans take the device's times, counted from
+  // its mark 0, taken at this host time.
+  bool device_clock_ = false;
+  std::chrono::steady_clock::time_point device_origin_{};
   // Per SUPEROP n: the backend's plan (its analysis gives the length rules), made at load.
   std::vector<std::unique_ptr<cvl::PreparedSuperOp>> superops_;
   std::vector<cvl::FusedOperand> fused_operands_;  // FUSED's operand buffer, empty between calls

@@ -15,11 +15,23 @@ json span(std::string_view name, std::string_view category, double start_us, dou
           {"ts", start_us}, {"dur", duration_us}};
 }
 
+// The backend's work between two readings of its counters, where there was some.
+void add_backend_work(json& args, const cvl::BackendStats& before, const cvl::BackendStats& after) {
+  const auto delta = [&](std::uint64_t cvl::BackendStats::*counter) {
+    return after.*counter - before.*counter;
+  };
+  if (const auto n = delta(&cvl::BackendStats::kernel_launches)) args["launches"] = n;
+  if (const auto n = delta(&cvl::BackendStats::host_syncs)) args["syncs"] = n;
+  if (const auto n = delta(&cvl::BackendStats::bytes_to_device)) args["bytes to device"] = n;
+  if (const auto n = delta(&cvl::BackendStats::bytes_to_host)) args["bytes to host"] = n;
+}
+
 }  // namespace
 
 TraceJson::TraceJson(const std::string& path, const std::string& process_name)
     : out_(path, std::ios::binary | std::ios::trunc), path_(path), origin_(Clock::now()) {
   if (!out_) throw std::runtime_error("--trace-json: cannot write " + path);
+  frames_.push_back({"", origin_, {}, true});
   // The envelope is the trace-event format's object form; every event in it is a json value.
   out_ << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
   write_event(json{{"name", "process_name"}, {"ph", "M"}, {"pid", 1},
@@ -35,8 +47,10 @@ TraceJson::~TraceJson() {
   }
 }
 
-double TraceJson::microseconds(Clock::time_point t) const {
-  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t - origin_).count();
+double TraceJson::microseconds(Clock::time_point t) const { return microseconds_between(origin_, t); }
+
+double TraceJson::microseconds_between(Clock::time_point from, Clock::time_point to) {
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(to - from).count();
   return static_cast<double>(ns) / 1000.0;  // ns resolution, printed in few digits
 }
 
@@ -47,76 +61,94 @@ void TraceJson::write_event(const std::string& event) {
 }
 
 void TraceJson::phase(std::string_view name, Clock::time_point start, Clock::time_point end) {
-  write_event(span(name, "phase", microseconds(start), microseconds(end) - microseconds(start)).dump());
+  write_event(span(name, "phase", microseconds(start), microseconds_between(start, end)).dump());
 }
 
 void TraceJson::write_instruction(const Instruction& ins) {
-  const double start = microseconds(ins.start);
-  json event = span(ins.text, "instruction", start, microseconds(ins.end) - start);
+  json event = span(ins.text, "instruction", microseconds(ins.start),
+                    microseconds_between(ins.start, ins.end));
   json& args = event["args"];
   args["opcode"] = ins.opcode;
   if (!ins.type.empty()) args["type"] = ins.type;
   args["elements"] = ins.elements;
   args["function"] = ins.function;
   args["line"] = ins.line;
-  const auto delta = [&](std::uint64_t cvl::BackendStats::*counter) {
-    return ins.after.*counter - ins.before.*counter;
-  };
-  if (const auto n = delta(&cvl::BackendStats::kernel_launches)) args["launches"] = n;
-  if (const auto n = delta(&cvl::BackendStats::host_syncs)) args["syncs"] = n;
-  if (const auto n = delta(&cvl::BackendStats::bytes_to_device)) args["bytes to device"] = n;
-  if (const auto n = delta(&cvl::BackendStats::bytes_to_host)) args["bytes to host"] = n;
+  add_backend_work(args, ins.before, ins.after);
   write_event(event.dump());
 }
 
 void TraceJson::instruction(const Instruction& ins) {
-  const bool backend_work = ins.after.kernel_launches != ins.before.kernel_launches ||
-                            ins.after.host_syncs != ins.before.host_syncs ||
-                            ins.after.bytes_to_device != ins.before.bytes_to_device ||
-                            ins.after.bytes_to_host != ins.before.bytes_to_host;
-  if (backend_work || ins.end - ins.start >= short_span) {
-    flush_short_run();
+  if (ins.end - ins.start >= short_span) {
+    detail_open_calls();
     write_instruction(ins);
     return;
   }
-  if (run_.count == 0) {
-    run_.start = ins.start;
-    run_.first = ins;
+  ShortRun& run = frames_.back().run;
+  if (run.count == 0 && run.calls.empty()) {
+    run.start = ins.start;
+    run.first = ins;
   }
-  ++run_.count;
-  run_.end = ins.end;
-  ++run_.opcodes[std::string(ins.opcode)];
+  ++run.count;
+  run.end = ins.end;
+  run.last_stats = ins.after;
+  ++run.opcodes[std::string(ins.opcode)];
 }
 
-void TraceJson::flush_short_run() {
-  if (run_.count == 0) return;
-  if (run_.count == 1) {
-    write_instruction(run_.first);
-  } else {
-    const double start = microseconds(run_.start);
-    json event = span(std::to_string(run_.count) + " short instructions", "instructions", start,
-                      microseconds(run_.end) - start);
-    event["args"]["instructions"] = run_.count;
-    event["args"]["opcodes"] = run_.opcodes;  // opcode -> count
-    event["args"]["function"] = run_.first.function;
-    event["args"]["first line"] = run_.first.line;
+void TraceJson::ShortRun::add(const ShortRun& folded) {
+  count += folded.count;
+  for (const auto& [opcode, n] : folded.opcodes) opcodes[opcode] += n;
+  for (const auto& [function, n] : folded.calls) calls[function] += n;
+}
+
+void TraceJson::flush(ShortRun& run) {
+  if (run.count == 1 && run.calls.empty()) {
+    write_instruction(run.first);
+  } else if (run.count > 0 || !run.calls.empty()) {
+    json event = span(std::to_string(run.count) + " short instructions", "instructions",
+                      microseconds(run.start), microseconds_between(run.start, run.end));
+    event["args"]["instructions"] = run.count;
+    event["args"]["opcodes"] = run.opcodes;  // opcode -> count
+    if (!run.calls.empty()) event["args"]["calls"] = run.calls;  // function -> count
+    add_backend_work(event["args"], run.first.before, run.last_stats);
+    event["args"]["function"] = run.first.function;
+    event["args"]["first line"] = run.first.line;
     write_event(event.dump());
   }
-  run_ = ShortRun{};
+  run = ShortRun{};
+}
+
+void TraceJson::detail_open_calls() {
+  // A caller's pending run ended where its open callee began, so it is whole: write it.
+  for (Frame& frame : frames_) {
+    flush(frame.run);
+    frame.detailed = true;
+  }
 }
 
 void TraceJson::enter_function(std::string_view name, Clock::time_point at) {
-  flush_short_run();
-  functions_.push_back({std::string(name), at});
+  frames_.push_back({std::string(name), at, {}, false});
 }
 
 void TraceJson::leave_function(Clock::time_point at) {
-  flush_short_run();
-  if (functions_.empty()) return;
-  const OpenFunction& f = functions_.back();
-  const double start = microseconds(f.start);
-  write_event(span(f.name, "function", start, microseconds(at) - start).dump());
-  functions_.pop_back();
+  if (frames_.size() < 2) return;  // a return without a call: nothing is open
+  Frame callee = std::move(frames_.back());
+  frames_.pop_back();
+  ShortRun& caller = frames_.back().run;
+  if (!callee.detailed && at - callee.start < short_call) {
+    if (caller.count == 0 && caller.calls.empty()) {
+      caller.start = callee.start;
+      caller.first = callee.run.first;
+    }
+    caller.add(callee.run);
+    ++caller.calls[callee.name];
+    caller.end = at;
+    if (callee.run.count > 0) caller.last_stats = callee.run.last_stats;
+    return;
+  }
+  detail_open_calls();
+  flush(callee.run);
+  write_event(span(callee.name, "function", microseconds(callee.start),
+                   microseconds_between(callee.start, at)).dump());
 }
 
 void TraceJson::memory(std::uint64_t host_bytes, std::uint64_t device_bytes, Clock::time_point at) {
@@ -130,8 +162,12 @@ void TraceJson::memory(std::uint64_t host_bytes, std::uint64_t device_bytes, Clo
 void TraceJson::finish(Clock::time_point at) {
   if (finished_) return;
   finished_ = true;
-  flush_short_run();
-  while (!functions_.empty()) leave_function(at);
+  // Open calls end here and are written whole; so is what ran outside them.
+  while (frames_.size() > 1) {
+    frames_.back().detailed = true;
+    leave_function(at);
+  }
+  flush(frames_.back().run);
   out_ << "\n]}\n";
   out_.flush();
   if (!out_) throw std::runtime_error("--trace-json: cannot write " + path_);

@@ -3,10 +3,13 @@
 // calls, each with its opcode, type, element count and the backend's launches, syncs and bytes;
 // a counter track of vector memory in use; spans for loading and -O before the run.
 //
-// Size: instructions in a row that are each shorter than `short_span` and do no backend work
-// (stack moves, scalar arithmetic on the host) share one span that counts them, so a program of
-// 150,000 instructions makes a file of a few MB rather than tens. Events are written as they
-// come (one JSON object per line), so memory does not grow with the run.
+// Size: instructions in a row that are each shorter than `short_span` share one span that counts
+// them by opcode and sums the backend's launches, syncs and bytes. A call that ran
+// only such instructions and took under `short_call` is folded into its caller's span too (it
+// counts the calls by name), so the file's size follows the run's long steps, not its
+// instruction count: a program of 150,000 instructions makes a file of about a MB, and a
+// machine several times slower makes it a few times larger, not tens of MB. Events are written
+// as they come (one JSON object per line); what waits is one pending span per open call.
 #pragma once
 
 #include <chrono>
@@ -24,7 +27,8 @@ namespace vm {
 class TraceJson {
  public:
   using Clock = std::chrono::steady_clock;
-  static constexpr std::chrono::nanoseconds short_span{1000};
+  static constexpr std::chrono::nanoseconds short_span{2000};
+  static constexpr std::chrono::nanoseconds short_call{50000};
 
   // Opens `path` (times count from now); throws std::runtime_error naming it when it cannot.
   TraceJson(const std::string& path, const std::string& process_name);
@@ -54,30 +58,37 @@ class TraceJson {
   void finish(Clock::time_point at);
 
  private:
-  struct OpenFunction {
-    std::string name;
-    Clock::time_point start;
-  };
-  // Short instructions waiting to be written as one span.
+  // Short instructions, and short calls, waiting to be written as one span.
   struct ShortRun {
     std::size_t count = 0;
     Clock::time_point start, end;
     std::map<std::string, std::size_t, std::less<>> opcodes;
+    std::map<std::string, std::size_t, std::less<>> calls;  // folded calls by function
     Instruction first;  // written as itself when it stays alone
+    cvl::BackendStats last_stats;  // after its last instruction; `first.before` opens it
+    void add(const ShortRun& folded);
+  };
+  // An open call. Until something in it is written (`detailed`), it may still be folded.
+  struct Frame {
+    std::string name;  // "" for the bottom frame, outside every call
+    Clock::time_point start;
+    ShortRun run;
+    bool detailed = false;
   };
 
-  double microseconds(Clock::time_point t) const;
+  double microseconds(Clock::time_point t) const;  // since the trace began
+  static double microseconds_between(Clock::time_point from, Clock::time_point to);
   void write_event(const std::string& json);
   void write_instruction(const Instruction& ins);
-  void flush_short_run();
+  void flush(ShortRun& run);
+  void detail_open_calls();  // something is written at the top: every open call will show
 
   std::ofstream out_;
   std::string path_;
   Clock::time_point origin_;
   bool first_event_ = true;
   bool finished_ = false;
-  std::vector<OpenFunction> functions_;
-  ShortRun run_;
+  std::vector<Frame> frames_;  // frames_[0] is the bottom frame
   std::uint64_t last_host_bytes_ = UINT64_MAX, last_device_bytes_ = UINT64_MAX;
 };
 
