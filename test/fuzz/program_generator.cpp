@@ -1358,8 +1358,22 @@ bool Generator::gen_io() {
 }
 
 bool Generator::gen_pair() {
+  // Only a pair held once, moved rather than copied: the classic's UNPAIR of a shared pair frees
+  // what the other copy still holds (known_differences.txt [shared-pair-unpair]).
+  // Copies are counted inside pairs too: a pair that is part of another is shared with it.
+  const std::function<std::size_t(const Entry&, std::uint64_t)> copies_in =
+      [&](const Entry& e, std::uint64_t tag) -> std::size_t {
+    if (e.kind != Kind::Pair) return 0;
+    return (e.tag == tag) + copies_in(e.parts->first, tag) + copies_in(e.parts->second, tag);
+  };
+  const auto held_once = [&](const Entry& e) {
+    if (e.kind != Kind::Pair || held_.count(e.tag) > 0) return false;
+    std::size_t copies = 0;
+    for (const Entry& x : stack()) copies += copies_in(x, e.tag);
+    return copies == 1 && position(e.tag, 0) >= body_->pinned;
+  };
   if (rng_.chance(0.6))
-    if (auto p = pick([](const Entry& e) { return e.kind == Kind::Pair; })) {
+    if (auto p = pick(held_once)) {
       bring(*p, true);
       const PairParts parts = top().parts;
       instr("UNPAIR", 1, {parts->first, parts->second});
