@@ -151,10 +151,12 @@ class CudaBackend final : public Backend, private Residency {
     CVL_EXPECT_SHAPES(contract::segmented(op, v, sd));
     if (on_host_path({&v}, {&sd}))
       return wrap_host(cpu_->reduce(op, take_host(std::move(v)), host_segdes(sd)));
-    const SegMap map = device_map(sd);
+    SegMap map = device_map(sd, false);  // a small reduction needs no per-element index
+    const std::size_t n = std::min(map.total, capacity(v));
+    if (library::reduce_reads_index(n)) map = device_map(sd);
     Vector out = new_device_vector(v.type, segdes(sd).segments);
     library::reduce(*device_, op, v.type, device_pointer(v), device_pointer(out),
-                    segment_keys(sd, map), std::min(map.total, capacity(v)));
+                    segment_keys(sd, map), n);
     return done(std::move(out));
   }
 

@@ -172,8 +172,27 @@ struct Fill {
   CVL_HOST_DEVICE void operator()(std::size_t k) const { out[k] = value; }
 };
 
+// result[k] = the fold of segment k from `init`, in order, by one thread: a small reduction in one
+// launch, with the sequential order of the classic and of cvl-cpu at one thread.
+template <class V, class In, class F>
+struct FoldSegments {
+  In in;
+  V* result;
+  SegMap sd;
+  std::size_t n;  // elements that may be read
+  V init;
+  F f;
+  CVL_HOST_DEVICE void operator()(std::size_t k) const {
+    V value = init;
+    const std::size_t end = sd.start(k) + sd.length(k) < n ? sd.start(k) + sd.length(k) : n;
+    for (std::size_t j = sd.start(k); j < end; ++j) value = f(value, in[j]);
+    result[k] = value;
+  }
+};
+
 // One value per segment of the first n elements (V elements, read through `in`) into result
-// (V elements). Load-balanced: a reduce-by-key over the segment keys, so one giant segment among
+// (V elements). At most cuda_tuning::kSmallFoldElements elements: one thread per segment
+// (FoldSegments). Otherwise load-balanced: a reduce-by-key over the segment keys, so one giant segment among
 // many tiny ones costs what its elements cost, and only non-empty segments produce a run; the
 // elements past a pending count have keys past the last segment, and their runs are dropped. One
 // segment of a known count takes a plain reduction, which may also reorder operands: only for
@@ -196,8 +215,11 @@ void reduce_segments(Device& device, In in, V* result, const SegmentKey& keys, s
 #endif
     return;
   }
+  if (!reduce_reads_index(n)) {
+    device.launch(m, FoldSegments<V, In, F>{in, result, keys.sd, n, init, f});
+    return;
+  }
   device.launch(m, Fill<V>{result, init});
-  if (n == 0) return;
   // One run more than segments: the elements past a pending count.
   const std::size_t most_runs = m + 1;
   DeviceBuffer unique(owner, most_runs * sizeof(std::uint32_t)),

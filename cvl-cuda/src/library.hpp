@@ -17,9 +17,11 @@ namespace cvl::CVL_CUDA_NS::library {
 void scan(Device& device, vcode::Op op, Type type, const void* in, void* out,
           const SegmentKey& keys, std::size_t n);
 // One result per segment of the first `n` elements into `out` (keys.sd.segments elements: a
-// bound where pending); empty segments get the identity.
+// bound where pending); empty segments get the identity. Reads keys.sd's per-element index only
+// where reduce_reads_index(n).
 void reduce(Device& device, vcode::Op op, Type type, const void* in, void* out,
             const SegmentKey& keys, std::size_t n);
+inline bool reduce_reads_index(std::size_t n) { return n > cuda_tuning::kSmallFoldElements; }
 
 // offsets[0] = 0, offsets[k + 1] = lengths[0] + ... + lengths[k] (64-bit) for the
 // segments.bound entries, a length past segments' count (a pending one's) or a negative one

@@ -35,6 +35,11 @@ inline constexpr std::size_t kFaultSlots = 256;
 // synchronization; a new one past that synchronizes first.
 inline constexpr std::size_t kCountSlots = 256;
 
+// A segmented reduction of at most this many elements runs as one launch, one thread folding
+// each segment, instead of a reduce-by-key (three to four kernels): a thread's sequential fold
+// of a few thousand elements costs about what one more launch does.
+inline constexpr std::size_t kSmallFoldElements = 2048;
+
 // The FUSED interpreter kernel keeps one value per superoperator node in registers/local memory.
 inline constexpr std::size_t kMaxFusedNodes = 64;
 
