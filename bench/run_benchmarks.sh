@@ -98,7 +98,7 @@ black-scholes  black-scholes.10000000.vcode   10000000  default
 quickhull      quickhull.5000000.vcode        5000000   default
 bh             bh.20000.vcode                 20000     default
 bh             bh.75000.vcode                 75000     all
-dotp           dotp.vcode                     50000000  default
+dotp           dotp.10000000.vcode            50000000  default
 muladd         muladd.vcode                   20000000  all
 "
 # The hand-written baseline of each program (bench/baselines), by the program's name.

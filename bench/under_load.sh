@@ -85,7 +85,7 @@ source_of() {
     black-scholes) echo "black-scholes.10000000.vcode 10000000" ;;
     quickhull) echo "quickhull.5000000.vcode 5000000" ;;
     bh) echo "bh.20000.vcode 20000" ;;
-    dotp) echo "dotp.vcode 50000000" ;;
+    dotp) echo "dotp.10000000.vcode 50000000" ;;
     *) die "unknown program $1" ;;
   esac
 }
