@@ -53,8 +53,11 @@ void scatter(const Parallel& par, Op op, const SegView& source, const SegView& d
              const Bits* values, const I32* idx, const Flag* flags, Bits* out) {
   IndexFault fault;
   if (par.team_for(source.total, kMemoryBoundThreshold) <= 1) {
+    // By value: a pointer captured by reference is reloaded after every store through it.
     for_each_target<kFlagged>(par, source, dest, idx, flags, fault,
-                              [&](std::size_t j, std::size_t target) { out[target] = values[j]; });
+                              [out, values](std::size_t j, std::size_t target) {
+                                out[target] = values[j];
+                              });
   } else {
     // Claims are source positions plus one; zero: not written. Scratch, not the heap: a large
     // heap block would stay in the heap (vinterp never trims it) as resident memory.
@@ -75,11 +78,31 @@ void scatter(const Parallel& par, Op op, const SegView& source, const SegView& d
                               });
     if (!fault.found())
       for_each_target<kFlagged>(par, source, dest, idx, flags, fault,
-                                [&](std::size_t j, std::size_t target) {
+                                [claims, out, values](std::size_t j, std::size_t target) {
                                   if (claims[target] == j + 1) out[target] = values[j];
                                 });
   }
   if (fault.found()) throw_index_fault(op, fault);
+}
+
+// out[j] = segment[idx[j]] for j in [lo, hi), unflagged positions zero bits; returns the first j
+// whose index is outside [0, length), or hi. A function of its own, so that no pointer is
+// reloaded after each store, as one captured by reference would be.
+template <class Bits, bool kFlagged>
+std::size_t gather_run(const Bits* segment, std::uint32_t length, const I32* idx,
+                       const Flag* flags, Bits* out, std::size_t lo, std::size_t hi) {
+  for (std::size_t j = lo; j < hi; ++j) {
+    if constexpr (kFlagged) {
+      if (!flags[j]) {
+        out[j] = 0;
+        continue;
+      }
+    }
+    auto at = static_cast<std::uint32_t>(idx[j]);
+    if (at >= length) return j;
+    out[j] = segment[at];  // out may be idx's memory: idx[j] is read first
+  }
+  return hi;
 }
 
 // out[j] = values[source.start(k) + idx[j]] for each destination element j of segment k;
@@ -92,22 +115,10 @@ void gather(const Parallel& par, Op op, const SegView& source, const SegView& de
     IndexFault local;
     for_each_piece(dest, p, [&](std::size_t k, std::size_t lo, std::size_t hi) {
       if (local.found()) return;
-      const Bits* segment = values + source.start(k);
-      auto length = static_cast<std::uint32_t>(source.length(k));
-      for (std::size_t j = lo; j < hi; ++j) {
-        if constexpr (kFlagged) {
-          if (!flags[j]) {
-            out[j] = 0;
-            continue;
-          }
-        }
-        auto at = static_cast<std::uint32_t>(idx[j]);
-        if (at >= length) {
-          local = {j, idx[j], length};
-          return;
-        }
-        out[j] = segment[at];  // out may be idx's memory: idx[j] is read first
-      }
+      const std::size_t bad = gather_run<Bits, kFlagged>(values + source.start(k),
+                                                        static_cast<std::uint32_t>(source.length(k)),
+                                                        idx, flags, out, lo, hi);
+      if (bad < hi) local = {bad, idx[bad], static_cast<std::int64_t>(source.length(k))};
     });
     fault.merge(local);
   });
