@@ -1,5 +1,6 @@
 // Segment descriptors: built from a lengths vector (MAKE_SEGDES, PACK); LENGTHS computes the
 // lengths back from the offsets.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,16 @@ std::int64_t sum_lengths(const std::int32_t* lengths, std::size_t lo, std::size_
   return sum;
 }
 
+// The length every one of the m segments has, or 0 when they differ (or there are none). Only
+// lengths that could be uniform are read, up to the first that differs: flattened programs
+// often make descriptors of one-element segments, on which DIST and INDEX are copies.
+std::int64_t uniform_length(const std::int32_t* lengths, std::size_t m, std::int64_t total) {
+  if (m == 0 || total <= 0 || total % static_cast<std::int64_t>(m) != 0) return 0;
+  const std::int64_t length = total / static_cast<std::int64_t>(m);
+  const bool all = std::all_of(lengths, lengths + m, [&](std::int32_t l) { return l == length; });
+  return all ? length : 0;
+}
+
 }  // namespace
 
 SegView view(const Segdes& sd) {
@@ -35,7 +46,8 @@ SegView view(const Segdes& sd) {
   auto* storage = static_cast<SegdesStorage*>(sd.storage.get());
   if (!storage) return SegView{0, 0, no_offsets, nullptr, nullptr, 0};
   auto* offsets = reinterpret_cast<const SegOffset*>(storage->offsets.bytes());
-  return SegView{storage->segments, offsets[storage->segments], offsets, nullptr, nullptr, 0};
+  return SegView{storage->segments, offsets[storage->segments], offsets, nullptr, nullptr,
+                 storage->uniform};
 }
 
 Segdes segdes_from_lengths(const Parallel& par, const Vector& lengths_vector, const char* op_name) {
@@ -71,6 +83,7 @@ Segdes segdes_from_lengths(const Parallel& par, const Vector& lengths_vector, co
                 " at position " + std::to_string(fault.position));
   if (static_cast<std::uint64_t>(total) > kMaxVectorLength)  // the offsets have 32 bits
     throw Error(vector_too_long_message(static_cast<std::uint64_t>(total)));
+  storage->uniform = uniform_length(lengths, m, total);
   return Segdes{m, static_cast<std::size_t>(total), std::move(storage)};
 }
 

@@ -41,6 +41,8 @@ struct SegdesStorage final : Storage {
       : segments(segment_count), offsets((segment_count + 1) * sizeof(SegOffset)) {}
   std::size_t segments;
   Buffer offsets;
+  // > 0: every segment has this length (the view's `uniform`); 0: not known to be uniform.
+  std::int64_t uniform = 0;
 };
 
 template <class T>

@@ -56,6 +56,7 @@ Vector replace(const Context& ctx, Vector v, Vector indices, Vector values, cons
 }
 
 Vector distribute(const Context& ctx, Vector values, const SegView& sd) {
+  if (sd.uniform == 1) return values;  // one element per segment: the values themselves
   const Type type = values.type;
   return with_element_bits(type, [&]<class Bits>() {
     const Bits* value = elements<Bits>(values);
@@ -71,6 +72,7 @@ Vector distribute(const Context& ctx, Vector values, const SegView& sd) {
 }
 
 Vector index(const Context& ctx, Vector starts, Vector strides, const SegView& sd) {
+  if (sd.uniform == 1) return starts;  // one element per segment: its start
   const I32* start = elements<I32>(starts);
   const I32* stride = elements<I32>(strides);
   Vector out = allocate(Type::Int, sd.total);

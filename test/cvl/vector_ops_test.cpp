@@ -76,6 +76,36 @@ TEST_CASE("EXTRACT, REPLACE, DIST, INDEX on empty and zero segments", "[vector][
   CHECK(to_ints(b, b.index(ints(b, {}), ints(b, {}), segdes(b, {}))).empty());
 }
 
+// cvl-cpu marks descriptors whose segments all have one length; with length one, DIST and INDEX
+// hand back their operand. Lengths that only sum like uniform ones must not be taken for them.
+TEST_CASE("DIST and INDEX on uniform lengths and on look-alikes", "[vector][uniform]") {
+  CVL_BACKEND(b);
+  CHECK(to_ints(b, b.distribute(ints(b, {7, 8, 9}), segdes(b, {1, 1, 1}))) == Ints{7, 8, 9});
+  CHECK(to_ints(b, b.index(ints(b, {7, 8, 9}), ints(b, {5, 5, 5}), segdes(b, {1, 1, 1}))) ==
+        Ints{7, 8, 9});
+  CHECK(to_ints(b, b.distribute(ints(b, {7, 8, 9}), segdes(b, {2, 2, 2}))) ==
+        Ints{7, 7, 8, 8, 9, 9});
+  CHECK(to_ints(b, b.index(ints(b, {7, 8}), ints(b, {3, -1}), segdes(b, {2, 2}))) ==
+        Ints{7, 10, 8, 7});
+  // totals equal to the segment count (or a multiple of it), lengths not all equal
+  CHECK(to_ints(b, b.distribute(ints(b, {7, 8, 9}), segdes(b, {0, 2, 1}))) == Ints{8, 8, 9});
+  CHECK(to_ints(b, b.index(ints(b, {7, 8, 9}), ints(b, {1, 1, 1}), segdes(b, {2, 0, 1}))) ==
+        Ints{7, 8, 9});
+  CHECK(to_ints(b, b.index(ints(b, {7, 8}), ints(b, {1, 1}), segdes(b, {3, 1}))) ==
+        Ints{7, 8, 9, 8});
+  // the operand given back stays a value: the copy kept by the caller is unchanged by later work
+  const cvl::Vector values = ints(b, {1, 2, 3});
+  cvl::Vector spread = b.distribute(values, segdes(b, {1, 1, 1}));
+  cvl::Vector doubled = ew(b, Op::Add, Type::Int, std::move(spread), ints(b, {1, 2, 3}));
+  CHECK(to_ints(b, doubled) == Ints{2, 4, 6});
+  CHECK(to_ints(b, values) == Ints{1, 2, 3});
+  const cvl::Vector starts = ints(b, {4, 5});
+  cvl::Vector indexed = b.index(starts, ints(b, {1, 1}), segdes(b, {1, 1}));
+  cvl::Vector negated = ew(b, Op::Sub, Type::Int, ints(b, {0, 0}), std::move(indexed));
+  CHECK(to_ints(b, negated) == Ints{-4, -5});
+  CHECK(to_ints(b, starts) == Ints{4, 5});
+}
+
 TEST_CASE("EXTRACT, REPLACE, DIST, INDEX match the model on every layout and type",
           "[vector][layouts]") {
   CVL_BACKEND(b);
