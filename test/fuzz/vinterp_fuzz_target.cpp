@@ -132,17 +132,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static StderrCapture capture;
   capture.begin();
   std::string internal;
+  int status = 0;
   try {
     auto backend = cvl::make_backend("cpu", backend_options);
     vm::Machine machine(program, *backend, options);
-    machine.run();
+    status = machine.run();
   } catch (...) {  // loading the constants failed; run() reports its own failures on stderr
     const vm::Failure failure = vm::current_failure();
     if (failure.kind != vm::FailureKind::Data) internal = failure.message;
   }
   const std::string err = capture.end();
   if (!internal.empty()) finding("internal error while loading: " + internal);
-  // A failure is the last line on stderr (whatever the program wrote before it).
+  // A failed run ends with its failure line (whatever the program wrote before it); a run that
+  // ended normally may itself have written text like one (WRITE goes to stderr).
+  if (status == 0) return 0;
   const std::string last = err.substr(err.rfind('\n', err.size() >= 2 ? err.size() - 2 : 0) + 1);
   if (last.starts_with("vinterp: internal error") || last.starts_with("vinterp: device failure"))
     finding("vinterp reported: " + last);
