@@ -87,6 +87,7 @@ void Machine::fail(const std::string& message) { throw RuntimeError(message); }
 void Machine::fail_internal(const std::string& message) { throw cvl::InternalError(message); }
 
 int Machine::report_error(const Failure& failure) {
+  reported_failure_ = failure;
   std::fflush(stdout);
   std::fprintf(stderr, "%s\n", failure_line(failure, location()).c_str());
   if (options_.debug.abort) {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -60,6 +61,9 @@ class Machine {
 
   // Runs from the entry function; returns the process exit status.
   int run();
+  // The failure run() reported and returned 1 for, if any: its kind, without reading stderr,
+  // where the program's own WRITEs may look alike.
+  const std::optional<Failure>& reported_failure() const { return reported_failure_; }
 
  private:
   // What an operand letter of ops.def demands of a stack value.
@@ -159,6 +163,7 @@ class Machine {
   std::array<std::FILE*, 256> streams_{};
   std::chrono::steady_clock::time_point timer_start_{};
   Profile profile_;
+  std::optional<Failure> reported_failure_;
   // --trace-json on a backend with a device clock: spans take the device's times, counted from
   // its mark 0, taken at this host time.
   bool device_clock_ = false;
