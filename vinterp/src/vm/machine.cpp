@@ -194,8 +194,18 @@ void Machine::trace_instruction(const Instruction& ins, std::uint64_t elements,
 }
 
 void Machine::checkpoint_if_certain() {
+  ++instructions_since_checkpoint_;
   const bool synchronized = backend_.stats().host_syncs != checkpoint_.syncs;
   if (!(synchronized || effect_since_checkpoint_) || !backend_.settled()) return;
+  // A checkpoint copies both stacks. A recursion that synchronizes at every level (an IF on a
+  // device value) would copy them once a level, quadratic in its depth, so while guessing a
+  // synchronization alone waits for one instruction per kCheckpointEntriesPerInstruction entries
+  // since the last one. An effect never waits (it must not run twice), nor does the end of a
+  // region run again (guessing resumes there).
+  const std::size_t entries = stack_.size() + returns_.size();
+  if (!effect_since_checkpoint_ && guessing_ &&
+      instructions_since_checkpoint_ * kCheckpointEntriesPerInstruction < entries)
+    return;
   take_checkpoint();
   if (!guessing_) {  // a region ran again up to here: guesses may resume
     guessing_ = true;
@@ -212,6 +222,7 @@ void Machine::take_checkpoint() {
   checkpoint_.syncs_checked = syncs_checked_;
   checkpoint_.syncs = backend_.stats().host_syncs;
   effect_since_checkpoint_ = false;
+  instructions_since_checkpoint_ = 0;
   backend_.mark_certain_point();
 }
 
@@ -224,6 +235,7 @@ void Machine::return_to_checkpoint() {
   syncs_checked_ = checkpoint_.syncs_checked;
   fused_operands_.clear();
   checkpoint_.syncs = backend_.stats().host_syncs;  // the failed synchronization is no progress
+  instructions_since_checkpoint_ = 0;
   guessing_ = false;
   backend_.allow_speculation(false);
 }

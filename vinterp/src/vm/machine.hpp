@@ -198,6 +198,9 @@ class Machine {
   bool speculation_ = false;  // whether this run lets the backend guess at all
   bool guessing_ = false;     // whether it may guess now (not while running a region again)
   bool effect_since_checkpoint_ = false;  // I/O ran since the checkpoint: take one after it
+  std::uint64_t instructions_since_checkpoint_ = 0;
+  // Stack entries a checkpoint may copy per instruction run since the last one (amortized cost).
+  static constexpr std::uint64_t kCheckpointEntriesPerInstruction = 16;
   Checkpoint checkpoint_;
   // Takes a checkpoint if the backend synchronized since the last one and nothing is guessed.
   void checkpoint_if_certain();
