@@ -41,8 +41,9 @@ endforeach()
 target_compile_features(vcode PUBLIC cxx_std_20)
 target_include_directories(vinterp_vm PUBLIC $<INSTALL_INTERFACE:${NESL_INSTALL_INCLUDEDIR}>)
 
-# vinterp finds NVRTC (a CUDA build) where it was linked; libraries in the system's own
-# directories add nothing.
+# vinterp finds the libraries it links outside the system's directories where they were at link
+# time; those in the system's own directories add nothing. (NVRTC is not linked: a CUDA build
+# opens it at first use, by soname, then at the toolkit path it was built with.)
 set_target_properties(vinterp fcode-opt PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
 
 install(TARGETS vinterp fcode-opt ${nesl_exported_libraries}
@@ -79,7 +80,7 @@ if(TARGET nlohmann_json::nlohmann_json)  # the VM's --trace-json writer
 endif()
 set(NESL_PACKAGE_HAS_CUDA OFF)
 set(NESL_PACKAGE_HAS_CUDA_EMULATED OFF)
-if(TARGET cvl_cuda)  # CUDA::cudart_static, CUDA::nvrtc
+if(TARGET cvl_cuda)  # CUDA::cudart_static (NVRTC is opened at run time)
   set(NESL_PACKAGE_HAS_CUDA ON)
   get_filename_component(NESL_CUDA_TOOLKIT_ROOT "${CUDAToolkit_BIN_DIR}" DIRECTORY)
 endif()

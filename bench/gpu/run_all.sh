@@ -85,9 +85,19 @@ export LD_LIBRARY_PATH="$KIT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 # Libraries the kit leaves to the device (the CUDA toolkit's libnvrtc, ...): where the loader does
 # not find one, look in the CUDA toolkit and in Python's nvidia-* wheels and add that folder.
+# vinterp opens NVRTC itself at the first FUSED compile (dlopen by soname, which ldd does not
+# list): it counts as missing unless the loader finds it unaided.
+loader_finds() {
+  local d
+  ldconfig -p 2>/dev/null | grep -qF "$1 " && return 0
+  for d in ${LD_LIBRARY_PATH//:/ }; do [[ -e "$d/$1" ]] && return 0; done
+  return 1
+}
 find_missing_libraries() {
-  local missing name dir
+  local missing name dir nvrtc
   missing=$(for b in "$bin"/*; do ldd "$b" 2>/dev/null; done | awk '/not found/ {print $1}' | sort -u)
+  nvrtc=$(grep -aoE 'libnvrtc\.so\.[0-9]+' "$bin/vinterp" | head -1 || true)
+  [[ -n "$nvrtc" ]] && ! loader_finds "$nvrtc" && missing="$missing $nvrtc"
   for name in $missing; do
     # shellcheck disable=SC2086  # a list of folders and patterns
     dir=$(find ${LIBRARY_SEARCH:-/usr/local/cuda*/lib* /usr/local/cuda*/targets/*/lib /usr/lib/x86_64-linux-gnu \

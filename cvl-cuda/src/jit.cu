@@ -3,39 +3,39 @@
 #include "jit.hpp"
 
 #if CVL_CUDA_REAL
-#include <nvrtc.h>
-
 #include <cstdio>
 #include <optional>
 
 #include "cvl_cuda/cubin_cache.hpp"
 #include "cvl_cuda/superop_compiler.hpp"
+#include "nvrtc_library.hpp"
 #include "tuning.hpp"
 #include "vcode/superop_cuda.hpp"
 
 namespace cvl {
 
 std::string compile_cuda_to_cubin(const std::string& source, int arch) {
+  const nvrtc::Api& api = nvrtc::library();
   nvrtcProgram program;
-  if (nvrtcCreateProgram(&program, source.c_str(), "nesl_superops.cu", 0, nullptr, nullptr) !=
+  if (api.create_program(&program, source.c_str(), "nesl_superops.cu", 0, nullptr, nullptr) !=
       NVRTC_SUCCESS)
     throw DeviceError("NVRTC: cannot create a program");
   const std::string arch_option = "--gpu-architecture=sm_" + std::to_string(arch);
   const char* options[] = {arch_option.c_str(), "--fmad=false", "--std=c++17"};
-  nvrtcResult status = nvrtcCompileProgram(program, 3, options);
+  nvrtcResult status = api.compile_program(program, 3, options);
   if (status != NVRTC_SUCCESS) {
     std::size_t size = 0;
-    nvrtcGetProgramLogSize(program, &size);
+    api.get_program_log_size(program, &size);
     std::string log(size, '\0');
-    nvrtcGetProgramLog(program, log.data());
-    nvrtcDestroyProgram(&program);
-    throw DeviceError(std::string("NVRTC: ") + nvrtcGetErrorString(status) + "\n" + log);
+    api.get_program_log(program, log.data());
+    api.destroy_program(&program);
+    throw DeviceError(std::string("NVRTC: ") + api.get_error_string(status) + "\n" + log);
   }
   std::size_t size = 0;
-  nvrtcGetCUBINSize(program, &size);
+  api.get_cubin_size(program, &size);
   std::string cubin(size, '\0');
-  nvrtcGetCUBIN(program, cubin.data());
-  nvrtcDestroyProgram(&program);
+  api.get_cubin(program, cubin.data());
+  api.destroy_program(&program);
   return cubin;
 }
 
@@ -48,7 +48,7 @@ namespace {
 // architecture and NVRTC's version are part of it, so a cubin is never reused across either.
 std::string cache_key(const std::string& source, int arch) {
   int major = 0, minor = 0;
-  nvrtcVersion(&major, &minor);
+  nvrtc::library().version(&major, &minor);
   return source + "\n// sm_" + std::to_string(arch) + " nvrtc " + std::to_string(major) + "." +
          std::to_string(minor);
 }
@@ -76,7 +76,16 @@ cudaKernel_t KernelCache::kernel_for(const vcode::SuperOp& op) {
     return nullptr;  // a definition the generator does not take: the interpreter runs it
   }
   if (auto found = kernels_.find(source); found != kernels_.end()) return found->second;
-  const std::string key = cache_key(source, arch_);
+  if (nvrtc_unavailable_) return nullptr;
+  std::string key;
+  try {
+    key = cache_key(source, arch_);
+  } catch (const nvrtc::Unavailable& e) {
+    // Said once: every superoperator then runs on the interpreter kernel.
+    std::fprintf(stderr, "cvl-cuda: FUSED uses the interpreter kernel: %s\n", e.what());
+    nvrtc_unavailable_ = true;
+    return nullptr;
+  }
   cubin_cache::CubinCache& disk = disk_cache();
   // A cached cubin that does not load (damaged, or from an incompatible driver) is removed and
   // compiled afresh; it never disables anything.

@@ -4,7 +4,8 @@
 // ~/.cache/nesl-vinterp), so a program's second run compiles nothing; each prepared superoperator
 // keeps its kernel, so later calls neither regenerate nor look up anything. A cached cubin that
 // fails to load is dropped from the cache and compiled afresh; when a fresh compile or load fails,
-// that superoperator falls back to the interpreter kernel (fused.hpp). Real build only.
+// that superoperator falls back to the interpreter kernel (fused.hpp); where NVRTC cannot be
+// loaded (nvrtc_library.hpp), every one does. Real build only.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +48,7 @@ class KernelCache {
   // By source text; null for a superoperator whose fresh compile or load failed (not retried).
   std::map<std::string, cudaKernel_t> kernels_;
   std::vector<cudaLibrary_t> libraries_;
+  bool nvrtc_unavailable_ = false;  // NVRTC did not load (nvrtc_library.hpp): compile nothing
 };
 
 }  // namespace cvl::CVL_CUDA_NS::jit

@@ -5,6 +5,7 @@
 
 #include "cvl_cuda/superop_compiler.hpp"
 #include "fused_support.hpp"
+#include "nvrtc_library.hpp"
 #include "vcode/superop_cuda.hpp"
 
 namespace cvl_test {
@@ -32,6 +33,29 @@ TEST_CASE("every test superoperator compiles with NVRTC for sm_90", "[cuda][fuse
 TEST_CASE("NVRTC reports a compile error with its log", "[cuda][nvrtc]") {
   CHECK_THROWS_WITH(cvl::compile_cuda_to_cubin("__global__ void k() { undeclared(); }", 90),
                     Catch::Contains("undeclared"));
+}
+
+}  // namespace cvl_test
+
+namespace cvl_test {
+
+TEST_CASE("NVRTC is opened at first use, and a library that does not load is named",
+          "[cuda][nvrtc]") {
+  int major = 0, minor = 0;
+  REQUIRE(cvl::nvrtc::library().version(&major, &minor) == NVRTC_SUCCESS);
+  CHECK(major >= 11);
+  try {
+    cvl::nvrtc::load({"libnesl-no-such-nvrtc.so", "/nonexistent/libnvrtc.so"});
+    FAIL("load() of missing libraries returned");
+  } catch (const cvl::nvrtc::Unavailable& e) {
+    const std::string what = e.what();
+    CHECK_THAT(what, Catch::Contains("NVRTC cannot be loaded"));
+    CHECK_THAT(what, Catch::Contains("libnesl-no-such-nvrtc.so: "));
+    CHECK_THAT(what, Catch::Contains("/nonexistent/libnvrtc.so: "));
+  }
+  // A library that loads but is not NVRTC.
+  CHECK_THROWS_WITH(cvl::nvrtc::load({"libm.so.6"}),
+                    Catch::Contains("libm.so.6: not NVRTC (a call is missing)"));
 }
 
 }  // namespace cvl_test
