@@ -203,3 +203,33 @@ TEST_CASE("trace-json: calls still open at the end are closed and written", "[tr
   CHECK(instructions_covered(spans) == 1);
   CHECK(nested(spans));
 }
+
+TEST_CASE("trace-json: on a slow machine the trace coarsens as it grows, so its size stays bounded",
+          "[trace-json]") {
+  // Every instruction takes 3 us, just over the first threshold: without coarsening each would
+  // have its own span. The thresholds double after every events_per_coarsening events.
+  constexpr std::size_t step = vm::TraceJson::events_per_coarsening;
+  FakeRun run;
+  for (int i = 0; i < 100000; ++i) run.instruction("+", 3us);
+  const json spans = run.spans();
+  CHECK(instructions_covered(spans) == 100000);
+  CHECK(of_category(spans, "instruction").size() >= step - 2);  // detailed at first
+  CHECK(spans.size() < step + 2);
+}
+
+TEST_CASE("trace-json: calls just over the call threshold fold once the trace has grown",
+          "[trace-json]") {
+  constexpr std::size_t step = vm::TraceJson::events_per_coarsening;
+  FakeRun run;
+  for (int k = 0; k < 20000; ++k) {  // each call: 60 us of short instructions
+    run.call("leaf");
+    for (int i = 0; i < 39; ++i) run.instruction("+", 1500ns);
+    run.instruction("RET", 1500ns);
+    run.ret();
+  }
+  const json spans = run.spans();
+  const auto functions = of_category(spans, "function").size();
+  CHECK(functions > 0);
+  CHECK(functions < step);
+  CHECK(instructions_covered(spans) == 800000);
+}

@@ -58,6 +58,10 @@ void TraceJson::write_event(const std::string& event) {
   if (!first_event_) out_ << ",\n";
   first_event_ = false;
   out_ << event;
+  if (++events_written_ % events_per_coarsening == 0) {
+    short_span_ *= 2;
+    short_call_ *= 2;
+  }
 }
 
 void TraceJson::phase(std::string_view name, Clock::time_point start, Clock::time_point end) {
@@ -78,7 +82,7 @@ void TraceJson::write_instruction(const Instruction& ins) {
 }
 
 void TraceJson::instruction(const Instruction& ins) {
-  if (ins.end - ins.start >= short_span) {
+  if (ins.end - ins.start >= short_span_) {
     detail_open_calls();
     write_instruction(ins);
     return;
@@ -134,7 +138,7 @@ void TraceJson::leave_function(Clock::time_point at) {
   Frame callee = std::move(frames_.back());
   frames_.pop_back();
   ShortRun& caller = frames_.back().run;
-  if (!callee.detailed && at - callee.start < short_call) {
+  if (!callee.detailed && at - callee.start < short_call_) {
     if (caller.count == 0 && caller.calls.empty()) {
       caller.start = callee.start;
       caller.first = callee.run.first;

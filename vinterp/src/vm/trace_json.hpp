@@ -7,9 +7,11 @@
 // them by opcode and sums the backend's launches, syncs and bytes. A call that ran
 // only such instructions and took under `short_call` is folded into its caller's span too (it
 // counts the calls by name), so the file's size follows the run's long steps, not its
-// instruction count: a program of 150,000 instructions makes a file of about a MB, and a
-// machine several times slower makes it a few times larger, not tens of MB. Events are written
-// as they come (one JSON object per line); what waits is one pending span per open call.
+// instruction count: a program of 150,000 instructions makes a file of about 2 MB. What is long
+// depends on the machine (a slow clock or a busy core makes every step look longer), so the two
+// thresholds double after every `events_per_coarsening` events written: a slow machine's trace
+// is as detailed at first and then coarser, not five times larger. Events are written as they
+// come (one JSON object per line); what waits is one pending span per open call.
 #pragma once
 
 #include <chrono>
@@ -27,8 +29,9 @@ namespace vm {
 class TraceJson {
  public:
   using Clock = std::chrono::steady_clock;
-  static constexpr std::chrono::nanoseconds short_span{2000};
-  static constexpr std::chrono::nanoseconds short_call{50000};
+  static constexpr std::chrono::nanoseconds initial_short_span{2000};
+  static constexpr std::chrono::nanoseconds initial_short_call{50000};
+  static constexpr std::size_t events_per_coarsening = 8192;
 
   // Opens `path` (times count from now); throws std::runtime_error naming it when it cannot.
   TraceJson(const std::string& path, const std::string& process_name);
@@ -90,6 +93,9 @@ class TraceJson {
   bool finished_ = false;
   std::vector<Frame> frames_;  // frames_[0] is the bottom frame
   std::uint64_t last_host_bytes_ = UINT64_MAX, last_device_bytes_ = UINT64_MAX;
+  std::size_t events_written_ = 0;
+  std::chrono::nanoseconds short_span_ = initial_short_span;  // doubled as events are written
+  std::chrono::nanoseconds short_call_ = initial_short_call;
 };
 
 }  // namespace vm
