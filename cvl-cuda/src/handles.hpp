@@ -44,6 +44,7 @@ struct SegdesStorage final : Storage {
   DeviceBuffer offsets;      // int64, segments' bound + 1, built on first device use
   DeviceBuffer index;        // uint32 per element of total's bound, built where segment_of needs it
   std::int64_t uniform = 0;  // > 0 when all lengths are known to be equal
+  bool searched = false;     // a device operation has found its elements' segments by search
 
   bool on_host() const { return host.storage != nullptr; }
   bool needs_index() const { return segments.bound() > 1 && uniform <= 0; }
