@@ -98,7 +98,12 @@ class Residency {
     s->lengths = wrap_host(cpu_->segment_lengths(host));
     s->host = std::move(host);
     s->uniform = uniform_length(s->lengths);
-    return Segdes{s->segments, s->total, s};
+    return described_by_lengths(std::move(s));
+  }
+  // The descriptor `s`, recorded on its lengths vector as the one they describe.
+  static Segdes described_by_lengths(std::shared_ptr<SegdesStorage> s) {
+    storage(s->lengths).described = s;
+    return Segdes{s->segments, s->total, std::move(s)};
   }
   // ---- pending counts ------------------------------------------------------------------
 

@@ -303,6 +303,24 @@ TEST_CASE("cuda-emulated: launches per scatter, reduction and descriptor use", "
     }
   }
 
+  SECTION("MAKE_SEGDES of a live descriptor's lengths is that descriptor, made again once it died") {
+    const Ints lengths{4000, 0, 1, 3000};
+    cvl::Vector kept_lengths;
+    {
+      const cvl::Segdes sd = segdes(b, lengths);
+      kept_lengths = b.segment_lengths(sd);
+      cvl::Segdes again;
+      CHECK(launches_of([&] { again = b.make_segdes(kept_lengths); }) == 0);
+      CHECK(again.storage == sd.storage);
+      CHECK(to_ints(b, b.index(ints(b, {1, 2, 3, 4}), ints(b, {1, 1, 1, 1}), again)) ==
+            to_ints(ref, ref.index(ints(ref, {1, 2, 3, 4}), ints(ref, {1, 1, 1, 1}),
+                                   segdes(ref, lengths))));
+    }
+    cvl::Segdes remade;
+    CHECK(launches_of([&] { remade = b.make_segdes(kept_lengths); }) == 1);
+    CHECK(lengths_of(b, remade) == lengths);
+  }
+
   SECTION("a descriptor's first use searches the offsets, its second builds the index") {
     const Ints lengths{3, 0, 5000, 1, 0, 2000};
     const cvl::Segdes sd = segdes(b, lengths);
