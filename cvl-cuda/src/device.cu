@@ -233,11 +233,17 @@ void Device::fill_bytes(void* device, int byte, std::size_t bytes) {
 #if CVL_CUDA_REAL
 std::size_t Device::resident_blocks(const void* kernel) {
   if (!cooperative_launch_) return 0;
+  if (auto known = resident_blocks_.find(kernel); known != resident_blocks_.end())
+    return known->second;
   int per_multiprocessor = 0;
   CVL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &per_multiprocessor, kernel, static_cast<int>(cuda_tuning::kBlockSize), 0));
-  if (per_multiprocessor <= 0 || multiprocessors_ <= 0) return 0;
-  return static_cast<std::size_t>(per_multiprocessor) * static_cast<std::size_t>(multiprocessors_);
+  const std::size_t blocks =
+      per_multiprocessor <= 0 || multiprocessors_ <= 0
+          ? 0
+          : static_cast<std::size_t>(per_multiprocessor) * static_cast<std::size_t>(multiprocessors_);
+  resident_blocks_.emplace(kernel, blocks);
+  return blocks;
 }
 #endif
 

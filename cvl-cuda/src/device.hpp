@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cvl/backend.hpp"
@@ -214,7 +215,7 @@ class Device : public std::enable_shared_from_this<Device> {
   cudaStream_t stream() const { return stream_; }
   int id() const { return device_; }
   // How many blocks of cuda_tuning::kBlockSize threads of `kernel` the device holds at once: the
-  // largest cooperative grid (0: the device has no cooperative launches).
+  // largest cooperative grid (0: the device has no cooperative launches). Asked once per kernel.
   std::size_t resident_blocks(const void* kernel);
 #endif
 
@@ -250,6 +251,7 @@ class Device : public std::enable_shared_from_this<Device> {
   int device_ = 0;
   int multiprocessors_ = 0;
   bool cooperative_launch_ = false;
+  std::unordered_map<const void*, std::size_t> resident_blocks_;  // by kernel
   cudaStream_t stream_ = nullptr;
   cudaMemPool_t pool_ = nullptr;
   cudaEvent_t clock_marks_[kClockMarks] = {};  // made at first use
