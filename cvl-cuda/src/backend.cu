@@ -343,12 +343,13 @@ class CudaBackend final : public Backend, private Residency {
                            map, extent(s.total, n), device_pointer(out),
                            static_cast<std::int32_t*>(device_pointer(packed->lengths)),
                            packed->offsets.as<std::int64_t>(), count_cell(kept));
-    Segdes result_sd{packed->segments, kept, std::move(packed)};
-    return {done(std::move(out)), std::move(result_sd)};
+    return {done(std::move(out)), described_by_lengths(std::move(packed))};
   }
 
   Segdes make_segdes(Vector lengths) override {
     CVL_EXPECT_SHAPES(contract::make_segdes(lengths));
+    if (std::shared_ptr<SegdesStorage> known = storage(lengths).described.lock())
+      return Segdes{known->segments, known->total, std::move(known)};  // no work, no launch
     if (threshold_ > 0 && storage(lengths).on_host()) {
       // Host lengths (the usual case: a few segments): cvl-cpu builds and checks it, no sync.
       auto s = std::make_shared<SegdesStorage>();
@@ -357,7 +358,7 @@ class CudaBackend final : public Backend, private Residency {
       s->total = s->host.total;
       s->lengths = std::move(lengths);
       s->uniform = uniform_length(s->lengths);
-      return Segdes{s->segments, s->total, s};
+      return described_by_lengths(std::move(s));
     }
     // Device lengths: the offsets on the device, the total a count the device computes (no
     // bound is known), a negative length a deferred fault.
@@ -377,7 +378,7 @@ class CudaBackend final : public Backend, private Residency {
     s->lengths = std::move(lengths);
     // --sync: the total is known, and a negative length raised, here.
     if (device_->sync_each_op()) device_->synchronize();
-    return Segdes{s->segments, s->total, s};
+    return described_by_lengths(std::move(s));
   }
 
   Vector segment_lengths(const Segdes& sd) override { return segdes(sd).lengths; }

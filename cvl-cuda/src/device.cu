@@ -41,6 +41,11 @@ Device::Device(const BackendOptions& options)
   device_ = options.device;
   CVL_CUDA_CHECK(cudaSetDevice(device_));
   CVL_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  int cooperative = 0;
+  CVL_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device_));
+  cooperative_launch_ = cooperative != 0;
+  CVL_CUDA_CHECK(
+      cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device_));
   cudaMemPoolProps props{};
   props.allocType = cudaMemAllocationTypePinned;
   props.location.type = cudaMemLocationTypeDevice;
@@ -224,6 +229,23 @@ void Device::fill_bytes(void* device, int byte, std::size_t bytes) {
   std::memset(device, byte, bytes);
 #endif
 }
+
+#if CVL_CUDA_REAL
+std::size_t Device::resident_blocks(const void* kernel) {
+  if (!cooperative_launch_) return 0;
+  if (auto known = resident_blocks_.find(kernel); known != resident_blocks_.end())
+    return known->second;
+  int per_multiprocessor = 0;
+  CVL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_multiprocessor, kernel, static_cast<int>(cuda_tuning::kBlockSize), 0));
+  const std::size_t blocks =
+      per_multiprocessor <= 0 || multiprocessors_ <= 0
+          ? 0
+          : static_cast<std::size_t>(per_multiprocessor) * static_cast<std::size_t>(multiprocessors_);
+  resident_blocks_.emplace(kernel, blocks);
+  return blocks;
+}
+#endif
 
 void Device::synchronize() { copy_to_host(nullptr, nullptr, 0); }
 

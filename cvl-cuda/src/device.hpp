@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cvl/backend.hpp"
@@ -16,6 +17,8 @@
 #include "platform.hpp"
 #include "tuning.hpp"
 #if CVL_CUDA_REAL
+#include <cooperative_groups.h>
+
 #include "check.hpp"
 #endif
 
@@ -45,6 +48,30 @@ CVL_GLOBAL void grid_stride_kernel(Extent extent, Body body) {
        i += stride)
     body(i);
 }
+
+// The phased kernel shape: body(phase, i) for every i < n in each of Body::kPhases phases, every
+// thread of the grid through phase p before any begins p + 1 (a grid-wide barrier: the launch is
+// cooperative, so every block of the grid is resident at once).
+template <class Body>
+CVL_GLOBAL void phased_grid_stride_kernel(Extent extent, Body body) {
+  const std::size_t n = extent.items();
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  for (int phase = 0; phase < Body::kPhases; ++phase) {
+    if (phase > 0) grid.sync();
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+      body(phase, i);
+  }
+}
+
+// One phase of a phased body as a kernel of its own: where no cooperative launch is possible.
+template <class Body>
+struct OnePhase {
+  Body body;
+  int phase;
+  CVL_HOST_DEVICE void operator()(std::size_t i) const { body(phase, i); }
+};
 #endif
 
 class Device;
@@ -140,6 +167,39 @@ class Device : public std::enable_shared_from_this<Device> {
   void launch(std::size_t n, const Body& body) {
     launch(Extent{n, nullptr}, body);
   }
+  // Runs body(phase, i) for every i < extent.items() in each phase 0 .. Body::kPhases - 1, one
+  // phase finished everywhere before the next begins: one cooperative kernel with a grid-wide
+  // barrier between phases (a grid no larger than the device holds at once, striding), or one
+  // loop per phase in the emulation. A device without cooperative launches takes one kernel per
+  // phase, each counted.
+  template <class Body>
+  void launch_phases(Extent extent, const Body& body) {
+    if (extent.bound == 0) return;
+#if CVL_CUDA_REAL
+    const std::size_t resident = resident_blocks(
+        reinterpret_cast<const void*>(&phased_grid_stride_kernel<Body>));
+    if (resident == 0) {
+      for (int phase = 0; phase < Body::kPhases; ++phase)
+        launch(extent, OnePhase<Body>{body, phase});
+      return;
+    }
+    ++stats_.kernel_launches;
+    std::size_t blocks = (extent.bound + cuda_tuning::kBlockSize - 1) / cuda_tuning::kBlockSize;
+    if (blocks > resident) blocks = resident;
+    Extent extent_argument = extent;
+    Body body_argument = body;
+    void* arguments[] = {&extent_argument, &body_argument};
+    CVL_CUDA_CHECK(cudaLaunchCooperativeKernel(
+        reinterpret_cast<const void*>(&phased_grid_stride_kernel<Body>),
+        dim3(static_cast<unsigned>(blocks)), dim3(cuda_tuning::kBlockSize), arguments, 0,
+        stream_));
+#else
+    ++stats_.kernel_launches;
+    const std::size_t n = extent.items();
+    for (int phase = 0; phase < Body::kPhases; ++phase)
+      for (std::size_t i = 0; i < n; ++i) body(phase, i);
+#endif
+  }
   // A Thrust/CUB call counts as one launch (most are one to three kernels).
   void count_library_call() { ++stats_.kernel_launches; }
 
@@ -154,6 +214,9 @@ class Device : public std::enable_shared_from_this<Device> {
 #if CVL_CUDA_REAL
   cudaStream_t stream() const { return stream_; }
   int id() const { return device_; }
+  // How many blocks of cuda_tuning::kBlockSize threads of `kernel` the device holds at once: the
+  // largest cooperative grid (0: the device has no cooperative launches). Asked once per kernel.
+  std::size_t resident_blocks(const void* kernel);
 #endif
 
  private:
@@ -186,6 +249,9 @@ class Device : public std::enable_shared_from_this<Device> {
   bool giving_up_guesses_ = false;  // the next synchronization fails the guesses
 #if CVL_CUDA_REAL
   int device_ = 0;
+  int multiprocessors_ = 0;
+  bool cooperative_launch_ = false;
+  std::unordered_map<const void*, std::size_t> resident_blocks_;  // by kernel
   cudaStream_t stream_ = nullptr;
   cudaMemPool_t pool_ = nullptr;
   cudaEvent_t clock_marks_[kClockMarks] = {};  // made at first use

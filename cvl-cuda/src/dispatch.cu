@@ -59,12 +59,13 @@ void permute(Device& device, Op op, Type type, const void* values, const std::in
   if (walk.bound == 0) return;
   DeviceBuffer claims(borrow(device), dest.total * sizeof(std::uint32_t));
   device.fill_bytes(claims.get(), 0, claims.bytes());
-  device.launch(walk, kernels::ClaimScatter{indices, flags, source, dest,
-                                            claims.as<std::uint32_t>(), fault});
+  const kernels::ClaimScatter claim{indices, flags, source, dest, claims.as<std::uint32_t>(),
+                                   fault};
   with_element_bits(type, [&]<class Bits>() {
-    device.launch(walk, kernels::Scatter<Bits>{static_cast<const Bits*>(values), indices, flags,
-                                               source, dest, claims.as<std::uint32_t>(),
-                                               static_cast<Bits*>(out)});
+    device.launch_phases(
+        walk, kernels::ClaimThenScatter<Bits>{
+                  claim, {static_cast<const Bits*>(values), indices, flags, source, dest,
+                          claims.as<std::uint32_t>(), static_cast<Bits*>(out)}});
   });
 }
 

@@ -23,7 +23,8 @@ void normalize_bools(Device& device, std::uint8_t* data, std::size_t n);
 
 // Scatters (PERMUTE, DPERMUTE, FPERMUTE, DFPERMUTE) over the source elements (`walk`) into
 // `out`, which already holds what unwritten positions must show (where several elements target
-// one position the highest source position wins: a claim pass, then the writes); gathers
+// one position the highest source position wins: a claim pass, then the writes, in one phased
+// launch); gathers
 // (BPERMUTE, BFPERMUTE) over the destination elements (`walk`). `flags` is null for the
 // unflagged ops.
 void permute(Device& device, vcode::Op op, Type type, const void* values,

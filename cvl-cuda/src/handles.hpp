@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "cvl/backend.hpp"
 #include "device.hpp"
@@ -12,6 +13,8 @@
 #include "platform.hpp"
 
 namespace cvl::CVL_CUDA_NS {
+
+struct SegdesStorage;
 
 // The data of a vector handle. `capacity` elements fit its buffers: the vector's length, or,
 // while that is pending on the device, the length's bound; the host copy (made after a
@@ -23,6 +26,9 @@ struct VectorStorage final : Storage {
   std::size_t capacity;
   cvl::Vector host;     // a cvl-cpu handle; its storage is null when there is no host copy
   DeviceBuffer device;  // allocated() when the data is on the device
+  // The live descriptor whose lengths these are: MAKE_SEGDES of them again (flattened code takes
+  // LENGTHS and remakes the descriptor) returns it, offsets, total and index already made.
+  std::weak_ptr<SegdesStorage> described;
 
   bool on_host() const { return host.storage != nullptr; }
   bool on_device() const { return device.allocated(); }
@@ -44,6 +50,7 @@ struct SegdesStorage final : Storage {
   DeviceBuffer offsets;      // int64, segments' bound + 1, built on first device use
   DeviceBuffer index;        // uint32 per element of total's bound, built where segment_of needs it
   std::int64_t uniform = 0;  // > 0 when all lengths are known to be equal
+  bool searched = false;     // a device operation has found its elements' segments by search
 
   bool on_host() const { return host.storage != nullptr; }
   bool needs_index() const { return segments.bound() > 1 && uniform <= 0; }

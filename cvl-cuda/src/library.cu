@@ -141,86 +141,89 @@ void scan_float_extremum(Device& device, const void* in, void* out, const Segmen
 
 // ---- reductions ---------------------------------------------------------------------------
 
-// result[unique[r]] = f(init, aggregate[r]) for the runs found: reduce-by-key starts a run from
-// its first element, the sequential fold from the identity, and only the latter turns a lone
-// -0.0 into 0.0 (+_REDUCE FLOAT), so the identity is applied here.
-template <class T, class F>
-struct StoreRuns {
-  const std::uint32_t* unique;
-  const T* aggregates;
-  const std::int64_t* runs;
-  T* result;
-  T init;
-  F f;
-  std::uint32_t segments;  // runs of keys past the real segments (pending counts) are dropped
-  CVL_HOST_DEVICE void operator()(std::size_t r) const {
-    if (static_cast<std::int64_t>(r) < *runs && unique[r] < segments)
-      result[unique[r]] = f(init, aggregates[r]);
-  }
-};
-template <class T, class Finish>
-struct FinishAll {
-  const T* from;
-  double* to;
-  Finish finish;
-  CVL_HOST_DEVICE void operator()(std::size_t k) const { to[k] = finish(from[k]); }
-};
-template <class T>
-struct Fill {
-  T* out;
-  T value;
-  CVL_HOST_DEVICE void operator()(std::size_t k) const { out[k] = value; }
+// The value a reduction stores per segment: the fold itself, or (FLOAT MAX/MIN) the double its
+// summary stands for, applied where the result is written so that it takes no launch of its own.
+template <class V>
+struct AsIs {
+  CVL_HOST_DEVICE V operator()(V v) const { return v; }
 };
 
+// Every segment's result after a reduce-by-key, in one launch over max(segments, runs) items:
+// finish(f(init, aggregate[r])) for the runs found (reduce-by-key starts a run from its first
+// element, the sequential fold from the identity, and only the latter turns a lone -0.0 into 0.0
+// (+_REDUCE FLOAT), so the identity is applied here), and finish(init) for each segment with no
+// element below n, which has no run (empty, or past a pending count, where the offsets make it
+// empty). The two writes never meet in one segment, so nothing needs filling first.
+template <class V, class Out, class F, class Finish>
+struct StoreSegments {
+  const std::uint32_t* unique;
+  const V* aggregates;
+  const std::int64_t* runs;
+  SegMap sd;
+  std::size_t n;  // elements reduced
+  Out* result;
+  V init;
+  F f;
+  Finish finish;
+  CVL_HOST_DEVICE void operator()(std::size_t i) const {
+    if (i < sd.segments && (sd.length(i) == 0 || sd.start(i) >= n)) result[i] = finish(init);
+    // Runs of keys past the real segments (pending counts) are dropped.
+    if (static_cast<std::int64_t>(i) < *runs && unique[i] < sd.segments)
+      result[unique[i]] = finish(f(init, aggregates[i]));
+  }
+};
 // result[k] = the fold of segment k from `init`, in order, by one thread: a small reduction in one
 // launch, with the sequential order of the classic and of cvl-cpu at one thread.
-template <class V, class In, class F>
+template <class V, class Out, class In, class F, class Finish>
 struct FoldSegments {
   In in;
-  V* result;
+  Out* result;
   SegMap sd;
   std::size_t n;  // elements that may be read
   V init;
   F f;
+  Finish finish;
   CVL_HOST_DEVICE void operator()(std::size_t k) const {
     V value = init;
     const std::size_t end = sd.start(k) + sd.length(k) < n ? sd.start(k) + sd.length(k) : n;
     for (std::size_t j = sd.start(k); j < end; ++j) value = f(value, in[j]);
-    result[k] = value;
+    result[k] = finish(value);
   }
 };
 
 // One value per segment of the first n elements (V elements, read through `in`) into result
-// (V elements). At most cuda_tuning::kSmallFoldElements elements: one thread per segment
-// (FoldSegments). Otherwise load-balanced: a reduce-by-key over the segment keys, so one giant segment among
-// many tiny ones costs what its elements cost, and only non-empty segments produce a run; the
-// elements past a pending count have keys past the last segment, and their runs are dropped. One
-// segment of a known count takes a plain reduction, which may also reorder operands: only for
-// commutative operators (the FLOAT MAX/MIN summaries are not; reduce-by-key keeps the order).
-template <bool kCommutative, class V, class In, class F>
-void reduce_segments(Device& device, In in, V* result, const SegmentKey& keys, std::size_t n,
-                     V init, F f) {
+// (finish(V) each), in one launch where it can. At most cuda_tuning::kSmallFoldElements elements:
+// one thread per segment (FoldSegments), in cvl-cpu's sequential order. Otherwise one segment of
+// a known count takes a plain reduction, which may also reorder operands: only for commutative
+// operators (the FLOAT MAX/MIN summaries are not; reduce-by-key keeps the order). Else
+// load-balanced: a reduce-by-key over the segment keys, so one giant segment among many tiny ones
+// costs what its elements cost, and only non-empty segments produce a run; the elements past a
+// pending count have keys past the last segment, and their runs are dropped (two launches).
+template <bool kCommutative, class V, class Out, class In, class F, class Finish>
+void reduce_segments(Device& device, In in, Out* result, const SegmentKey& keys, std::size_t n,
+                     V init, F f, Finish finish) {
   const std::size_t m = keys.sd.segments;
   if (m == 0) return;
-  auto owner = borrow(device);
-  if (m == 1 && !keys.total && kCommutative) {
-#if CVL_USE_CUB
-    with_cub_temp(device, [&](void* temp, std::size_t& bytes) {
-      return cub::DeviceReduce::Reduce(temp, bytes, in, result, static_cast<std::int64_t>(n), f,
-                                       init, device.stream());
-    });
-#else
-    V value = thrust::reduce(policy(device), in, in + n, init, f);
-    device.launch(1, Fill<V>{result, value});
-#endif
-    return;
-  }
   if (!reduce_reads_index(n)) {
-    device.launch(m, FoldSegments<V, In, F>{in, result, keys.sd, n, init, f});
+    device.launch(m, FoldSegments<V, Out, In, F, Finish>{in, result, keys.sd, n, init, f, finish});
     return;
   }
-  device.launch(m, Fill<V>{result, init});
+  if constexpr (kCommutative) {
+    static_assert(std::is_same_v<V, Out>, "a plain reduction stores its fold as it is");
+    if (m == 1 && !keys.total) {
+#if CVL_USE_CUB
+      with_cub_temp(device, [&](void* temp, std::size_t& bytes) {
+        return cub::DeviceReduce::Reduce(temp, bytes, in, result, static_cast<std::int64_t>(n), f,
+                                         init, device.stream());
+      });
+#else
+      *result = thrust::reduce(policy(device), in, in + n, init, f);  // host memory here
+#endif
+      return;
+    }
+  }
   // One run more than segments: the elements past a pending count.
+  auto owner = borrow(device);
   const std::size_t most_runs = m + 1;
   DeviceBuffer unique(owner, most_runs * sizeof(std::uint32_t)),
       aggregates(owner, most_runs * sizeof(V)), runs(owner, sizeof(std::int64_t));
@@ -237,29 +240,25 @@ void reduce_segments(Device& device, In in, V* result, const SegmentKey& keys, s
                                     thrust::equal_to<std::uint32_t>(), f);
   *runs.as<std::int64_t>() = ends.first - unique.as<std::uint32_t>();  // host memory here
 #endif
-  device.launch(most_runs, StoreRuns<V, F>{unique.as<std::uint32_t>(), aggregates.as<V>(),
-                                           runs.as<std::int64_t>(), result, init, f,
-                                           static_cast<std::uint32_t>(m)});
+  device.launch(most_runs, StoreSegments<V, Out, F, Finish>{
+                               unique.as<std::uint32_t>(), aggregates.as<V>(),
+                               runs.as<std::int64_t>(), keys.sd, n, result, init, f, finish});
 }
 
 template <class Sem, class T>
 void reduce_typed(Device& device, const void* in, void* out, const SegmentKey& keys,
                   std::size_t n) {
   reduce_segments<true>(device, static_cast<const T*>(in), static_cast<T*>(out), keys, n,
-                        Combine<Sem, T>::identity(), Combine<Sem, T>());
+                        Combine<Sem, T>::identity(), Combine<Sem, T>(), AsIs<T>());
 }
 
 template <bool kMax>
 void reduce_float_extremum(Device& device, const void* in, void* out, const SegmentKey& keys,
                            std::size_t n) {
-  const std::size_t m = keys.sd.segments;
-  DeviceBuffer summaries(borrow(device), m * sizeof(Summary));
-  auto* s = summaries.as<Summary>();
   reduce_segments<false>(
-      device, thrust::make_transform_iterator(static_cast<const double*>(in), ToSummary<kMax>()), s,
-      keys, n, Summary{0.0, 0}, ComposeSummary<kMax>());
-  device.launch(m, FinishAll<Summary, FinishSummary<kMax>>{s, static_cast<double*>(out),
-                                                           FinishSummary<kMax>()});
+      device, thrust::make_transform_iterator(static_cast<const double*>(in), ToSummary<kMax>()),
+      static_cast<double*>(out), keys, n, Summary{0.0, 0}, ComposeSummary<kMax>(),
+      FinishSummary<kMax>());
 }
 
 // Runs scan or reduce `op` on element type `type` with the op's cvl_sem combiner; FLOAT MAX/MIN

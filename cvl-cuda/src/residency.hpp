@@ -98,7 +98,12 @@ class Residency {
     s->lengths = wrap_host(cpu_->segment_lengths(host));
     s->host = std::move(host);
     s->uniform = uniform_length(s->lengths);
-    return Segdes{s->segments, s->total, s};
+    return described_by_lengths(std::move(s));
+  }
+  // The descriptor `s`, recorded on its lengths vector as the one they describe.
+  static Segdes described_by_lengths(std::shared_ptr<SegdesStorage> s) {
+    storage(s->lengths).described = s;
+    return Segdes{s->segments, s->total, std::move(s)};
   }
   // ---- pending counts ------------------------------------------------------------------
 
@@ -183,8 +188,11 @@ class Residency {
     if (!s.on_host()) s.host = cpu_->make_segdes(host_copy(s.lengths));
     return s.host;
   }
-  // The descriptor's device view; the per-element index is built (once) when asked for.
-  // Counts that are pending appear as their bounds (handles.hpp: SegMap).
+  // The descriptor's device view. Where an element's segment is asked for, the first operation
+  // finds it by searching the offsets in its own kernel (what building the per-element index
+  // would cost, without the launch: many descriptors are read once); a second builds the index
+  // (once) and it is read from then on. Counts that are pending appear as their bounds
+  // (handles.hpp: SegMap).
   SegMap device_map(const Segdes& sd, bool with_index = true) {
     SegdesStorage& s = segdes_mutable(sd);
     SegMap map;
@@ -198,7 +206,9 @@ class Residency {
                                     s.offsets.as<std::int64_t>(), nullptr, nullptr);
     }
     map.offsets = s.offsets.as<std::int64_t>();
-    if (with_index && s.needs_index()) {
+    if (with_index && s.needs_index() && !s.index.allocated() && !s.searched) {
+      s.searched = true;
+    } else if (with_index && s.needs_index()) {
       if (!s.index.allocated()) {
         s.index = DeviceBuffer(device_, map.total * sizeof(std::uint32_t));
         library::segment_index(*device_, map.offsets, map.segments, map.total,

@@ -1,6 +1,7 @@
-// Kernel bodies of the permute family: scatters walk the source elements (twice: claims, then
-// writes), gathers the destination elements; every index used is checked against the length of the segment it
-// addresses (a bad one records the first faulting position and writes nothing).
+// Kernel bodies of the permute family: scatters walk the source elements (twice, in one phased
+// launch: claims, then writes), gathers the destination elements; every index used is checked
+// against the length of the segment it addresses (a bad one records the first faulting position
+// and writes nothing).
 #pragma once
 
 #include "handles.hpp"
@@ -50,6 +51,20 @@ struct Scatter {
     if (at >= dest.length(k)) return;  // recorded by ClaimScatter
     const std::size_t target = dest.start(k) + at;
     if (claims[target] == static_cast<std::uint32_t>(j + 1)) out[target] = values[j];
+  }
+};
+
+// A scatter as one phased launch (Device::launch_phases): every claim is in before any write.
+template <class Bits>
+struct ClaimThenScatter {
+  static constexpr int kPhases = 2;
+  ClaimScatter claim;
+  Scatter<Bits> write;
+  CVL_HOST_DEVICE void operator()(int phase, std::size_t j) const {
+    if (phase == 0)
+      claim(j);
+    else
+      write(j);
   }
 };
 
