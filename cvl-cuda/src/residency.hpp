@@ -206,15 +206,17 @@ class Residency {
                                     s.offsets.as<std::int64_t>(), nullptr, nullptr);
     }
     map.offsets = s.offsets.as<std::int64_t>();
-    if (with_index && s.needs_index() && !s.index.allocated() && !s.searched) {
-      s.searched = true;
-    } else if (with_index && s.needs_index()) {
-      if (!s.index.allocated()) {
-        s.index = DeviceBuffer(device_, map.total * sizeof(std::uint32_t));
-        library::segment_index(*device_, map.offsets, map.segments, map.total,
-                               s.index.as<std::uint32_t>());
+    if (with_index && s.needs_index()) {
+      if (!s.searched) {
+        s.searched = true;  // the first use searches: map.index stays null
+      } else {
+        if (!s.index.allocated()) {
+          s.index = DeviceBuffer(device_, map.total * sizeof(std::uint32_t));
+          library::segment_index(*device_, map.offsets, map.segments, map.total,
+                                 s.index.as<std::uint32_t>());
+        }
+        map.index = s.index.as<std::uint32_t>();
       }
-      map.index = s.index.as<std::uint32_t>();
     }
     return map;
   }

@@ -35,10 +35,6 @@ TEST_CASE("NVRTC reports a compile error with its log", "[cuda][nvrtc]") {
                     Catch::Contains("undeclared"));
 }
 
-}  // namespace cvl_test
-
-namespace cvl_test {
-
 TEST_CASE("NVRTC is opened at first use, and a library that does not load is named",
           "[cuda][nvrtc]") {
   int major = 0, minor = 0;

@@ -3,9 +3,9 @@
 // calls, each with its opcode, type, element count and the backend's launches, syncs and bytes;
 // a counter track of vector memory in use; spans for loading and -O before the run.
 //
-// Size: instructions in a row that are each shorter than `short_span` share one span that counts
+// Size: instructions in a row that are each shorter than `initial_short_span` share one span that counts
 // them by opcode and sums the backend's launches, syncs and bytes. A call that ran
-// only such instructions and took under `short_call` is folded into its caller's span too (it
+// only such instructions and took under `initial_short_call` is folded into its caller's span too (it
 // counts the calls by name), so the file's size follows the run's long steps, not its
 // instruction count: a program of 150,000 instructions makes a file of about 2 MB. What is long
 // depends on the machine (a slow clock or a busy core makes every step look longer), so the two
