@@ -4,13 +4,14 @@
 #   bin/                      vinterp, fcode-opt
 #   share/man/man1/           vinterp.1, fcode-opt.1 (doc/man/)
 #   include/nesl/             cvl/ vcode/ (vinterp/include), vm/ (the VM's headers, vinterp/src/vm),
-#                             cvl_cpu/, fopt/, cvl_cuda/ (where a CUDA library is built)
+#                             cvl_cpu/, fopt/, cvl_cuda/ (where a CUDA library is built),
+#                             cvl_mpi/ (where MPI was found)
 #   lib/                      the static libraries
 #   lib/cmake/NeslBackend/    NeslBackendConfig.cmake, its version file and the exported targets
 #
 # The exported targets are NeslBackend::<name>: vcode (parser, linker, printer), vm (the VM and the
 # backend registry, linking every vector library built), cvl_cpu, fopt (the optimizer), and where
-# built cvl_cuda_emulated and cvl_cuda; plus what they link (cvl_contract, cvl_unfused,
+# built cvl_cuda_emulated, cvl_cuda and cvl_mpi; plus what they link (cvl_contract, cvl_unfused,
 # cvl_cubin_cache) and the programs vinterp and fcode-opt. Included from the top-level
 # CMakeLists.txt after every library is defined.
 include(CMakePackageConfigHelpers)
@@ -23,6 +24,9 @@ if(TARGET cvl_cuda_emulated)
 endif()
 if(TARGET cvl_cuda)
   list(APPEND nesl_exported_libraries cvl_cubin_cache cvl_cuda)
+endif()
+if(TARGET cvl_mpi)
+  list(APPEND nesl_exported_libraries cvl_mpi)
 endif()
 
 # The VM library is NeslBackend::vm; the others keep their names. The same names work in this
@@ -61,6 +65,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/vinterp/src/vm/
 if(TARGET cvl_cuda OR TARGET cvl_cuda_emulated)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/cvl-cuda/include/ DESTINATION ${NESL_INSTALL_INCLUDEDIR})
 endif()
+if(TARGET cvl_mpi)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/cvl-mpi/include/ DESTINATION ${NESL_INSTALL_INCLUDEDIR})
+endif()
 
 install(FILES ${PROJECT_SOURCE_DIR}/doc/man/vinterp.1 ${PROJECT_SOURCE_DIR}/doc/man/fcode-opt.1
         DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
@@ -86,6 +93,10 @@ if(TARGET cvl_cuda)  # CUDA::cudart_static (NVRTC is opened at run time)
 endif()
 if(TARGET cvl_cuda_emulated)
   set(NESL_PACKAGE_HAS_CUDA_EMULATED ON)
+endif()
+set(NESL_PACKAGE_HAS_MPI OFF)
+if(TARGET cvl_mpi)  # MPI::MPI_CXX
+  set(NESL_PACKAGE_HAS_MPI ON)
 endif()
 
 install(EXPORT NeslBackendTargets

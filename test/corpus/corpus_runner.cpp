@@ -61,6 +61,7 @@ struct Options {
   double timeout_seconds = 120.0;
   std::optional<double> float_tolerance;
   std::vector<std::string> extra_args;
+  std::vector<std::string> launcher;  // words before vinterp (mpirun -np 3)
   std::optional<std::string> suite;
   std::string optimizer;                    // fcode-opt, or empty
   std::vector<std::string> optimizer_args;
@@ -70,7 +71,7 @@ struct Options {
 const char* const usage =
     "usage: corpus_runner --vinterp PATH --dir DIR [--threads N] [--only NAME...] [--exclude NAME...]\n"
     "                     [--timeout SECONDS] [--float-tolerance T] [--extra-arg ARG]... [--suite KIND]\n"
-    "                     [--optimizer PATH [--optimizer-arg ARG]...] [--verbose]\n"
+    "                     [--optimizer PATH [--optimizer-arg ARG]...] [--launcher WORD]... [--verbose]\n"
     "NAME may be a shell pattern (bh.*); --only/--exclude take every following word up to the next\n"
     "option, and commas separate names too.\n";
 
@@ -131,6 +132,7 @@ Options parse_options(int argc, char** argv) {
     else if (arg == "--timeout") options.timeout_seconds = number(value());
     else if (arg == "--float-tolerance") options.float_tolerance = number(value());
     else if (arg == "--extra-arg") options.extra_args.push_back(value());
+    else if (arg == "--launcher") options.launcher.push_back(value());
     else if (arg == "--suite") options.suite = value();
     else if (arg == "--optimizer") options.optimizer = value();
     else if (arg == "--optimizer-arg") options.optimizer_args.push_back(value());
@@ -329,7 +331,8 @@ int main(int argc, char** argv) {
       ++failed;
       continue;
     }
-    std::vector<std::string> command{vinterp.string()};
+    std::vector<std::string> command = options.launcher;
+    command.push_back(vinterp.string());
     if (options.threads) {
       command.push_back("--threads");
       command.push_back(std::to_string(*options.threads));

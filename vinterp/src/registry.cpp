@@ -5,6 +5,9 @@
 #if defined(NESL_HAVE_CUDA) || defined(NESL_HAVE_CUDA_EMULATION)
 #include "cvl_cuda/cvl_cuda.hpp"
 #endif
+#ifdef NESL_HAVE_MPI
+#include "cvl_mpi/cvl_mpi.hpp"
+#endif
 
 namespace cvl {
 
@@ -16,6 +19,9 @@ std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOption
 #ifdef NESL_HAVE_CUDA_EMULATION
   if (name == "cuda-emulated") return make_cuda_emulated_backend(options);
 #endif
+#ifdef NESL_HAVE_MPI
+  if (name == "mpi") return make_mpi_backend(options);
+#endif
   return nullptr;
 }
 
@@ -26,6 +32,9 @@ std::vector<std::string> available_backends() {
 #endif
 #ifdef NESL_HAVE_CUDA_EMULATION
   names.push_back("cuda-emulated");
+#endif
+#ifdef NESL_HAVE_MPI
+  names.push_back("mpi");
 #endif
   return names;
 }

@@ -35,6 +35,7 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cvl/random.hpp"
 #include "cvl/types.hpp"
@@ -78,6 +79,8 @@ struct BackendStats {
   std::uint64_t host_bytes_in_use = 0;  // cvl-cpu's vector storage (--trace-json's memory track)
   std::uint64_t device_bytes_peak = 0;
   std::uint64_t fused_plans = 0;  // superoperators planned (prepare); FUSED calls plan nothing
+  std::uint64_t messages_sent = 0;  // distributed backends: this process's messages and bytes
+  std::uint64_t bytes_sent = 0;
 };
 
 // One operand of FUSED: a vector, or a segment descriptor where the superoperator declares
@@ -198,6 +201,20 @@ class Backend {
   // Makes everything certain (a synchronization if a guess is outstanding), before an effect
   // that cannot be taken back: output, files, timers.
   virtual void settle() {}
+
+  // Distributed backends (cvl-mpi): every process runs the interpreter over the same program.
+  // Whether this process performs the program's effects on the outside world.
+  virtual bool is_io_root() const { return true; }
+  // Makes `bytes` on every process equal to the io root's (a collective).
+  virtual void share_from_io_root(std::string& /*bytes*/) {}
+  // Every process's `local` counters, concatenated in process order (a collective).
+  virtual std::vector<std::uint64_t> gather_counters(std::span<const std::uint64_t> local) {
+    return {local.begin(), local.end()};
+  }
+  // Whether the error that escaped was seen by this process alone.
+  virtual bool error_is_local() const { return false; }
+  // Ends every process of a distributed run now, after this process printed its message.
+  virtual void abort_all(int /*status*/) {}
 };
 
 }  // namespace cvl

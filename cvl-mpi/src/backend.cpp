@@ -1,0 +1,164 @@
+// The operations that stay on each process's block (elementwise work, FUSED, RAND) and the host
+// transfers; the others are in their family's file.
+#include "backend.hpp"
+
+#include <cstring>
+
+#include "cvl/unfused.hpp"
+#include "cvl_cpu/cvl_cpu.hpp"
+#include "cvl_mpi/cvl_mpi.hpp"
+
+namespace cvl::mpi {
+namespace {
+
+// One thread per process unless asked otherwise: processes share the machine's cores.
+BackendOptions local_options(BackendOptions options) {
+  if (options.threads == 0) options.threads = 1;
+  return options;
+}
+
+// A superoperator whose every operand is read at the element it computes runs on each block as
+// it is; one that reads per segment or folds is run op by op over the distributed operations.
+struct MpiPrepared : PreparedSuperOp {
+  MpiPrepared(const vcode::SuperOp& op, std::unique_ptr<PreparedSuperOp> l)
+      : PreparedSuperOp(op), local(std::move(l)) {
+    blockwise = !analysis.folds();
+    for (auto role : analysis.roles)
+      if (role == vcode::NodeRole::SegmentLeaf || role == vcode::NodeRole::Descriptor)
+        blockwise = false;
+  }
+  std::unique_ptr<PreparedSuperOp> local;
+  bool blockwise = false;
+};
+
+}  // namespace
+
+MpiBackend::MpiBackend(const BackendOptions& options)
+    : local_(make_cpu_backend(local_options(options))), float_rank_(options.float_rank) {}
+
+Vector MpiBackend::take_local(Vector&& v) {
+  auto* d = static_cast<DistributedVector*>(v.storage.get());
+  if (!d) throw InternalError("cvl-mpi: a vector without storage");
+  if (v.storage.use_count() == 1) return std::move(d->local);
+  return d->local;
+}
+
+const Vector& MpiBackend::local_of(const Vector& v) {
+  auto* d = static_cast<const DistributedVector*>(v.storage.get());
+  if (!d) throw InternalError("cvl-mpi: a vector without storage");
+  return d->local;
+}
+
+const DistributedSegdes& MpiBackend::parts(const Segdes& sd) {
+  auto* d = static_cast<const DistributedSegdes*>(sd.storage.get());
+  if (!d) throw InternalError("cvl-mpi: a segment descriptor without storage");
+  return *d;
+}
+
+Segdes MpiBackend::one_segment(std::size_t n) {
+  const std::int32_t length = static_cast<std::int32_t>(n);
+  return local_->make_segdes(local_->upload(Type::Int, &length, 1));
+}
+
+std::vector<std::uint32_t> MpiBackend::piece_of_elements(const DistributedSegdes& d) const {
+  std::vector<std::uint32_t> out;
+  for (std::size_t k = 0; k < d.pieces(); ++k) out.insert(out.end(), d.piece_lengths[k], k);
+  return out;
+}
+
+Vector MpiBackend::upload(Type type, const void* data, std::size_t length) {
+  Operation op(*this);
+  const Range mine = block(length);
+  const auto* bytes = static_cast<const char*>(data);
+  return wrap(local_->upload(type, bytes ? bytes + mine.begin * element_size(type) : nullptr,
+                             mine.size()),
+              length);
+}
+
+void MpiBackend::download(const Vector& v, std::size_t first, std::size_t count, void* out) {
+  Operation op(*this);
+  const std::size_t n = v.length.get();
+  const Range want{first, first + count};
+  std::vector<std::size_t> counts(comm_.size());
+  for (int q = 0; q < comm_.size(); ++q)
+    counts[q] = intersect(block_of(n, q, comm_.size()), want).size();
+  const Range mine = intersect(block(n), want);
+  const std::size_t width = element_size(v.type);
+  std::vector<char> part(mine.size() * width);
+  if (!mine.empty())
+    local_->download(local_of(v), mine.begin - block(n).begin, mine.size(), part.data());
+  with_element_bits(v.type, [&]<class Bits>() {
+    comm_.allgatherv(reinterpret_cast<const Bits*>(part.data()), counts, static_cast<Bits*>(out));
+  });
+}
+
+Vector MpiBackend::elementwise(vcode::Op op, Type type, std::span<Vector> operands) {
+  Operation guard(*this);
+  const std::size_t n = operands[0].length.get();
+  std::vector<Vector> locals;
+  for (auto& v : operands) locals.push_back(take_local(std::move(v)));
+  const bool may_trap = (op == vcode::Op::Div || op == vcode::Op::Mod) && type == Type::Int;
+  if (!may_trap) return wrap(local_->elementwise(op, type, locals), n);
+  return wrap(agreed([&] { return local_->elementwise(op, type, locals); }), n);
+}
+
+// Every process draws the whole sequence, keeping its block's numbers, so the generator's state
+// stays the same everywhere and the numbers are the classic's.
+Vector MpiBackend::random(Vector bounds, RandomStream& stream) {
+  Operation guard(*this);
+  const std::size_t n = bounds.length.get();
+  const Range mine = block(n);
+  Vector local = take_local(std::move(bounds));
+  agreed([&] {
+    const auto b = host<std::int32_t>(local);
+    for (std::size_t i = 0; i < b.size(); ++i)
+      if (b[i] == 0)
+        throw Error("RAND: bound 0 at position " + std::to_string(mine.begin + i));
+  });
+  for (std::size_t i = 0; i < mine.begin; ++i) stream.next();
+  Vector out = local_->random(std::move(local), stream);
+  for (std::size_t i = mine.end; i < n; ++i) stream.next();
+  return wrap(std::move(out), n);
+}
+
+std::unique_ptr<PreparedSuperOp> MpiBackend::prepare(const vcode::SuperOp& op) {
+  return std::make_unique<MpiPrepared>(op, local_->prepare(op));
+}
+
+Vector MpiBackend::fused(const PreparedSuperOp& prepared, std::span<FusedOperand> operands,
+                         const Length& domain) {
+  Operation guard(*this);
+  const auto& op = static_cast<const MpiPrepared&>(prepared);
+  if (!op.blockwise) return run_unfused(*this, op.definition, operands, domain);
+  const std::size_t n = domain.get();
+  std::vector<FusedOperand> locals(operands.size());
+  for (std::size_t i = 0; i < operands.size(); ++i)
+    if (operands[i].vector.storage) locals[i].vector = take_local(std::move(operands[i].vector));
+  const Length local_domain = block(n).size();
+  if (!op.analysis.divides) return wrap(local_->fused(*op.local, locals, local_domain), n);
+  return wrap(agreed([&] { return local_->fused(*op.local, locals, local_domain); }), n);
+}
+
+Vector MpiBackend::segment_lengths(const Segdes& sd) { return parts(sd).lengths; }
+
+BackendStats MpiBackend::stats() const {
+  BackendStats s = local_->stats();
+  s.messages_sent = comm_.messages_sent();
+  s.bytes_sent = comm_.bytes_sent();
+  return s;
+}
+
+std::vector<std::uint64_t> MpiBackend::gather_counters(std::span<const std::uint64_t> local) {
+  std::vector<std::size_t> counts(comm_.size(), local.size());
+  std::vector<std::uint64_t> out(local.size() * comm_.size());
+  comm_.allgatherv(local.data(), counts, out.data());
+  return out;
+}
+
+}  // namespace cvl::mpi
+
+namespace cvl {
+std::unique_ptr<Backend> make_mpi_backend(const BackendOptions& options) {
+  return std::make_unique<mpi::MpiBackend>(options);
+}
+}  // namespace cvl

@@ -1,0 +1,132 @@
+// cvl-mpi's Backend: each operation in terms of the local CVL's operations on this process's
+// blocks, and of the exchanges in exchange.hpp. One file per operation family (ARCHITECTURE.md).
+#pragma once
+
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "communicator.hpp"
+#include "exchange.hpp"
+#include "cvl/backend.hpp"
+#include "handles.hpp"
+#include "layout.hpp"
+
+namespace cvl::mpi {
+
+class MpiBackend final : public Backend {
+ public:
+  explicit MpiBackend(const BackendOptions& options);
+  std::string name() const override { return "mpi"; }
+
+  Vector upload(Type type, const void* data, std::size_t length) override;
+  void download(const Vector& v, std::size_t first, std::size_t count, void* out) override;
+  Vector elementwise(vcode::Op op, Type type, std::span<Vector> operands) override;
+  Vector random(Vector bounds, RandomStream& stream) override;
+  Vector scan(vcode::Op op, Vector v, const Segdes& sd) override;
+  Vector reduce(vcode::Op op, Vector v, const Segdes& sd) override;
+  Vector permute(vcode::Op op, PermuteOperands operands) override;
+  Vector extract(Vector v, Vector indices, const Segdes& sd) override;
+  Vector replace(Vector v, Vector indices, Vector values, const Segdes& sd) override;
+  Vector distribute(Vector values, const Segdes& sd) override;
+  Vector index(Vector starts, Vector strides, const Segdes& sd) override;
+  Vector rank(vcode::Op op, Vector v, const Segdes& sd) override;
+  std::pair<Vector, Segdes> pack(Vector v, Vector flags, const Segdes& sd) override;
+  Segdes make_segdes(Vector lengths) override;
+  Vector segment_lengths(const Segdes& sd) override;
+  std::unique_ptr<PreparedSuperOp> prepare(const vcode::SuperOp& op) override;
+  Vector fused(const PreparedSuperOp& op, std::span<FusedOperand> operands,
+               const Length& domain) override;
+  using Backend::fused;
+
+  void wait_for_device() override { comm_.barrier(); }
+  BackendStats stats() const override;
+
+  bool is_io_root() const override { return comm_.rank() == 0; }
+  void share_from_io_root(std::string& bytes) override { comm_.broadcast(bytes, 0); }
+  std::vector<std::uint64_t> gather_counters(std::span<const std::uint64_t> local) override;
+  bool error_is_local() const override { return failed_alone_; }
+  void abort_all(int status) override { comm_.abort(status); }
+
+ private:
+  // Marks an error that leaves an operation without going through Communicator::agree as seen
+  // by this process alone.
+  class Operation {
+   public:
+    explicit Operation(MpiBackend& b) : b_(b), unwinding_(std::uncaught_exceptions()) {
+      b_.comm_.forget_error();
+    }
+    ~Operation() {
+      if (std::uncaught_exceptions() > unwinding_ && !b_.comm_.last_error_agreed())
+        b_.failed_alone_ = true;
+    }
+
+   private:
+    MpiBackend& b_;
+    int unwinding_;
+  };
+
+  Range block(std::size_t n) const { return block_of(n, comm_.rank(), comm_.size()); }
+  Vector wrap(Vector local, std::size_t n) const {
+    const Type t = local.type;
+    return Vector{t, n, std::make_shared<DistributedVector>(std::move(local))};
+  }
+  // The local block of a handle, moved out when this handle is its only owner.
+  static Vector take_local(Vector&& v);
+  static const Vector& local_of(const Vector& v);
+  static const DistributedSegdes& parts(const Segdes& sd);
+  // The local block on the host, and back.
+  template <class T>
+  std::vector<T> host(const Vector& local) {
+    std::vector<T> out(local.length.get());
+    if (!out.empty()) local_->download(local, 0, out.size(), out.data());
+    return out;
+  }
+  template <class T>
+  Vector from_host(Type type, const std::vector<T>& values) {
+    return local_->upload(type, values.data(), values.size());
+  }
+  // Runs `f`, then every process learns whether any had a cvl::Error (agree).
+  template <class F>
+  auto agreed(F&& f) -> decltype(f()) {
+    std::optional<std::string> error;
+    if constexpr (std::is_void_v<decltype(f())>) {
+      try {
+        f();
+      } catch (const Error& e) {
+        error = e.what();
+      }
+      comm_.agree(error);
+    } else {
+      decltype(f()) result{};
+      try {
+        result = f();
+      } catch (const Error& e) {
+        error = e.what();
+      }
+      comm_.agree(error);
+      return result;
+    }
+  }
+  // A per-segment array held in this process's block of segments, fetched for the segments of
+  // this process's pieces.
+  template <class T>
+  std::vector<T> for_pieces(const std::vector<T>& my_block_of_segments, std::size_t segments,
+                            const DistributedSegdes& d) {
+    const Range want{d.first_segment, d.first_segment + d.pieces()};
+    return remap(comm_, my_block_of_segments, block(segments), want);
+  }
+  // The segments of a descriptor, and its per-piece values for the elements of this block:
+  // element j's piece.
+  std::vector<std::uint32_t> piece_of_elements(const DistributedSegdes& d) const;
+  Segdes one_segment(std::size_t n);  // a local descriptor of one segment of n elements
+
+  Communicator comm_;
+  std::unique_ptr<Backend> local_;
+  FloatRankOrder float_rank_;
+  bool failed_alone_ = false;
+};
+
+}  // namespace cvl::mpi

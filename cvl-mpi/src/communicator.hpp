@@ -1,0 +1,101 @@
+// MPI_COMM_WORLD as the backend uses it: the collectives it needs, typed, each counting the
+// messages and bytes this process sends (for --profile), and the one way a data error found on
+// some processes becomes the same error on all of them (agree).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace cvl::mpi {
+
+class Communicator {
+ public:
+  Communicator();  // MPI_Init if needed; MPI is finalized at exit
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+  std::uint64_t messages_sent() const { return messages_; }
+  std::uint64_t bytes_sent() const { return bytes_; }
+
+  // Every process's `value`, in process order.
+  template <class T>
+  std::vector<T> allgather(const T& value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    std::vector<T> out(size_);
+    MPI_Allgather(&value, sizeof(T), MPI_BYTE, out.data(), sizeof(T), MPI_BYTE, MPI_COMM_WORLD);
+    count(size_ - 1, (size_ - 1) * sizeof(T));
+    return out;
+  }
+
+  // Sends send[...] in runs: send_counts[q] elements to process q, in order; receives
+  // recv_counts[q] from each q, concatenated in process order.
+  template <class T>
+  std::vector<T> alltoallv(const std::vector<T>& send, const std::vector<std::size_t>& send_counts,
+                           const std::vector<std::size_t>& recv_counts) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    std::vector<T> out(sum(recv_counts));
+    exchange(send.data(), send_counts, out.data(), recv_counts, sizeof(T));
+    return out;
+  }
+  // The same, with the receive counts exchanged first.
+  template <class T>
+  std::vector<T> alltoallv(const std::vector<T>& send, const std::vector<std::size_t>& send_counts) {
+    return alltoallv(send, send_counts, exchange_counts(send_counts));
+  }
+  std::vector<std::size_t> exchange_counts(const std::vector<std::size_t>& send_counts);
+
+  // Every process gets the concatenation of every process's `mine`, in process order, where
+  // process q gives counts[q] elements (known to all).
+  template <class T>
+  void allgatherv(const T* mine, const std::vector<std::size_t>& counts, T* out) {
+    allgatherv_bytes(mine, counts, out, sizeof(T));
+  }
+
+  // The sum over processes, and the sum over the processes before this one.
+  std::int64_t sum_all(std::int64_t value);
+  std::int64_t sum_before(std::int64_t value);
+
+  // `bytes` on every process becomes process `root`'s.
+  void broadcast(std::string& bytes, int root);
+  void barrier();
+
+  // A data error some processes may have found: every process throws the same cvl::Error, the
+  // message of the lowest process that found one, or returns when none did. A collective.
+  void agree(const std::optional<std::string>& local_error);
+  // Whether the last error this process threw came from agree (every process threw it).
+  bool last_error_agreed() const { return agreed_; }
+  void forget_error() { agreed_ = false; }
+
+  [[noreturn]] void abort(int status);
+
+ private:
+  void exchange(const void* send, const std::vector<std::size_t>& send_counts, void* recv,
+                const std::vector<std::size_t>& recv_counts, std::size_t element_bytes);
+  void allgatherv_bytes(const void* mine, const std::vector<std::size_t>& counts, void* out,
+                        std::size_t element_bytes);
+  MPI_Datatype element_type(std::size_t bytes);
+  void count(std::uint64_t messages, std::uint64_t bytes) {
+    messages_ += messages;
+    bytes_ += bytes;
+  }
+  static std::size_t sum(const std::vector<std::size_t>& v) {
+    std::size_t s = 0;
+    for (auto x : v) s += x;
+    return s;
+  }
+
+  int rank_ = 0;
+  int size_ = 1;
+  std::uint64_t messages_ = 0;
+  std::uint64_t bytes_ = 0;
+  bool agreed_ = false;
+  std::vector<std::pair<std::size_t, MPI_Datatype>> types_;
+};
+
+}  // namespace cvl::mpi

@@ -1,0 +1,88 @@
+// The data movements every distributed operation is made of, over host copies of the blocks:
+// - remap: an array held in contiguous ranges (one per process, in process order) to any range
+//   each process wants (a block of the balanced layout, or the segments its elements touch);
+// - fetch: elements at arbitrary positions of a block-distributed vector (gathers);
+// - send_to_owners: values addressed to positions of a block-distributed vector (scatters).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "communicator.hpp"
+#include "layout.hpp"
+
+namespace cvl::mpi {
+
+// `mine` holds positions `have` of an array; the `have` ranges of the processes are disjoint and
+// in process order. Returns positions `want`, which the processes' `have` ranges must cover.
+template <class T>
+std::vector<T> remap(Communicator& comm, const std::vector<T>& mine, Range have, Range want) {
+  struct Ranges {
+    Range have, want;
+  };
+  const auto all = comm.allgather(Ranges{have, want});
+  const int p = comm.size();
+  std::vector<std::size_t> send_counts(p), recv_counts(p);
+  std::vector<T> send;
+  for (int q = 0; q < p; ++q) {
+    const Range part = intersect(have, all[q].want);
+    send_counts[q] = part.size();
+    send.insert(send.end(), mine.begin() + (part.begin - have.begin),
+                mine.begin() + (part.end - have.begin));
+    recv_counts[q] = intersect(all[q].have, want).size();
+  }
+  return comm.alltoallv(send, send_counts, recv_counts);
+}
+
+// The elements at `positions` (each < n) of a vector of n elements, block-distributed, of which
+// this process holds `block` (its block_of(n)).
+template <class T>
+std::vector<T> fetch(Communicator& comm, const std::vector<T>& block, std::size_t n,
+                     const std::vector<std::uint32_t>& positions) {
+  const int p = comm.size();
+  std::vector<std::size_t> counts(p, 0);
+  std::vector<int> owner(positions.size());
+  for (std::size_t i = 0; i < positions.size(); ++i) ++counts[owner[i] = owner_of(positions[i], n, p)];
+  std::vector<std::size_t> next(p, 0);
+  for (int q = 1; q < p; ++q) next[q] = next[q - 1] + counts[q - 1];
+  std::vector<std::uint32_t> requests(positions.size());
+  std::vector<std::size_t> slot(positions.size());
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    slot[i] = next[owner[i]]++;
+    requests[slot[i]] = positions[i];
+  }
+  const std::vector<std::size_t> asked_counts = comm.exchange_counts(counts);
+  const std::vector<std::uint32_t> asked = comm.alltoallv(requests, counts, asked_counts);
+  const std::size_t first = block_of(n, comm.rank(), p).begin;
+  std::vector<T> answers(asked.size());
+  for (std::size_t i = 0; i < asked.size(); ++i) answers[i] = block[asked[i] - first];
+  const std::vector<T> replies = comm.alltoallv(answers, asked_counts, counts);
+  std::vector<T> out(positions.size());
+  for (std::size_t i = 0; i < positions.size(); ++i) out[i] = replies[slot[i]];
+  return out;
+}
+
+// A value for position `at` of a block-distributed vector.
+template <class T>
+struct Placed {
+  std::uint32_t at;
+  T value;
+};
+
+// Delivers each record to the process whose block (of n) holds its position; a process receives
+// its records in process order, each process's in the order it sent them.
+template <class T>
+std::vector<Placed<T>> send_to_owners(Communicator& comm, const std::vector<Placed<T>>& records,
+                                      std::size_t n) {
+  const int p = comm.size();
+  std::vector<std::size_t> counts(p, 0);
+  std::vector<int> owner(records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) ++counts[owner[i] = owner_of(records[i].at, n, p)];
+  std::vector<std::size_t> next(p, 0);
+  for (int q = 1; q < p; ++q) next[q] = next[q - 1] + counts[q - 1];
+  std::vector<Placed<T>> send(records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) send[next[owner[i]]++] = records[i];
+  return comm.alltoallv(send, counts);
+}
+
+}  // namespace cvl::mpi

@@ -1,0 +1,42 @@
+// What a distributed vector and a distributed segment descriptor hold on one process.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cvl/types.hpp"
+
+namespace cvl::mpi {
+
+// This process's block (layout.hpp) of a vector, as a vector of the local CVL.
+struct DistributedVector : Storage {
+  explicit DistributedVector(Vector l) : local(std::move(l)) {}
+  Vector local;
+};
+
+// A segment descriptor of `segments` segments and `total` elements, seen two ways:
+// - by segment: the lengths vector (distributed over the segments like any vector) and, for this
+//   process's block of segments, the lengths and the global position where each segment starts;
+// - by element: the pieces of segments that this process's block of elements holds, in order. A
+//   segment that crosses blocks is cut at their borders; the first piece may be the rest of a
+//   segment that starts on an earlier process (`continues`). Each segment belongs to the process
+//   whose block holds its start (a segment starting at `total`, which is empty, to the last one);
+//   empty segments are pieces of length 0 there.
+struct DistributedSegdes : Storage {
+  Vector lengths;                         // distributed by segment
+  std::vector<std::int32_t> my_lengths;   // this process's block of the lengths
+  std::vector<std::int64_t> my_starts;    // and where each of those segments starts
+
+  Segdes local;                 // the local CVL's descriptor of the pieces
+  std::size_t first_segment = 0;  // the segment of the first piece
+  bool continues = false;
+  std::vector<std::int32_t> piece_lengths;          // the pieces, cut at the block's borders
+  std::vector<std::int64_t> piece_starts;           // where each piece's segment starts
+  std::vector<std::int32_t> piece_segment_lengths;  // the whole length of each piece's segment
+
+  std::size_t pieces() const { return piece_lengths.size(); }
+  // The segments this process owns, as pieces [owned_begin(), pieces()).
+  std::size_t owned_begin() const { return continues ? 1 : 0; }
+};
+
+}  // namespace cvl::mpi

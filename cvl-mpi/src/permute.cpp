@@ -1,0 +1,80 @@
+// The permute family: each element's global target (a scatter) or source (a gather) position is
+// worked out where the element is, checked against its segment, and the values travel to or from
+// the process whose block holds that position.
+#include "backend.hpp"
+#include "cvl/errors.hpp"
+#include "vcode/op.hpp"
+
+namespace cvl::mpi {
+namespace {
+
+// The other descriptor's segment start and length for each element of this block of the
+// descriptor `along` (the two have the same segments).
+struct Targets {
+  std::vector<std::int64_t> start;
+  std::vector<std::int32_t> length;
+};
+
+}  // namespace
+
+Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
+  Operation guard(*this);
+  const bool gather = vcode::info(op).shape == vcode::Shape::Gather;
+  const bool flagged = vcode::permute_has_flags(op);
+  const Segdes& source = o.source_segdes;
+  const Segdes& dest = op == vcode::Op::Permute ? o.source_segdes : o.dest_segdes;
+  // The descriptor the index vector runs along, and the one its positions point into.
+  const Segdes& along = gather ? dest : source;
+  const Segdes& into = gather ? source : dest;
+  const DistributedSegdes& a = parts(along);
+  const DistributedSegdes& t = parts(into);
+  const std::size_t segments = along.segments.get();
+  const std::size_t into_total = into.total.get();
+  const std::size_t first_element = block(along.total.get()).begin;
+
+  // Per piece of `along`: where its segment of `into` starts, and how long it is.
+  std::vector<std::int64_t> piece_start = &a == &t ? a.piece_starts : for_pieces(t.my_starts, segments, a);
+  std::vector<std::int32_t> piece_length =
+      &a == &t ? a.piece_segment_lengths : for_pieces(t.my_lengths, segments, a);
+  const auto idx = host<std::int32_t>(local_of(o.indices));
+  const auto flags = flagged ? host<std::uint8_t>(local_of(o.flags)) : std::vector<std::uint8_t>();
+  std::vector<std::uint32_t> positions;
+  std::vector<std::size_t> elements;  // the element of each position
+  positions.reserve(idx.size());
+  agreed([&] {
+    std::size_t j = 0;
+    for (std::size_t k = 0; k < a.pieces(); ++k) {
+      for (std::int32_t e = 0; e < a.piece_lengths[k]; ++e, ++j) {
+        if (flagged && !flags[j]) continue;
+        if (idx[j] < 0 || idx[j] >= piece_length[k])
+          throw Error(index_fault_message(vcode::spelling(op), idx[j], first_element + j,
+                                          static_cast<std::size_t>(piece_length[k])));
+        positions.push_back(static_cast<std::uint32_t>(piece_start[k] + idx[j]));
+        elements.push_back(j);
+      }
+    }
+  });
+
+  const Type type = o.values.type;
+  return with_element_bits(type, [&]<class Bits>() {
+    if (gather) {
+      const auto got = fetch(comm_, host<Bits>(local_of(o.values)), into_total, positions);
+      std::vector<Bits> out(idx.size(), Bits{0});
+      for (std::size_t i = 0; i < got.size(); ++i) out[elements[i]] = got[i];
+      return wrap(from_host(type, out), along.total.get());
+    }
+    const auto values = host<Bits>(local_of(o.values));
+    std::vector<Placed<Bits>> records(positions.size());
+    for (std::size_t i = 0; i < positions.size(); ++i)
+      records[i] = {positions[i], values[elements[i]]};
+    const auto arrived = send_to_owners(comm_, records, into_total);
+    std::vector<Bits> out = vcode::permute_has_defaults(op)
+                                ? host<Bits>(local_of(o.defaults))
+                                : std::vector<Bits>(block(into_total).size(), Bits{0});
+    const std::size_t first = block(into_total).begin;
+    for (const auto& r : arrived) out[r.at - first] = r.value;
+    return wrap(from_host(type, out), into_total);
+  });
+}
+
+}  // namespace cvl::mpi

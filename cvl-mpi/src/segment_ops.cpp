@@ -1,0 +1,89 @@
+// DIST and INDEX (per-segment values brought to the pieces, then the local CVL), EXTRACT and
+// REPLACE (one element per segment, fetched from or sent to the process that holds it).
+#include "backend.hpp"
+#include "cvl/errors.hpp"
+#include "cvl/scalar_semantics.hpp"
+
+namespace cvl::mpi {
+namespace {
+
+// Where segment k's element `idx` is, after checking that it is inside the segment.
+std::uint32_t element_position(const char* op, const DistributedSegdes& d, std::size_t k,
+                               std::size_t segment_id, std::int32_t idx) {
+  if (idx < 0 || idx >= d.my_lengths[k])
+    throw Error(index_fault_message(op, idx, segment_id, static_cast<std::size_t>(d.my_lengths[k])));
+  return static_cast<std::uint32_t>(d.my_starts[k] + idx);
+}
+
+}  // namespace
+
+Vector MpiBackend::distribute(Vector values, const Segdes& sd) {
+  Operation guard(*this);
+  const DistributedSegdes& d = parts(sd);
+  const Type type = values.type;
+  return with_element_bits(type, [&]<class Bits>() {
+    const auto mine = host<Bits>(local_of(values));
+    const auto per_piece = for_pieces(mine, sd.segments.get(), d);
+    return wrap(local_->distribute(from_host(type, per_piece), d.local), sd.total.get());
+  });
+}
+
+// A piece that continues a segment starts at element `offset` of it: its INDEX values start
+// offset strides further on.
+Vector MpiBackend::index(Vector starts, Vector strides, const Segdes& sd) {
+  Operation guard(*this);
+  const DistributedSegdes& d = parts(sd);
+  const std::size_t segments = sd.segments.get();
+  auto first = for_pieces(host<std::int32_t>(local_of(starts)), segments, d);
+  const auto step = for_pieces(host<std::int32_t>(local_of(strides)), segments, d);
+  if (d.continues) {
+    const auto offset = static_cast<std::uint32_t>(block(sd.total.get()).begin - d.piece_starts[0]);
+    first[0] = cvl_sem::index_value(first[0], step[0], offset);
+  }
+  return wrap(local_->index(from_host(Type::Int, first), from_host(Type::Int, step), d.local),
+              sd.total.get());
+}
+
+Vector MpiBackend::extract(Vector v, Vector indices, const Segdes& sd) {
+  Operation guard(*this);
+  const DistributedSegdes& d = parts(sd);
+  const std::size_t segments = sd.segments.get(), total = sd.total.get();
+  const Range mine = block(segments);
+  const auto idx = host<std::int32_t>(local_of(indices));
+  std::vector<std::uint32_t> positions(idx.size());
+  agreed([&] {
+    for (std::size_t k = 0; k < idx.size(); ++k)
+      positions[k] = element_position("EXTRACT", d, k, mine.begin + k, idx[k]);
+  });
+  const Type type = v.type;
+  return with_element_bits(type, [&]<class Bits>() {
+    const auto values = fetch(comm_, host<Bits>(local_of(v)), total, positions);
+    return wrap(from_host(type, values), segments);
+  });
+}
+
+Vector MpiBackend::replace(Vector v, Vector indices, Vector values, const Segdes& sd) {
+  Operation guard(*this);
+  const DistributedSegdes& d = parts(sd);
+  const std::size_t segments = sd.segments.get(), total = sd.total.get();
+  const Range mine = block(segments);
+  const auto idx = host<std::int32_t>(local_of(indices));
+  std::vector<std::uint32_t> positions(idx.size());
+  agreed([&] {
+    for (std::size_t k = 0; k < idx.size(); ++k)
+      positions[k] = element_position("REPLACE", d, k, mine.begin + k, idx[k]);
+  });
+  const Type type = v.type;
+  return with_element_bits(type, [&]<class Bits>() {
+    const auto replacements = host<Bits>(local_of(values));
+    std::vector<Placed<Bits>> records(positions.size());
+    for (std::size_t k = 0; k < positions.size(); ++k) records[k] = {positions[k], replacements[k]};
+    const auto arrived = send_to_owners(comm_, records, total);
+    std::vector<Bits> out = host<Bits>(local_of(v));
+    const std::size_t first = block(total).begin;
+    for (const auto& r : arrived) out[r.at - first] = r.value;
+    return wrap(from_host(type, out), total);
+  });
+}
+
+}  // namespace cvl::mpi
