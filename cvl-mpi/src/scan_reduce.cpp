@@ -1,16 +1,46 @@
 // Scans and reductions: each process folds its pieces with the local CVL; a segment that crosses
-// blocks is completed with the partial results of the processes it crosses (gathered from all,
+// blocks is completed with the partial folds of the processes it crosses (gathered from all,
 // combined in segment order).
+//
+// FLOAT MAX and MIN are not associative where NaNs are (max(s, NaN) is NaN, max(NaN, x) is x):
+// a fold that continues from an earlier state equals the fold of the part alone when the part
+// holds a NaN (the state is reset there) or the earlier state is NaN, and combines the two
+// otherwise. Partial folds therefore travel with whether their part held a NaN.
+#include <cmath>
+
 #include "backend.hpp"
 #include "cvl/op_dispatch.hpp"
 
 namespace cvl::mpi {
 namespace {
 
+template <class Sem, class H>
+inline constexpr bool kNanResets =
+    std::is_floating_point_v<H> && requires { requires Sem::order_matters_with_nan; };
+
+// The fold of a part continued from `state` (the fold of everything before it), given the fold of
+// the part alone.
+template <class Sem, class H>
+H continue_fold(H state, H part, bool part_has_nan) {
+  if constexpr (kNanResets<Sem, H>)
+    if (part_has_nan || std::isnan(state)) return part;
+  return Sem::apply(state, part);
+}
+
+template <class H>
+bool any_nan(const std::vector<H>& v, std::size_t from, std::size_t to) {
+  if constexpr (std::is_floating_point_v<H>) {
+    for (std::size_t j = from; j < to; ++j)
+      if (std::isnan(v[j])) return true;
+  }
+  return false;
+}
+
 // A process's part of the segments that cross its borders.
 template <class H>
 struct BorderPart {
   H value;                // scan: the fold of the last piece; reduce: the fold of the first
+  std::uint8_t has_nan;   // that piece holds a NaN (only looked at where NaNs reset a fold)
   std::uint8_t nonempty;  // the block holds elements
   std::uint8_t continues;
   std::uint8_t whole;     // the block is one piece of a segment that starts earlier
@@ -27,20 +57,24 @@ Vector MpiBackend::scan(vcode::Op op, Vector v, const Segdes& sd) {
   const std::size_t m = local.length.get();
   return visit_combiner(op, type, [&]<vcode::Op kOp, class Sem, Type kType>() -> Vector {
     using H = host_t<kType>;
+    constexpr bool nan_resets = kNanResets<Sem, H>;
+    const std::vector<H> input = nan_resets ? host<H>(local) : std::vector<H>();
     H last{};
     if (m > 0) local_->download(local, m - 1, 1, &last);
     Vector scanned = local_->scan(op, std::move(local), d.local);
     H tail = Sem::identity(H{});
+    bool tail_has_nan = false;
     if (m > 0) {
       H before_last{};
       local_->download(scanned, m - 1, 1, &before_last);
       tail = Sem::apply(before_last, last);
+      if constexpr (nan_resets) tail_has_nan = any_nan(input, m - d.piece_lengths.back(), m);
     }
     const bool whole = d.continues && d.pieces() == 1;
-    const auto all = comm_.allgather(BorderPart<H>{tail, m > 0, d.continues, whole});
+    const auto all =
+        comm_.allgather(BorderPart<H>{tail, tail_has_nan, m > 0, d.continues, whole});
     if (!d.continues) return wrap(std::move(scanned), n);
-    // The carry into the first piece: the folds of the earlier processes this segment crosses,
-    // in order.
+    // The fold of the segment before this block: the earlier processes it crosses, in order.
     std::vector<int> crossed;
     for (int q = comm_.rank() - 1; q >= 0; --q) {
       if (!all[q].nonempty) continue;
@@ -49,9 +83,18 @@ Vector MpiBackend::scan(vcode::Op op, Vector v, const Segdes& sd) {
     }
     H carry = all[crossed.back()].value;
     for (auto it = crossed.rbegin() + 1; it != crossed.rend(); ++it)
-      carry = Sem::apply(carry, all[*it].value);
+      carry = continue_fold<Sem>(carry, all[*it].value, all[*it].has_nan);
     std::vector<H> values = host<H>(scanned);
-    for (std::int32_t j = 0; j < d.piece_lengths[0]; ++j) values[j] = Sem::apply(carry, values[j]);
+    bool prefix_has_nan = false;
+    for (std::int32_t j = 0; j < d.piece_lengths[0]; ++j) {
+      if constexpr (nan_resets) {
+        // values[j] folds elements before j of this piece alone: a NaN among them resets.
+        if (!prefix_has_nan) values[j] = j == 0 ? carry : continue_fold<Sem>(carry, values[j], false);
+        prefix_has_nan = prefix_has_nan || std::isnan(input[j]);
+      } else {
+        values[j] = Sem::apply(carry, values[j]);
+      }
+    }
     return wrap(from_host(type, values), n);
   });
 }
@@ -65,16 +108,25 @@ Vector MpiBackend::reduce(vcode::Op op, Vector v, const Segdes& sd) {
   const std::size_t m = local.length.get();
   return visit_combiner(op, type, [&]<vcode::Op kOp, class Sem, Type kType>() -> Vector {
     using H = host_t<kType>;
+    bool first_has_nan = false;
+    if constexpr (kNanResets<Sem, H>) {
+      if (d.continues) {
+        std::vector<H> first_piece(d.piece_lengths[0]);
+        if (!first_piece.empty()) local_->download(local, 0, first_piece.size(), first_piece.data());
+        first_has_nan = any_nan(first_piece, 0, first_piece.size());
+      }
+    }
     std::vector<H> folds = host<H>(local_->reduce(op, std::move(local), d.local));
     const bool whole = d.continues && d.pieces() == 1;
     const H first = d.continues ? folds[0] : Sem::identity(H{});
-    const auto all = comm_.allgather(BorderPart<H>{first, m > 0, d.continues, whole});
+    const auto all =
+        comm_.allgather(BorderPart<H>{first, first_has_nan, m > 0, d.continues, whole});
     // This process's last segment, if it owns it, takes the parts later processes hold.
     if (d.pieces() > d.owned_begin()) {
       for (int q = comm_.rank() + 1; q < comm_.size(); ++q) {
         if (!all[q].nonempty) continue;
         if (!all[q].continues) break;
-        folds.back() = Sem::apply(folds.back(), all[q].value);
+        folds.back() = continue_fold<Sem>(folds.back(), all[q].value, all[q].has_nan);
         if (!all[q].whole) break;
       }
     }
