@@ -55,17 +55,6 @@ const DistributedSegdes& MpiBackend::parts(const Segdes& sd) {
   return *d;
 }
 
-Segdes MpiBackend::one_segment(std::size_t n) {
-  const std::int32_t length = static_cast<std::int32_t>(n);
-  return local_->make_segdes(local_->upload(Type::Int, &length, 1));
-}
-
-std::vector<std::uint32_t> MpiBackend::piece_of_elements(const DistributedSegdes& d) const {
-  std::vector<std::uint32_t> out;
-  for (std::size_t k = 0; k < d.pieces(); ++k) out.insert(out.end(), d.piece_lengths[k], k);
-  return out;
-}
-
 Vector MpiBackend::upload(Type type, const void* data, std::size_t length) {
   Operation op(*this);
   const Range mine = block(length);

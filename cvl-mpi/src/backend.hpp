@@ -118,10 +118,9 @@ class MpiBackend final : public Backend {
     const Range want{d.first_segment, d.first_segment + d.pieces()};
     return remap(comm_, my_block_of_segments, block(segments), want);
   }
-  // The segments of a descriptor, and its per-piece values for the elements of this block:
-  // element j's piece.
-  std::vector<std::uint32_t> piece_of_elements(const DistributedSegdes& d) const;
-  Segdes one_segment(std::size_t n);  // a local descriptor of one segment of n elements
+  std::optional<Vector> permute_in_place(vcode::Op op, const PermuteOperands& o,
+                                         const DistributedSegdes& along,
+                                         const DistributedSegdes& into);
 
   Communicator comm_;
   std::unique_ptr<Backend> local_;

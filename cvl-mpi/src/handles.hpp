@@ -30,6 +30,7 @@ struct DistributedSegdes : Storage {
   Segdes local;                 // the local CVL's descriptor of the pieces
   std::size_t first_segment = 0;  // the segment of the first piece
   bool continues = false;
+  bool crosses = false;         // some segment crosses a border (the same on every process)
   std::vector<std::int32_t> piece_lengths;          // the pieces, cut at the block's borders
   std::vector<std::int64_t> piece_starts;           // where each piece's segment starts
   std::vector<std::int32_t> piece_segment_lengths;  // the whole length of each piece's segment

@@ -24,9 +24,10 @@ std::pair<Vector, Segdes> MpiBackend::pack(Vector v, Vector flags, const Segdes&
   std::vector<std::int32_t> counts = host<std::int32_t>(local_->segment_lengths(kept_sd));
 
   const bool whole = d.continues && d.pieces() == 1;
-  const auto all = comm_.allgather(
-      BorderCount{d.continues ? counts[0] : 0, m > 0, d.continues, whole});
-  if (d.pieces() > d.owned_begin()) {
+  const auto all = d.crosses ? comm_.allgather(BorderCount{d.continues ? counts[0] : 0, m > 0,
+                                                           d.continues, whole})
+                             : std::vector<BorderCount>();
+  if (d.crosses && d.pieces() > d.owned_begin()) {
     for (int q = comm_.rank() + 1; q < comm_.size(); ++q) {
       if (!all[q].nonempty) continue;
       if (!all[q].continues) break;

@@ -17,6 +17,34 @@ struct Targets {
 
 }  // namespace
 
+// When no segment of either descriptor crosses a border and every process holds the same
+// segments of both, each element's position is on its own process: the local CVL permutes each
+// block. An index outside its segment sends every process down the general path, which reports
+// it with its global position.
+std::optional<Vector> MpiBackend::permute_in_place(vcode::Op op, const PermuteOperands& o,
+                                                   const DistributedSegdes& a,
+                                                   const DistributedSegdes& t) {
+  if (a.crosses || t.crosses) return std::nullopt;
+  const bool same_segments = a.pieces() == t.pieces() && (a.pieces() == 0 || a.first_segment == t.first_segment);
+  if (comm_.sum_all(same_segments ? 0 : 1) != 0) return std::nullopt;
+  PermuteOperands l;
+  l.values = local_of(o.values);
+  l.indices = local_of(o.indices);
+  if (o.flags.storage) l.flags = local_of(o.flags);
+  if (o.defaults.storage) l.defaults = local_of(o.defaults);
+  const bool gather = vcode::info(op).shape == vcode::Shape::Gather;
+  l.source_segdes = gather ? t.local : a.local;
+  if (op != vcode::Op::Permute) l.dest_segdes = gather ? a.local : t.local;
+  std::optional<Vector> out;
+  try {
+    out = local_->permute(op, std::move(l));
+  } catch (const Error&) {
+    out.reset();
+  }
+  if (comm_.sum_all(out ? 0 : 1) != 0) return std::nullopt;
+  return out;
+}
+
 Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
   Operation guard(*this);
   const bool gather = vcode::info(op).shape == vcode::Shape::Gather;
@@ -31,6 +59,8 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
   const std::size_t segments = along.segments.get();
   const std::size_t into_total = into.total.get();
   const std::size_t first_element = block(along.total.get()).begin;
+  const std::size_t result_length = gather ? along.total.get() : into_total;
+  if (auto local = permute_in_place(op, o, a, t)) return wrap(std::move(*local), result_length);
 
   // Per piece of `along`: where its segment of `into` starts, and how long it is.
   std::vector<std::int64_t> piece_start = &a == &t ? a.piece_starts : for_pieces(t.my_starts, segments, a);

@@ -55,6 +55,7 @@ Vector MpiBackend::scan(vcode::Op op, Vector v, const Segdes& sd) {
   const Type type = v.type;
   Vector local = take_local(std::move(v));
   const std::size_t m = local.length.get();
+  if (!d.crosses) return wrap(local_->scan(op, std::move(local), d.local), n);
   return visit_combiner(op, type, [&]<vcode::Op kOp, class Sem, Type kType>() -> Vector {
     using H = host_t<kType>;
     constexpr bool nan_resets = kNanResets<Sem, H>;
@@ -119,10 +120,11 @@ Vector MpiBackend::reduce(vcode::Op op, Vector v, const Segdes& sd) {
     std::vector<H> folds = host<H>(local_->reduce(op, std::move(local), d.local));
     const bool whole = d.continues && d.pieces() == 1;
     const H first = d.continues ? folds[0] : Sem::identity(H{});
-    const auto all =
-        comm_.allgather(BorderPart<H>{first, first_has_nan, m > 0, d.continues, whole});
+    const auto all = d.crosses ? comm_.allgather(BorderPart<H>{first, first_has_nan, m > 0,
+                                                               d.continues, whole})
+                               : std::vector<BorderPart<H>>();
     // This process's last segment, if it owns it, takes the parts later processes hold.
-    if (d.pieces() > d.owned_begin()) {
+    if (d.crosses && d.pieces() > d.owned_begin()) {
       for (int q = comm_.rank() + 1; q < comm_.size(); ++q) {
         if (!all[q].nonempty) continue;
         if (!all[q].continues) break;

@@ -57,25 +57,31 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
   }
   const std::vector<SegmentRecord> starting_here = comm_.alltoallv(send, counts);
 
-  // The segment holding this block's first element, when it starts before it, is the last one
-  // starting on the nearest earlier process that has any.
   const Range elements = block(total);
   LastStart last{starting_here.size(), {}};
   if (!starting_here.empty()) last.last = starting_here.back();
   const auto all = comm_.allgather(last);
-  for (int q = comm_.rank() - 1; q >= 0; --q) {
-    if (all[q].count == 0) continue;
-    const SegmentRecord& s = all[q].last;
-    if (s.start + static_cast<std::size_t>(s.length) > elements.begin && !elements.empty()) {
-      d->continues = true;
-      d->first_segment = s.id;
-      d->piece_lengths.push_back(static_cast<std::int32_t>(
-          std::min<std::size_t>(s.start + static_cast<std::size_t>(s.length), elements.end) -
-          elements.begin));
-      d->piece_starts.push_back(s.start);
-      d->piece_segment_lengths.push_back(s.length);
+  // The segment process r's first element continues, if any: the last one starting on the
+  // nearest earlier process that has any, when it reaches past r's first element.
+  auto continued_at = [&](int r) -> const SegmentRecord* {
+    const Range e = block_of(total, r, p);
+    if (e.empty()) return nullptr;
+    for (int q = r - 1; q >= 0; --q) {
+      if (all[q].count == 0) continue;
+      const SegmentRecord& s = all[q].last;
+      return s.start + static_cast<std::size_t>(s.length) > e.begin ? &s : nullptr;
     }
-    break;
+    return nullptr;
+  };
+  for (int r = 0; r < p; ++r) d->crosses = d->crosses || continued_at(r) != nullptr;
+  if (const SegmentRecord* s = continued_at(comm_.rank())) {
+    d->continues = true;
+    d->first_segment = s->id;
+    d->piece_lengths.push_back(static_cast<std::int32_t>(
+        std::min<std::size_t>(s->start + static_cast<std::size_t>(s->length), elements.end) -
+        elements.begin));
+    d->piece_starts.push_back(s->start);
+    d->piece_segment_lengths.push_back(s->length);
   }
   if (!d->continues && !starting_here.empty()) d->first_segment = starting_here.front().id;
   for (const SegmentRecord& s : starting_here) {
