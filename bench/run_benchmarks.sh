@@ -23,6 +23,10 @@ rounds, and the median of the per-round ratios to the classic interpreter.
                          fcode-all     vinterp on fcode-opt's output
                          baseline-1    the hand-written baseline with --threads 1
                          baseline-all  the hand-written baseline, all cores
+                       and, not in the default list (bench/mpi_benchmarks.sh runs them):
+                         vcode-N       vinterp --threads N FILE (N = 2, 3 or 4)
+                         mpi-N         mpirun -np N vinterp --backend mpi FILE (N = 1 to 4; one
+                                       thread per process, oversubscribed past the cores)
   --programs "LIST"    program names (default "qs black-scholes quickhull bh dotp")
   --all                also bh 75000 and muladd 20M (muladd has no baseline)
   --reduced            smoke test: neslgpu-bench/reduced at their own sizes (--programs filters)
@@ -71,8 +75,9 @@ done
 
 die() { echo "run_benchmarks.sh: $*" >&2; exit 1; }
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "run_benchmarks.sh: --runs needs a positive integer" >&2; exit 2; }
+known_variants="$all_variants vcode-2 vcode-3 vcode-4 mpi-1 mpi-2 mpi-3 mpi-4"
 for variant in $variants; do
-  [[ " $all_variants " == *" $variant "* ]] || { echo "run_benchmarks.sh: unknown variant '$variant'" >&2; exit 2; }
+  [[ " $known_variants " == *" $variant "* ]] || { echo "run_benchmarks.sh: unknown variant '$variant'" >&2; exit 2; }
 done
 [[ "$build_dir" = /* ]] || build_dir="$PWD/$build_dir"
 vinterp="$build_dir/vinterp/vinterp"
@@ -84,10 +89,15 @@ compare="$repo_root/bench/compare_output.sh"
 [[ -d "$bench_dir" ]] || die "$bench_dir not found (use --shared DIR)"
 [[ -x /usr/bin/time ]] || die "/usr/bin/time is missing (Debian package 'time')"
 needs() { [[ " $variants " == *" $1"* ]]; }
-if needs vcode || needs fcode; then
+if needs vcode || needs fcode || needs mpi; then
   [[ -x "$vinterp" ]] || die "$vinterp not found; build it first (cmake --build $build_dir --target vinterp)"
 fi
 if needs fcode; then [[ -x "$fcode_opt" ]] || die "$fcode_opt not found (cmake --build $build_dir --target fcode-opt)"; fi
+if needs mpi; then
+  mpirun=$(command -v mpirun) || die "mpirun not found (Debian: openmpi-bin)"
+  # Open MPI refuses to run as root without these (CI containers).
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
 if needs classic; then [[ -x "$classic" ]] || die "$classic not found (the classic interpreter, in the shared corpus)"; fi
 
 # The benchmark rows: name, the neslgpu-bench file to start from, and the problem size (the sizes
@@ -178,6 +188,8 @@ command_of() {
     classic) echo "$classic -m 1000000000 $file" ;;
     vcode-1) echo "$vinterp --threads 1 $file" ;;
     vcode-all) echo "$vinterp $file" ;;
+    vcode-[0-9]) echo "$vinterp --threads ${variant#vcode-} $file" ;;
+    mpi-[0-9]) echo "$mpirun -q --oversubscribe -np ${variant#mpi-} $vinterp --backend mpi $file" ;;
     fcode-1) echo "$vinterp --threads 1 $work/$name.$size.fcode" ;;
     fcode-all) echo "$vinterp $work/$name.$size.fcode" ;;
     baseline-*)
@@ -191,7 +203,13 @@ command_of() {
       fi ;;
   esac
 }
-threads_of() { [[ "$1" == *-all ]] && echo "$cores" || echo 1; }
+threads_of() {
+  case "$1" in
+    *-all) echo "$cores" ;;
+    vcode-[0-9] | mpi-[0-9]) echo "${1##*-}" ;;
+    *) echo 1 ;;
+  esac
+}
 
 if [[ $dry_run -eq 1 ]]; then
   for job in "${jobs[@]}"; do
