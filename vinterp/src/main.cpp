@@ -1,9 +1,13 @@
 // vinterp: runs a VCODE program, a drop-in for the classic interpreter's command line
 // (spec/VCODE.md §10) plus long options of our own.
 #include <boost/program_options.hpp>
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -79,6 +83,54 @@ int usage_error(const std::string& message = "") {
   std::fputs(usage_text, stderr);
   return 1;
 }
+
+// Under mpirun every process runs vinterp over the same files, and would print each message
+// before the backend exists (usage, load and -O errors, warnings, --help) once per process. Until
+// the backend can say which process is the io root, the launcher's rank does: with --backend mpi
+// (on the command line, else in VINTERP_OPTIONS), a process whose rank is not 0 prints nothing.
+bool another_process_prints(int argc, char** argv) {
+  const auto backend_in = [](const std::vector<std::string>& words) -> std::string {
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      if (words[i] == "--backend" && i + 1 < words.size()) return words[i + 1];
+      if (words[i].starts_with("--backend=")) return words[i].substr(10);
+    }
+    return "";
+  };
+  std::string backend = backend_in(std::vector<std::string>(argv + 1, argv + argc));
+  if (backend.empty()) backend = backend_in(vinterp::environment_options());
+  if (backend != "mpi") return false;
+  for (const char* variable : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char* rank = std::getenv(variable)) return std::string(rank) != "0";
+  return false;
+}
+
+// Sends stdout and stderr to /dev/null while it lives: on a process that another one prints for,
+// until the backend exists.
+class Silenced {
+ public:
+  Silenced() {
+    const int null = open("/dev/null", O_WRONLY);
+    for (int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+      saved_[fd - 1] = dup(fd);
+      if (null >= 0) dup2(null, fd);
+    }
+    if (null >= 0) close(null);
+  }
+  ~Silenced() {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    for (int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+      if (saved_[fd - 1] < 0) continue;
+      dup2(saved_[fd - 1], fd);
+      close(saved_[fd - 1]);
+    }
+  }
+  Silenced(const Silenced&) = delete;
+  Silenced& operator=(const Silenced&) = delete;
+
+ private:
+  int saved_[2] = {-1, -1};
+};
 
 // The classic -d switches that act while the program is loaded (the others are the machine's).
 struct LoadTraces {
@@ -367,9 +419,8 @@ int run_program(const vcode::Program& program, cvl::Backend& backend, const RunS
   try {
     vm::Machine machine(program, backend, settings.machine);
     return machine.run();
-  } catch (...) {
-    std::fprintf(stderr, "%s\n", vm::failure_line(vm::current_failure(), settings.file).c_str());
-    return 1;
+  } catch (...) {  // printed once in a distributed run (vm::report_failure)
+    return vm::report_failure(backend, vm::failure_line(vm::current_failure(), settings.file));
   }
 }
 
@@ -402,6 +453,9 @@ std::unique_ptr<vm::TraceJson> open_trace_or_report(const RunSettings& settings)
 
 int main(int argc, char** argv) {
   vinterp::keep_freed_memory_for_reuse();  // the whole process's choice (allocator_policy.hpp)
+  const bool quiet = another_process_prints(argc, argv);
+  std::optional<Silenced> silenced;
+  if (quiet) silenced.emplace();
   RunSettings settings;
   try {
     int device = 0;
@@ -422,8 +476,8 @@ int main(int argc, char** argv) {
   }
 
   std::unique_ptr<vm::TraceJson> trace;
-  if (!settings.trace_json.empty()) {
-    trace = open_trace_or_report(settings);
+  if (!settings.trace_json.empty()) {  // the file is written where messages are printed
+    trace = quiet ? std::make_unique<vm::TraceJson>() : open_trace_or_report(settings);
     if (!trace) return 1;
     settings.machine.trace_json = trace.get();
   }
@@ -435,6 +489,12 @@ int main(int argc, char** argv) {
   if (settings.optimize && !optimize_or_report(*program, settings, trace.get())) return 1;
   std::unique_ptr<cvl::Backend> backend = make_backend_or_report(settings);
   if (!backend) return 1;
+  // From here on the backend says who prints: the io root; the others' stdout is discarded, and
+  // the machine prints on their stderr only a failure that they alone saw.
+  silenced.reset();
+  if (!backend->is_io_root()) {  // (where /dev/null cannot be opened, nothing writes there anyway)
+    [[maybe_unused]] std::FILE* discarded = std::freopen("/dev/null", "w", stdout);
+  }
   const int status = run_program(*program, *backend, settings);
   if (trace) {
     try {

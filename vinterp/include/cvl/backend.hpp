@@ -79,7 +79,8 @@ struct BackendStats {
   std::uint64_t host_bytes_in_use = 0;  // cvl-cpu's vector storage (--trace-json's memory track)
   std::uint64_t device_bytes_peak = 0;
   std::uint64_t fused_plans = 0;  // superoperators planned (prepare); FUSED calls plan nothing
-  std::uint64_t messages_sent = 0;  // distributed backends: this process's messages and bytes
+  // Distributed backends: this process's point-to-point and collective messages and their bytes.
+  std::uint64_t messages_sent = 0;
   std::uint64_t bytes_sent = 0;
 };
 
@@ -203,17 +204,25 @@ class Backend {
   virtual void settle() {}
 
   // Distributed backends (cvl-mpi): every process runs the interpreter over the same program.
-  // Whether this process performs the program's effects on the outside world.
+  // Whether this process performs the program's effects on the outside world (stdin/stdout/
+  // stderr, files, SPAWN, timers' values, --profile/--trace output, error messages): false on
+  // every process of a distributed run but one.
   virtual bool is_io_root() const { return true; }
-  // Makes `bytes` on every process equal to the io root's (a collective).
+  // Makes `bytes` on every process equal to the io root's (a broadcast: a collective, every
+  // process calls it at the same point; a no-op for one process).
   virtual void share_from_io_root(std::string& /*bytes*/) {}
-  // Every process's `local` counters, concatenated in process order (a collective).
+  // Every process's `local` counters, concatenated in process order (a collective; one process:
+  // `local` itself).
   virtual std::vector<std::uint64_t> gather_counters(std::span<const std::uint64_t> local) {
     return {local.begin(), local.end()};
   }
-  // Whether the error that escaped was seen by this process alone.
+  // After an error escaped the interpreter: whether this process alone saw it (the others do not
+  // know of it, and would wait for this one). Errors the interpreter raises itself and errors a
+  // distributed backend agreed on are seen by every process: false.
   virtual bool error_is_local() const { return false; }
-  // Ends every process of a distributed run now, after this process printed its message.
+  // Ends every process of a distributed run now, with `status` (MPI_Abort), after this process
+  // printed its message; returns for a single process (the caller then exits with status as
+  // usual).
   virtual void abort_all(int /*status*/) {}
 };
 

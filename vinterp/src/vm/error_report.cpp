@@ -1,8 +1,11 @@
 #include "error_report.hpp"
 
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <new>
 
+#include "cvl/backend.hpp"
 #include "cvl/errors.hpp"
 #include "machine.hpp"
 
@@ -38,6 +41,20 @@ std::string failure_line(const Failure& failure, const std::string& where) {
     case FailureKind::Device: kind = "device failure: "; break;
   }
   return "vinterp: " + std::string(kind) + (where.empty() ? "" : where + ": ") + failure.message;
+}
+
+int report_failure(cvl::Backend& backend, const std::string& line, bool dump_core) {
+  constexpr int status = 1;
+  const bool local = backend.error_is_local();
+  if (backend.is_io_root() || local) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s\n", line.c_str());
+    if (dump_core) std::fprintf(stderr, "vinterp: dumping core\n");
+    std::fflush(stderr);
+  }
+  if (dump_core) std::abort();
+  if (local) backend.abort_all(status);
+  return status;
 }
 
 }  // namespace vm

@@ -5,6 +5,10 @@
 #include <cstdint>
 #include <string>
 
+namespace cvl {
+class Backend;
+}
+
 namespace vm {
 
 enum class FailureKind : std::uint8_t { Data, Internal, Device };
@@ -25,5 +29,12 @@ Failure current_failure();
 //   internal: "vinterp: internal error (a bug in vinterp, not in the program): WHERE: MESSAGE"
 //   device:   "vinterp: device failure: WHERE: MESSAGE"
 std::string failure_line(const Failure& failure, const std::string& where);
+
+// Prints `line` (a failure_line) on stderr, stdout flushed first, where the user should see it
+// once: on the io root (cvl::Backend::is_io_root), and on a process of a distributed run that
+// alone saw the failure (cvl::Backend::error_is_local), which then ends every process
+// (abort_all). `dump_core` (-d abort) aborts this process after printing. Returns the exit
+// status, 1, where it returns.
+int report_failure(cvl::Backend& backend, const std::string& line, bool dump_core = false);
 
 }  // namespace vm

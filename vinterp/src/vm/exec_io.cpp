@@ -1,6 +1,7 @@
 // I/O, timer and random-seed instructions (spec/VCODE.md §6.11-6.12). Every I/O instruction
 // ends by pushing a status pair: an error message (INT character codes, empty on success) and
-// a BOOL flag, T on success.
+// a BOOL flag, T on success. In a distributed run only the io root touches the outside world;
+// every process pushes what it found (Machine::on_io_root).
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "machine.hpp"
+#include "shared_result.hpp"
 
 namespace vm {
 
@@ -61,7 +63,13 @@ void Machine::push_status(const std::string& message) {
 }
 
 bool Machine::valid_stream(std::int32_t fd) const {
-  return fd >= 0 && fd < static_cast<std::int32_t>(streams_.size()) && streams_[fd] != nullptr;
+  return fd >= 0 && fd < static_cast<std::int32_t>(streams_.size()) && streams_[fd].open;
+}
+
+std::int32_t Machine::free_stream() const {
+  std::size_t slot = 3;
+  while (slot < streams_.size() && streams_[slot].open) ++slot;
+  return slot == streams_.size() ? -1 : static_cast<std::int32_t>(slot);
 }
 
 // What a failed READ/FREAD pushes: an empty vector of the type read, INT for SEGDES and CHAR.
@@ -73,36 +81,52 @@ Value Machine::failed_read_value(TypeKeyword type) {
   }
 }
 
+// One vector as READ parsed it, on the host: the elements of its type (CHAR reads none), or the
+// error that ended the read.
+struct ReadVector {
+  std::vector<std::int32_t> ints;  // INT, SEGDES (the lengths)
+  std::vector<double> floats;
+  std::vector<std::uint8_t> flags;  // BOOL
+  std::string error;                // empty: read
+};
+
+SharedResult& operator<<(SharedResult& out, const ReadVector& read) {
+  return out << read.ints << read.floats << read.flags << read.error;
+}
+SharedResult& operator>>(SharedResult& in, ReadVector& read) {
+  return in >> read.ints >> read.floats >> read.flags >> read.error;
+}
+
+namespace {
+
 // Reads one vector in the printed format, with the quirks of the classic reader
 // (spec/VCODE.md §6.12): a number's terminating character is consumed, so `(1 2 3)` fails.
-Value Machine::read_vector(std::FILE* in, TypeKeyword type, std::string& error) {
+ReadVector parse_vector(std::FILE* in, TypeKeyword type) {
   const bool segdes = type == TypeKeyword::Segdes;
   const char open = segdes ? '[' : type == TypeKeyword::Char ? '"' : '(';
   const char close = segdes ? ']' : type == TypeKeyword::Char ? '"' : ')';
+  ReadVector read;
   if (skip_space(in) != open) {
-    error = std::string("vinterp: input error: vector must start with ") + open;
-    return failed_read_value(type);
+    read.error = std::string("vinterp: input error: vector must start with ") + open;
+    return read;
   }
   auto must_end = [&] {
-    error = std::string("input error: vector must end with ") + close;
-    return failed_read_value(type);
+    read.error = std::string("input error: vector must end with ") + close;
+    return read;
   };
   switch (type) {
     case TypeKeyword::Char:
       if (std::getc(in) != '"') return must_end();
-      return host_ints({});
-    case TypeKeyword::Bool: {
-      std::vector<std::uint8_t> flags;
+      return read;
+    case TypeKeyword::Bool:
       for (int c = std::getc(in);; c = std::getc(in)) {
         if (c == ' ' || c == '\t' || c == '\n') continue;
-        if (c == 'T' || c == 'F') { flags.push_back(c == 'T'); continue; }
+        if (c == 'T' || c == 'F') { read.flags.push_back(c == 'T'); continue; }
         if (c != ')') return must_end();
         break;
       }
-      return Value::of(backend_.upload(cvl::Type::Bool, flags.data(), flags.size()));
-    }
-    case TypeKeyword::Float: {
-      std::vector<double> xs;
+      return read;
+    case TypeKeyword::Float:
       while (true) {
         int c = skip_space(in);
         if (c == ')') break;
@@ -110,13 +134,11 @@ Value Machine::read_vector(std::FILE* in, TypeKeyword type, std::string& error) 
         std::ungetc(c, in);
         double x;
         if (std::fscanf(in, "%lf", &x) != 1) return must_end();
-        xs.push_back(x);
+        read.floats.push_back(x);
       }
-      return Value::of(backend_.upload(cvl::Type::Float, xs.data(), xs.size()));
-    }
+      return read;
     case TypeKeyword::Int:
-    case TypeKeyword::Segdes: {
-      std::vector<std::int32_t> xs;
+    case TypeKeyword::Segdes:
       while (true) {
         int c = skip_space(in);
         if (c == close) break;
@@ -125,15 +147,31 @@ Value Machine::read_vector(std::FILE* in, TypeKeyword type, std::string& error) 
         if (c == '-' || c == '+') c = std::getc(in);
         std::uint32_t magnitude = 0;
         for (; c != EOF && std::isdigit(c); c = std::getc(in)) magnitude = magnitude * 10 + unsigned(c - '0');
-        xs.push_back(static_cast<std::int32_t>(negative ? 0u - magnitude : magnitude));
+        read.ints.push_back(static_cast<std::int32_t>(negative ? 0u - magnitude : magnitude));
         // The terminating character (c) is dropped, as in the classic reader.
       }
-      Value v = host_ints(xs);
-      if (!segdes) return v;
-      return segdes_from_data(backend_.make_segdes(v.take_vector()));
-    }
+      return read;
   }
-  return failed_read_value(type);
+  return read;
+}
+
+}  // namespace
+
+// The value a READ of `type` pushes for what was parsed (every process makes the same uploads).
+Value Machine::read_value(const ReadVector& read, TypeKeyword type) {
+  if (!read.error.empty()) return failed_read_value(type);
+  switch (type) {
+    case TypeKeyword::Bool:
+      return Value::of(backend_.upload(cvl::Type::Bool, read.flags.data(), read.flags.size()));
+    case TypeKeyword::Float:
+      return Value::of(backend_.upload(cvl::Type::Float, read.floats.data(), read.floats.size()));
+    case TypeKeyword::Segdes:
+      return segdes_from_data(backend_.make_segdes(host_ints(read.ints).take_vector()));
+    case TypeKeyword::Int:
+    case TypeKeyword::Char:
+      break;
+  }
+  return host_ints(read.ints);
 }
 
 void Machine::exec_io(const Instruction& ins, const Prepared& prep) {
@@ -153,11 +191,15 @@ void Machine::exec_io(const Instruction& ins, const Prepared& prep) {
       backend_.wait_for_device();
       timer_start_ = std::chrono::steady_clock::now();
       return;
-    case Op::StopTimer:
+    case Op::StopTimer: {
       backend_.wait_for_device();
-      push(float_scalar(
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - timer_start_).count()));
+      double seconds = 0;
+      on_io_root([&](SharedResult& out) {
+        out << std::chrono::duration<double>(std::chrono::steady_clock::now() - timer_start_).count();
+      }) >> seconds;
+      push(float_scalar(seconds));
       return;
+    }
     case Op::SRand: return exec_srand(ins);
     case Op::Write:
     case Op::FWrite: return exec_write(ins);
@@ -201,12 +243,18 @@ void Machine::exec_write(const Instruction& ins) {
   stack_.resize(stack_.size() - arity);
   if (fd == -1) return push_status("FWRITE to NULL_STREAM");
   if (!valid_stream(fd)) return push_status(illegal_descriptor(ins.where.line, "FWRITE", fd));
+  // Every process reads the value (a download may involve them all); the root writes it.
   std::string text =
       *ins.type == TypeKeyword::Char ? text_of(read_ints(value)) : format_value(value);
-  std::FILE* out = streams_[fd];
-  if (out == stderr) std::fflush(stdout);
-  bool ok = std::fwrite(text.data(), 1, text.size(), out) == text.size() && std::fflush(out) == 0;
-  push_status(ok ? "" : std::strerror(errno));
+  std::string message;
+  on_io_root([&](SharedResult& out) {
+    std::FILE* stream = streams_[fd].file;
+    if (stream == stderr) std::fflush(stdout);
+    bool ok = std::fwrite(text.data(), 1, text.size(), stream) == text.size() &&
+              std::fflush(stream) == 0;
+    out << std::string(ok ? "" : std::strerror(errno));
+  }) >> message;
+  push_status(message);
 }
 
 // READ, FREAD fd -> value msg ok (READ reads stdin).
@@ -228,14 +276,18 @@ void Machine::exec_read(const Instruction& ins) {
     push(failed_read_value(type));
     return push_status(illegal_descriptor(ins.where.line, "FREAD", fd));
   }
-  std::FILE* in = streams_[fd];
-  if (isatty(fileno(in))) {
-    std::fprintf(stderr, "vinterp: input %s: ", prompt_for(type));
-    std::fflush(stderr);
-  }
-  std::string error;
-  push(read_vector(in, type, error));
-  push_status(error);
+  SharedResult result = on_io_root([&](SharedResult& out) {
+    std::FILE* in = streams_[fd].file;
+    if (isatty(fileno(in))) {
+      std::fprintf(stderr, "vinterp: input %s: ", prompt_for(type));
+      std::fflush(stderr);
+    }
+    out << parse_vector(in, type);
+  });
+  ReadVector read;
+  result >> read;
+  push(read_value(read, type));
+  push_status(read.error);
 }
 
 // FOPEN name mode -> fd msg ok.
@@ -245,21 +297,25 @@ void Machine::exec_fopen(const Instruction& ins) {
     fail("FOPEN: top of stack (" + std::to_string(mode) + ") not legal mode");
   std::string name = text_of(read_ints(from_top(1)));
   stack_.resize(stack_.size() - 2);
-  std::size_t slot = 3;
-  while (slot < streams_.size() && streams_[slot]) ++slot;
-  if (slot == streams_.size()) {
-    push(int_scalar(-1));
-    return push_status("no room in internal file table");
-  }
-  std::FILE* file = std::fopen(name.c_str(), mode == 1 ? "r" : mode == 2 ? "w" : "a");
-  if (!file) {
-    std::string error = std::strerror(errno);
-    push(int_scalar(-1));
-    return push_status(error);
-  }
-  streams_[slot] = file;
-  push(int_scalar(static_cast<std::int32_t>(slot)));
-  push_status("");
+  std::int32_t fd = -1;
+  std::string message;
+  on_io_root([&](SharedResult& out) {
+    std::int32_t slot = free_stream();
+    if (slot < 0) {
+      out << slot << std::string("no room in internal file table");
+      return;
+    }
+    std::FILE* file = std::fopen(name.c_str(), mode == 1 ? "r" : mode == 2 ? "w" : "a");
+    if (!file) {
+      out << std::int32_t{-1} << std::string(std::strerror(errno));
+      return;
+    }
+    streams_[slot].file = file;
+    out << slot << std::string();
+  }) >> fd >> message;
+  if (fd >= 0) streams_[fd].open = true;
+  push(int_scalar(fd));
+  push_status(message);
 }
 
 // FCLOSE fd -> msg ok.
@@ -268,9 +324,13 @@ void Machine::exec_fclose(const Instruction& ins) {
   stack_.pop_back();
   if (fd == -1) return push_status("");
   if (!valid_stream(fd)) return push_status(illegal_descriptor(ins.where.line, "FCLOSE", fd));
-  std::FILE* file = streams_[fd];
-  streams_[fd] = nullptr;
-  push_status(std::fclose(file) == 0 ? "" : "vinterp: FCLOSE: could not close file");
+  std::string message;
+  on_io_root([&](SharedResult& out) {
+    out << std::string(std::fclose(streams_[fd].file) == 0 ? ""
+                                                           : "vinterp: FCLOSE: could not close file");
+  }) >> message;
+  streams_[fd] = {};
+  push_status(message);
 }
 
 // FREAD_CHAR delims max fd -> str stop msg ok: reads up to `max` characters (all when negative),
@@ -293,16 +353,21 @@ void Machine::exec_fread_char(const Instruction& ins) {
     push(host_ints({}));
     return push_status("illegal VCODE file descriptor in FREAD");
   }
-  std::FILE* in = streams_[fd];
   std::vector<std::int32_t> text;
-  std::int32_t stop;
-  while (true) {
-    if (max >= 0 && text.size() == static_cast<std::size_t>(max)) { stop = -2; break; }
-    int c = std::getc(in);
-    if (c == EOF) { stop = -1; break; }
-    if (is_delim[c]) { stop = c; break; }
-    text.push_back(static_cast<signed char>(c));
-  }
+  std::int32_t stop = -1;
+  on_io_root([&](SharedResult& out) {
+    std::FILE* in = streams_[fd].file;
+    std::vector<std::int32_t> chars;
+    std::int32_t reason;
+    while (true) {
+      if (max >= 0 && chars.size() == static_cast<std::size_t>(max)) { reason = -2; break; }
+      int c = std::getc(in);
+      if (c == EOF) { reason = -1; break; }
+      if (is_delim[c]) { reason = c; break; }
+      chars.push_back(static_cast<signed char>(c));
+    }
+    out << chars << reason;
+  }) >> text >> stop;
   push(host_ints(text));
   push(int_scalar(stop));
   push_status("");

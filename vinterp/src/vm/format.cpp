@@ -81,9 +81,11 @@ std::string Machine::format_value(const Value& v) {
   return out;
 }
 
+// Every process formats (reading a value may involve them all); the io root prints.
 void Machine::dump_stack() {
   for (const Value& v : stack_) {
     std::string line = format_value(v);
+    if (!backend_.is_io_root()) continue;
     std::fwrite(line.data(), 1, line.size(), stdout);
     std::fflush(stdout);
   }
@@ -110,16 +112,25 @@ std::string Machine::stack_shapes() const {
   return out;
 }
 
+// The text is made on every process (stack_shapes reads lengths, format_value the values: they
+// may involve them all); the io root prints it.
 void Machine::trace(const vcode::Instruction& ins) {
   const auto& d = options_.debug;
-  if (options_.trace || d.command) {
+  const bool prints = backend_.is_io_root();
+  if ((options_.trace || d.command) && prints) {
     std::fprintf(stderr, "%s:%d %s: %s\n", program_.file.c_str(), ins.where.line,
                  program_.functions[ins.function].name.c_str(),
                  vcode::instruction_text(program_, ins).c_str());
   }
-  if (options_.trace || d.stack || d.values) std::fprintf(stderr, "  stack: %s\n", stack_shapes().c_str());
+  if (options_.trace || d.stack || d.values) {
+    const std::string shapes = stack_shapes();
+    if (prints) std::fprintf(stderr, "  stack: %s\n", shapes.c_str());
+  }
   if (d.values)
-    for (const Value& v : stack_) std::fprintf(stderr, "\t%s", format_value(v).c_str());
+    for (const Value& v : stack_) {
+      const std::string text = format_value(v);
+      if (prints) std::fprintf(stderr, "\t%s", text.c_str());
+    }
 }
 
 }  // namespace vm

@@ -11,9 +11,10 @@ using vcode::Op;
 
 Machine::Machine(const vcode::Program& program, cvl::Backend& backend, MachineOptions options)
     : program_(program), backend_(backend), options_(options) {
-  streams_[0] = stdin;
-  streams_[1] = stdout;
-  streams_[2] = stderr;
+  const bool root = backend_.is_io_root();
+  streams_[0] = {true, root ? stdin : nullptr};
+  streams_[1] = {true, root ? stdout : nullptr};
+  streams_[2] = {true, root ? stderr : nullptr};
   stack_.reserve(1024);
   returns_.reserve(1024);
   if (options_.optimize_seconds >= 0) profile_.optimizer_ran(options_.optimize_seconds);
@@ -22,7 +23,7 @@ Machine::Machine(const vcode::Program& program, cvl::Backend& backend, MachineOp
 
 Machine::~Machine() {
   for (std::size_t fd = 3; fd < streams_.size(); ++fd)
-    if (streams_[fd]) std::fclose(streams_[fd]);
+    if (streams_[fd].file) std::fclose(streams_[fd].file);
 }
 
 void Machine::prepare() {
@@ -88,13 +89,7 @@ void Machine::fail_internal(const std::string& message) { throw cvl::InternalErr
 
 int Machine::report_error(const Failure& failure) {
   reported_failure_ = failure;
-  std::fflush(stdout);
-  std::fprintf(stderr, "%s\n", failure_line(failure, location()).c_str());
-  if (options_.debug.abort) {
-    std::fprintf(stderr, "vinterp: dumping core\n");
-    std::abort();
-  }
-  return 1;
+  return report_failure(backend_, failure_line(failure, location()), options_.debug.abort);
 }
 
 Value Machine::segdes_from_data(cvl::Segdes sd) {
@@ -280,18 +275,24 @@ int Machine::run() {
       return report_error(current_failure());
     }
     std::fflush(stdout);
-    if (options_.profile) profile_.print(stderr, seconds_since(started), backend_.stats(), backend_.name());
+    if (options_.profile) print_profile(seconds_since(started));
     return 0;
   } catch (...) {  // every other kind of failure (error_report.hpp)
     return report_error(current_failure());
   }
-  if (options_.time_program) {
+  if (options_.time_program && backend_.is_io_root()) {
     std::fprintf(stderr, "elapsed time = %f seconds\n", seconds_since(started));
     std::fflush(stderr);
   }
   dump_stack();
-  if (options_.profile) profile_.print(stderr, seconds_since(started), backend_.stats(), backend_.name());
+  if (options_.profile) print_profile(seconds_since(started));
   return 0;
+}
+
+void Machine::print_profile(double wall_seconds) {
+  const cvl::BackendStats stats = backend_.stats();
+  profile_.gather_messages(backend_, stats);  // on every process: a collective
+  if (backend_.is_io_root()) profile_.print(stderr, wall_seconds, stats, backend_.name());
 }
 
 void Machine::execute(const Instruction& ins, const Prepared& prep) {
@@ -300,13 +301,13 @@ void Machine::execute(const Instruction& ins, const Prepared& prep) {
       if (returns_.size() >= options_.max_call_depth)
         fail("call depth limit exceeded: " + std::to_string(returns_.size()) +
              " calls deep (--max-call-depth " + std::to_string(options_.max_call_depth) + ")");
-      if (options_.debug.runtime)
+      if (options_.debug.runtime && backend_.is_io_root())
         std::fprintf(stderr, "push: \t stack_count = %zu, saved_pc = %u\n", returns_.size() + 1, pc_ + 1);
       returns_.push_back(pc_ + 1);
       pc_ = ins.target;
       return;
     case Op::Ret:
-      if (options_.debug.runtime)
+      if (options_.debug.runtime && backend_.is_io_root())
         std::fprintf(stderr, "pop: \t stack_count = %zu, new_pc = %u\n", returns_.size(), returns_.back());
       pc_ = returns_.back();
       returns_.pop_back();

@@ -16,6 +16,7 @@
 #include "cvl/random.hpp"
 #include "error_report.hpp"
 #include "profile.hpp"
+#include "shared_result.hpp"
 #include "trace_json.hpp"
 #include "value.hpp"
 #include "vcode/program.hpp"
@@ -53,6 +54,8 @@ struct MachineOptions {
 struct RuntimeError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+struct ReadVector;  // what READ parsed, on the host (exec_io.cpp)
 
 class Machine {
  public:
@@ -127,6 +130,8 @@ class Machine {
   // Output (format.cpp, exec_io.cpp).
   std::string format_value(const Value& v);
   void dump_stack();
+  // --profile's report: every process gathers (a collective), the io root prints.
+  void print_profile(double wall_seconds);
   void trace(const vcode::Instruction& ins);
   // --trace-json: the span of one instruction, and the call or return it makes.
   void trace_instruction(const vcode::Instruction& ins, std::uint64_t elements,
@@ -148,9 +153,25 @@ class Machine {
                                   const char* what);
   void push_status(const std::string& message);
   bool valid_stream(std::int32_t fd) const;
-  Value read_vector(std::FILE* in, vcode::TypeKeyword type, std::string& error);
+  std::int32_t free_stream() const;  // the first stream FOPEN or SPAWN may open; -1 for none
+  Value read_value(const ReadVector& read, vcode::TypeKeyword type);
   Value failed_read_value(vcode::TypeKeyword type);
   void exec_spawn();
+  // SPAWN's effect, on the io root (exec_spawn.cpp).
+  std::string spawn(const std::string& command, const std::int32_t fds[3],
+                    std::int32_t result_fd[3]);
+
+  // An effect on the outside world: `effect` runs on the io root only (cvl::Backend::is_io_root)
+  // and writes what it found; every process then reads the root's results back from what this
+  // returns. Every process calls it at the same point (the share is a collective), and pushes
+  // what it read with the same backend calls.
+  template <typename Effect>
+  SharedResult on_io_root(Effect effect) {
+    SharedResult result;
+    if (backend_.is_io_root()) effect(result);
+    backend_.share_from_io_root(result.bytes());
+    return result;
+  }
 
   const vcode::Program& program_;
   cvl::Backend& backend_;
@@ -160,7 +181,14 @@ class Machine {
   std::vector<std::uint32_t> returns_;
   std::uint32_t pc_ = 0;
   cvl::RandomStream random_;
-  std::array<std::FILE*, 256> streams_{};
+  // The VCODE streams (0, 1, 2: stdin, stdout, stderr). Which are open is the same on every
+  // process of a distributed run (FOPEN, FCLOSE and SPAWN open and close them from the io root's
+  // shared results); only the io root holds the files.
+  struct Stream {
+    bool open = false;
+    std::FILE* file = nullptr;
+  };
+  std::array<Stream, 256> streams_{};
   std::chrono::steady_clock::time_point timer_start_{};
   Profile profile_;
   std::optional<Failure> reported_failure_;

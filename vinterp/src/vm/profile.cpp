@@ -35,6 +35,8 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
     total.syncs += r.syncs;
     total.bytes_to_device += r.bytes_to_device;
     total.bytes_to_host += r.bytes_to_host;
+    total.messages += r.messages;
+    total.message_bytes += r.message_bytes;
   }
   std::sort(order.begin(), order.end(),
             [&](std::size_t a, std::size_t b) { return rows_[a].seconds > rows_[b].seconds; });
@@ -51,6 +53,8 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
     if (total.*c.field != 0) columns.push_back(c);
   const bool device_work = !columns.empty() || run_stats.device_bytes_peak != 0 ||
                            run_stats.bytes_to_device != 0 || run_stats.bytes_to_host != 0;
+  for (Column c : {Column{"messages", &Row::messages}, Column{"message bytes", &Row::message_bytes}})
+    if (total.*c.field != 0) columns.push_back(c);
 
   if (device_work)
     std::fprintf(out, "profile of backend %s: times are device times (the interpreter waits for the "
@@ -73,6 +77,7 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
     print_row(spelling.data(), int(spelling.size()), rows_[i]);
   }
   print_row("total", 5, total);
+  print_process_messages(out);
   std::fprintf(out, "wall time %.6f s (including the final stack dump); clock overhead %.1f ns "
                "per instruction subtracted\n", wall_seconds, 1e9 * clock_overhead_);
   if (optimize_seconds_ >= 0)
@@ -95,6 +100,40 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
     std::fprintf(out, "guessed lengths too small: %llu (each time the instructions since the last "
                  "certain point ran again, without guessing; their rows count them twice)\n",
                  (unsigned long long)run_stats.guesses_failed);
+}
+
+void Profile::gather_messages(cvl::Backend& backend, const cvl::BackendStats& run_stats) {
+  std::vector<std::uint64_t> local;  // per opcode: messages, bytes; then the whole run's
+  for (const Row& r : rows_) local.insert(local.end(), {r.messages, r.message_bytes});
+  local.insert(local.end(), {run_stats.messages_sent, run_stats.bytes_sent});
+  const std::vector<std::uint64_t> all = backend.gather_counters(local);
+  for (Row& r : rows_) r.messages = r.message_bytes = 0;
+  processes_.clear();
+  for (std::size_t first = 0; first + local.size() <= all.size(); first += local.size()) {
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+      rows_[i].messages += all[first + 2 * i];
+      rows_[i].message_bytes += all[first + 2 * i + 1];
+    }
+    processes_.push_back({all[first + local.size() - 2], all[first + local.size() - 1]});
+  }
+}
+
+// The per-process table, where some process sent a message.
+void Profile::print_process_messages(std::FILE* out) const {
+  ProcessMessages total;
+  for (const ProcessMessages& p : processes_) {
+    total.messages += p.messages;
+    total.bytes += p.bytes;
+  }
+  if (total.messages == 0) return;
+  std::fprintf(out, "messages sent per process (point-to-point and collective, in the whole run "
+               "up to this report: constants and the final stack dump included)\n"
+               "%-12s %12s %16s\n", "process", "messages", "bytes");
+  for (std::size_t rank = 0; rank < processes_.size(); ++rank)
+    std::fprintf(out, "%-12zu %12llu %16llu\n", rank, (unsigned long long)processes_[rank].messages,
+                 (unsigned long long)processes_[rank].bytes);
+  std::fprintf(out, "%-12s %12llu %16llu\n", "total", (unsigned long long)total.messages,
+               (unsigned long long)total.bytes);
 }
 
 }  // namespace vm

@@ -1,5 +1,6 @@
 // `--profile`: per-opcode counts, time, elements processed and backend work (kernel launches,
-// host syncs, bytes moved), printed as a table at the end.
+// host syncs, bytes moved; a distributed run's messages between processes), printed as a table
+// at the end.
 #pragma once
 
 #include <array>
@@ -31,6 +32,8 @@ class Profile {
     row.syncs += after.host_syncs - before.host_syncs;
     row.bytes_to_device += after.bytes_to_device - before.bytes_to_device;
     row.bytes_to_host += after.bytes_to_host - before.bytes_to_host;
+    row.messages += after.messages_sent - before.messages_sent;
+    row.message_bytes += after.bytes_sent - before.bytes_sent;
   }
 
   // Elements of an operand whose count is still pending on the device: added to op's row when
@@ -47,6 +50,13 @@ class Profile {
   void print(std::FILE* out, double wall_seconds, const cvl::BackendStats& run_stats,
              const std::string& backend);
 
+  // Messages between the processes of a distributed run (cvl::BackendStats::messages_sent,
+  // bytes_sent): gathers every process's per-opcode counts and whole-run totals (`run_stats`)
+  // with cvl::Backend::gather_counters, a collective that every process calls before print().
+  // print() then shows, where some process sent any, each opcode's messages and bytes over all
+  // processes (two more columns) and a table of each process's whole-run totals.
+  void gather_messages(cvl::Backend& backend, const cvl::BackendStats& run_stats);
+
   // -O: the optimizer ran for `seconds` before the run; print() says so.
   void optimizer_ran(double seconds) { optimize_seconds_ = seconds; }
 
@@ -59,8 +69,17 @@ class Profile {
     std::uint64_t syncs = 0;
     std::uint64_t bytes_to_device = 0;
     std::uint64_t bytes_to_host = 0;
+    std::uint64_t messages = 0;  // this process's; after gather_messages, every process's
+    std::uint64_t message_bytes = 0;
   };
+  struct ProcessMessages {
+    std::uint64_t messages = 0;
+    std::uint64_t bytes = 0;
+  };
+  void print_process_messages(std::FILE* out) const;
+
   std::array<Row, vcode::op_count> rows_{};
+  std::vector<ProcessMessages> processes_;  // gather_messages: each process's whole run
   std::vector<std::pair<vcode::Op, cvl::Length>> pending_elements_;
   double clock_overhead_ = 0;
   double optimize_seconds_ = -1;  // -1: no -O

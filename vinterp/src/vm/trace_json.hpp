@@ -35,6 +35,9 @@ class TraceJson {
 
   // Opens `path` (times count from now); throws std::runtime_error naming it when it cannot.
   TraceJson(const std::string& path, const std::string& process_name);
+  // Writes nothing: a process of a distributed run that is not the io root runs as traced, so
+  // that it makes the same backend calls as the one that writes the file.
+  TraceJson();
   ~TraceJson();  // finishes the file if finish() was not called
   TraceJson(const TraceJson&) = delete;
   TraceJson& operator=(const TraceJson&) = delete;
