@@ -34,6 +34,8 @@ rounds, and the median of the per-round ratios to the classic interpreter.
   --shared DIR         the shared corpus (default: ../shared next to the repository)
   --timeout SECONDS    give up on one run after this long (default: no limit)
   --dry-run            list programs, sizes, files and commands, and stop
+  --files-dir DIR      write the resized program files there (kept) instead of a temporary
+                       directory
   -h, --help           this text
 
 Output column: same = every stdout line but the timer is the classic's (its .expected file where
@@ -55,6 +57,7 @@ csv=""
 shared_dir="$repo_root/../shared"
 timeout_s=""
 dry_run=0
+files_dir=""
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -67,6 +70,7 @@ while [[ $# -gt 0 ]]; do
     --shared) shared_dir=$2; shift 2 ;;
     --timeout) timeout_s=$2; shift 2 ;;
     --dry-run) dry_run=1; shift ;;
+    --files-dir) files_dir=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     --*) echo "run_benchmarks.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
     *) build_dir=$1; shift ;;
@@ -121,6 +125,7 @@ baseline_of() {
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/nesl_bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+if [[ -n "$files_dir" ]]; then mkdir -p "$files_dir"; else files_dir=$work; fi
 
 # The problem size of a program: the first `CONST INT` of its entry function (the first FUNC).
 program_size() {
@@ -160,7 +165,7 @@ else
       if [[ "$(program_size "$src")" == "$rsize" && -f "${src%.vcode}.expected" ]]; then
         jobs+=("$name|$src|$rsize|${src%.vcode}.expected")
       else
-        file="$work/$name.$rsize.vcode"
+        file="$files_dir/$name.$rsize.vcode"
         with_size "$src" "$rsize" "$file"
         jobs+=("$name|$file|$rsize|-")
       fi
@@ -171,7 +176,7 @@ else
   if [[ $all -eq 1 ]]; then  # the --all rows of programs not named in --programs
     while read -r rname rfile rsize rset; do
       [[ "$rset" != all || " $programs " == *" $rname "* ]] && continue
-      file="$work/$rname.$rsize.vcode"
+      file="$files_dir/$rname.$rsize.vcode"
       with_size "$bench_dir/$rfile" "$rsize" "$file"
       jobs+=("$rname|$file|$rsize|-")
     done <<< "$benchmark_table"
