@@ -88,9 +88,19 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
   const Type type = o.values.type;
   return with_element_bits(type, [&]<class Bits>() {
     if (gather) {
-      const auto got = fetch(comm_, host<Bits>(local_of(o.values)), into_total, positions);
       std::vector<Bits> out(idx.size(), Bits{0});
-      for (std::size_t i = 0; i < got.size(); ++i) out[elements[i]] = got[i];
+      // A source no larger than what the requests and answers would carry is copied whole to
+      // every process instead (one all-gather, no per-element routing). Every process decides
+      // alike: the rule reads global lengths only.
+      const std::size_t requests_per_process = along.total.get() / comm_.size() + 1;
+      if (into_total * sizeof(Bits) <= requests_per_process * (sizeof(Bits) + 4)) {
+        std::vector<Bits> source(into_total);
+        download(o.values, 0, into_total, source.data());
+        for (std::size_t i = 0; i < positions.size(); ++i) out[elements[i]] = source[positions[i]];
+      } else {
+        const auto got = fetch(comm_, host<Bits>(local_of(o.values)), into_total, positions);
+        for (std::size_t i = 0; i < got.size(); ++i) out[elements[i]] = got[i];
+      }
       return wrap(from_host(type, out), along.total.get());
     }
     const auto values = host<Bits>(local_of(o.values));
