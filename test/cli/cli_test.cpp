@@ -1,10 +1,15 @@
 // The vinterp command line as a user sees it: the GPU options (-0..-9, --sync, --host-threshold),
 // --backend errors, a device failure's message, and the --profile table (its columns and
 // deterministic counts, superoperator planning), --sandbox, --max-call-depth and --max-memory;
-// and fcode-opt's option errors.
+// what a process of an mpirun other than rank 0 prints before its backend exists (nothing); and
+// fcode-opt's option errors.
 #define CATCH_CONFIG_MAIN
+#include <unistd.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -190,6 +195,57 @@ TEST_CASE("An unknown backend is an error listing the available ones", "[cli]") 
   CHECK(result.out.empty());
   CHECK(result.err.find("backend 'no-such-backend' is not available") != std::string::npos);
   CHECK(result.err.find("(available: cpu") != std::string::npos);
+}
+
+// An environment variable set for one scope (the child processes inherit it).
+struct ScopedVariable {
+  ScopedVariable(const char* name, const char* value) : name(name) { setenv(name, value, 1); }
+  ~ScopedVariable() { unsetenv(name); }
+  const char* name;
+};
+
+TEST_CASE("under mpirun, processes other than rank 0 print nothing before the backend exists",
+          "[cli][mpi]") {
+  const std::vector<std::vector<std::string>> failures = {
+      {"--backend", "mpi"},                                  // no file: a usage error
+      {"--backend=mpi", "--no-such-option", program},        // Boost's usage error
+      {"--backend", "mpi", "/nonexistent-nesl-dir/a.vcode"}  // the program cannot be loaded
+  };
+  for (const char* variable : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+    ScopedVariable rank(variable, "1");
+    for (const auto& args : failures) {
+      INFO(variable << " " << args[0] << " " << args[1]);
+      auto quiet = run_vinterp(args);
+      CHECK(quiet.exit_code == 1);
+      CHECK(quiet.out.empty());
+      CHECK(quiet.err.empty());
+    }
+    auto help = run_vinterp({"--backend", "mpi", "--help"});
+    CHECK(help.exit_code == 0);
+    CHECK(help.out.empty());
+  }
+  // Rank 0 prints; so does every process of a run on another backend.
+  for (const auto& [rank, backend] : {std::pair{"0", "mpi"}, std::pair{"1", "cpu"}}) {
+    ScopedVariable variable("OMPI_COMM_WORLD_RANK", rank);
+    auto loud = run_vinterp({"--backend", backend});
+    CHECK(loud.exit_code == 1);
+    CHECK(loud.err.find("Please supply file name.") != std::string::npos);
+  }
+  {  // VINTERP_OPTIONS asks for the backend when the command line does not
+    ScopedVariable rank("OMPI_COMM_WORLD_RANK", "3");
+    ScopedVariable options("VINTERP_OPTIONS", "--backend mpi");
+    CHECK(run_vinterp({}).err.empty());
+  }
+  // --trace-json: only rank 0 writes the file (it is opened before the program is loaded).
+  const std::string trace = "/tmp/nesl_cli_mpi_trace_" + std::to_string(getpid()) + ".json";
+  for (const char* rank : {"1", "0"}) {
+    ScopedVariable variable("OMPI_COMM_WORLD_RANK", rank);
+    std::remove(trace.c_str());
+    auto result = run_vinterp({"--backend", "mpi", "--trace-json", trace, "/nonexistent-nesl-dir/a"});
+    CHECK(result.exit_code == 1);
+    CHECK(std::ifstream(trace).good() == (std::string(rank) == "0"));
+  }
+  std::remove(trace.c_str());
 }
 
 TEST_CASE("vinterp --help documents the GPU options", "[cli]") {

@@ -164,12 +164,24 @@ class Machine {
   // An effect on the outside world: `effect` runs on the io root only (cvl::Backend::is_io_root)
   // and writes what it found; every process then reads the root's results back from what this
   // returns. Every process calls it at the same point (the share is a collective), and pushes
-  // what it read with the same backend calls.
+  // what it read with the same backend calls. An effect that throws (out of memory) fails every
+  // process, rather than leaving the others waiting.
   template <typename Effect>
   SharedResult on_io_root(Effect effect) {
     SharedResult result;
-    if (backend_.is_io_root()) effect(result);
+    if (backend_.is_io_root()) {
+      try {
+        effect(result);
+      } catch (...) {
+        result = SharedResult::failure(current_failure().message);
+      }
+    }
     backend_.share_from_io_root(result.bytes());
+    if (result.failed()) {
+      std::string message;
+      result >> message;
+      fail(message);
+    }
     return result;
   }
 

@@ -1,6 +1,7 @@
 // What an effect on the outside world produced (a status message, the data read, a stream
 // number, a time), as bytes that cvl::Backend::share_from_io_root gives every process of a
 // distributed run: the io root writes the values, every process reads them back in the same order.
+// The bytes begin with whether the effect failed (then they hold its message).
 #pragma once
 
 #include <cstdint>
@@ -15,7 +16,20 @@ namespace vm {
 
 class SharedResult {
  public:
+  SharedResult() = default;
+  // The result of an effect that failed on the io root: every process fails with `message`.
+  static SharedResult failure(const std::string& message) {
+    SharedResult result;
+    result.bytes_[0] = 1;
+    result << message;
+    return result;
+  }
+
   std::string& bytes() { return bytes_; }
+  bool failed() {
+    if (bytes_.empty()) broken();
+    return bytes_[0] == 1;
+  }
 
   // Writing (on the io root).
   template <typename T>
@@ -69,8 +83,8 @@ class SharedResult {
     throw cvl::InternalError("the io root's shared result is shorter than what is read");
   }
 
-  std::string bytes_;
-  std::size_t read_ = 0;
+  std::string bytes_ = std::string(1, '\0');  // 0, or 1 for a failure, then the values
+  std::size_t read_ = 1;
 };
 
 }  // namespace vm
