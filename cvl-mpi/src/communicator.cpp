@@ -2,6 +2,8 @@
 
 #include <climits>
 #include <cstdlib>
+#include <string>
+#include <thread>
 
 #include "cvl/errors.hpp"
 
@@ -20,12 +22,25 @@ int checked_count(std::size_t n) {
   return static_cast<int>(n);
 }
 
+// More processes on this machine than cores: a process that waits in a collective must give its
+// core to one that computes, or every wait lasts a scheduler slice (measured: bh 1000 at 4
+// processes on 2 cores, 155 s spinning against 0.63 s yielding). Open MPI reads the setting at
+// MPI_Init; one the user set is kept.
+void yield_when_oversubscribed() {
+  const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  if (!local) return;
+  const unsigned cores = std::thread::hardware_concurrency();
+  if (cores > 0 && std::strtoul(local, nullptr, 10) > cores)
+    setenv("OMPI_MCA_mpi_yield_when_idle", "1", /*overwrite=*/0);
+}
+
 }  // namespace
 
 Communicator::Communicator() {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
+    yield_when_oversubscribed();
     int provided = 0;
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
     std::atexit(finalize_at_exit);
