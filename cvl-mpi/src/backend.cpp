@@ -2,7 +2,9 @@
 // transfers; the others are in their family's file.
 #include "backend.hpp"
 
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "cvl/unfused.hpp"
 #include "cvl_cpu/cvl_cpu.hpp"
@@ -126,6 +128,12 @@ Vector MpiBackend::fused(const PreparedSuperOp& prepared, std::span<FusedOperand
   const Length local_domain = block(n).size();
   if (!op.analysis.divides) return wrap(local_->fused(*op.local, locals, local_domain), n);
   return wrap(agreed([&] { return local_->fused(*op.local, locals, local_domain); }), n);
+}
+
+// Processes that fail alone (out of memory in their blocks) usually fail together: process r
+// waits r fifth-seconds, so that the lowest one prints and its MPI_Abort ends the others first.
+void MpiBackend::before_reporting_alone() {
+  std::this_thread::sleep_for(std::chrono::milliseconds(200) * comm_.rank());
 }
 
 Vector MpiBackend::segment_lengths(const Segdes& sd) { return parts(sd).lengths; }

@@ -48,6 +48,7 @@ class MpiBackend final : public Backend {
   void share_from_io_root(std::string& bytes) override { comm_.broadcast(bytes, 0); }
   std::vector<std::uint64_t> gather_counters(std::span<const std::uint64_t> local) override;
   bool error_is_local() const override { return failed_alone_; }
+  void before_reporting_alone() override;
   void abort_all(int status) override { comm_.abort(status); }
 
  private:
@@ -118,6 +119,8 @@ class MpiBackend final : public Backend {
     const Range want{d.first_segment, d.first_segment + d.pieces()};
     return remap(comm_, my_block_of_segments, block(segments), want);
   }
+  std::vector<std::uint32_t> element_positions(const char* op, const Vector& indices,
+                                               const Segdes& sd);
   std::optional<Vector> permute_in_place(vcode::Op op, const PermuteOperands& o,
                                          const DistributedSegdes& along,
                                          const DistributedSegdes& into);

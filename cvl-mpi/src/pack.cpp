@@ -20,8 +20,11 @@ std::pair<Vector, Segdes> MpiBackend::pack(Vector v, Vector flags, const Segdes&
   const std::size_t segments = sd.segments.get();
   const std::size_t m = block(v.length.get()).size();
   const Type type = v.type;
-  auto [kept, kept_sd] = local_->pack(take_local(std::move(v)), take_local(std::move(flags)), d.local);
-  std::vector<std::int32_t> counts = host<std::int32_t>(local_->segment_lengths(kept_sd));
+  // Not a structured binding: clang 14 cannot capture one in the lambda below.
+  std::pair<Vector, Segdes> packed =
+      local_->pack(take_local(std::move(v)), take_local(std::move(flags)), d.local);
+  const Vector kept = std::move(packed.first);
+  std::vector<std::int32_t> counts = host<std::int32_t>(local_->segment_lengths(packed.second));
 
   const bool whole = d.continues && d.pieces() == 1;
   const auto all = d.crosses ? comm_.allgather(BorderCount{d.continues ? counts[0] : 0, m > 0,

@@ -7,15 +7,26 @@
 namespace cvl::mpi {
 namespace {
 
-// Where segment k's element `idx` is, after checking that it is inside the segment.
-std::uint32_t element_position(const char* op, const DistributedSegdes& d, std::size_t k,
-                               std::size_t segment_id, std::int32_t idx) {
-  if (idx < 0 || idx >= d.my_lengths[k])
-    throw Error(index_fault_message(op, idx, segment_id, static_cast<std::size_t>(d.my_lengths[k])));
-  return static_cast<std::uint32_t>(d.my_starts[k] + idx);
-}
-
 }  // namespace
+
+// EXTRACT, REPLACE: where the element each of this process's segments names is, every index
+// checked against its segment (an agreed error).
+std::vector<std::uint32_t> MpiBackend::element_positions(const char* op, const Vector& indices,
+                                                         const Segdes& sd) {
+  const DistributedSegdes& d = parts(sd);
+  const std::size_t first_segment = block(sd.segments.get()).begin;
+  const auto idx = host<std::int32_t>(local_of(indices));
+  std::vector<std::uint32_t> positions(idx.size());
+  agreed([&] {
+    for (std::size_t k = 0; k < idx.size(); ++k) {
+      if (idx[k] < 0 || idx[k] >= d.my_lengths[k])
+        throw Error(index_fault_message(op, idx[k], first_segment + k,
+                                        static_cast<std::size_t>(d.my_lengths[k])));
+      positions[k] = static_cast<std::uint32_t>(d.my_starts[k] + idx[k]);
+    }
+  });
+  return positions;
+}
 
 Vector MpiBackend::distribute(Vector values, const Segdes& sd) {
   Operation guard(*this);
@@ -46,15 +57,8 @@ Vector MpiBackend::index(Vector starts, Vector strides, const Segdes& sd) {
 
 Vector MpiBackend::extract(Vector v, Vector indices, const Segdes& sd) {
   Operation guard(*this);
-  const DistributedSegdes& d = parts(sd);
   const std::size_t segments = sd.segments.get(), total = sd.total.get();
-  const Range mine = block(segments);
-  const auto idx = host<std::int32_t>(local_of(indices));
-  std::vector<std::uint32_t> positions(idx.size());
-  agreed([&] {
-    for (std::size_t k = 0; k < idx.size(); ++k)
-      positions[k] = element_position("EXTRACT", d, k, mine.begin + k, idx[k]);
-  });
+  const auto positions = element_positions("EXTRACT", indices, sd);
   const Type type = v.type;
   return with_element_bits(type, [&]<class Bits>() {
     const auto values = fetch(comm_, host<Bits>(local_of(v)), total, positions);
@@ -64,15 +68,8 @@ Vector MpiBackend::extract(Vector v, Vector indices, const Segdes& sd) {
 
 Vector MpiBackend::replace(Vector v, Vector indices, Vector values, const Segdes& sd) {
   Operation guard(*this);
-  const DistributedSegdes& d = parts(sd);
-  const std::size_t segments = sd.segments.get(), total = sd.total.get();
-  const Range mine = block(segments);
-  const auto idx = host<std::int32_t>(local_of(indices));
-  std::vector<std::uint32_t> positions(idx.size());
-  agreed([&] {
-    for (std::size_t k = 0; k < idx.size(); ++k)
-      positions[k] = element_position("REPLACE", d, k, mine.begin + k, idx[k]);
-  });
+  const std::size_t total = sd.total.get();
+  const auto positions = element_positions("REPLACE", indices, sd);
   const Type type = v.type;
   return with_element_bits(type, [&]<class Bits>() {
     const auto replacements = host<Bits>(local_of(values));

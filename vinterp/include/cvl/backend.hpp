@@ -220,6 +220,10 @@ class Backend {
   // know of it, and would wait for this one). Errors the interpreter raises itself and errors a
   // distributed backend agreed on are seen by every process: false.
   virtual bool error_is_local() const { return false; }
+  // Called before a process prints an error it saw alone: a distributed backend gives a
+  // lower-numbered process that failed too the time to print first and end every process, so
+  // that one message is printed.
+  virtual void before_reporting_alone() {}
   // Ends every process of a distributed run now, with `status` (MPI_Abort), after this process
   // printed its message; returns for a single process (the caller then exits with status as
   // usual).

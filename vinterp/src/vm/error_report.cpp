@@ -46,6 +46,7 @@ std::string failure_line(const Failure& failure, const std::string& where) {
 int report_failure(cvl::Backend& backend, const std::string& line, bool dump_core) {
   constexpr int status = 1;
   const bool local = backend.error_is_local();
+  if (local) backend.before_reporting_alone();
   if (backend.is_io_root() || local) {
     std::fflush(stdout);
     std::fprintf(stderr, "%s\n", line.c_str());
