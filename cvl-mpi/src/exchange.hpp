@@ -43,26 +43,36 @@ std::vector<T> remap(Communicator& comm, const std::vector<T>& mine, Range have,
 template <class T>
 std::vector<T> fetch(Communicator& comm, const std::vector<T>& block, std::size_t n,
                      const std::vector<std::uint32_t>& positions) {
-  const int p = comm.size();
-  std::vector<std::size_t> counts(p, 0);
+  const int p = comm.size(), me = comm.rank();
+  const std::size_t first = block_of(n, me, p).begin;
+  std::vector<T> out(positions.size());
+  // Positions in this process's own block are read here; the others are asked for.
+  constexpr std::size_t kHere = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> counts(p, 0), slot(positions.size(), kHere);
   std::vector<int> owner(positions.size());
-  for (std::size_t i = 0; i < positions.size(); ++i) ++counts[owner[i] = owner_of(positions[i], n, p)];
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    if (positions[i] >= first && positions[i] - first < block.size()) {
+      owner[i] = me;
+      out[i] = block[positions[i] - first];
+    } else {
+      ++counts[owner[i] = owner_of(positions[i], n, p)];
+    }
+  }
   std::vector<std::size_t> next(p, 0);
   for (int q = 1; q < p; ++q) next[q] = next[q - 1] + counts[q - 1];
-  std::vector<std::uint32_t> requests(positions.size());
-  std::vector<std::size_t> slot(positions.size());
+  std::vector<std::uint32_t> requests(next[p - 1] + counts[p - 1]);
   for (std::size_t i = 0; i < positions.size(); ++i) {
+    if (owner[i] == me) continue;
     slot[i] = next[owner[i]]++;
     requests[slot[i]] = positions[i];
   }
   const std::vector<std::size_t> asked_counts = comm.exchange_counts(counts);
   const std::vector<std::uint32_t> asked = comm.alltoallv(requests, counts, asked_counts);
-  const std::size_t first = block_of(n, comm.rank(), p).begin;
   std::vector<T> answers(asked.size());
   for (std::size_t i = 0; i < asked.size(); ++i) answers[i] = block[asked[i] - first];
   const std::vector<T> replies = comm.alltoallv(answers, asked_counts, counts);
-  std::vector<T> out(positions.size());
-  for (std::size_t i = 0; i < positions.size(); ++i) out[i] = replies[slot[i]];
+  for (std::size_t i = 0; i < positions.size(); ++i)
+    if (slot[i] != kHere) out[i] = replies[slot[i]];
   return out;
 }
 
