@@ -3,6 +3,9 @@
 #   test_bench_scripts.sh run BUILD_DIR SHARED_DIR
 #     bench/run_benchmarks.sh on two reduced programs, one round: a CSV row per variant, every
 #     output the classic's; bad options rejected. Exit 77 (skipped) without SHARED_DIR.
+#   test_bench_scripts.sh mpi BUILD_DIR SHARED_DIR
+#     bench/mpi_benchmarks.sh on a reduced program at 1 and 2 processes, one round: a ratio row and a
+#     communication row per count, nothing sent at 1, something at 2. Exit 77 without SHARED_DIR.
 #   test_bench_scripts.sh plot
 #     bench/plot.py on a small made-up CSV (plus a GPU CSV): a PNG; bad CSVs rejected with a
 #     message. Exit 77 (skipped) without matplotlib.
@@ -42,6 +45,26 @@ case "${1:-}" in
     "$bench/run_benchmarks.sh" "$build_dir" --shared "$work/nowhere" > "$work/out" 2>&1
     check "a missing shared corpus: exit 1 and its path" test $? -eq 1 -a -n "$(grep -F "$work/nowhere" "$work/out")"
     ;;
+  mpi)
+    build_dir=$2 shared_dir=$3
+    if [[ ! -d "$shared_dir/neslgpu-bench/reduced" ]]; then
+      echo "skipped: no $shared_dir/neslgpu-bench/reduced (the shared corpus)"
+      exit 77
+    fi
+    "$bench/mpi_benchmarks.sh" "$build_dir" --shared "$shared_dir" --reduced --programs qs --runs 1 \
+      --ranks "1 2" --csv "$work/results.csv" > "$work/stdout" 2>&1
+    rc=$?
+    cat "$work/stdout"
+    check "mpi_benchmarks.sh exits 0" test $rc -eq 0
+    check "4 timing rows (vcode-1 mpi-1 vcode-2 mpi-2), every output the same" \
+      test "$(awk -F, 'NR > 1 && $6 > 0 && $13 == "same"' "$work/results.csv" | wc -l)" -eq 4
+    check "a ratio row per process count" \
+      test "$(sed -n '/mpi-N \/ vcode-N/,/^$/p' "$work/stdout" | grep -c '^qs ')" -eq 2
+    check "nothing sent by one process, something by two" \
+      awk '/^# communication per run/ {on = 1; next} on && $1 == "qs" {m[$3] = $4} END {exit !(m[1] == 0 && m[2] > 0)}' \
+      "$work/stdout"
+    check "a per-opcode table at 2 processes" grep -q "^# per opcode at 2 processes: qs" "$work/stdout"
+    ;;
   plot)
     if ! /usr/bin/python3 -c 'import matplotlib' 2> /dev/null; then
       echo "skipped: /usr/bin/python3 has no matplotlib (Debian: python3-matplotlib)"
@@ -70,7 +93,7 @@ case "${1:-}" in
     check "a missing CSV: exit 1 and its name" test $? -eq 1 -a -n "$(grep -F "cannot read $work/missing.csv" "$work/out")"
     ;;
   *)
-    echo "usage: test_bench_scripts.sh run BUILD_DIR SHARED_DIR | plot" >&2
+    echo "usage: test_bench_scripts.sh run BUILD_DIR SHARED_DIR | mpi BUILD_DIR SHARED_DIR | plot" >&2
     exit 2
     ;;
 esac
