@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../src/vm/machine.hpp"
@@ -456,6 +458,13 @@ int main(int argc, char** argv) {
   const bool quiet = another_process_prints(argc, argv);
   std::optional<Silenced> silenced;
   if (quiet) silenced.emplace();
+  // A failure before the backend exists is the same on every process, and only rank 0 prints it.
+  // mpirun ends the whole job at the first process that exits with a failure, so the others wait
+  // before they exit: rank 0's message must be out by then (it was lost otherwise, now and then).
+  const auto failed_early = [quiet](int status) {
+    if (quiet) std::this_thread::sleep_for(std::chrono::seconds(2));
+    return status;
+  };
   RunSettings settings;
   try {
     int device = 0;
@@ -470,25 +479,26 @@ int main(int argc, char** argv) {
     }
     settings = run_settings(args, device);
   } catch (const po::error& e) {
-    return usage_error(e.what());
+    return failed_early(usage_error(e.what()));
   } catch (const UsageError& e) {
-    return usage_error(e.what());
+    return failed_early(usage_error(e.what()));
   }
 
   std::unique_ptr<vm::TraceJson> trace;
   if (!settings.trace_json.empty()) {  // the file is written where messages are printed
     trace = quiet ? std::make_unique<vm::TraceJson>() : open_trace_or_report(settings);
-    if (!trace) return 1;
+    if (!trace) return failed_early(1);
     settings.machine.trace_json = trace.get();
   }
   const auto load_start = vm::TraceJson::Clock::now();
   std::optional<vcode::Program> program = load_or_report(settings.file);
-  if (!program) return 1;
+  if (!program) return failed_early(1);
   if (trace) trace->phase("load", load_start, vm::TraceJson::Clock::now());
   print_load_traces(settings, *program);
-  if (settings.optimize && !optimize_or_report(*program, settings, trace.get())) return 1;
+  if (settings.optimize && !optimize_or_report(*program, settings, trace.get()))
+    return failed_early(1);
   std::unique_ptr<cvl::Backend> backend = make_backend_or_report(settings);
-  if (!backend) return 1;
+  if (!backend) return failed_early(1);
   // From here on the backend says who prints: the io root; the others' stdout is discarded, and
   // the machine prints on their stderr only a failure that they alone saw.
   silenced.reset();
