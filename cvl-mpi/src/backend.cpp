@@ -3,9 +3,9 @@
 #include "backend.hpp"
 
 #include <chrono>
-#include <cstring>
 #include <thread>
 
+#include "cvl/op_dispatch.hpp"
 #include "cvl/unfused.hpp"
 #include "cvl_cpu/cvl_cpu.hpp"
 #include "cvl_mpi/cvl_mpi.hpp"
@@ -88,7 +88,10 @@ Vector MpiBackend::elementwise(vcode::Op op, Type type, std::span<Vector> operan
   const std::size_t n = operands[0].length.get();
   std::vector<Vector> locals;
   for (auto& v : operands) locals.push_back(take_local(std::move(v)));
-  const bool may_trap = (op == vcode::Op::Div || op == vcode::Op::Mod) && type == Type::Int;
+  // An INT division may trap on some process's block only (cvl/op_dispatch.hpp's rule).
+  const bool may_trap = visit_elementwise(op, type, []<vcode::Op, class Sem, Type kType>() {
+    return checks_divisor<Sem> && kType == Type::Int;
+  });
   if (!may_trap) return wrap(local_->elementwise(op, type, locals), n);
   return wrap(agreed([&] { return local_->elementwise(op, type, locals); }), n);
 }

@@ -92,15 +92,10 @@ class MpiBackend final : public Backend {
   // Runs `f`, then every process learns whether any had a cvl::Error (agree).
   template <class F>
   auto agreed(F&& f) -> decltype(f()) {
-    std::optional<std::string> error;
     if constexpr (std::is_void_v<decltype(f())>) {
-      try {
-        f();
-      } catch (const Error& e) {
-        error = e.what();
-      }
-      comm_.agree(error);
+      agreed([&] { return (f(), true); });
     } else {
+      std::optional<std::string> error;
       decltype(f()) result{};
       try {
         result = f();
@@ -118,6 +113,15 @@ class MpiBackend final : public Backend {
                             const DistributedSegdes& d) {
     const Range want{d.first_segment, d.first_segment + d.pieces()};
     return remap(comm_, my_block_of_segments, block(segments), want);
+  }
+  // One value per piece (a reduction, PACK's counts): those of the segments this process owns,
+  // moved to the segments' own blocks.
+  template <class T>
+  std::vector<T> owned_to_segment_blocks(const std::vector<T>& per_piece,
+                                         const DistributedSegdes& d, std::size_t segments) {
+    const std::vector<T> owned(per_piece.begin() + d.owned_begin(), per_piece.end());
+    const Range have{d.first_segment + d.owned_begin(), d.first_segment + d.pieces()};
+    return remap(comm_, owned, have, block(segments));
   }
   std::vector<std::uint32_t> element_positions(const char* op, const Vector& indices,
                                                const Segdes& sd);

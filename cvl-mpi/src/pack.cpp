@@ -1,18 +1,9 @@
 // PACK: each process packs its pieces with the local CVL; the counts of a segment that crosses
 // blocks are added up at its owner, and the kept elements are spread evenly again.
 #include "backend.hpp"
+#include "borders.hpp"
 
 namespace cvl::mpi {
-namespace {
-
-struct BorderCount {
-  std::int64_t first;  // the count of the first piece
-  std::uint8_t nonempty;
-  std::uint8_t continues;
-  std::uint8_t whole;
-};
-
-}  // namespace
 
 std::pair<Vector, Segdes> MpiBackend::pack(Vector v, Vector flags, const Segdes& sd) {
   Operation guard(*this);
@@ -26,21 +17,14 @@ std::pair<Vector, Segdes> MpiBackend::pack(Vector v, Vector flags, const Segdes&
   const Vector kept = std::move(packed.first);
   std::vector<std::int32_t> counts = host<std::int32_t>(local_->segment_lengths(packed.second));
 
-  const bool whole = d.continues && d.pieces() == 1;
-  const auto all = d.crosses ? comm_.allgather(BorderCount{d.continues ? counts[0] : 0, m > 0,
-                                                           d.continues, whole})
-                             : std::vector<BorderCount>();
-  if (d.crosses && d.pieces() > d.owned_begin()) {
-    for (int q = comm_.rank() + 1; q < comm_.size(); ++q) {
-      if (!all[q].nonempty) continue;
-      if (!all[q].continues) break;
-      counts.back() += static_cast<std::int32_t>(all[q].first);
-      if (!all[q].whole) break;
-    }
+  if (d.crosses) {
+    // Each process tells the count of its first piece; this process's last segment, if it owns
+    // it, adds the counts later processes hold.
+    const auto all =
+        comm_.allgather(BorderPart<std::int32_t>::of(d, m, d.continues ? counts[0] : 0));
+    for (int q : holders_after(all, comm_.rank(), d)) counts.back() += all[q].value;
   }
-  const std::vector<std::int32_t> owned(counts.begin() + d.owned_begin(), counts.end());
-  const Range have{d.first_segment + d.owned_begin(), d.first_segment + d.pieces()};
-  const auto lengths = remap(comm_, owned, have, block(segments));
+  const auto lengths = owned_to_segment_blocks(counts, d, segments);
   Segdes out_sd = make_segdes(wrap(from_host(Type::Int, lengths), segments));
 
   const std::size_t total = out_sd.total.get();

@@ -6,16 +6,6 @@
 #include "vcode/op.hpp"
 
 namespace cvl::mpi {
-namespace {
-
-// The other descriptor's segment start and length for each element of this block of the
-// descriptor `along` (the two have the same segments).
-struct Targets {
-  std::vector<std::int64_t> start;
-  std::vector<std::int32_t> length;
-};
-
-}  // namespace
 
 // When no segment of either descriptor crosses a border and every process holds the same
 // segments of both, each element's position is on its own process: the local CVL permutes each

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "backend.hpp"
+#include "borders.hpp"
 #include "cvl/op_dispatch.hpp"
 
 namespace cvl::mpi {
@@ -36,16 +37,6 @@ bool any_nan(const std::vector<H>& v, std::size_t from, std::size_t to) {
   return false;
 }
 
-// A process's part of the segments that cross its borders.
-template <class H>
-struct BorderPart {
-  H value;                // scan: the fold of the last piece; reduce: the fold of the first
-  std::uint8_t has_nan;   // that piece holds a NaN (only looked at where NaNs reset a fold)
-  std::uint8_t nonempty;  // the block holds elements
-  std::uint8_t continues;
-  std::uint8_t whole;     // the block is one piece of a segment that starts earlier
-};
-
 }  // namespace
 
 Vector MpiBackend::scan(vcode::Op op, Vector v, const Segdes& sd) {
@@ -71,20 +62,14 @@ Vector MpiBackend::scan(vcode::Op op, Vector v, const Segdes& sd) {
       tail = Sem::apply(before_last, last);
       if constexpr (nan_resets) tail_has_nan = any_nan(input, m - d.piece_lengths.back(), m);
     }
-    const bool whole = d.continues && d.pieces() == 1;
-    const auto all =
-        comm_.allgather(BorderPart<H>{tail, tail_has_nan, m > 0, d.continues, whole});
+    // Each process tells the fold of its last piece.
+    const auto all = comm_.allgather(BorderPart<H>::of(d, m, tail, tail_has_nan));
     if (!d.continues) return wrap(std::move(scanned), n);
     // The fold of the segment before this block: the earlier processes it crosses, in order.
-    std::vector<int> crossed;
-    for (int q = comm_.rank() - 1; q >= 0; --q) {
-      if (!all[q].nonempty) continue;
-      crossed.push_back(q);
-      if (!all[q].whole) break;
-    }
-    H carry = all[crossed.back()].value;
-    for (auto it = crossed.rbegin() + 1; it != crossed.rend(); ++it)
-      carry = continue_fold<Sem>(carry, all[*it].value, all[*it].has_nan);
+    const std::vector<int> before = holders_before(all, comm_.rank());
+    H carry = all[before.front()].value;
+    for (auto q = before.begin() + 1; q != before.end(); ++q)
+      carry = continue_fold<Sem>(carry, all[*q].value, all[*q].has_nan);
     std::vector<H> values = host<H>(scanned);
     bool prefix_has_nan = false;
     for (std::int32_t j = 0; j < d.piece_lengths[0]; ++j) {
@@ -118,23 +103,15 @@ Vector MpiBackend::reduce(vcode::Op op, Vector v, const Segdes& sd) {
       }
     }
     std::vector<H> folds = host<H>(local_->reduce(op, std::move(local), d.local));
-    const bool whole = d.continues && d.pieces() == 1;
-    const H first = d.continues ? folds[0] : Sem::identity(H{});
-    const auto all = d.crosses ? comm_.allgather(BorderPart<H>{first, first_has_nan, m > 0,
-                                                               d.continues, whole})
-                               : std::vector<BorderPart<H>>();
-    // This process's last segment, if it owns it, takes the parts later processes hold.
-    if (d.crosses && d.pieces() > d.owned_begin()) {
-      for (int q = comm_.rank() + 1; q < comm_.size(); ++q) {
-        if (!all[q].nonempty) continue;
-        if (!all[q].continues) break;
+    if (d.crosses) {
+      // Each process tells the fold of its first piece; this process's last segment, if it owns
+      // it, takes the parts later processes hold.
+      const H first = d.continues ? folds[0] : Sem::identity(H{});
+      const auto all = comm_.allgather(BorderPart<H>::of(d, m, first, first_has_nan));
+      for (int q : holders_after(all, comm_.rank(), d))
         folds.back() = continue_fold<Sem>(folds.back(), all[q].value, all[q].has_nan);
-        if (!all[q].whole) break;
-      }
     }
-    std::vector<H> owned(folds.begin() + d.owned_begin(), folds.end());
-    const Range have{d.first_segment + d.owned_begin(), d.first_segment + d.pieces()};
-    return wrap(from_host(type, remap(comm_, owned, have, block(segments))), segments);
+    return wrap(from_host(type, owned_to_segment_blocks(folds, d, segments)), segments);
   });
 }
 
