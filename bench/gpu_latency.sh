@@ -17,7 +17,10 @@ Markdown table with one row per program and form:
                    profiler's waits after every instruction and the final stack dump not counted)
   launches         the profile's kernel launches total
   bytes to dev/host  the profile's byte totals (final stack dump not counted)
+  copies           the profile's copies total: host-to-device and device-to-device copies and
+                   fills queued besides kernels (a synchronization's own reads not counted)
   est. latency us  ESTIMATE, not a measurement: launches x 3 us + host syncs x 10 us
+  est. with copies the same plus copies x 2 us (also an estimate)
   top sync sources the opcodes with the most syncs (opcode:syncs)
 
   BUILD_DIR             the CMake build directory (default: build)
@@ -83,7 +86,8 @@ vargs=(--backend cuda-emulated --profile)
 [[ -n "$threshold" ]] && vargs+=(--host-threshold "$threshold")
 [[ -n "$speculation" ]] && vargs+=(--speculation)
 
-# Prints "if syncs launches bytes_to_dev bytes_to_host top" for one profile (stderr of a run).
+# Prints "if syncs launches bytes_to_dev bytes_to_host copies top" for one profile (stderr of a
+# run).
 # The backend columns appear only when some row is non-zero, so their order is read from the
 # header; every data row is opcode count time time% ns/op elements, then those columns.
 parse() {
@@ -94,6 +98,7 @@ parse() {
       if (index($0, " syncs")) col[++n] = "syncs"
       if (index($0, " bytes to dev")) col[++n] = "dev"
       if (index($0, " bytes to host")) col[++n] = "host"
+      if (index($0, " copies")) col[++n] = "copies"
       next
     }
     !table { next }
@@ -102,7 +107,8 @@ parse() {
       for (i = 1; i <= n; i++) v[col[i]] = $(6 + i) + 0
     }
     $1 == "total" {
-      launches = v["launches"]; syncs = v["syncs"]; dev = v["dev"]; host = v["host"]; done = 1
+      launches = v["launches"]; syncs = v["syncs"]; dev = v["dev"]; host = v["host"]
+      copies = v["copies"]; done = 1
       exit
     }
     $1 == "IF" { ifs = $2 + 0 }
@@ -118,7 +124,7 @@ parse() {
         out = out (out == "" ? "" : ",") op[best] ":" s[best]
       }
       if (out == "") out = "-"
-      printf "%d %d %d %d %d %s\n", ifs, syncs, launches, dev, host, out
+      printf "%d %d %d %d %d %d %s\n", ifs, syncs, launches, dev, host, copies, out
     }'
 }
 
@@ -127,10 +133,11 @@ commas() { printf '%s' "$1" | sed -e ':a' -e 's/\B[0-9]\{3\}\>/,&/' -e 'ta'; }
 
 echo "# vinterp ${vargs[*]} on $(basename "$bench_dir") ($("$vinterp" --version 2>&1 | head -1))"
 echo "# est. latency = launches x 3 us + host syncs x 10 us: an ESTIMATE from the counts, not a measurement"
+echo "# est. with copies = that + copies x 2 us (copies and fills queued besides kernels): also an ESTIMATE"
 echo
-printf '| program | form | IF executed | host syncs | kernel launches | bytes to device | bytes to host | est. latency µs (estimate, not measured) | top sync sources (opcode:syncs) |\n'
-printf '|---|---|---:|---:|---:|---:|---:|---:|---|\n'
-[[ -n "$csv" ]] && echo "program,form,if_executed,host_syncs,kernel_launches,bytes_to_device,bytes_to_host,est_latency_us,top_sync_sources" >"$csv"
+printf '| program | form | IF executed | host syncs | kernel launches | bytes to device | bytes to host | copies | est. latency µs (estimate, not measured) | est. with copies µs | top sync sources (opcode:syncs) |\n'
+printf '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
+[[ -n "$csv" ]] && echo "program,form,if_executed,host_syncs,kernel_launches,bytes_to_device,bytes_to_host,copies,est_latency_us,est_with_copies_us,top_sync_sources" >"$csv"
 
 failed=0
 for p in $programs; do
@@ -151,12 +158,13 @@ for p in $programs; do
       failed=1
       continue
     fi
-    read -r ifs syncs launches dev host srcs <<<"$row"
+    read -r ifs syncs launches dev host copies srcs <<<"$row"
     est=$((launches * 3 + syncs * 10))
-    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$p" "$form" "$(commas "$ifs")" \
-      "$(commas "$syncs")" "$(commas "$launches")" "$(commas "$dev")" "$(commas "$host")" "$(commas "$est")" \
-      "${srcs//,/, }"
-    [[ -n "$csv" ]] && echo "$p,$form,$ifs,$syncs,$launches,$dev,$host,$est,\"$srcs\"" >>"$csv"
+    est_copies=$((est + copies * 2))
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$p" "$form" "$(commas "$ifs")" \
+      "$(commas "$syncs")" "$(commas "$launches")" "$(commas "$dev")" "$(commas "$host")" \
+      "$(commas "$copies")" "$(commas "$est")" "$(commas "$est_copies")" "${srcs//,/, }"
+    [[ -n "$csv" ]] && echo "$p,$form,$ifs,$syncs,$launches,$dev,$host,$copies,$est,$est_copies,\"$srcs\"" >>"$csv"
   done
 done
 exit $failed

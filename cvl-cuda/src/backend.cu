@@ -401,7 +401,8 @@ class CudaBackend final : public Backend, private Residency {
   void stamp_device_clock(int mark) override { device_->mark_time(mark); }
   double device_clock_seconds(int mark) override { return device_->seconds_from_origin(mark); }
   void allow_speculation(bool allowed) override { device_->allow_speculation(allowed); }
-  void speculation_site(std::uint32_t site) override { device_->speculation_site(site); }
+  bool wants_operation_sites() const override { return true; }
+  void operation_site(std::uint32_t site) override { device_->operation_site(site); }
   bool settled() const override { return device_->settled(); }
   void mark_certain_point() override { device_->mark_certain_point(); }
   void settle() override {

@@ -1,4 +1,5 @@
 // The device runtime (device.hpp): CUDA stream and memory pool, or their host emulation.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -18,6 +19,20 @@ namespace {
 constexpr unsigned long long kNoFault = ~0ull;
 constexpr std::size_t kFaultBytes = cuda_tuning::kFaultSlots * sizeof(unsigned long long);
 constexpr std::size_t kBoardBytes = kFaultBytes + cuda_tuning::kCountSlots * sizeof(std::int64_t);
+
+// Copies up to kRidersPerLaunch riders' bytes, back to back, into one staging buffer: one launch
+// per synchronization brings every small vector back in the same copy as the rest.
+constexpr std::size_t kRidersPerLaunch = 32;
+struct GatherRiders {
+  const std::byte* from[kRidersPerLaunch] = {};
+  std::size_t end[kRidersPerLaunch] = {};  // where each rider's bytes end in `to`
+  std::byte* to = nullptr;
+  CVL_HOST_DEVICE void operator()(std::size_t i) const {
+    std::size_t r = 0;
+    while (end[r] <= i) ++r;
+    to[i] = from[r][i - (r == 0 ? 0 : end[r - 1])];
+  }
+};
 
 }  // namespace
 
@@ -79,11 +94,31 @@ Device::~Device() {
   for (cudaEvent_t mark : clock_marks_)
     if (mark) cudaEventDestroy(mark);
   cudaFreeHost(board_copy_);
+  if (rider_copy_) cudaFreeHost(rider_copy_);
   cudaMemPoolDestroy(pool_);
   cudaStreamDestroy(stream_);
 #else
   ::operator delete(board_copy_);
+  ::operator delete(rider_copy_);
 #endif
+}
+
+std::byte* Device::rider_copy(std::size_t bytes) {
+  if (bytes <= rider_copy_bytes_) return rider_copy_;
+  const std::size_t grown = std::max(bytes, 2 * rider_copy_bytes_);
+#if CVL_CUDA_REAL
+  if (rider_copy_) CVL_CUDA_CHECK(cudaFreeHost(rider_copy_));
+  rider_copy_ = nullptr;
+  rider_copy_bytes_ = 0;
+  void* pinned = nullptr;
+  CVL_CUDA_CHECK(cudaMallocHost(&pinned, grown));  // pinned: the copy is a DMA
+  rider_copy_ = static_cast<std::byte*>(pinned);
+#else
+  ::operator delete(rider_copy_);
+  rider_copy_ = static_cast<std::byte*>(::operator new(grown));
+#endif
+  rider_copy_bytes_ = grown;
+  return rider_copy_;
 }
 
 void* Device::allocate(std::size_t bytes) {
@@ -128,6 +163,7 @@ void Device::release(void* pointer, std::size_t bytes) noexcept {
 void Device::copy_to_device(void* device, const void* host, std::size_t bytes) {
   if (bytes == 0) return;
   stats_.bytes_to_device += bytes;
+  ++stats_.device_copies;
 #if CVL_CUDA_REAL
   CVL_CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream_));
   // A pageable source is staged before the call returns, so the caller may free it right away.
@@ -138,7 +174,7 @@ void Device::copy_to_device(void* device, const void* host, std::size_t bytes) {
 
 void Device::copy_to_host(void* host, const void* device, std::size_t bytes) {
   const bool faults = !pending_faults_.empty();
-  std::vector<std::function<std::string(std::uint64_t)>> messages = std::move(pending_faults_);
+  std::vector<PendingFault> messages = std::move(pending_faults_);
   pending_faults_.clear();
   raise_first_fault(read_back(host, device, bytes, faults), messages);
 }
@@ -162,7 +198,28 @@ std::vector<unsigned long long> Device::read_back(void* host, const void* device
   // Fault words and count cells are adjacent: one copy covers what is in use.
   const std::size_t board_bytes =
       counts > 0 ? kFaultBytes + counts * sizeof(std::int64_t) : faults * sizeof(unsigned long long);
-  stats_.bytes_to_host += bytes + board_bytes;
+  std::vector<Rider> riders = riders_ ? riders_() : std::vector<Rider>{};
+  std::size_t rider_bytes = 0;
+  for (const Rider& r : riders) rider_bytes += r.bytes;
+  if (rider_bytes > memory_limit_ - std::min(memory_limit_, stats_.device_bytes_in_use)) {
+    riders.clear();  // no room to stage them: they stay on the device
+    rider_bytes = 0;
+  }
+  std::byte* const rider_data = rider_bytes > 0 ? rider_copy(rider_bytes) : nullptr;
+  DeviceBuffer staging(borrow(*this), rider_bytes);
+  for (std::size_t first = 0, at = 0; first < riders.size(); first += kRidersPerLaunch) {
+    GatherRiders gather;
+    gather.to = staging.as<std::byte>() + at;
+    std::size_t here = 0;
+    for (std::size_t r = 0; r < kRidersPerLaunch && first + r < riders.size(); ++r) {
+      gather.from[r] = static_cast<const std::byte*>(riders[first + r].device);
+      here += riders[first + r].bytes;
+      gather.end[r] = here;
+    }
+    launch(here, gather);
+    at += here;
+  }
+  stats_.bytes_to_host += bytes + board_bytes + rider_bytes;
   ++stats_.host_syncs;
 #if CVL_CUDA_REAL
   if (bytes > 0)
@@ -170,10 +227,14 @@ std::vector<unsigned long long> Device::read_back(void* host, const void* device
   if (board_bytes > 0)
     CVL_CUDA_CHECK(cudaMemcpyAsync(board_copy_, fault_words_, board_bytes,
                                    cudaMemcpyDeviceToHost, stream_));
+  if (rider_bytes > 0)
+    CVL_CUDA_CHECK(cudaMemcpyAsync(rider_data, staging.get(), rider_bytes,
+                                   cudaMemcpyDeviceToHost, stream_));
   CVL_CUDA_CHECK(cudaStreamSynchronize(stream_));
 #else
   if (bytes > 0) std::memcpy(host, device, bytes);
   if (board_bytes > 0) std::memcpy(board_copy_, fault_words_, board_bytes);
+  if (rider_bytes > 0) std::memcpy(rider_data, staging.get(), rider_bytes);
 #endif
   const auto* words = static_cast<const unsigned long long*>(board_copy_);
   const auto* cells = reinterpret_cast<const std::int64_t*>(words + cuda_tuning::kFaultSlots);
@@ -209,11 +270,14 @@ std::vector<unsigned long long> Device::read_back(void* host, const void* device
     throw SpeculationFailed{};
   }
   if (faults > 0) fill_bytes(fault_words_, 0xFF, kFaultBytes);
+  for (std::size_t i = 0, at = 0; i < riders.size(); at += riders[i].bytes, ++i)
+    riders[i].arrived(rider_data + at);
   return read;
 }
 
 void Device::copy_on_device(void* to, const void* from, std::size_t bytes) {
   if (bytes == 0) return;
+  ++stats_.device_copies;
 #if CVL_CUDA_REAL
   CVL_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream_));
 #else
@@ -223,6 +287,7 @@ void Device::copy_on_device(void* to, const void* from, std::size_t bytes) {
 
 void Device::fill_bytes(void* device, int byte, std::size_t bytes) {
   if (bytes == 0) return;
+  ++stats_.device_copies;
 #if CVL_CUDA_REAL
   CVL_CUDA_CHECK(cudaMemsetAsync(device, byte, bytes, stream_));
 #else
@@ -300,19 +365,22 @@ std::shared_ptr<DeviceCount> Device::new_count(std::size_t bound) {
 
 unsigned long long* Device::fault_word(std::function<std::string(std::uint64_t)> message) {
   if (pending_faults_.size() == cuda_tuning::kFaultSlots) synchronize();
-  pending_faults_.push_back(std::move(message));
+  pending_faults_.push_back({std::move(message), site_});
   return fault_words_ + (pending_faults_.size() - 1);
 }
 
-// The first operation, in program order, that faulted raises its error.
+// The first operation, in program order, that faulted raises its error, naming its instruction
+// where the caller told it (a DeferredError), else saying that it was found late.
 void Device::raise_first_fault(const std::vector<unsigned long long>& words,
-                               std::vector<std::function<std::string(std::uint64_t)>>& messages) {
-  // Without sync_each_op the error surfaces at a later operation, so the message says so.
-  const char* late = sync_each_op_ ? ""
-                                   : " (found at a later synchronization; --sync reports a fault "
-                                     "at its instruction)";
-  for (std::size_t i = 0; i < messages.size() && i < words.size(); ++i)
-    if (words[i] != kNoFault) throw Error(messages[i](words[i]) + late);
+                               const std::vector<PendingFault>& faults) {
+  for (std::size_t i = 0; i < faults.size() && i < words.size(); ++i) {
+    if (words[i] == kNoFault) continue;
+    const std::string message = faults[i].message(words[i]);
+    if (faults[i].site != DeviceCount::kNoSite) throw DeferredError(message, faults[i].site);
+    if (sync_each_op_) throw Error(message);
+    throw Error(message + " (found at a later synchronization; --sync reports a fault at its "
+                          "instruction)");
+  }
 }
 
 }  // namespace cvl::CVL_CUDA_NS

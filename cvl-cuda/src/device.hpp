@@ -119,6 +119,16 @@ class Device : public std::enable_shared_from_this<Device> {
   // Waits for all queued work, counts it, resolves the pending counts and raises the first
   // pending fault (copy_to_host without data).
   void synchronize();
+
+  // Small device data that comes back with every synchronization, in the same wait: `riders`
+  // names it just before the wait, and each rider's `arrived` gets its bytes after it (once the
+  // counts are resolved). Residency's small device vectors ride so, to go on on the host.
+  struct Rider {
+    const void* device = nullptr;
+    std::size_t bytes = 0;
+    std::function<void(const std::byte*)> arrived;
+  };
+  void set_riders(std::function<std::vector<Rider>()> riders) { riders_ = std::move(riders); }
   // Waits for all queued work and reads nothing back (not counted as a host sync): for timing.
   void wait_idle();
 
@@ -137,7 +147,8 @@ class Device : public std::enable_shared_from_this<Device> {
   // Speculation (cvl::Backend::allow_speculation): a synchronization that finds a guessed bound
   // too small drops the faults and counts since the last one and throws SpeculationFailed.
   void allow_speculation(bool allowed) { speculation_allowed_ = allowed; }
-  void speculation_site(std::uint32_t site) { site_ = site; }
+  // The instruction whose operations come next: new counts and fault words belong to it.
+  void operation_site(std::uint32_t site) { site_ = site; }
   bool settled() const { return guesses_ == 0; }
   void mark_certain_point() { history_at_certain_point_ = guesses_history_; }
   // Treats the outstanding guesses as failed (SpeculationFailed), when memory runs out while
@@ -220,6 +231,11 @@ class Device : public std::enable_shared_from_this<Device> {
 #endif
 
  private:
+  // A fault word's message and the instruction it belongs to (kNoSite: not told).
+  struct PendingFault {
+    std::function<std::string(std::uint64_t)> message;
+    std::uint32_t site;
+  };
   // Waits for the stream after queueing the copy of `bytes` of data and of the used parts of
   // the boards (the fault words too when `with_faults`); resolves the counts, clears the boards,
   // and returns the fault words read.
@@ -227,7 +243,7 @@ class Device : public std::enable_shared_from_this<Device> {
                                             bool with_faults);
   // Raises the first fault among `words` (from read_back), in program order.
   void raise_first_fault(const std::vector<unsigned long long>& words,
-                         std::vector<std::function<std::string(std::uint64_t)>>& messages);
+                         const std::vector<PendingFault>& faults);
 
   BackendStats stats_;
   bool sync_each_op_ = false;
@@ -237,8 +253,13 @@ class Device : public std::enable_shared_from_this<Device> {
   unsigned long long* fault_words_ = nullptr;
   std::int64_t* count_cells_ = nullptr;
   void* board_copy_ = nullptr;
-  std::vector<std::function<std::string(std::uint64_t)>> pending_faults_;
+  std::vector<PendingFault> pending_faults_;
   std::vector<std::shared_ptr<DeviceCount>> pending_counts_;
+  std::function<std::vector<Rider>()> riders_;
+  // The host side of the riders' copy (pinned on the GPU), grown as needed.
+  std::byte* rider_copy(std::size_t bytes);
+  std::byte* rider_copy_ = nullptr;
+  std::size_t rider_copy_bytes_ = 0;
   // Speculation: whether a count with no bound may be guessed, the instruction making counts now,
   // what the guesses follow, and the guesses not yet checked by a synchronization.
   bool speculation_allowed_ = false;

@@ -33,7 +33,12 @@ class Residency {
       : device_(std::make_shared<Device>(options)),
         cpu_(make_cpu_backend(BackendOptions{1, options.float_rank})),
         threshold_(options.host_threshold < 0 ? cuda_tuning::kDefaultHostThreshold
-                                              : options.host_threshold) {}
+                                              : options.host_threshold) {
+    if (threshold_ > 0) device_->set_riders([this] { return small_vectors_riding(); });
+  }
+  ~Residency() { device_->set_riders(nullptr); }
+  Residency(const Residency&) = delete;
+  Residency& operator=(const Residency&) = delete;
 
   static VectorStorage& storage(const Vector& v) {
     if (!v.storage) throw InternalError("vector handle without storage");
@@ -147,8 +152,46 @@ class Residency {
     if (length.known()) device_->note_count(capacity);
     auto s = std::make_shared<VectorStorage>(type, capacity);
     s->device = DeviceBuffer(device_, capacity * element_size(type));
-    return Vector{type, length, std::move(s)};
+    Vector v{type, length, std::move(s)};
+    note_if_small(v);
+    return v;
   }
+
+  // ---- small device vectors come back at every synchronization -----------------------------
+  // A device result of at most `threshold_` elements (per-segment counts, a descriptor's lengths,
+  // an IF's boolean) gets its host copy at the next synchronization, in the same wait, so that
+  // the small operations after it run on the host path: no launch, and no wait of their own.
+  struct SmallOnDevice {
+    std::weak_ptr<VectorStorage> storage;
+    Length length;
+  };
+  void note_if_small(const Vector& v) {
+    if (!small(storage(v).capacity)) return;
+    for (SmallOnDevice& known : small_on_device_)
+      if (known.storage.lock() == v.storage) {
+        known.length = v.length;
+        return;
+      }
+    small_on_device_.push_back(
+        {std::static_pointer_cast<VectorStorage>(v.storage), v.length});
+  }
+  std::vector<Device::Rider> small_vectors_riding() {
+    std::vector<Device::Rider> riders;
+    for (SmallOnDevice& known : small_on_device_) {
+      std::shared_ptr<VectorStorage> s = known.storage.lock();
+      if (!s || s->on_host() || !s->on_device()) continue;
+      riders.push_back({s->device.get(), s->bytes(),
+                        [this, s, length = known.length](const std::byte* data) {
+                          if (s->on_host() || !length.known()) return;
+                          const std::size_t count = length.get();
+                          if (count > s->capacity) return;
+                          s->host = cpu_->upload(s->type, data, count);
+                        }});
+    }
+    small_on_device_.clear();
+    return riders;
+  }
+  std::vector<SmallOnDevice> small_on_device_;
   static std::size_t capacity(const Vector& v) { return storage(v).capacity; }
 
   // The device copy, made (and kept) on first use.
@@ -202,8 +245,12 @@ class Residency {
     map.lengths = static_cast<const std::int32_t*>(device_pointer(s.lengths));
     if (!s.offsets.allocated()) {
       s.offsets = DeviceBuffer(device_, (map.segments + 1) * sizeof(std::int64_t));
-      library::offsets_from_lengths(*device_, map.lengths, extent(s.segments, capacity(s.lengths)),
-                                    s.offsets.as<std::int64_t>(), nullptr, nullptr);
+      if (s.segments.known() && small(s.segments) && storage(s.lengths).on_host())
+        upload_offsets(s);  // a copy, where a launch would only repeat the host's sum
+      else
+        library::offsets_from_lengths(*device_, map.lengths,
+                                      extent(s.segments, capacity(s.lengths)),
+                                      s.offsets.as<std::int64_t>(), nullptr, nullptr);
     }
     map.offsets = s.offsets.as<std::int64_t>();
     if (with_index && s.needs_index()) {
@@ -220,6 +267,15 @@ class Residency {
     }
     return map;
   }
+  // The offsets of a descriptor whose few lengths are on the host, summed there and copied.
+  void upload_offsets(SegdesStorage& s) {
+    const std::size_t m = s.segments.get();
+    std::vector<std::int32_t> lengths(m);
+    cpu_->download(storage(s.lengths).host, 0, m, lengths.data());
+    std::vector<std::int64_t> offsets(m + 1, 0);
+    for (std::size_t k = 0; k < m; ++k) offsets[k + 1] = offsets[k] + lengths[k];
+    device_->copy_to_device(s.offsets.get(), offsets.data(), offsets.size() * sizeof(std::int64_t));
+  }
   // The keys of a sort or reduce-by-key over sd's elements (handles.hpp).
   SegmentKey segment_keys(const Segdes& sd, const SegMap& map) {
     return SegmentKey{map, count_cell(segdes(sd).total)};
@@ -234,7 +290,9 @@ class Residency {
   // `v`'s buffer as the result, of length `length`.
   Vector take_for_output(Vector&& v, const Length& length) {
     storage(v).host = {};  // the device data is about to change
-    return Vector{v.type, length, std::move(v.storage)};
+    Vector out{v.type, length, std::move(v.storage)};
+    note_if_small(out);
+    return out;
   }
   Vector reuse_or_allocate(Vector&& v, Type type, const Length& length) {
     if (reusable(v, type, length)) return take_for_output(std::move(v), length);

@@ -39,6 +39,56 @@ TEST_CASE("cuda-emulated: small host-resident operations run on the host", "[cud
   CHECK(to_ints(b, s) == Ints{0, 2, 6});
 }
 
+TEST_CASE("cuda-emulated: small device results come back with the next synchronization",
+          "[cuda][residency]") {
+  auto owner = emulated(-1);
+  cvl::Backend& b = *owner;
+  cvl::Backend& ref = reference_backend();
+  const std::int32_t half = 50000;
+  const cvl::Vector big = ints(b, Ints(2 * half, 1));  // on the device
+  const cvl::Segdes halves = segdes(b, {half, half});
+  auto launches_since = [&](const cvl::BackendStats& before) {
+    return b.stats().kernel_launches - before.kernel_launches;
+  };
+
+  // Small results of device work stay on the device until a synchronization...
+  cvl::Vector counts = b.reduce(Op::PlusReduce, big, halves);
+  cvl::BackendStats before = b.stats();
+  cvl::Vector doubled = ew(b, Op::Add, Type::Int, counts, counts);
+  CHECK(launches_since(before) == 1);
+  // ...which brings every live one back in its own wait: one launch gathers them all.
+  before = b.stats();
+  b.synchronize();
+  CHECK(b.stats().host_syncs == before.host_syncs + 1);
+  CHECK(launches_since(before) == 1);
+  // From then on, small operations on them run on the host: no launch, no wait.
+  before = b.stats();
+  cvl::Vector sum = ew(b, Op::Add, Type::Int, doubled, counts);
+  const cvl::Segdes by_counts = b.make_segdes(counts);
+  CHECK(to_ints(b, sum) == Ints{3 * half, 3 * half});
+  CHECK(launches_since(before) == 0);
+  CHECK(b.stats().host_syncs == before.host_syncs);
+
+  // A descriptor made on the host gets its device offsets by a copy, not a launch: spreading
+  // over it is one launch.
+  before = b.stats();
+  const cvl::Vector spread = b.distribute(ints(b, {4, 9}), by_counts);
+  CHECK(launches_since(before) == 1);
+  CHECK(to_ints(b, spread) ==
+        to_ints(ref, ref.distribute(ints(ref, {4, 9}), segdes(ref, {half, half}))));
+
+  // A vector that came back and is then reused on the device as a result loses its host copy:
+  // reads see the new data, and it comes back again at the next synchronization.
+  cvl::Vector fresh = b.reduce(Op::MaxReduce, big, halves);  // on the device only
+  const cvl::Storage* memory = doubled.storage.get();
+  cvl::Vector reused = ew(b, Op::Add, Type::Int, std::move(doubled), fresh);
+  CHECK(reused.storage.get() == memory);
+  CHECK(to_ints(b, reused) == Ints{2 * half + 1, 2 * half + 1});
+  before = b.stats();
+  CHECK(to_ints(b, ew(b, Op::Add, Type::Int, reused, fresh)) == Ints{2 * half + 2, 2 * half + 2});
+  CHECK(launches_since(before) == 0);
+}
+
 TEST_CASE("cuda-emulated: large operations run on the device, data moves once",
           "[cuda][residency]") {
   auto owner = emulated(-1);
@@ -111,6 +161,20 @@ TEST_CASE("cuda-emulated: kernel faults are raised at the next synchronization",
   auto exact = emulated(0, true);  // sync_each_op: the faulting operation itself throws
   CHECK_THROWS_WITH(ew(*exact, Op::Mod, Type::Int, ints(*exact, {1}), ints(*exact, {0})),
                     "division by zero");
+
+  // A caller that names each instruction (vinterp) gets the faulting one back, with no note.
+  REQUIRE(b.wants_operation_sites());
+  b.operation_site(7);
+  cvl::Vector faulty = ew(b, Op::Div, Type::Int, ints(b, {4, 4}), ints(b, {0, 1}));
+  b.operation_site(8);
+  cvl::Vector fine = ew(b, Op::Add, Type::Int, ints(b, {4, 4}), ints(b, {0, 1}));
+  try {
+    b.synchronize();
+    FAIL("the division by zero was not raised");
+  } catch (const cvl::DeferredError& e) {
+    CHECK(e.site == 7);
+    CHECK(std::string(e.what()) == "division by zero");
+  }
 }
 
 TEST_CASE("cuda-emulated: FLOAT MAX/MIN with NaNs follow the sequential order exactly",

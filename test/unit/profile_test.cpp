@@ -70,5 +70,6 @@ TEST_CASE("Profile shows the per-opcode deltas of the backend counters", "[profi
   CHECK(contains(text,
                  "device memory peak 3145728 bytes (3.0 MiB); in the whole run 800 bytes to the "
                  "device, 4 bytes to the host, 9 kernel launches, 2 host syncs (the "
-                 "profiler's waits included)"));
+                 "profiler's waits included), 0 other device copies and fills"));
+  CHECK_FALSE(contains(text, " copies\n"));  // no instruction queued a copy: no column
 }

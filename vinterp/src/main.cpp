@@ -60,7 +60,7 @@ const char* const usage_text =
     "\t --trace-json FILE\t write a timeline of the run (Chrome trace events: Perfetto,\n"
     "\t\t\t\t chrome://tracing)\n"
     "\t --profile\t\t per-opcode counts and times on stderr at the end\n"
-    "\t --sync\t\t\t GPU backends: wait for the device after every operation (faults name their op)\n"
+    "\t --sync\t\t\t GPU backends: wait for the device after every operation (a fault stops the run at its op)\n"
     "\t --host-threshold N\t GPU backends: ops whose inputs are on the host and at most N elements\n"
     "\t\t\t\t run on the host (0 = everything on the device; default: the backend's)\n"
     "\t --speculation\t\t GPU backends: a MAKE_SEGDES of lengths on the device guesses their sum\n"

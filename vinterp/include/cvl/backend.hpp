@@ -75,6 +75,9 @@ struct BackendStats {
   std::uint64_t guesses_failed = 0;  // synchronizations that found a guessed bound too small
   std::uint64_t bytes_to_device = 0;
   std::uint64_t bytes_to_host = 0;
+  // GPU backends: copies and fills queued on the device besides kernels (a host-to-device copy,
+  // a device-to-device copy, a memset); a synchronization's own reads are not counted here.
+  std::uint64_t device_copies = 0;
   std::uint64_t device_bytes_in_use = 0;
   std::uint64_t host_bytes_in_use = 0;  // cvl-cpu's vector storage (--trace-json's memory track)
   std::uint64_t device_bytes_peak = 0;
@@ -191,9 +194,12 @@ class Backend {
   // the last certain point dropped; the caller goes back to that point, turns speculation off
   // until the next one, and runs again.
   virtual void allow_speculation(bool) {}
-  // The instruction about to make a count with no bound (MAKE_SEGDES): its guess follows what
-  // the same instruction counted before.
-  virtual void speculation_site(std::uint32_t) {}
+  // The instruction whose operations come next (the interpreter's program counter), told before
+  // each instruction where wants_operation_sites(): a fault found later than its operation is
+  // raised as a DeferredError naming it, and a count with no bound is guessed from what the same
+  // instruction counted before.
+  virtual bool wants_operation_sites() const { return false; }
+  virtual void operation_site(std::uint32_t) {}
   // Whether no guess is outstanding: everything computed so far is certain.
   virtual bool settled() const { return true; }
   // The caller may come back to this point (settled) after a failed guess: what the backend

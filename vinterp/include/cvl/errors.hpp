@@ -15,6 +15,14 @@ struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An Error found after the operation that caused it (a device fault read at a later
+// synchronization): `site` is the instruction that operation ran for (Backend::operation_site),
+// which the interpreter names instead of the one running now.
+struct DeferredError : Error {
+  DeferredError(const std::string& message, std::uint32_t at) : Error(message), site(at) {}
+  std::uint32_t site;
+};
+
 // The message of an index outside its segment (permutes, EXTRACT, REPLACE), on every backend.
 inline std::string index_fault_message(std::string_view op, long long index,
                                        unsigned long long position, unsigned long long length) {

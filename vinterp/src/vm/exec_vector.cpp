@@ -155,7 +155,6 @@ void Machine::exec_vector(const Instruction& ins, const Prepared& prep) {
           push(Value::of(backend_.length_value(args[0].length_of())));
           return;
         case Op::MakeSegdes:
-          if (speculation_) backend_.speculation_site(pc_);  // guesses follow the site's history
           push(segdes_from_data(backend_.make_segdes(args[0].take_vector())));
           return;
         case Op::Lengths:

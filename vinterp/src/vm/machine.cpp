@@ -89,6 +89,12 @@ void Machine::fail_internal(const std::string& message) { throw cvl::InternalErr
 
 int Machine::report_error(const Failure& failure) {
   reported_failure_ = failure;
+  try {
+    throw;  // the failure being handled: one found late names the instruction that caused it
+  } catch (const cvl::DeferredError& e) {
+    if (e.site < program_.code.size()) pc_ = e.site;
+  } catch (...) {
+  }
   return report_failure(backend_, failure_line(failure, location()), options_.debug.abort);
 }
 
@@ -243,6 +249,7 @@ int Machine::run() {
   const bool instrumented = traced || options_.profile;
   // A region that runs again would trace twice: speculation only without traces.
   speculation_ = options_.speculation && !traced;
+  operation_sites_ = backend_.wants_operation_sites();
   if (options_.trace_json) {
     options_.trace_json->enter_function(program_.functions[program_.entry_function].name, started);
     device_clock_ = backend_.has_device_clock();
@@ -261,7 +268,9 @@ int Machine::run() {
       try {
         run_instructions(instrumented);
         backend_.settle();
-        run_all_checks();  // before the stack is printed
+        backend_.synchronize();  // a fault still on the device, raised before any of the stack
+        run_all_checks();        // is printed
+
         break;
       } catch (const cvl::SpeculationFailed&) {
         if (!speculation_) throw;
@@ -270,6 +279,7 @@ int Machine::run() {
     }
   } catch (const ExitRequest&) {  // EXIT: no stack dump, status 0
     try {
+      backend_.synchronize();
       run_all_checks();
     } catch (...) {
       return report_error(current_failure());
@@ -296,6 +306,7 @@ void Machine::print_profile(double wall_seconds) {
 }
 
 void Machine::execute(const Instruction& ins, const Prepared& prep) {
+  if (operation_sites_) backend_.operation_site(pc_);
   switch (ins.op) {
     case Op::Call:
       if (returns_.size() >= options_.max_call_depth)

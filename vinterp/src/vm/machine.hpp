@@ -86,7 +86,9 @@ class Machine {
   void check_operands(const vcode::Instruction& ins, const Prepared& prep);
   [[noreturn]] void fail(const std::string& message);           // the program's fault
   [[noreturn]] void fail_internal(const std::string& message);  // a broken invariant: our bug
-  int report_error(const Failure& failure);  // prints the located failure; the exit status
+  // Prints the located failure; the exit status. Called while handling it (a DeferredError names
+  // the instruction that caused it, not the current one).
+  int report_error(const Failure& failure);
   std::string location() const;
 
   // Families (exec_*.cpp).
@@ -236,6 +238,7 @@ class Machine {
     std::uint64_t syncs = 0;  // the backend's host syncs when it was taken
   };
   bool speculation_ = false;  // whether this run lets the backend guess at all
+  bool operation_sites_ = false;  // whether the backend is told each instruction (operation_site)
   bool guessing_ = false;     // whether it may guess now (not while running a region again)
   bool effect_since_checkpoint_ = false;  // I/O ran since the checkpoint: take one after it
   std::uint64_t instructions_since_checkpoint_ = 0;

@@ -35,6 +35,7 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
     total.syncs += r.syncs;
     total.bytes_to_device += r.bytes_to_device;
     total.bytes_to_host += r.bytes_to_host;
+    total.copies += r.copies;
     total.messages += r.messages;
     total.message_bytes += r.message_bytes;
   }
@@ -49,7 +50,7 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
   std::vector<Column> columns;
   for (Column c : {Column{"launches", &Row::launches}, Column{"syncs", &Row::syncs},
                    Column{"bytes to dev", &Row::bytes_to_device},
-                   Column{"bytes to host", &Row::bytes_to_host}})
+                   Column{"bytes to host", &Row::bytes_to_host}, Column{"copies", &Row::copies}})
     if (total.*c.field != 0) columns.push_back(c);
   const bool device_work = !columns.empty() || run_stats.device_bytes_peak != 0 ||
                            run_stats.bytes_to_device != 0 || run_stats.bytes_to_host != 0;
@@ -89,13 +90,14 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
   if (device_work)
     std::fprintf(out, "device memory peak %llu bytes (%.1f MiB); in the whole run %llu bytes to the "
                  "device, %llu bytes to the host, %llu kernel launches, %llu host syncs (the "
-                 "profiler's waits included)\n",
+                 "profiler's waits included), %llu other device copies and fills\n",
                  (unsigned long long)run_stats.device_bytes_peak,
                  double(run_stats.device_bytes_peak) / 1048576.0,
                  (unsigned long long)run_stats.bytes_to_device,
                  (unsigned long long)run_stats.bytes_to_host,
                  (unsigned long long)run_stats.kernel_launches,
-                 (unsigned long long)run_stats.host_syncs);
+                 (unsigned long long)run_stats.host_syncs,
+                 (unsigned long long)run_stats.device_copies);
   if (run_stats.guesses_failed != 0)
     std::fprintf(out, "guessed lengths too small: %llu (each time the instructions since the last "
                  "certain point ran again, without guessing; their rows count them twice)\n",

@@ -1,5 +1,5 @@
 // `--profile`: per-opcode counts, time, elements processed and backend work (kernel launches,
-// host syncs, bytes moved; a distributed run's messages between processes), printed as a table
+// host syncs, bytes moved, other device copies; a distributed run's messages between processes), printed as a table
 // at the end.
 #pragma once
 
@@ -32,6 +32,7 @@ class Profile {
     row.syncs += after.host_syncs - before.host_syncs;
     row.bytes_to_device += after.bytes_to_device - before.bytes_to_device;
     row.bytes_to_host += after.bytes_to_host - before.bytes_to_host;
+    row.copies += after.device_copies - before.device_copies;
     row.messages += after.messages_sent - before.messages_sent;
     row.message_bytes += after.bytes_sent - before.bytes_sent;
   }
@@ -69,6 +70,7 @@ class Profile {
     std::uint64_t syncs = 0;
     std::uint64_t bytes_to_device = 0;
     std::uint64_t bytes_to_host = 0;
+    std::uint64_t copies = 0;
     std::uint64_t messages = 0;  // this process's; after gather_messages, every process's
     std::uint64_t message_bytes = 0;
   };
