@@ -16,6 +16,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -167,21 +168,31 @@ class Residency {
   };
   void note_if_small(const Vector& v) {
     if (!small(storage(v).capacity)) return;
-    for (SmallOnDevice& known : small_on_device_)
-      if (known.storage.lock() == v.storage) {
-        known.length = v.length;
-        return;
-      }
-    small_on_device_.push_back(
-        {std::static_pointer_cast<VectorStorage>(v.storage), v.length});
+    small_on_device_.push_back({std::static_pointer_cast<VectorStorage>(v.storage), v.length});
+    // Many small device operations without a synchronization: the notes stay as many as the
+    // live small device vectors, at a constant cost per note.
+    if (small_on_device_.size() >= 2 * notes_after_pruning_ + 64) prune_small_notes();
+  }
+  // Keeps the newest note of each vector still alive on the device only (a vector reused as a
+  // result is noted again, with its new length).
+  void prune_small_notes() {
+    std::unordered_set<const VectorStorage*> seen;
+    std::vector<SmallOnDevice> kept;
+    for (auto note = small_on_device_.rbegin(); note != small_on_device_.rend(); ++note) {
+      const std::shared_ptr<VectorStorage> s = note->storage.lock();
+      if (s && s->on_device() && !s->on_host() && seen.insert(s.get()).second)
+        kept.push_back(std::move(*note));
+    }
+    small_on_device_ = std::move(kept);
+    notes_after_pruning_ = small_on_device_.size();
   }
   std::vector<Device::Rider> small_vectors_riding() {
+    prune_small_notes();
     std::vector<Device::Rider> riders;
-    for (SmallOnDevice& known : small_on_device_) {
-      std::shared_ptr<VectorStorage> s = known.storage.lock();
-      if (!s || s->on_host() || !s->on_device()) continue;
+    for (SmallOnDevice& note : small_on_device_) {
+      std::shared_ptr<VectorStorage> s = note.storage.lock();
       riders.push_back({s->device.get(), s->bytes(),
-                        [this, s, length = known.length](const std::byte* data) {
+                        [this, s, length = note.length](const std::byte* data) {
                           if (s->on_host() || !length.known()) return;
                           const std::size_t count = length.get();
                           if (count > s->capacity) return;
@@ -189,8 +200,10 @@ class Residency {
                         }});
     }
     small_on_device_.clear();
+    notes_after_pruning_ = 0;
     return riders;
   }
+  std::size_t notes_after_pruning_ = 0;
   std::vector<SmallOnDevice> small_on_device_;
   static std::size_t capacity(const Vector& v) { return storage(v).capacity; }
 

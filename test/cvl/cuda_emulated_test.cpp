@@ -87,6 +87,16 @@ TEST_CASE("cuda-emulated: small device results come back with the next synchroni
   before = b.stats();
   CHECK(to_ints(b, ew(b, Op::Add, Type::Int, reused, fresh)) == Ints{2 * half + 2, 2 * half + 2});
   CHECK(launches_since(before) == 0);
+
+  // Many small device operations between two waits, each reusing the last one's buffer: the one
+  // vector left comes back once, with its last value.
+  cvl::Vector ones = b.reduce(Op::MaxReduce, big, halves);  // {1, 1} on the device
+  cvl::Vector running = b.reduce(Op::PlusReduce, big, halves);
+  for (int k = 0; k < 500; ++k) running = ew(b, Op::Add, Type::Int, std::move(running), ones);
+  b.synchronize();
+  before = b.stats();
+  CHECK(to_ints(b, ew(b, Op::Add, Type::Int, running, ones)) == Ints{half + 501, half + 501});
+  CHECK(launches_since(before) == 0);
 }
 
 TEST_CASE("cuda-emulated: large operations run on the device, data moves once",
