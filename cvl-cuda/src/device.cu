@@ -121,6 +121,23 @@ std::byte* Device::rider_copy(std::size_t bytes) {
   return rider_copy_;
 }
 
+DeviceBuffer Device::stage_riders(const std::vector<Rider>& riders, std::size_t bytes) {
+  DeviceBuffer staging(borrow(*this), bytes);
+  for (std::size_t first = 0, at = 0; first < riders.size(); first += kRidersPerLaunch) {
+    GatherRiders gather;
+    gather.to = staging.as<std::byte>() + at;
+    std::size_t here = 0;
+    for (std::size_t r = 0; r < kRidersPerLaunch && first + r < riders.size(); ++r) {
+      gather.from[r] = static_cast<const std::byte*>(riders[first + r].device);
+      here += riders[first + r].bytes;
+      gather.end[r] = here;
+    }
+    launch(here, gather);
+    at += here;
+  }
+  return staging;
+}
+
 void* Device::allocate(std::size_t bytes) {
   if (bytes == 0) return nullptr;
   // --max-memory: refused before the pool is asked, as the program's error (not a device failure).
@@ -206,19 +223,7 @@ std::vector<unsigned long long> Device::read_back(void* host, const void* device
     rider_bytes = 0;
   }
   std::byte* const rider_data = rider_bytes > 0 ? rider_copy(rider_bytes) : nullptr;
-  DeviceBuffer staging(borrow(*this), rider_bytes);
-  for (std::size_t first = 0, at = 0; first < riders.size(); first += kRidersPerLaunch) {
-    GatherRiders gather;
-    gather.to = staging.as<std::byte>() + at;
-    std::size_t here = 0;
-    for (std::size_t r = 0; r < kRidersPerLaunch && first + r < riders.size(); ++r) {
-      gather.from[r] = static_cast<const std::byte*>(riders[first + r].device);
-      here += riders[first + r].bytes;
-      gather.end[r] = here;
-    }
-    launch(here, gather);
-    at += here;
-  }
+  const DeviceBuffer staging = stage_riders(riders, rider_bytes);
   stats_.bytes_to_host += bytes + board_bytes + rider_bytes;
   ++stats_.host_syncs;
 #if CVL_CUDA_REAL

@@ -75,6 +75,7 @@ struct OnePhase {
 #endif
 
 class Device;
+class DeviceBuffer;
 
 // A count the device computes (cvl/length.hpp), held in a cell of the Device's count board until
 // the next synchronization reads every cell at once and resolves it.
@@ -256,7 +257,9 @@ class Device : public std::enable_shared_from_this<Device> {
   std::vector<PendingFault> pending_faults_;
   std::vector<std::shared_ptr<DeviceCount>> pending_counts_;
   std::function<std::vector<Rider>()> riders_;
-  // The host side of the riders' copy (pinned on the GPU), grown as needed.
+  // The riders' bytes, back to back in one device buffer (one launch per 32 riders), and the
+  // host side of their copy (pinned on the GPU), grown as needed.
+  DeviceBuffer stage_riders(const std::vector<Rider>& riders, std::size_t bytes);
   std::byte* rider_copy(std::size_t bytes);
   std::byte* rider_copy_ = nullptr;
   std::size_t rider_copy_bytes_ = 0;

@@ -13,7 +13,9 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <functional>
 #include <memory>
+#include <numeric>
 #include <span>
 #include <string>
 #include <unordered_set>
@@ -282,11 +284,10 @@ class Residency {
   }
   // The offsets of a descriptor whose few lengths are on the host, summed there and copied.
   void upload_offsets(SegdesStorage& s) {
-    const std::size_t m = s.segments.get();
-    std::vector<std::int32_t> lengths(m);
-    cpu_->download(storage(s.lengths).host, 0, m, lengths.data());
-    std::vector<std::int64_t> offsets(m + 1, 0);
-    for (std::size_t k = 0; k < m; ++k) offsets[k + 1] = offsets[k] + lengths[k];
+    const std::vector<std::int32_t> lengths = host_elements(s.lengths);
+    std::vector<std::int64_t> offsets(lengths.size() + 1, 0);
+    std::inclusive_scan(lengths.begin(), lengths.end(), offsets.begin() + 1, std::plus<>(),
+                        std::int64_t{0});
     device_->copy_to_device(s.offsets.get(), offsets.data(), offsets.size() * sizeof(std::int64_t));
   }
   // The keys of a sort or reduce-by-key over sd's elements (handles.hpp).
@@ -363,11 +364,15 @@ class Residency {
     return static_cast<std::uint32_t>(read_element<std::int32_t>(segdes(sd).lengths, k));
   }
 
+  // The elements of an INT vector that has a host copy.
+  std::vector<std::int32_t> host_elements(const Vector& v) {
+    std::vector<std::int32_t> values(v.length.get());
+    cpu_->download(storage(v).host, 0, values.size(), values.data());
+    return values;
+  }
   std::int64_t uniform_length(const Vector& lengths) {
-    const std::size_t m = lengths.length.get();
-    if (m == 0) return 0;
-    std::vector<std::int32_t> values(m);
-    cpu_->download(storage(lengths).host, 0, m, values.data());
+    const std::vector<std::int32_t> values = host_elements(lengths);
+    if (values.empty()) return 0;
     for (std::int32_t x : values)
       if (x != values[0]) return 0;
     return values[0];

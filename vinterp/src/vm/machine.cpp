@@ -268,9 +268,9 @@ int Machine::run() {
       try {
         run_instructions(instrumented);
         backend_.settle();
-        backend_.synchronize();  // a fault still on the device, raised before any of the stack
-        run_all_checks();        // is printed
-
+        // A fault still on the device and the kept checks, before any of the stack is printed.
+        backend_.synchronize();
+        run_all_checks();
         break;
       } catch (const cvl::SpeculationFailed&) {
         if (!speculation_) throw;

@@ -1,6 +1,6 @@
 // `--profile`: per-opcode counts, time, elements processed and backend work (kernel launches,
-// host syncs, bytes moved, other device copies; a distributed run's messages between processes), printed as a table
-// at the end.
+// host syncs, bytes moved, other device copies; a distributed run's messages between
+// processes), printed as a table at the end.
 #pragma once
 
 #include <array>
