@@ -50,6 +50,8 @@ struct NodePlan {
   Kernel kernel = nullptr;         // Elementwise
   ArrayFunction fast = nullptr;    // Elementwise, fast mode: a vector transcendental instead
   bool checks_division = false;    // INT / and %: divisors are checked before the kernel runs
+  bool invariant = false;          // the same value at every element: computed once per frame
+  std::uint32_t same_as = 0;       // the node whose values these are (itself when computed here)
   std::uint32_t operand = 0;       // Operand: k of $k
   I32 int_value = 0;               // Constant INT, BOOL
   F64 float_value = 0;             // Constant FLOAT
@@ -70,6 +72,8 @@ class CpuSuperOp final : public PreparedSuperOp {
       p.operand = n.operand;
       p.int_value = n.int_value;
       p.float_value = n.float_value;
+      p.invariant = analysis.invariant[i];
+      p.same_as = analysis.same_as[i];
       if (n.kind != NodeKind::Elementwise || p.role != NodeRole::Element) continue;
       p.kernel = kernel_for(n.op, to_type(n.type));
       if (fast_math) p.fast = fast_math_function(n.op);
@@ -145,15 +149,9 @@ class Frame {
         scratch_(block_ * nodes_.size()),
         values_(nodes_.size()) {
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
-      const NodePlan& n = nodes_[i];
-      if (n.role != NodeRole::Constant) continue;
-      void* buffer = slot(i);
-      switch (n.type) {
-        case Type::Int: std::fill_n(static_cast<I32*>(buffer), block_, n.int_value); break;
-        case Type::Float: std::fill_n(static_cast<F64*>(buffer), block_, n.float_value); break;
-        case Type::Bool: std::fill_n(static_cast<B8*>(buffer), block_, B8(n.int_value != 0)); break;
-      }
-      values_[i] = buffer;
+      if (!nodes_[i].invariant) continue;
+      if (nodes_[i].same_as == i) fill_invariant(i);
+      else values_[i] = values_[nodes_[i].same_as];
     }
   }
 
@@ -168,14 +166,12 @@ class Frame {
     for (std::size_t i = 0; i <= last_; ++i) {
       const NodePlan& p = nodes_[i];
       void* target = i == last_ && out ? out : slot(i);
-      switch (p.role) {
-        case NodeRole::Element:
-          break;
-        case NodeRole::Constant:  // its buffer was filled once
-          if (i == last_ && out) copy_out(i, n, out);
-          continue;
-        default:  // read per segment, a descriptor, or nothing
-          continue;
+      if (p.role != NodeRole::Element && p.role != NodeRole::Constant)
+        continue;  // read per segment, a descriptor, or nothing
+      if (p.invariant || p.same_as != i) {  // made by the constructor or by an earlier node
+        values_[i] = values_[p.same_as];
+        if (i == last_ && out) copy_out(i, n, out);
+        continue;
       }
       switch (p.kind) {
         case NodeKind::Operand:
@@ -209,6 +205,44 @@ class Frame {
 
  private:
   void* slot(std::size_t node) { return scratch_.data() + node * block_; }
+
+  // The block of an invariant node: its one value, computed by the node's own function (so with
+  // the bits it has at each element), then repeated.
+  void fill_invariant(std::size_t i) {
+    const NodePlan& p = nodes_[i];
+    void* buffer = slot(i);
+    values_[i] = buffer;
+    switch (p.kind) {
+      case NodeKind::Constant:
+        break;
+      case NodeKind::Dist:  // of a constant
+        fill_constant(nodes_[p.args[0]], buffer);
+        return;
+      case NodeKind::Elementwise: {
+        const void* in[3] = {values_[p.args[0]], values_[p.args[1]], values_[p.args[2]]};
+        if (p.fast)
+          p.fast(1, static_cast<const F64*>(in[0]), static_cast<F64*>(buffer));
+        else
+          p.kernel(1, in, buffer);
+        with_element_bits(p.type, [&]<class Bits>() {
+          Bits* b = static_cast<Bits*>(buffer);
+          std::fill(b + 1, b + block_, b[0]);
+        });
+        return;
+      }
+      default:
+        return;
+    }
+    fill_constant(p, buffer);
+  }
+
+  void fill_constant(const NodePlan& c, void* buffer) const {
+    switch (c.type) {
+      case Type::Int: std::fill_n(static_cast<I32*>(buffer), block_, c.int_value); break;
+      case Type::Float: std::fill_n(static_cast<F64*>(buffer), block_, c.float_value); break;
+      case Type::Bool: std::fill_n(static_cast<B8*>(buffer), block_, B8(c.int_value != 0)); break;
+    }
+  }
 
   void copy_out(std::size_t node, std::size_t n, void* out) const {
     std::copy_n(static_cast<const std::byte*>(values_[node]), n * element_size(nodes_[node].type),

@@ -52,6 +52,13 @@ const std::vector<std::string>& fused_definitions() {
         "SUPEROP 0 (INT FLOAT SEGDES) (+ FLOAT (I_TO_F (INDEX $0 (CONST INT 2) $2)) (DIST FLOAT $1 $2))",
         "SUPEROP 0 (BOOL SEGDES INT) (SELECT INT (DIST BOOL $0 $1) $2 (INDEX (CONST INT 7) (CONST INT -1) $1))",
         "SUPEROP 0 (INT INT SEGDES) (* INT (INDEX $0 $1 $2) (DIST INT (CONST INT 5) $2))",
+        // values written at each use (computed once) and values that are the same everywhere
+        // (computed once per call), as fcode-opt writes them
+        "SUPEROP 0 (FLOAT SEGDES) (+ FLOAT (* FLOAT (LOG (/ FLOAT (DIST FLOAT (CONST FLOAT 1.0) $1) $0)) (LOG (/ FLOAT (DIST FLOAT (CONST FLOAT 1.0) $1) $0))) (* FLOAT (EXP (I_TO_F (DIST INT (CONST INT 3) $1))) $0))",
+        "SUPEROP 0 (SEGDES) (SQRT (+ FLOAT (DIST FLOAT (CONST FLOAT 2.0) $0) (EXP (DIST FLOAT (CONST FLOAT 2.0) $0))))",
+        "SUPEROP 0 (INT SEGDES) (+ INT (/ INT $0 (DIST INT (CONST INT 7) $1)) (* INT (/ INT $0 (DIST INT (CONST INT 7) $1)) (DIST INT (CONST INT 7) $1)))",
+        "SUPEROP 0 (SEGDES) (+_REDUCE INT (B_TO_I (NOT BOOL (> FLOAT (DIST FLOAT (CONST FLOAT 0.0) $0) (DIST FLOAT (CONST FLOAT 1.0) $0)))) $0)",
+        "SUPEROP 0 (SEGDES) (+_SCAN FLOAT (COS (DIST FLOAT (CONST FLOAT 0.5) $0)) $0)",
     };
     // Every scan and reduction on each of its types, over a small expression of that type.
     const char* int_body = "(+ INT $0 (DIST INT $1 $2))";

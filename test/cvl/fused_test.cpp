@@ -65,6 +65,23 @@ TEST_CASE("INT division traps inside FUSED are the errors of / and %", "[fused][
   }
 }
 
+TEST_CASE("an INT division by a constant 0 traps at each call, not once per plan",
+          "[fused][errors]") {
+  CVL_BACKEND(b);
+  const vcode::SuperOp op =
+      superop("SUPEROP 0 (INT SEGDES) (+ INT $0 (/ INT (DIST INT (CONST INT 5) $1) (DIST INT (CONST INT 0) $1)))");
+  for (std::size_t n : {std::size_t{0}, std::size_t{10}, std::size_t{200000}}) {
+    INFO("n " << n);
+    std::vector<cvl::FusedOperand> operands(2);
+    operands[0].vector = ints(b, Ints(n, 1));
+    operands[1].segdes = segdes(b, {static_cast<std::int32_t>(n)});
+    if (n == 0)
+      CHECK(b.fused(op, operands, n).length == 0);
+    else
+      CHECK_THROWS_WITH(b.fused(op, operands, n), Catch::Contains("division by zero"));
+  }
+}
+
 TEST_CASE("FUSED on an empty domain", "[fused]") {
   CVL_BACKEND(b);
   const vcode::SuperOp map = superop("SUPEROP 0 (FLOAT) (SQRT $0)");

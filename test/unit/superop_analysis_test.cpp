@@ -115,3 +115,51 @@ TEST_CASE("a node shared in memory takes its strongest role", "[superop][analysi
   CHECK(a.roles[0] == NodeRole::Element);
   CHECK(a.roles[1] == NodeRole::Unused);
 }
+
+TEST_CASE("a value written at each of its uses is computed once: same_as names its first copy",
+          "[superop][analysis]") {
+  // nodes: 0 $0  1 $1  2 /  3 LOG  4 $0  5 $1  6 /  7 LOG  8 *  9 $0  10 $1  11 -  12 +
+  auto a = vcode::analyze(superop(
+      "SUPEROP 0 (FLOAT FLOAT) (+ FLOAT (* FLOAT (LOG (/ FLOAT $0 $1)) (LOG (/ FLOAT $0 $1)))"
+      " (- FLOAT $0 $1))"));
+  using Nodes = std::vector<std::uint32_t>;
+  CHECK(a.same_as == Nodes{0, 1, 2, 3, 0, 1, 2, 3, 8, 0, 1, 11, 12});
+  CHECK(a.invariant == std::vector<bool>(13, false));
+}
+
+TEST_CASE("constants, DISTs of constants and ops on them are invariant; a division never is",
+          "[superop][analysis]") {
+  // nodes: 0 CONST 3  1 $0  2 DIST  3 I_TO_F  4 EXP  5 $1  6 *  7 CONST 1  8 $0  9 DIST
+  //        10 CONST 0  11 $0  12 DIST  13 /  14 I_TO_F  15 +
+  auto a = vcode::analyze(superop(
+      "SUPEROP 0 (SEGDES FLOAT) (+ FLOAT (* FLOAT (EXP (I_TO_F (DIST INT (CONST INT 3) $0))) $1)"
+      " (I_TO_F (/ INT (DIST INT (CONST INT 1) $0) (DIST INT (CONST INT 0) $0))))"));
+  REQUIRE(a.invariant.size() == 16);
+  CHECK(a.invariant[2]);   // DIST of a constant
+  CHECK(a.invariant[3]);   // I_TO_F of it
+  CHECK(a.invariant[4]);   // EXP of that
+  CHECK_FALSE(a.invariant[5]);  // an operand
+  CHECK_FALSE(a.invariant[6]);
+  CHECK(a.invariant[9]);
+  CHECK(a.invariant[12]);
+  CHECK_FALSE(a.invariant[13]);  // INT / can trap: evaluated at each element, where it traps
+  CHECK_FALSE(a.invariant[14]);
+  CHECK_FALSE(a.invariant[15]);
+  CHECK(a.divides);
+  // Descriptor operands and DIST leaves are not evaluated at elements: never invariant.
+  CHECK_FALSE(a.invariant[0]);
+  CHECK_FALSE(a.invariant[1]);
+}
+
+TEST_CASE("DISTs of equal constants are one value; 0.0 and -0.0 are not", "[superop][analysis]") {
+  // nodes: 0 CONST 0.0  1 $0  2 DIST  3 CONST 0.0  4 $0  5 DIST  6 CONST -0.0  7 $0  8 DIST
+  //        9 +  10 +
+  auto a = vcode::analyze(superop(
+      "SUPEROP 0 (SEGDES) (+ FLOAT (+ FLOAT (DIST FLOAT (CONST FLOAT 0.0) $0)"
+      " (DIST FLOAT (CONST FLOAT 0.0) $0)) (DIST FLOAT (CONST FLOAT -0.0) $0))"));
+  REQUIRE(a.same_as.size() == 11);
+  CHECK(a.same_as[5] == 2);
+  CHECK(a.same_as[8] == 8);
+  CHECK(a.invariant[9]);
+  CHECK(a.invariant[10]);
+}

@@ -50,6 +50,16 @@ struct SuperOpAnalysis {
 
   bool divides = false;  // an INT / or % is evaluated: a divisor may trap
 
+  // Per node: the first node evaluated at each element (at_element) that computes the same values
+  // (same op, type and constants, on arguments that are the same), or the node itself. The
+  // fcode-opt trees repeat a shared value at each of its uses; an evaluator computes it once.
+  std::vector<std::uint32_t> same_as;
+  // Per node evaluated at each element: the same value at every element of every call (a
+  // constant, a DIST of a constant, or an elementwise op that cannot trap on such arguments), so
+  // an evaluator may compute it once. Computing it with the same scalar function gives the same
+  // bits as computing it at each element.
+  std::vector<bool> invariant;
+
   bool folds() const { return root_kind != RootKind::Elementwise; }
   bool at_element(std::uint32_t node) const {
     return roles[node] == NodeRole::Element || roles[node] == NodeRole::Constant;

@@ -1,6 +1,9 @@
 #include "vcode/superop_analysis.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <map>
+#include <tuple>
 
 namespace vcode {
 namespace {
@@ -10,6 +13,59 @@ using Kind = SuperOpNode::Kind;
 // Roles are listed strongest first: a node keeps the strongest role any of its uses gives it.
 void give(std::vector<NodeRole>& roles, std::uint32_t node, NodeRole role) {
   if (node < roles.size() && role < roles[node]) roles[node] = role;
+}
+
+// A node's computation, its arguments named by their representatives: equal keys, equal values.
+using NodeKey = std::tuple<Kind, Op, TypeKeyword, TypeKeyword, std::uint32_t, std::int32_t,
+                           std::uint64_t, std::uint8_t, std::uint32_t, std::uint32_t,
+                           std::uint32_t>;
+
+bool can_trap(const SuperOpNode& n) {
+  return n.kind == Kind::Elementwise &&
+         (n.op == Op::Mod || (n.op == Op::Div && n.type == TypeKeyword::Int));
+}
+
+// same_as and invariant (superop_analysis.hpp), once the roles are known.
+void find_shared_and_invariant(const SuperOp& op, SuperOpAnalysis& a) {
+  const std::size_t count = op.nodes.size();
+  std::vector<std::uint32_t> representative(count);  // the first structurally equal node
+  std::map<NodeKey, std::uint32_t> first_of_key;
+  std::map<std::uint32_t, std::uint32_t> first_at_element;  // representative -> node
+  a.same_as.resize(count);
+  a.invariant.assign(count, false);
+  auto rep = [&](std::uint32_t i, std::uint32_t arg) {
+    return arg < i ? representative[arg] : arg;  // an out-of-order argument stays itself
+  };
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const SuperOpNode& n = op.nodes[i];
+    const NodeKey key{n.kind,       n.op,          n.type,
+                      n.result,     n.operand,     n.int_value,
+                      std::bit_cast<std::uint64_t>(n.float_value), n.arity,
+                      n.arity > 0 ? rep(i, n.args[0]) : 0,
+                      n.arity > 1 ? rep(i, n.args[1]) : 0,
+                      n.arity > 2 ? rep(i, n.args[2]) : 0};
+    representative[i] = first_of_key.try_emplace(key, i).first->second;
+    a.same_as[i] = i;
+    if (!a.at_element(i)) continue;
+    a.same_as[i] = first_at_element.try_emplace(representative[i], i).first->second;
+    switch (n.kind) {
+      case Kind::Constant:
+        a.invariant[i] = true;
+        break;
+      case Kind::Dist:
+        a.invariant[i] = n.args[0] < count && op.nodes[n.args[0]].kind == Kind::Constant;
+        break;
+      case Kind::Elementwise: {
+        bool all = !can_trap(n);
+        for (std::uint8_t k = 0; k < n.arity && k < 3; ++k)
+          all = all && n.args[k] < i && a.invariant[n.args[k]];
+        a.invariant[i] = all;
+        break;
+      }
+      default:
+        break;
+    }
+  }
 }
 
 }  // namespace
@@ -60,7 +116,7 @@ SuperOpAnalysis analyze(const SuperOp& op) {
     switch (n.kind) {
       case Kind::Elementwise:
         for (std::uint8_t k = 0; k < n.arity && k < 3; ++k) at_element(n.args[k]);
-        a.divides |= n.op == Op::Mod || (n.op == Op::Div && n.type == TypeKeyword::Int);
+        a.divides |= can_trap(n);
         break;
       case Kind::Dist: {
         give(a.roles, n.args[0], NodeRole::SegmentLeaf);
@@ -90,6 +146,7 @@ SuperOpAnalysis analyze(const SuperOp& op) {
   for (std::uint32_t i = 0; i < k && source == k; ++i)
     if (a.operands[i].segdes) source = i;
   a.domain_operand = source == k ? 0 : source;
+  find_shared_and_invariant(op, a);
   return a;
 }
 
