@@ -34,9 +34,10 @@ using I32 = std::int32_t;
 using F64 = double;
 using B8 = std::uint8_t;
 
-// Elements per block: 1024 * 8 bytes per node keeps a few dozen nodes' buffers within L2 (512 to
-// 8192 measured the same within noise, bench/RESULTS.md).
-constexpr std::size_t kBlock = 1024;
+// Elements per block: with nodes sharing buffers (CpuSuperOp::assign_buffers), 256 elements keep
+// a long expression's live buffers in the L1 cache; black-scholes and quickhull FCODE ran 5% faster
+// than at 1024 (bench/RESULTS.md), and 128 measured the same as 256.
+constexpr std::size_t kBlock = 256;
 
 
 // ---- The plan: what does not depend on the operands.
@@ -52,6 +53,7 @@ struct NodePlan {
   bool checks_division = false;    // INT / and %: divisors are checked before the kernel runs
   bool invariant = false;          // the same value at every element: computed once per frame
   std::uint32_t same_as = 0;       // the node whose values these are (itself when computed here)
+  std::uint32_t buffer = 0;        // its block buffer in the frame, when it has one
   std::uint32_t operand = 0;       // Operand: k of $k
   I32 int_value = 0;               // Constant INT, BOOL
   F64 float_value = 0;             // Constant FLOAT
@@ -81,10 +83,55 @@ class CpuSuperOp final : public PreparedSuperOp {
           (n.op == Op::Div || n.op == Op::Mod) && n.type == vcode::TypeKeyword::Int;
       if (vcode::info(n.op).cost == vcode::Cost::Compute) threshold = kComputeBoundThreshold;
     }
+    assign_buffers();
   }
 
   std::vector<NodePlan> nodes;
+  std::size_t buffers = 1;  // block buffers a frame needs
   std::size_t threshold = kMemoryBoundThreshold;  // elements before threads pay
+
+ private:
+  // Block buffers shared by nodes whose values are not needed at once, so that a long expression
+  // works in a few buffers that stay in the L1 cache instead of one per node. A node's buffer is
+  // free after its last reader has run (never while that reader writes: an output never shares
+  // its inputs' buffer); invariant nodes keep theirs (filled once per frame).
+  void assign_buffers() {
+    const std::size_t count = nodes.size();
+    constexpr std::size_t kKept = std::numeric_limits<std::size_t>::max();
+    std::vector<std::size_t> last_read(count, 0);
+    for (std::size_t i = 0; i < count; ++i) {
+      if (nodes[i].kind != NodeKind::Elementwise || nodes[i].same_as != i) continue;
+      for (std::uint8_t k = 0; k < nodes[i].arity; ++k) {
+        const std::uint32_t from = nodes[nodes[i].args[k]].same_as;
+        last_read[from] = std::max(last_read[from], i);
+      }
+    }
+    last_read[analysis.values_node] = kKept;  // the frame's result
+    auto computed = [&](std::size_t i) {
+      const NodePlan& n = nodes[i];
+      return (n.role == NodeRole::Element || n.role == NodeRole::Constant) && n.same_as == i &&
+             n.kind != NodeKind::Operand;
+    };
+    std::uint32_t made = 0;
+    for (std::size_t i = 0; i < count; ++i)  // filled once: buffers of their own
+      if (computed(i) && nodes[i].invariant) nodes[i].buffer = made++;
+    std::vector<std::uint32_t> free;
+    std::vector<std::vector<std::uint32_t>> freed_after(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      NodePlan& n = nodes[i];
+      if (computed(i) && !n.invariant) {
+        if (free.empty()) {
+          n.buffer = made++;
+        } else {
+          n.buffer = free.back();
+          free.pop_back();
+        }
+        if (last_read[i] != kKept) freed_after[std::max(last_read[i], i)].push_back(n.buffer);
+      }
+      for (std::uint32_t b : freed_after[i]) free.push_back(b);
+    }
+    buffers = std::max<std::uint32_t>(made, 1);
+  }
 };
 
 // ---- One call: the operands' data.
@@ -146,7 +193,7 @@ class Frame {
         nodes_(call.plan.nodes),
         last_(call.plan.analysis.values_node),
         block_(std::min(kBlock, std::max<std::size_t>(call.domain, 1))),
-        scratch_(block_ * nodes_.size()),
+        scratch_(block_ * call.plan.buffers),
         values_(nodes_.size()) {
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
       if (!nodes_[i].invariant) continue;
@@ -204,7 +251,7 @@ class Frame {
   }
 
  private:
-  void* slot(std::size_t node) { return scratch_.data() + node * block_; }
+  void* slot(std::size_t node) { return scratch_.data() + nodes_[node].buffer * block_; }
 
   // The block of an invariant node: its one value, computed by the node's own function (so with
   // the bits it has at each element), then repeated.
