@@ -39,6 +39,14 @@ std::size_t round_up(std::size_t n, std::size_t to) {
               " bytes requested, the system has none (" + std::to_string(in_use) + " in use)");
 }
 
+// Fresh pages are about to be written whole: fault them in with one call, which costs the kernel
+// less than a fault per page. Advice only; where it is refused, the pages fault one by one.
+void prefault(std::byte* data, std::size_t bytes) {
+#ifdef MADV_POPULATE_WRITE
+  if (bytes > 0) madvise(data, bytes, MADV_POPULATE_WRITE);
+#endif
+}
+
 struct Range {
   std::byte* data;
   std::size_t size;
@@ -129,6 +137,7 @@ class Cache {
         pieces_.emplace(data, std::move(pieces));
       }
       fresh_ += bytes - moved;
+      prefault(data + moved, bytes - moved);
     }
     mapped_live_ += bytes;
     mapped_peak_ = std::max(mapped_peak_, mapped_live_);

@@ -3,6 +3,7 @@
 
 #include "cvl/scalar_semantics.hpp"
 #include "families.hpp"
+#include "streaming_fill.hpp"
 
 namespace cvl::cpu {
 namespace {
@@ -62,10 +63,12 @@ Vector distribute(const Context& ctx, Vector values, const SegView& sd) {
     const Bits* value = elements<Bits>(values);
     Vector out = allocate(type, sd.total);
     Bits* result = elements<Bits>(out);
+    const bool streaming = sd.total * sizeof(Bits) >= kStreamingBytes;
     for_each_part(ctx.par, sd, kMemoryBoundThreshold, [&](const Part& p, std::size_t) {
       for_each_piece(sd, p, [&](std::size_t k, std::size_t lo, std::size_t hi) {
-        std::fill(result + lo, result + hi, value[k]);
+        fill_values(result + lo, hi - lo, value[k], streaming);
       });
+      if (streaming) streaming_done();
     });
     return out;
   });

@@ -66,3 +66,31 @@ TEST_CASE("PACK of 10^7 elements", "[large][pack]") {
 }
 
 }  // namespace cvl_test
+
+namespace cvl_test {
+
+// Outputs past the last-level cache are written around it on x86-64 (streaming_fill.hpp): each
+// segment's run starts at any alignment and ends anywhere, and every width is filled.
+TEST_CASE("DIST of 10^7 elements over segments of odd lengths", "[large][dist]") {
+  CVL_BACKEND(b);
+  std::mt19937_64 rng(12);
+  Ints lengths;
+  for (std::size_t total = 0; total < kLarge;) {
+    const auto n = static_cast<std::int32_t>(std::min<std::size_t>(rng() % 300000 + rng() % 3, kLarge - total));
+    lengths.push_back(n);
+    total += static_cast<std::size_t>(n);
+  }
+  lengths.push_back(0);
+  const Ints values = random_ints(lengths.size(), -1000000, 1000000, rng);
+  std::vector<double> float_values(values.begin(), values.end());
+  Ints expected_ints;
+  std::vector<double> expected_floats;
+  for (std::size_t k = 0; k < lengths.size(); ++k) {
+    expected_ints.insert(expected_ints.end(), static_cast<std::size_t>(lengths[k]), values[k]);
+    expected_floats.insert(expected_floats.end(), static_cast<std::size_t>(lengths[k]), float_values[k]);
+  }
+  check_equal(to_ints(b, b.distribute(ints(b, values), segdes(b, lengths))), expected_ints);
+  CHECK(to_floats(b, b.distribute(floats(b, float_values), segdes(b, lengths))) == expected_floats);
+}
+
+}  // namespace cvl_test
