@@ -52,6 +52,9 @@ struct NodePlan {
   ArrayFunction fast = nullptr;    // Elementwise, fast mode: a vector transcendental instead
   bool checks_division = false;    // INT / and %: divisors are checked before the kernel runs
   bool invariant = false;          // the same value at every element: computed once per frame
+  // Invariant whenever each descriptor a DIST of an operand reads has one segment (the scalars
+  // of top-level code): decided per call, so such nodes keep buffers of their own.
+  bool maybe_uniform = false;
   std::uint32_t same_as = 0;       // the node whose values these are (itself when computed here)
   std::uint32_t buffer = 0;        // its block buffer in the frame, when it has one
   std::uint32_t operand = 0;       // Operand: k of $k
@@ -83,7 +86,25 @@ class CpuSuperOp final : public PreparedSuperOp {
           (n.op == Op::Div || n.op == Op::Mod) && n.type == vcode::TypeKeyword::Int;
       if (vcode::info(n.op).cost == vcode::Cost::Compute) threshold = kComputeBoundThreshold;
     }
+    std::vector<bool> maybe(nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      nodes[i].maybe_uniform = maybe[i] = uniform_with(i, maybe, [](std::uint32_t) { return true; });
     assign_buffers();
+  }
+
+  // Whether node i is the same at every element: always (invariant), or in a call where
+  // `one_segment(descriptor node)` holds for every DIST of an operand under it (nullptr: assume
+  // it does). Called in node order, on nodes whose arguments were decided before.
+  template <class OneSegment>
+  bool uniform_with(std::size_t i, const std::vector<bool>& decided, OneSegment one_segment) const {
+    const NodePlan& n = nodes[i];
+    if (n.invariant) return true;
+    if (n.role != NodeRole::Element || n.same_as != i) return n.same_as != i && decided[n.same_as];
+    if (n.kind == NodeKind::Dist) return one_segment(n.args[1]);
+    if (n.kind != NodeKind::Elementwise || n.checks_division) return false;
+    for (std::uint8_t k = 0; k < n.arity; ++k)
+      if (!decided[n.args[k]]) return false;
+    return true;
   }
 
   std::vector<NodePlan> nodes;
@@ -94,7 +115,7 @@ class CpuSuperOp final : public PreparedSuperOp {
   // Block buffers shared by nodes whose values are not needed at once, so that a long expression
   // works in a few buffers that stay in the L1 cache instead of one per node. A node's buffer is
   // free after its last reader has run (never while that reader writes: an output never shares
-  // its inputs' buffer); invariant nodes keep theirs (filled once per frame).
+  // its inputs' buffer); nodes that may be uniform keep theirs (filled once per frame).
   void assign_buffers() {
     const std::size_t count = nodes.size();
     constexpr std::size_t kKept = std::numeric_limits<std::size_t>::max();
@@ -113,13 +134,13 @@ class CpuSuperOp final : public PreparedSuperOp {
              n.kind != NodeKind::Operand;
     };
     std::uint32_t made = 0;
-    for (std::size_t i = 0; i < count; ++i)  // filled once: buffers of their own
-      if (computed(i) && nodes[i].invariant) nodes[i].buffer = made++;
+    for (std::size_t i = 0; i < count; ++i)  // filled once per frame: buffers of their own
+      if (computed(i) && nodes[i].maybe_uniform) nodes[i].buffer = made++;
     std::vector<std::uint32_t> free;
     std::vector<std::vector<std::uint32_t>> freed_after(count);
     for (std::size_t i = 0; i < count; ++i) {
       NodePlan& n = nodes[i];
-      if (computed(i) && !n.invariant) {
+      if (computed(i) && !n.maybe_uniform) {
         if (free.empty()) {
           n.buffer = made++;
         } else {
@@ -145,15 +166,21 @@ struct Call {
   const CpuSuperOp& plan;
   std::vector<OperandData> operands;
   std::size_t domain;
+  std::vector<bool> uniform;  // per node: the same value at every element of this call
 
   Call(const CpuSuperOp& p, std::span<FusedOperand> given, std::size_t n)
-      : plan(p), operands(given.size()), domain(n) {
+      : plan(p), operands(given.size()), domain(n), uniform(p.nodes.size()) {
     for (std::size_t k = 0; k < given.size(); ++k) {
       if (p.definition.operands[k] == vcode::TypeKeyword::Segdes)
         operands[k].segments = view(given[k].segdes);
       else
         operands[k].elements = elements<std::byte>(given[k].vector);
     }
+    for (std::size_t i = 0; i < uniform.size(); ++i)
+      if (p.nodes[i].maybe_uniform)
+        uniform[i] = p.uniform_with(i, uniform, [&](std::uint32_t descriptor) {
+          return segments_of(descriptor).segments == 1;
+        });
   }
 
   // A DIST value or INDEX start/stride at segment k: element k of an operand, or the constant.
@@ -196,8 +223,8 @@ class Frame {
         scratch_(block_ * call.plan.buffers),
         values_(nodes_.size()) {
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
-      if (!nodes_[i].invariant) continue;
-      if (nodes_[i].same_as == i) fill_invariant(i);
+      if (!call.uniform[i]) continue;
+      if (nodes_[i].same_as == i) fill_uniform(i);
       else values_[i] = values_[nodes_[i].same_as];
     }
   }
@@ -215,7 +242,7 @@ class Frame {
       void* target = i == last_ && out ? out : slot(i);
       if (p.role != NodeRole::Element && p.role != NodeRole::Constant)
         continue;  // read per segment, a descriptor, or nothing
-      if (p.invariant || p.same_as != i) {  // made by the constructor or by an earlier node
+      if (call_.uniform[i] || p.same_as != i) {  // made by the constructor or an earlier node
         values_[i] = values_[p.same_as];
         if (i == last_ && out) copy_out(i, n, out);
         continue;
@@ -253,17 +280,24 @@ class Frame {
  private:
   void* slot(std::size_t node) { return scratch_.data() + nodes_[node].buffer * block_; }
 
-  // The block of an invariant node: its one value, computed by the node's own function (so with
+  // The block of a uniform node: its one value, computed by the node's own function (so with
   // the bits it has at each element), then repeated.
-  void fill_invariant(std::size_t i) {
+  void fill_uniform(std::size_t i) {
     const NodePlan& p = nodes_[i];
     void* buffer = slot(i);
     values_[i] = buffer;
     switch (p.kind) {
       case NodeKind::Constant:
         break;
-      case NodeKind::Dist:  // of a constant
-        fill_constant(nodes_[p.args[0]], buffer);
+      case NodeKind::Dist:  // of a constant, or of an operand over one segment
+        if (nodes_[p.args[0]].kind == NodeKind::Constant) {
+          fill_constant(nodes_[p.args[0]], buffer);
+        } else {
+          const std::byte* value = call_.operands[nodes_[p.args[0]].operand].elements;
+          with_element_bits(p.type, [&]<class Bits>() {
+            std::fill_n(static_cast<Bits*>(buffer), block_, *reinterpret_cast<const Bits*>(value));
+          });
+        }
         return;
       case NodeKind::Elementwise: {
         const void* in[3] = {values_[p.args[0]], values_[p.args[1]], values_[p.args[2]]};

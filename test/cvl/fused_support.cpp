@@ -59,6 +59,9 @@ const std::vector<std::string>& fused_definitions() {
         "SUPEROP 0 (INT SEGDES) (+ INT (/ INT $0 (DIST INT (CONST INT 7) $1)) (* INT (/ INT $0 (DIST INT (CONST INT 7) $1)) (DIST INT (CONST INT 7) $1)))",
         "SUPEROP 0 (SEGDES) (+_REDUCE INT (B_TO_I (NOT BOOL (> FLOAT (DIST FLOAT (CONST FLOAT 0.0) $0) (DIST FLOAT (CONST FLOAT 1.0) $0)))) $0)",
         "SUPEROP 0 (SEGDES) (+_SCAN FLOAT (COS (DIST FLOAT (CONST FLOAT 0.5) $0)) $0)",
+        // DISTs of operands: the same at every element when the descriptor has one segment
+        "SUPEROP 0 (FLOAT SEGDES FLOAT) (* FLOAT (SQRT (* FLOAT (DIST FLOAT (CONST FLOAT 2.0) $1) (DIST FLOAT $2 $1))) (+ FLOAT $0 (LOG (DIST FLOAT $2 $1))))",
+        "SUPEROP 0 (SEGDES FLOAT) (MAX_REDUCE FLOAT (EXP (DIST FLOAT $1 $0)) $0)",
     };
     // Every scan and reduction on each of its types, over a small expression of that type.
     const char* int_body = "(+ INT $0 (DIST INT $1 $2))";
