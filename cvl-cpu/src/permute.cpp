@@ -5,10 +5,9 @@
 //
 // Collisions (two sources writing one position, invalid in NESL programs but possible in
 // hand-written VCODE): the highest source index wins, as in the reference (spec/CVL.md §3.5).
-// Sequentially that is the loop's order; with several threads a first pass claims each target
-// for its highest source (an atomic max), and the second writes only the winners.
+// Sequentially that is the loop's order; with several threads each thread owns a range of the
+// destination and writes it in source order (scatter_by_destination).
 #include <algorithm>
-#include <atomic>
 #include <string>
 
 #include "families.hpp"
@@ -20,29 +19,64 @@ using vcode::Op;
 using I32 = std::int32_t;
 using Flag = std::uint8_t;
 
-// Calls visit(j, target) for each (flagged) source element j of segment k, target being
-// dest.start(k) + idx[j], each thread over its share of the sources; the first bad index is
-// recorded in `fault` and ends that thread's share.
-template <bool kFlagged, class Visit>
-void for_each_target(const Parallel& par, const SegView& source, const SegView& dest,
-                     const I32* idx, const Flag* flags, IndexFault& fault, Visit&& visit) {
-  for_each_part(par, source, kMemoryBoundThreshold, [&](const Part& p, std::size_t) {
+// One thread: out[dest.start(k) + idx[j]] = values[j] for each (flagged) source element j of
+// segment k, in source order; the first bad index is recorded in `fault` and ends the loop.
+template <class Bits, bool kFlagged>
+void scatter_in_order(const SegView& source, const SegView& dest, const Bits* values,
+                      const I32* idx, const Flag* flags, Bits* out, IndexFault& fault) {
+  for (std::size_t k = 0; k < source.segments; ++k) {
+    const std::size_t start = dest.start(k);
+    const auto length = static_cast<std::uint32_t>(dest.length(k));
+    for (std::size_t j = source.start(k), end = source.start(k + 1); j < end; ++j) {
+      if constexpr (kFlagged)
+        if (!flags[j]) continue;
+      const auto at = static_cast<std::uint32_t>(idx[j]);  // negative indices become huge
+      if (at >= length) {
+        fault = {j, idx[j], length};
+        return;
+      }
+      out[start + at] = values[j];
+    }
+  }
+}
+
+// Several threads: each owns a contiguous range of the destination and walks, in source order,
+// the source segments whose destination segment can meet its range, writing only the targets in
+// it. So the highest source wins as in the sequential loop, with no atomics and no extra memory.
+// A segment whose targets span several ranges (one giant segment) is read by each of their
+// threads: one range per thread keeps that to `team` reads of the indices. Every source segment
+// is walked by at least one thread (an empty destination segment by the one its start falls in),
+// so each bad index is seen; each thread stops at its first, and the lowest one is reported.
+template <class Bits, bool kFlagged>
+void scatter_by_destination(int team, const SegView& source, const SegView& dest,
+                            const Bits* values, const I32* idx, const Flag* flags, Bits* out,
+                            IndexFault& fault) {
+  const auto ranges = static_cast<std::size_t>(team);
+  run_blocks(team, ranges, [&](std::size_t b) {
+    const std::size_t lo = block_begin(dest.total, b, ranges);
+    const std::size_t hi = block_begin(dest.total, b + 1, ranges);
+    const bool last = b + 1 == ranges;
+    // The first segment ending at or after lo (one ending exactly there is walked needlessly).
+    const SegOffset* ends = dest.offsets + 1;
+    auto k = static_cast<std::size_t>(
+        std::lower_bound(ends, ends + dest.segments, static_cast<SegOffset>(lo)) - ends);
     IndexFault local;
-    for_each_piece(source, p, [&](std::size_t k, std::size_t lo, std::size_t hi) {
-      if (local.found()) return;
+    for (; k < dest.segments && (dest.start(k) < hi || last); ++k) {
       const std::size_t start = dest.start(k);
-      auto length = static_cast<std::uint32_t>(dest.length(k));
-      for (std::size_t j = lo; j < hi; ++j) {
+      const auto length = static_cast<std::uint32_t>(dest.length(k));
+      for (std::size_t j = source.start(k), end = source.start(k + 1); j < end; ++j) {
         if constexpr (kFlagged)
           if (!flags[j]) continue;
-        auto at = static_cast<std::uint32_t>(idx[j]);  // negative indices become huge
+        const auto at = static_cast<std::uint32_t>(idx[j]);  // negative indices become huge
         if (at >= length) {
           local = {j, idx[j], length};
-          return;
+          break;
         }
-        visit(j, start + at);
+        const std::size_t target = start + at;
+        if (target - lo < hi - lo) out[target] = values[j];
       }
-    });
+      if (local.found()) break;
+    }
     fault.merge(local);
   });
 }
@@ -52,35 +86,11 @@ template <class Bits, bool kFlagged>
 void scatter(const Parallel& par, Op op, const SegView& source, const SegView& dest,
              const Bits* values, const I32* idx, const Flag* flags, Bits* out) {
   IndexFault fault;
-  if (par.team_for(source.total, kMemoryBoundThreshold) <= 1) {
-    // By value: a pointer captured by reference is reloaded after every store through it.
-    for_each_target<kFlagged>(par, source, dest, idx, flags, fault,
-                              [out, values](std::size_t j, std::size_t target) {
-                                out[target] = values[j];
-                              });
+  const int team = par.team_for(source.total, kMemoryBoundThreshold);
+  if (team <= 1) {
+    scatter_in_order<Bits, kFlagged>(source, dest, values, idx, flags, out, fault);
   } else {
-    // Claims are source positions plus one; zero: not written. Scratch, not the heap: a large
-    // heap block would stay in the heap (vinterp never trims it) as resident memory.
-    Scratch<std::uint32_t> claim_memory(dest.total);
-    std::uint32_t* claims = claim_memory.data();
-    parallel_for(par, dest.total, kMemoryBoundThreshold, [&](std::size_t lo, std::size_t hi) {
-      std::fill(claims + lo, claims + hi, std::uint32_t{0});
-    });
-    for_each_target<kFlagged>(par, source, dest, idx, flags, fault,
-                              [&](std::size_t j, std::size_t target) {
-                                std::atomic_ref<std::uint32_t> claim(claims[target]);
-                                auto mine = static_cast<std::uint32_t>(j + 1);
-                                std::uint32_t seen = claim.load(std::memory_order_relaxed);
-                                while (seen < mine &&
-                                       !claim.compare_exchange_weak(seen, mine,
-                                                                    std::memory_order_relaxed)) {
-                                }
-                              });
-    if (!fault.found())
-      for_each_target<kFlagged>(par, source, dest, idx, flags, fault,
-                                [claims, out, values](std::size_t j, std::size_t target) {
-                                  if (claims[target] == j + 1) out[target] = values[j];
-                                });
+    scatter_by_destination<Bits, kFlagged>(team, source, dest, values, idx, flags, out, fault);
   }
   if (fault.found()) throw_index_fault(op, fault);
 }

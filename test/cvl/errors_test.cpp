@@ -99,6 +99,24 @@ TEST_CASE("index errors in large vectors report the first bad position", "[error
                     "PERMUTE: index -3 at position 200000 is outside its segment of length 300000");
 }
 
+// Threads own ranges of the destination: a source segment whose destination segment is empty
+// still has each of its indices checked, and the lowest bad position wins across ranges.
+TEST_CASE("large scatters check indices aimed at empty destination segments",
+          "[errors][permute]") {
+  CVL_BACKEND(b);
+  const std::int32_t n = 150000;
+  Ints idx;
+  for (std::int32_t j = 0; j < n; ++j) idx.push_back(j);
+  idx.push_back(0);  // position n: into the empty second destination segment
+  for (std::int32_t j = 0; j < n; ++j) idx.push_back(n - 1 - j);
+  CHECK_THROWS_WITH(permute(b, Op::DPermute, idx, {n, 1, n}, {n, 0, n}),
+                    "DPERMUTE: index 0 at position 150000 is outside its segment of length 0");
+  idx[n + 1 + 100] = n;  // also bad, later: the first one still decides
+  idx[7] = -1;           // and an earlier one, in the first range
+  CHECK_THROWS_WITH(permute(b, Op::DPermute, idx, {n, 1, n}, {n, 0, n}),
+                    "DPERMUTE: index -1 at position 7 is outside its segment of length 150000");
+}
+
 TEST_CASE("EXTRACT and REPLACE check their indices", "[errors][vector]") {
   CVL_BACKEND(b);
   CHECK_THROWS_AS(b.extract(ints(b, {1, 2, 3}), ints(b, {0, 1}), segdes(b, {2, 1})), cvl::Error);
