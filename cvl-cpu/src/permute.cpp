@@ -19,25 +19,32 @@ using vcode::Op;
 using I32 = std::int32_t;
 using Flag = std::uint8_t;
 
-// One thread: out[dest.start(k) + idx[j]] = values[j] for each (flagged) source element j of
-// segment k, in source order; the first bad index is recorded in `fault` and ends the loop.
-template <class Bits, bool kFlagged>
-void scatter_in_order(const SegView& source, const SegView& dest, const Bits* values,
-                      const I32* idx, const Flag* flags, Bits* out, IndexFault& fault) {
-  for (std::size_t k = 0; k < source.segments; ++k) {
-    const std::size_t start = dest.start(k);
-    const auto length = static_cast<std::uint32_t>(dest.length(k));
-    for (std::size_t j = source.start(k), end = source.start(k + 1); j < end; ++j) {
-      if constexpr (kFlagged)
-        if (!flags[j]) continue;
-      const auto at = static_cast<std::uint32_t>(idx[j]);  // negative indices become huge
-      if (at >= length) {
-        fault = {j, idx[j], length};
-        return;
-      }
-      out[start + at] = values[j];
+// out[dest.start(k) + idx[j]] = values[j] for the (flagged) elements j of source segment k whose
+// target lies in [lo, hi), in source order; returns false at the first bad index, recorded in
+// `fault`. A target outside [lo, hi) is stored to a dummy instead: no branch to mispredict on
+// random targets. kWhole: [lo, hi) is the whole destination (one thread), no test at all.
+template <class Bits, bool kFlagged, bool kWhole>
+bool scatter_segment(std::size_t k, const SegView& source, const SegView& dest, const Bits* values,
+                     const I32* idx, const Flag* flags, Bits* out, std::size_t lo, std::size_t hi,
+                     IndexFault& fault) {
+  const std::size_t start = dest.start(k);
+  const auto length = static_cast<std::uint32_t>(dest.length(k));
+  Bits discarded;
+  for (std::size_t j = source.start(k), end = source.start(k + 1); j < end; ++j) {
+    if constexpr (kFlagged)
+      if (!flags[j]) continue;
+    const auto at = static_cast<std::uint32_t>(idx[j]);  // negative indices become huge
+    if (at >= length) {
+      fault = {j, idx[j], length};
+      return false;
     }
+    const std::size_t target = start + at;
+    if constexpr (kWhole)
+      out[target] = values[j];
+    else
+      *(target - lo < hi - lo ? out + target : &discarded) = values[j];
   }
+  return true;
 }
 
 // Several threads: each owns a contiguous range of the destination and walks, in source order,
@@ -61,22 +68,10 @@ void scatter_by_destination(int team, const SegView& source, const SegView& dest
     auto k = static_cast<std::size_t>(
         std::lower_bound(ends, ends + dest.segments, static_cast<SegOffset>(lo)) - ends);
     IndexFault local;
-    for (; k < dest.segments && (dest.start(k) < hi || last); ++k) {
-      const std::size_t start = dest.start(k);
-      const auto length = static_cast<std::uint32_t>(dest.length(k));
-      for (std::size_t j = source.start(k), end = source.start(k + 1); j < end; ++j) {
-        if constexpr (kFlagged)
-          if (!flags[j]) continue;
-        const auto at = static_cast<std::uint32_t>(idx[j]);  // negative indices become huge
-        if (at >= length) {
-          local = {j, idx[j], length};
-          break;
-        }
-        const std::size_t target = start + at;
-        if (target - lo < hi - lo) out[target] = values[j];
-      }
-      if (local.found()) break;
-    }
+    for (; k < dest.segments && (dest.start(k) < hi || last); ++k)
+      if (!scatter_segment<Bits, kFlagged, false>(k, source, dest, values, idx, flags, out, lo, hi,
+                                                  local))
+        break;
     fault.merge(local);
   });
 }
@@ -88,7 +83,10 @@ void scatter(const Parallel& par, Op op, const SegView& source, const SegView& d
   IndexFault fault;
   const int team = par.team_for(source.total, kMemoryBoundThreshold);
   if (team <= 1) {
-    scatter_in_order<Bits, kFlagged>(source, dest, values, idx, flags, out, fault);
+    for (std::size_t k = 0; k < source.segments; ++k)
+      if (!scatter_segment<Bits, kFlagged, true>(k, source, dest, values, idx, flags, out, 0,
+                                                 dest.total, fault))
+        break;
   } else {
     scatter_by_destination<Bits, kFlagged>(team, source, dest, values, idx, flags, out, fault);
   }
