@@ -209,16 +209,22 @@ TEST_CASE("vinterp --trace-json writes a timeline Perfetto opens", "[cli][trace-
     const auto short_runs = spans_of(events, "instructions");  // runs of short instructions
     const auto phases = spans_of(events, "phase");
     REQUIRE(functions.size() > 2);
-    REQUIRE(instructions.size() > 10);
+    // Which instructions get a span of their own depends on their time (and so on the machine's
+    // speed and load, trace_json.hpp): count the instructions the spans and runs cover.
+    REQUIRE(!instructions.empty());
+    std::size_t covered = instructions.size();
+    for (const auto& run : short_runs) covered += run.args["instructions"].get<std::size_t>();
+    REQUIRE(covered > 10);
     std::set<std::string> phase_names;
     for (const auto& p : phases) phase_names.insert(p.name);
     CHECK(phase_names == std::set<std::string>{"load", "optimize (-O)"});
     std::set<std::string> opcodes;
+    bool launches = false;
     for (const auto& run : short_runs) {
       CHECK(run.args["instructions"].get<std::size_t>() >= 2);
       for (const auto& item : run.args["opcodes"].items()) opcodes.insert(item.key());
+      launches = launches || run.args.contains("launches");
     }
-    bool launches = false;
     for (const auto& ins : instructions) {
       CHECK(ins.args.contains("opcode"));
       CHECK(ins.args.contains("elements"));
