@@ -7,7 +7,6 @@
 // folds the block values as they are made, through the fold scan_reduce.cpp uses
 // (segmented_fold.hpp), so the results are identical to the unfused program's at any thread count.
 #include <algorithm>
-#include <bit>
 #include <limits>
 #include <mutex>
 #include <string>
@@ -52,9 +51,9 @@ struct NodePlan {
   ArrayFunction fast = nullptr;    // Elementwise, fast mode: a vector transcendental instead
   bool checks_division = false;    // INT / and %: divisors are checked before the kernel runs
   bool invariant = false;          // the same value at every element: computed once per frame
-  // Invariant whenever each descriptor a DIST of an operand reads has one segment (the scalars
-  // of top-level code): decided per call, so such nodes keep buffers of their own.
-  bool maybe_uniform = false;
+  // Also invariant in a call whose descriptors each have one segment (the scalars of top-level
+  // code): such nodes keep buffers of their own.
+  bool uniform_if_one_segment = false;
   std::uint32_t same_as = 0;       // the node whose values these are (itself when computed here)
   std::uint32_t buffer = 0;        // its block buffer in the frame, when it has one
   std::uint32_t operand = 0;       // Operand: k of $k
@@ -78,6 +77,7 @@ class CpuSuperOp final : public PreparedSuperOp {
       p.int_value = n.int_value;
       p.float_value = n.float_value;
       p.invariant = analysis.invariant[i];
+      p.uniform_if_one_segment = analysis.uniform_if_one_segment[i];
       p.same_as = analysis.same_as[i];
       if (n.kind != NodeKind::Elementwise || p.role != NodeRole::Element) continue;
       p.kernel = kernel_for(n.op, to_type(n.type));
@@ -86,25 +86,7 @@ class CpuSuperOp final : public PreparedSuperOp {
           (n.op == Op::Div || n.op == Op::Mod) && n.type == vcode::TypeKeyword::Int;
       if (vcode::info(n.op).cost == vcode::Cost::Compute) threshold = kComputeBoundThreshold;
     }
-    std::vector<bool> maybe(nodes.size());
-    for (std::size_t i = 0; i < nodes.size(); ++i)
-      nodes[i].maybe_uniform = maybe[i] = uniform_with(i, maybe, [](std::uint32_t) { return true; });
     assign_buffers();
-  }
-
-  // Whether node i is the same at every element: always (invariant), or in a call where
-  // `one_segment(descriptor node)` holds for every DIST of an operand under it (nullptr: assume
-  // it does). Called in node order, on nodes whose arguments were decided before.
-  template <class OneSegment>
-  bool uniform_with(std::size_t i, const std::vector<bool>& decided, OneSegment one_segment) const {
-    const NodePlan& n = nodes[i];
-    if (n.invariant) return true;
-    if (n.role != NodeRole::Element || n.same_as != i) return n.same_as != i && decided[n.same_as];
-    if (n.kind == NodeKind::Dist) return one_segment(n.args[1]);
-    if (n.kind != NodeKind::Elementwise || n.checks_division) return false;
-    for (std::uint8_t k = 0; k < n.arity; ++k)
-      if (!decided[n.args[k]]) return false;
-    return true;
   }
 
   std::vector<NodePlan> nodes;
@@ -135,12 +117,12 @@ class CpuSuperOp final : public PreparedSuperOp {
     };
     std::uint32_t made = 0;
     for (std::size_t i = 0; i < count; ++i)  // filled once per frame: buffers of their own
-      if (computed(i) && nodes[i].maybe_uniform) nodes[i].buffer = made++;
+      if (computed(i) && nodes[i].uniform_if_one_segment) nodes[i].buffer = made++;
     std::vector<std::uint32_t> free;
     std::vector<std::vector<std::uint32_t>> freed_after(count);
     for (std::size_t i = 0; i < count; ++i) {
       NodePlan& n = nodes[i];
-      if (computed(i) && !n.maybe_uniform) {
+      if (computed(i) && !n.uniform_if_one_segment) {
         if (free.empty()) {
           n.buffer = made++;
         } else {
@@ -166,21 +148,30 @@ struct Call {
   const CpuSuperOp& plan;
   std::vector<OperandData> operands;
   std::size_t domain;
-  std::vector<bool> uniform;  // per node: the same value at every element of this call
+  bool one_segment = true;  // every descriptor operand has one segment
 
   Call(const CpuSuperOp& p, std::span<FusedOperand> given, std::size_t n)
-      : plan(p), operands(given.size()), domain(n), uniform(p.nodes.size()) {
+      : plan(p), operands(given.size()), domain(n) {
     for (std::size_t k = 0; k < given.size(); ++k) {
-      if (p.definition.operands[k] == vcode::TypeKeyword::Segdes)
+      if (p.definition.operands[k] == vcode::TypeKeyword::Segdes) {
         operands[k].segments = view(given[k].segdes);
-      else
+        one_segment = one_segment && operands[k].segments.segments == 1;
+      } else {
         operands[k].elements = elements<std::byte>(given[k].vector);
+      }
     }
-    for (std::size_t i = 0; i < uniform.size(); ++i)
-      if (p.nodes[i].maybe_uniform)
-        uniform[i] = p.uniform_with(i, uniform, [&](std::uint32_t descriptor) {
-          return segments_of(descriptor).segments == 1;
-        });
+  }
+
+  // Whether node i has the same value at every element of this call.
+  bool uniform(std::size_t i) const {
+    const NodePlan& n = plan.nodes[i];
+    return n.invariant || (one_segment && n.uniform_if_one_segment);
+  }
+
+  // The elements of the operand that node `node` ($k) reads, as bits.
+  template <class Bits>
+  const Bits* operand_bits(std::uint32_t node) const {
+    return reinterpret_cast<const Bits*>(operands[plan.nodes[node].operand].elements);
   }
 
   // A DIST value or INDEX start/stride at segment k: element k of an operand, or the constant.
@@ -223,7 +214,7 @@ class Frame {
         scratch_(block_ * call.plan.buffers),
         values_(nodes_.size()) {
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
-      if (!call.uniform[i]) continue;
+      if (!call.uniform(i)) continue;
       if (nodes_[i].same_as == i) fill_uniform(i);
       else values_[i] = values_[nodes_[i].same_as];
     }
@@ -242,7 +233,7 @@ class Frame {
       void* target = i == last_ && out ? out : slot(i);
       if (p.role != NodeRole::Element && p.role != NodeRole::Constant)
         continue;  // read per segment, a descriptor, or nothing
-      if (call_.uniform[i] || p.same_as != i) {  // made by the constructor or an earlier node
+      if (call_.uniform(i) || p.same_as != i) {  // made by the constructor or an earlier node
         values_[i] = values_[p.same_as];
         if (i == last_ && out) copy_out(i, n, out);
         continue;
@@ -288,17 +279,19 @@ class Frame {
     values_[i] = buffer;
     switch (p.kind) {
       case NodeKind::Constant:
-        break;
-      case NodeKind::Dist:  // of a constant, or of an operand over one segment
-        if (nodes_[p.args[0]].kind == NodeKind::Constant) {
-          fill_constant(nodes_[p.args[0]], buffer);
-        } else {
-          const std::byte* value = call_.operands[nodes_[p.args[0]].operand].elements;
-          with_element_bits(p.type, [&]<class Bits>() {
-            std::fill_n(static_cast<Bits*>(buffer), block_, *reinterpret_cast<const Bits*>(value));
-          });
-        }
+        fill_constant(p, buffer);
         return;
+      case NodeKind::Dist: {  // of a constant, or of an operand over one segment
+        const NodePlan& leaf = nodes_[p.args[0]];
+        if (leaf.kind == NodeKind::Constant) {
+          fill_constant(leaf, buffer);
+          return;
+        }
+        with_element_bits(p.type, [&]<class Bits>() {
+          std::fill_n(static_cast<Bits*>(buffer), block_, call_.operand_bits<Bits>(p.args[0])[0]);
+        });
+        return;
+      }
       case NodeKind::Elementwise: {
         const void* in[3] = {values_[p.args[0]], values_[p.args[1]], values_[p.args[2]]};
         if (p.fast)
@@ -314,7 +307,6 @@ class Frame {
       default:
         return;
     }
-    fill_constant(p, buffer);
   }
 
   void fill_constant(const NodePlan& c, void* buffer) const {
@@ -345,16 +337,9 @@ class Frame {
 
   template <class Bits>
   void distribute(const NodePlan& p, std::size_t lo, std::size_t hi, Bits* out) {
+    // Of an operand: a DIST of a constant is invariant, filled once per frame (fill_uniform).
     const SegView& sd = call_.segments_of(p.args[1]);
-    const NodePlan& value = nodes_[p.args[0]];
-    if (value.kind == NodeKind::Constant) {  // the same bits everywhere
-      Bits bits;
-      if constexpr (sizeof(Bits) == 8) bits = std::bit_cast<Bits>(value.float_value);
-      else bits = static_cast<Bits>(value.int_value);
-      std::fill(out, out + (hi - lo), bits);
-      return;
-    }
-    const Bits* values = reinterpret_cast<const Bits*>(call_.operands[value.operand].elements);
+    const Bits* values = call_.operand_bits<Bits>(p.args[0]);
     for (std::size_t k = sd.segment_of(lo), pos = lo; pos < hi; ++k) {
       const std::size_t end = std::min(sd.start(k + 1), hi);
       std::fill(out + (pos - lo), out + (end - lo), values[k]);

@@ -163,3 +163,21 @@ TEST_CASE("DISTs of equal constants are one value; 0.0 and -0.0 are not", "[supe
   CHECK(a.invariant[9]);
   CHECK(a.invariant[10]);
 }
+
+TEST_CASE("DISTs of operands and ops on them are uniform when every descriptor has one segment",
+          "[superop][analysis]") {
+  // nodes: 0 $0  1 $1  2 DIST  3 LOG  4 $2  5 I_TO_F  6 +  7 $2  8 CONST 0  9 $1  10 DIST  11 /
+  //        12 I_TO_F  13 +
+  auto a = vcode::analyze(superop(
+      "SUPEROP 0 (FLOAT SEGDES INT) (+ FLOAT (+ FLOAT (LOG (DIST FLOAT $0 $1)) (I_TO_F $2))"
+      " (I_TO_F (/ INT $2 (DIST INT (CONST INT 0) $1))))"));
+  REQUIRE(a.uniform_if_one_segment.size() == a.invariant.size());
+  for (std::size_t i = 0; i < a.invariant.size(); ++i)
+    if (a.invariant[i]) CHECK(a.uniform_if_one_segment[i]);
+  CHECK(a.uniform_if_one_segment[2]);        // DIST of an operand
+  CHECK_FALSE(a.invariant[2]);
+  CHECK(a.uniform_if_one_segment[3]);        // LOG of it
+  CHECK_FALSE(a.uniform_if_one_segment[4]);  // an elementwise operand
+  CHECK(a.uniform_if_one_segment[10]);       // DIST of a constant (invariant too)
+  CHECK_FALSE(a.uniform_if_one_segment[11]);  // INT / can trap
+}

@@ -59,6 +59,10 @@ struct SuperOpAnalysis {
   // an evaluator may compute it once. Computing it with the same scalar function gives the same
   // bits as computing it at each element.
   std::vector<bool> invariant;
+  // Per node evaluated at each element: the same value at every element of a call in which every
+  // descriptor has one segment (the scalars of top-level code): invariant nodes, every DIST, and
+  // elementwise ops that cannot trap on such arguments.
+  std::vector<bool> uniform_if_one_segment;
 
   bool folds() const { return root_kind != RootKind::Elementwise; }
   bool at_element(std::uint32_t node) const {

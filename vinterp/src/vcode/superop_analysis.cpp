@@ -25,7 +25,7 @@ bool can_trap(const SuperOpNode& n) {
          (n.op == Op::Mod || (n.op == Op::Div && n.type == TypeKeyword::Int));
 }
 
-// same_as and invariant (superop_analysis.hpp), once the roles are known.
+// same_as, invariant and uniform_if_one_segment (superop_analysis.hpp), once the roles are known.
 void find_shared_and_invariant(const SuperOp& op, SuperOpAnalysis& a) {
   const std::size_t count = op.nodes.size();
   std::vector<std::uint32_t> representative(count);  // the first structurally equal node
@@ -33,6 +33,7 @@ void find_shared_and_invariant(const SuperOp& op, SuperOpAnalysis& a) {
   std::map<std::uint32_t, std::uint32_t> first_at_element;  // representative -> node
   a.same_as.resize(count);
   a.invariant.assign(count, false);
+  a.uniform_if_one_segment.assign(count, false);
   auto rep = [&](std::uint32_t i, std::uint32_t arg) {
     return arg < i ? representative[arg] : arg;  // an out-of-order argument stays itself
   };
@@ -50,16 +51,20 @@ void find_shared_and_invariant(const SuperOp& op, SuperOpAnalysis& a) {
     a.same_as[i] = first_at_element.try_emplace(representative[i], i).first->second;
     switch (n.kind) {
       case Kind::Constant:
-        a.invariant[i] = true;
+        a.invariant[i] = a.uniform_if_one_segment[i] = true;
         break;
       case Kind::Dist:
         a.invariant[i] = n.args[0] < count && op.nodes[n.args[0]].kind == Kind::Constant;
+        a.uniform_if_one_segment[i] = true;
         break;
       case Kind::Elementwise: {
-        bool all = !can_trap(n);
-        for (std::uint8_t k = 0; k < n.arity && k < 3; ++k)
-          all = all && n.args[k] < i && a.invariant[n.args[k]];
-        a.invariant[i] = all;
+        bool invariant = !can_trap(n), uniform = invariant;
+        for (std::uint8_t k = 0; k < n.arity && k < 3; ++k) {
+          invariant = invariant && n.args[k] < i && a.invariant[n.args[k]];
+          uniform = uniform && n.args[k] < i && a.uniform_if_one_segment[n.args[k]];
+        }
+        a.invariant[i] = invariant;
+        a.uniform_if_one_segment[i] = uniform;
         break;
       }
       default:
