@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "cvl/op_dispatch.hpp"
+#include "fopt/length_facts.hpp"
 #include "fopt/op_facts.hpp"
 #include "fopt/substitute.hpp"
 #include "fopt/var_types.hpp"
@@ -137,10 +138,62 @@ void fold_block(Block& block, std::unordered_map<VarId, const Stmt*>& defs) {
   }
 }
 
+// The statements (by first result) that cannot fail where they stand: those that fail only on a
+// length mismatch, with lengths known to agree from the statements before them, and permutes
+// whose indices an earlier permute of the same kind checked against the same descriptors (a
+// PERMUTE or BPERMUTE fails on an index by those alone, whatever values it moves). Dropping one
+// of them loses no fact later statements rely on: what its run would check was known already.
+class LengthSafe {
+ public:
+  std::unordered_set<VarId> find(const Block& body) {
+    walk(body);
+    return std::move(safe_);
+  }
+
+ private:
+  struct IndexCheck {
+    Op op;
+    VarId indices, from, to;  // the descriptors of the source and the destination
+    bool operator==(const IndexCheck&) const = default;
+  };
+
+  static std::optional<IndexCheck> index_check(const Stmt& s) {
+    if (s.kind != StmtKind::Op) return std::nullopt;
+    if (s.op == Op::BPermute) return IndexCheck{s.op, s.args[1], s.args[2], s.args[3]};
+    if (s.op == Op::Permute) return IndexCheck{s.op, s.args[1], s.args[2], s.args[2]};
+    return std::nullopt;
+  }
+
+  void walk(const Block& block) {
+    for (const Stmt& s : block.stmts) {
+      const std::optional<IndexCheck> check = index_check(s);
+      const bool checked_before =
+          check && std::find(checked_.begin(), checked_.end(), *check) != checked_.end();
+      if (!s.results.empty() && (fails_only_on_lengths(s) || checked_before) &&
+          facts_.checks_hold(s))
+        safe_.insert(s.results[0]);
+      for (const Block& b : s.branches) {
+        const std::size_t mark = facts_.mark();
+        const std::size_t checks = checked_.size();
+        walk(b);
+        facts_.rollback(mark);
+        checked_.resize(checks);
+      }
+      facts_.learn(s);
+      if (check && !checked_before) checked_.push_back(*check);
+    }
+  }
+
+  LengthFacts facts_;
+  std::vector<IndexCheck> checked_;  // in the blocks around the statement, before it
+  std::unordered_set<VarId> safe_;
+};
+
 // Removable when unused: pure and unable to fail, not even by a type error.
-bool droppable(const Stmt& s, const Module& module) {
+bool droppable(const Stmt& s, const Module& module, const std::unordered_set<VarId>& length_safe) {
   if (s.kind == StmtKind::Fused) return !s.may_fail;
-  return s.kind == StmtKind::Op && never_fails(s.op) && operands_well_typed(s, module);
+  if (s.kind != StmtKind::Op || !operands_well_typed(s, module)) return false;
+  return never_fails(s.op) || (!s.results.empty() && length_safe.contains(s.results[0]));
 }
 
 void count_uses(const Block& block, std::unordered_map<VarId, std::size_t>& uses) {
@@ -152,7 +205,8 @@ void count_uses(const Block& block, std::unordered_map<VarId, std::size_t>& uses
 }
 
 // One backward sweep: drops unused droppable statements and unused IF results.
-bool sweep(Block& block, std::unordered_map<VarId, std::size_t>& uses, const Module& module) {
+bool sweep(Block& block, std::unordered_map<VarId, std::size_t>& uses, const Module& module,
+           const std::unordered_set<VarId>& length_safe) {
   bool changed = false;
   for (auto it = block.stmts.rbegin(); it != block.stmts.rend(); ++it) {
     Stmt& s = *it;
@@ -168,7 +222,7 @@ bool sweep(Block& block, std::unordered_map<VarId, std::size_t>& uses, const Mod
         s.results.erase(s.results.begin() + r);
         changed = true;
       }
-      for (Block& b : s.branches) changed |= sweep(b, uses, module);
+      for (Block& b : s.branches) changed |= sweep(b, uses, module, length_safe);
       const bool empty = s.results.empty() && s.branches[0].stmts.empty() &&
                          s.branches[1].stmts.empty() && !s.branches[0].diverges &&
                          !s.branches[1].diverges;
@@ -186,7 +240,7 @@ bool sweep(Block& block, std::unordered_map<VarId, std::size_t>& uses, const Mod
       }
       continue;
     }
-    if (droppable(s, module) && std::all_of(s.results.begin(), s.results.end(), unused)) {
+    if (droppable(s, module, length_safe) && std::all_of(s.results.begin(), s.results.end(), unused)) {
       for (VarId v : s.args) --uses[v];
       s.superop = UINT32_MAX;
       s.kind = StmtKind::Op;
@@ -246,7 +300,8 @@ void cleanup(Module& module, const PassOptions&) {
       if (!f.lifted) continue;
       std::unordered_map<VarId, std::size_t> uses;
       count_uses(f.body, uses);
-      while (sweep(f.body, uses, module)) changed = true;
+      const std::unordered_set<VarId> length_safe = LengthSafe().find(f.body);
+      while (sweep(f.body, uses, module, length_safe)) changed = true;
     }
     for (Function& f : module.functions) {
       if (!f.lifted || fixed_signature.contains(f.name)) continue;

@@ -25,6 +25,7 @@ using Kind = SuperOpNode::Kind;
 struct Candidate {
   Stmt* stmt = nullptr;
   bool member = false;  // may be absorbed into a consumer (pure, cannot fail)
+  bool scalar_dist = false;  // a DIST of one value over one segment: the same at every element
   std::size_t timer_epoch = 0;
   std::size_t position = 0;  // in program order
 };
@@ -81,7 +82,7 @@ class Fuser {
   // An INT division or remainder fails on a zero divisor (and INT_MIN / -1), unless the divisor
   // is a constant that rules it out.
   bool division_may_fail(const Stmt& s) const {
-    if (s.op != Op::Mod && !(s.op == Op::Div && s.type == TypeKeyword::Int)) return false;
+    if (!is_int_division(s)) return false;
     const Stmt* d = def(s.args[1]);
     if (d && d->kind == StmtKind::Op && d->op == Op::Dist)
       if (const auto* c = scalar_constant(d->args[0]); c && c->type == TypeKeyword::Int)
@@ -109,6 +110,7 @@ class Fuser {
     } else if (s.op == Op::Dist) {
       if (!leaf_ok(s.args[0])) return;
       c.member = facts_.same(len(s.args[0]), len(s.args[1]));
+      c.scalar_dist = c.member && facts_.same(len(s.args[0]), LengthFacts::one);
     } else if (s.op == Op::Index) {
       if (!leaf_ok(s.args[0]) || !leaf_ok(s.args[1])) return;
       c.member = facts_.same(len(s.args[0]), len(s.args[2])) &&
@@ -209,6 +211,43 @@ class Fuser {
     return false;  // DIST/INDEX read per-segment values: operands or constants only
   }
 
+  // What recomputing `v` (candidate `c`) in each consumer costs per element, from its operands'
+  // costs: the vectors it reads. A value the same at every element reads none (cvl-cpu computes
+  // it once per call).
+  void cost(VarId v, const Candidate& c) {
+    RecomputeCost& mine = cost_[v];
+    const Stmt& s = *c.stmt;
+    if (vcode::info(s.op).family != Family::Elementwise) {
+      mine.invariant = c.scalar_dist;  // DIST and INDEX read per-segment values only
+      return;
+    }
+    mine.invariant = c.member;
+    for (VarId a : s.args) {
+      auto found = cost_.find(a);
+      const bool invariant = found != cost_.end() && found->second.invariant;
+      mine.invariant = mine.invariant && invariant;
+      if (invariant) continue;
+      if (expanded_.contains(a) && found != cost_.end()) {
+        for (VarId leaf : found->second.reads)
+          if (std::find(mine.reads.begin(), mine.reads.end(), leaf) == mine.reads.end())
+            mine.reads.push_back(leaf);
+      } else if (std::find(mine.reads.begin(), mine.reads.end(), a) == mine.reads.end()) {
+        mine.reads.push_back(a);
+      }
+    }
+    if (mine.invariant) mine.reads.clear();
+  }
+
+  // A multi-use value is recomputed in its consumers when it is small or the same at every
+  // element; or when no user needs it stored and it is arithmetic on at most one vector, so that
+  // recomputing it reads no more memory than reading it back would.
+  bool worth_recomputing(VarId v, std::size_t size, bool stored_anyway) const {
+    if (size <= options_.fuse_duplicate_limit) return true;
+    const RecomputeCost& c = cost_.at(v);
+    return c.invariant ||
+           (!stored_anyway && c.reads.size() <= 1 && size <= 4 * options_.fuse_duplicate_limit);
+  }
+
   void decide() {
     std::vector<std::pair<std::size_t, VarId>> order;
     for (const auto& [v, c] : candidates_) order.push_back({c.position, v});
@@ -219,13 +258,14 @@ class Fuser {
       for (std::size_t a = 0; a < c.stmt->args.size(); ++a)
         size += expanded_.contains(c.stmt->args[a]) ? size_[c.stmt->args[a]] : 1;
       size_[v] = size;
+      cost(v, c);
       if (!c.member || size >= options_.fuse_max_nodes) continue;
       const auto& list = uses_[v];
       if (list.empty()) continue;
       std::vector<const Use*> others;
       for (const Use& u : list)
         if (!absorbs(u.user, u.arg, c)) others.push_back(&u);
-      const bool small = size <= options_.fuse_duplicate_limit;
+      const bool small = worth_recomputing(v, size, !others.empty());
       if (others.empty() && (list.size() == 1 || small)) {
         inlined_.insert(v);
         expanded_.insert(v);
@@ -395,6 +435,11 @@ class Fuser {
   std::unordered_map<const Block*, std::vector<Stmt>> sunk_;
   std::unordered_map<VarId, Stmt> replacement_;
   std::unordered_map<VarId, std::size_t> size_;
+  struct RecomputeCost {
+    std::vector<VarId> reads;  // the vectors an expansion reads per element
+    bool invariant = false;    // it is the same at every element
+  };
+  std::unordered_map<VarId, RecomputeCost> cost_;
 };
 
 }  // namespace

@@ -41,7 +41,7 @@ class Hoister {
   bool candidate(const Stmt& s) const {
     if (s.kind != StmtKind::Op || !is_elementwise(s.op)) return false;
     if (!operands_well_typed(s, module_)) return false;
-    if (s.op == Op::Mod || (s.op == Op::Div && s.type == vcode::TypeKeyword::Int)) return false;
+    if (is_int_division(s)) return false;
     for (VarId v : s.args)
       if (!scalar(v)) return false;
     return true;

@@ -36,15 +36,19 @@ void LengthFacts::rollback(std::size_t mark) {
   }
 }
 
-void LengthFacts::learn(const Stmt& s, bool checked) {
+namespace {
+
+// Calls `holds(x, y)` for each relation `s` guarantees by construction and `check(x, y)` for each
+// one its run checks (a mismatch is a run-time error): the one list learn() and checks_hold() read.
+template <class Holds, class Check>
+void relations(const Stmt& s, Holds&& unite, Check&& check) {
   if (s.kind != StmtKind::Op) return;
   const auto& a = s.args;
   const auto& r = s.results;
-  auto len = [](VarId v) { return length(v); };
-  // A relation between operands is known only because the op checked it.
-  auto check = [&](Node x, Node y) {
-    if (checked) unite(x, y);
-  };
+  using N = LengthFacts;
+  auto len = [](VarId v) { return N::length(v); };
+  auto sum = [](VarId v) { return N::sum(v); };
+  constexpr auto one = N::one;
   switch (vcode::info(s.op).family) {
     case vcode::Family::Elementwise:
       for (VarId v : a) check(len(v), len(a[0]));
@@ -108,12 +112,18 @@ void LengthFacts::learn(const Stmt& s, bool checked) {
       check(len(a[1]), len(a[2]));
       check(len(a[0]), sum(a[2]));
       return;
+    case Op::BPermute:
+      unite(len(r[0]), len(a[1]));
+      check(len(a[0]), sum(a[2]));
+      check(len(a[1]), sum(a[3]));
+      return;
     case Op::Replace:
       unite(len(r[0]), len(a[0]));
       return;
     case Op::Permute:
       unite(len(r[0]), len(a[0]));
       check(len(a[1]), len(a[0]));
+      check(len(a[0]), sum(a[2]));
       return;
     case Op::StopTimer:
       unite(len(r[0]), one);
@@ -121,6 +131,22 @@ void LengthFacts::learn(const Stmt& s, bool checked) {
     default:
       return;
   }
+}
+
+}  // namespace
+
+void LengthFacts::learn(const Stmt& s, bool checked) {
+  relations(
+      s, [&](Node x, Node y) { unite(x, y); },
+      [&](Node x, Node y) {
+        if (checked) unite(x, y);  // known only because the op checked it
+      });
+}
+
+bool LengthFacts::checks_hold(const Stmt& s) const {
+  bool all = true;
+  relations(s, [](Node, Node) {}, [&](Node x, Node y) { all = all && same(x, y); });
+  return all;
 }
 
 }  // namespace fopt

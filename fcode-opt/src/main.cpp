@@ -45,6 +45,9 @@ int main(int argc, char** argv) {
       "stats", "print static counts, superoperators and unoptimized functions on stderr")(
       "inline-limit", po::value<std::size_t>(),
       "inline callees up to this many statements (default 400)")(
+      "fuse-duplicate-limit", po::value<std::size_t>(),
+      "recompute a value of up to this many superoperator nodes in each of its users instead "
+      "of storing it (default 8)")(
       "verify-ir", "verify the IR after every pass (always on in debug builds)")(
       "list-passes", "list the passes and what they do");
   po::options_description hidden;
@@ -85,6 +88,8 @@ int main(int argc, char** argv) {
   options.verify = vm.count("verify-ir") > 0;
   if (vm.count("inline-limit"))
     options.pass_options.inline_size_limit = vm["inline-limit"].as<std::size_t>();
+  if (vm.count("fuse-duplicate-limit"))
+    options.pass_options.fuse_duplicate_limit = vm["fuse-duplicate-limit"].as<std::size_t>();
   try {
     fopt::check_options(options);  // before reading the input: a misspelt name fails at once
   } catch (const std::exception& error) {

@@ -26,6 +26,24 @@ bool never_fails(Op op) {
   return is_elementwise(op) && fixed_arg_count(op) == 1;
 }
 
+bool is_int_division(const Stmt& s) {
+  return s.kind == StmtKind::Op &&
+         (s.op == Op::Mod || (s.op == Op::Div && s.type == vcode::TypeKeyword::Int));
+}
+
+bool fails_only_on_lengths(const Stmt& s) {
+  if (s.kind != StmtKind::Op || has_effect(s.op)) return false;
+  switch (vcode::info(s.op).family) {
+    case Family::Elementwise:
+      return !is_int_division(s);
+    case Family::Scan:
+    case Family::Reduce:
+      return true;
+    default:
+      return s.op == Op::Dist || s.op == Op::Index || s.op == Op::Pack;
+  }
+}
+
 namespace {
 // The type of an ops.def letter; G without a type keyword or an implied type is unknown.
 VarType letter_type(char letter, const std::optional<vcode::TypeKeyword>& type, Op op) {

@@ -418,3 +418,90 @@ TEST_CASE("cleanup: the constants 0.0 and -0.0 are not shared, and INT constants
   CHECK(f.body.stmts[0].op == Op::Const);
   CHECK(f.body.stmts[0].constant.ints == std::vector<std::int32_t>{INT32_MIN});
 }
+
+TEST_CASE("cleanup: an unused PACK is dropped where its lengths are known to agree, kept where not") {
+  // In MAIN the values, flags and descriptor all have 10 elements: the PACK cannot fail.
+  const char* known =
+      "FUNC MAIN\nCONST INT 10\nMAKE_SEGDES\nCONST INT 3\nCOPY 1 1\nDIST INT\nCONST BOOL T\n"
+      "COPY 1 2\nDIST BOOL\nCOPY 2 0\nCOPY 1 4\nPACK INT\nPOP 2 0\nPOP 3 0\nRET\n";
+  CHECK(count_ops(run(known, {"cleanup"}).module.functions[0], Op::Pack) == 0);
+  // FN's operands have lengths 2 and 3: the PACK must still run and report the mismatch.
+  const char* unknown =
+      "FUNC MAIN\nCONST INT (1 2)\nCONST BOOL (T F T)\nCONST INT 2\nMAKE_SEGDES\nCALL FN\nRET\n"
+      "FUNC FN\nPACK INT\nPOP 2 0\nRET\n";
+  auto result = run(unknown, {"cleanup"});
+  CHECK(count_ops(*result.module.find("FN"), Op::Pack) == 1);
+}
+
+namespace {
+// t = (a * 1.5 + 2.5) * b + 0.5 over 10 elements (a = I_TO_F of random INTs, b = a or another
+// random vector), then +_REDUCE t and MAX_REDUCE t: t is 17 nodes, too big to copy by size alone.
+std::string reduced_twice(bool b_is_a) {
+  std::string text =
+      "FUNC MAIN\nCONST INT 10\nMAKE_SEGDES\nCONST INT 100\nCOPY 1 1\nDIST INT\nRAND\nI_TO_F\n";
+  text += b_is_a ? "COPY 1 0\n"  // s a a
+                 : "CONST INT 100\nCOPY 1 2\nDIST INT\nRAND\nI_TO_F\nCPOP 1 1\n";  // s b a
+  text +=
+      "CONST FLOAT 1.5\nCOPY 1 3\nDIST FLOAT\n* FLOAT\nCONST FLOAT 2.5\nCOPY 1 3\nDIST FLOAT\n"
+      "+ FLOAT\n* FLOAT\nCONST FLOAT 0.5\nCOPY 1 2\nDIST FLOAT\n+ FLOAT\n"
+      "COPY 1 0\nCOPY 1 2\n+_REDUCE FLOAT\nCPOP 1 1\nCOPY 1 2\nMAX_REDUCE FLOAT\nRET\n";
+  return text;
+}
+}  // namespace
+
+// Superoperators of `result` that `predicate` holds for.
+std::size_t count_superops(const PipelineResult& result, auto predicate) {
+  return static_cast<std::size_t>(std::count_if(result.module.superops.begin(),
+                                                result.module.superops.end(), predicate));
+}
+
+bool has_node(const vcode::SuperOp& op, Op what) {
+  return std::any_of(op.nodes.begin(), op.nodes.end(),
+                     [&](const vcode::SuperOpNode& n) { return n.op == what; });
+}
+
+TEST_CASE("fuse: a multi-use value reading one vector is recomputed in its consumers, not stored") {
+  auto result = run(reduced_twice(true), default_passes());
+  CHECK(count_superops(result, [](const auto& op) { return op.reduces() && has_node(op, Op::Mul); }) ==
+        2);
+  CHECK(count_superops(result, [](const auto& op) { return !op.reduces() && has_node(op, Op::Mul); }) ==
+        0);
+  CHECK(count_code(result.program, Op::PlusReduce) + count_code(result.program, Op::MaxReduce) ==
+        0);
+}
+
+TEST_CASE("fuse: a multi-use value reading two vectors is stored once and read back") {
+  auto result = run(reduced_twice(false), default_passes());
+  CHECK(count_superops(result, [](const auto& op) { return !op.reduces() && has_node(op, Op::Mul); }) ==
+        1);
+  CHECK(count_code(result.program, Op::PlusReduce) == 1);
+  CHECK(count_code(result.program, Op::MaxReduce) == 1);
+}
+
+TEST_CASE("fuse: a value the same at every element is recomputed in each consumer, however big") {
+  // u = 1 / sqrt(2 * 3.0) + 4.0 over one segment (DISTs of scalars); r + u and r * u.
+  const char* text =
+      "FUNC MAIN\nCONST INT 10\nMAKE_SEGDES\nCONST INT 100\nCOPY 1 1\nDIST INT\nRAND\nI_TO_F\n"
+      "CONST FLOAT 1.0\nCOPY 1 2\nDIST FLOAT\nCONST FLOAT 2.0\nCOPY 1 3\nDIST FLOAT\n"
+      "CONST FLOAT 3.0\nCOPY 1 4\nDIST FLOAT\n* FLOAT\nSQRT\n/ FLOAT\nCONST FLOAT 4.0\nCOPY 1 3\n"
+      "DIST FLOAT\n+ FLOAT\n"                                       // s r u
+      "COPY 2 0\n+ FLOAT\nCPOP 2 1\n* FLOAT\nRET\n";  // s r+u r*u
+  auto result = run(text, default_passes());
+  CHECK(count_superops(result, [](const auto& op) { return has_node(op, Op::Sqrt); }) == 2);
+  CHECK(count_code(result.program, Op::Sqrt) == 0);
+}
+
+TEST_CASE("cleanup: an unused gather with indices an earlier gather checked is dropped") {
+  // g1 = a[i] (returned), then (a + a)[i2] unused: dropped when i2 is i (g1 checked those
+  // indices, and a + a is as long as a), kept when i2 is other indices (it may fail on one).
+  auto program = [](const char* second_indices) {
+    return std::string(
+               "FUNC MAIN\nCONST FLOAT (1.0 2.0 3.0)\nCONST INT (2 0 1)\nCONST INT 3\nMAKE_SEGDES\n"
+               "COPY 3 0\nCOPY 1 0\nBPERMUTE FLOAT\nCOPY 1 3\nCOPY 1 0\n+ FLOAT\n") +
+           second_indices + "COPY 1 3\nCOPY 1 0\nBPERMUTE FLOAT\nPOP 1 0\nRET\n";
+  };
+  const auto same = run(program("COPY 1 3\n"), {"cleanup"});  // i
+  CHECK(count_ops(same.module.functions[0], Op::BPermute) == 1);
+  const auto other = run(program("CONST INT (0 5 1)\n"), {"cleanup"});
+  CHECK(count_ops(other.module.functions[0], Op::BPermute) == 2);
+}

@@ -30,6 +30,10 @@ class LengthFacts {
   // what its run checked about its operands (with `checked`; these hold only after it ran).
   void learn(const Stmt& stmt, bool checked = true);
 
+  // Whether every length relation `stmt` checks when it runs is already known to hold, so that
+  // it cannot fail by a length mismatch.
+  bool checks_hold(const Stmt& stmt) const;
+
  private:
   struct Entry {
     Node parent;

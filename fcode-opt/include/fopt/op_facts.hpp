@@ -22,6 +22,15 @@ bool has_effect(vcode::Op op);
 // when unused): CONST, LENGTH, LENGTHS, and elementwise ops of one operand.
 bool never_fails(vcode::Op op);
 
+// An INT division or remainder: it fails on a zero divisor (and INT_MIN / -1), whatever the
+// lengths.
+bool is_int_division(const Stmt& stmt);
+
+// Pure statements whose only way to fail, operands of the right type given, is a length mismatch
+// between operands (elementwise ops but INT division, DIST, INDEX, PACK, scans and reductions):
+// where LengthFacts::checks_hold says the lengths agree, they cannot fail.
+bool fails_only_on_lengths(const Stmt& stmt);
+
 // Ops a superoperator can contain as an inner node (ops.def family Elementwise).
 bool is_elementwise(vcode::Op op);
 
