@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "cvl/op_dispatch.hpp"
+#include "fopt/entry_facts.hpp"
 #include "fopt/length_facts.hpp"
 #include "fopt/op_facts.hpp"
 #include "fopt/substitute.hpp"
@@ -145,8 +146,9 @@ void fold_block(Block& block, std::unordered_map<VarId, const Stmt*>& defs) {
 // of them loses no fact later statements rely on: what its run would check was known already.
 class LengthSafe {
  public:
-  std::unordered_set<VarId> find(const Block& body) {
-    walk(body);
+  std::unordered_set<VarId> find(const Function& f, const EntryFacts& entry) {
+    entry.assume(f, facts_);
+    walk(f.body);
     return std::move(safe_);
   }
 
@@ -296,11 +298,12 @@ void cleanup(Module& module, const PassOptions&) {
   const std::set<std::string> fixed_signature = functions_with_fixed_signature(module);
   for (bool changed = true; changed;) {
     changed = false;
+    const EntryFacts entry(module);
     for (Function& f : module.functions) {
       if (!f.lifted) continue;
       std::unordered_map<VarId, std::size_t> uses;
       count_uses(f.body, uses);
-      const std::unordered_set<VarId> length_safe = LengthSafe().find(f.body);
+      const std::unordered_set<VarId> length_safe = LengthSafe().find(f, entry);
       while (sweep(f.body, uses, module, length_safe)) changed = true;
     }
     for (Function& f : module.functions) {

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "fopt/entry_facts.hpp"
 #include "fopt/length_facts.hpp"
 #include "fopt/op_facts.hpp"
 #include "fopt/var_types.hpp"
@@ -38,10 +39,11 @@ class Fuser {
  public:
   Fuser(Module& module, const PassOptions& options) : module_(module), options_(options) {}
 
-  void run(Function& f) {
+  void run(Function& f, const EntryFacts& entry) {
     candidates_.clear();
     defs_.clear();
     uses_.clear();
+    entry.assume(f, facts_);
     analyse(f.body);
     count_uses(f.body);
     decide();
@@ -445,9 +447,10 @@ class Fuser {
 }  // namespace
 
 void fuse(Module& module, const PassOptions& options) {
+  const EntryFacts entry(module);
   for (Function& f : module.functions) {
     if (!f.lifted) continue;
-    Fuser(module, options).run(f);
+    Fuser(module, options).run(f, entry);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "fopt/entry_facts.hpp"
 #include "fopt/length_facts.hpp"
 #include "fopt/op_facts.hpp"
 #include "fopt/var_types.hpp"
@@ -19,14 +20,16 @@ class Hoister {
  public:
   Hoister(const Module& module, Function& f) : module_(module), f_(f) {}
 
-  void run() {
+  void run(const EntryFacts& entry) {
+    entry.assume(f_, facts_);
     learn(f_.body);
     count(f_.body);
     hoist_block(f_.body);
   }
 
  private:
-  // Scalars by construction (no branch facts), which is all hoisting may rely on.
+  // Scalars by construction or from the function's entry (no branch facts), which is all
+  // hoisting may rely on: these hold everywhere in the body.
   void learn(const Block& block) {
     for (const Stmt& s : block.stmts) {
       facts_.learn(s, false);
@@ -111,8 +114,9 @@ class Hoister {
 }  // namespace
 
 void hoist(Module& module, const PassOptions&) {
+  const EntryFacts entry(module);
   for (Function& f : module.functions)
-    if (f.lifted) Hoister(module, f).run();
+    if (f.lifted) Hoister(module, f).run(entry);
 }
 
 }  // namespace fopt

@@ -117,6 +117,12 @@ void relations(const Stmt& s, Holds&& unite, Check&& check) {
       check(len(a[0]), sum(a[2]));
       check(len(a[1]), sum(a[3]));
       return;
+    case Op::DPermute:  // values, indices, defaults, source and destination descriptors
+      unite(len(r[0]), len(a[2]));
+      check(len(a[1]), len(a[0]));
+      check(len(a[0]), sum(a[3]));
+      check(len(a[2]), sum(a[4]));
+      return;
     case Op::Replace:
       unite(len(r[0]), len(a[0]));
       return;

@@ -505,3 +505,32 @@ TEST_CASE("cleanup: an unused gather with indices an earlier gather checked is d
   const auto other = run(program("CONST INT (0 5 1)\n"), {"cleanup"});
   CHECK(count_ops(other.module.functions[0], Op::BPermute) == 2);
 }
+
+namespace {
+// MAIN calls FN(a, a, 1) with a 4-element vector. FN(x, y, n) is y * (y + x) when n = 0, and
+// otherwise FN(z, y, n - 1): z is x + x (as long as x), or a 3-element vector when `mismatch`.
+std::string recursive_caller(bool mismatch) {
+  std::string text =
+      "FUNC MAIN\nCONST INT 4\nMAKE_SEGDES\nCONST FLOAT 1.5\nCOPY 1 1\nDIST FLOAT\nCOPY 1 0\n"
+      "CONST INT 1\nCALL FN\nRET\n"
+      "FUNC FN\nCOPY 1 0\nCONST INT 0\n= INT\nIF\nPOP 1 0\nCOPY 1 0\nCPOP 1 2\n+ FLOAT\n* FLOAT\n"
+      "ELSE\nCPOP 1 2\n";
+  text += mismatch ? "POP 1 0\nCONST FLOAT 2.5\nCONST INT 3\nMAKE_SEGDES\nDIST FLOAT\n"  // y n z
+                   : "COPY 1 0\n+ FLOAT\n";                                               // y n x+x
+  text += "CPOP 1 2\nCPOP 1 2\nCONST INT 1\n- INT\nCALL FN\nENDIF\nRET\n";
+  return text;
+}
+}  // namespace
+
+TEST_CASE("entry facts: what every call of a function passes is known in its body") {
+  // The lengths of x and y agree at MAIN's call, and at the recursive one because they agree at
+  // the call that made it: y * (y + x) is one superoperator.
+  auto same = run(recursive_caller(false), {"fuse"});
+  const Function& fn = *same.module.find("FN");
+  CHECK(count_ops(fn, Op::Mul) == 0);
+  CHECK(count_kind(fn, StmtKind::Fused) == 1);
+  // One call passes vectors of 3 and 4 elements: nothing is assumed, x + y stays a checked op.
+  auto mismatch = run(recursive_caller(true), {"fuse"});
+  CHECK(count_ops(*mismatch.module.find("FN"), Op::Mul) == 1);
+  CHECK(count_ops(*mismatch.module.find("FN"), Op::Add) == 1);
+}
