@@ -2,9 +2,11 @@
 // segment kept. Two parts: per-segment flag counts (a segmented reduction), then compaction,
 // in which each block of elements is compacted to where the flags before it end.
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "families.hpp"
+#include "simd/compact.hpp"
 
 namespace cvl::cpu {
 namespace {
@@ -40,17 +42,22 @@ Vector segment_counts(const Parallel& par, const Flag* flags, const SegView& sd)
   return counts;
 }
 
-// Copies the flagged elements of [lo, hi) to out[0...]. Branch-free: every element is stored
-// and the cursor advances over flagged ones only; it stops at the last flagged element so that
-// no store lands beyond this block's share of the output.
+// Copies the flagged elements of [lo, hi) to out[0...], with AVX-512 where the CPU has it.
 template <class Bits>
 void compact(const Bits* in, const Flag* flags, std::size_t lo, std::size_t hi, Bits* out) {
-  while (hi > lo && !flags[hi - 1]) --hi;
-  std::size_t cursor = 0;
-  for (std::size_t i = lo; i < hi; ++i) {
-    out[cursor] = in[i];
-    cursor += flags[i];
+  if constexpr (sizeof(Bits) == 4 || sizeof(Bits) == 8) {
+    using Word = std::conditional_t<sizeof(Bits) == 4, std::uint32_t, std::uint64_t>;
+    static const simd::CompactFunction<Word> vectorized = [] {
+      if constexpr (sizeof(Bits) == 4) return simd::compact32();
+      else return simd::compact64();
+    }();
+    if (vectorized) {
+      vectorized(reinterpret_cast<const Word*>(in) + lo, flags + lo, hi - lo,
+                 reinterpret_cast<Word*>(out));
+      return;
+    }
   }
+  simd::compact_portable(in + lo, flags + lo, hi - lo, out);
 }
 
 }  // namespace

@@ -11,14 +11,22 @@ namespace {
 
 // Writes offsets[k + 1] = offsets[k] + lengths[k] over [lo, hi) starting from `start`; returns
 // the running sum, or records the first negative length in `fault`. An offset past 32 bits is
-// written wrapped; the caller rejects a total that large.
+// written wrapped; the caller rejects a total that large. The sign bits are gathered without a
+// branch and searched only when one is set: the loop is one add and one store per segment.
 std::int64_t prefix_lengths(const std::int32_t* lengths, SegOffset* offsets, std::size_t lo,
                             std::size_t hi, std::int64_t start, IndexFault& fault) {
   std::int64_t sum = start;
+  std::int32_t signs = 0;
   for (std::size_t k = lo; k < hi; ++k) {
-    if (lengths[k] < 0 && !fault.found()) fault = {k, lengths[k], 0};
+    signs |= lengths[k];
     sum += lengths[k];
     offsets[k + 1] = static_cast<SegOffset>(sum);
+  }
+  if (signs < 0 && !fault.found()) {
+    const std::int32_t* negative =
+        std::find_if(lengths + lo, lengths + hi, [](std::int32_t l) { return l < 0; });
+    const auto k = static_cast<std::size_t>(negative - lengths);
+    fault = {k, lengths[k], 0};
   }
   return sum;
 }

@@ -1,0 +1,36 @@
+// PACK's compaction with AVX-512 (VPCOMPRESSD/Q), where the CPU has it: the flagged elements of
+// a block moved to the front, 16 or 8 at a time, instead of one store per element.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace cvl::cpu::simd {
+
+// A function copying the elements of in[0, n) whose flag is non-zero to out[0...] in order and
+// returning how many; it stores nothing past them (masked stores), so blocks of one PACK can run
+// side by side.
+template <class Bits>
+using CompactFunction = std::size_t (*)(const Bits* in, const std::uint8_t* flags, std::size_t n,
+                                        Bits* out);
+
+// The portable version, for any element type: branch-free, every element is stored and the
+// cursor advances over flagged ones only; it stops at the last flagged element so that no store
+// lands beyond the kept ones.
+template <class Bits>
+std::size_t compact_portable(const Bits* in, const std::uint8_t* flags, std::size_t n, Bits* out) {
+  while (n > 0 && !flags[n - 1]) --n;
+  std::size_t cursor = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    out[cursor] = in[i];
+    cursor += flags[i];
+  }
+  return cursor;
+}
+
+// The AVX-512 version for elements of 4 or 8 bytes on a CPU with AVX-512 F, BW and VL; nullptr
+// otherwise (and in builds for other processors).
+CompactFunction<std::uint32_t> compact32();
+CompactFunction<std::uint64_t> compact64();
+
+}  // namespace cvl::cpu::simd
