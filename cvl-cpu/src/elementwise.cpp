@@ -2,11 +2,14 @@
 // element type ops.def lists (cvl/op_dispatch.hpp), applying the op's cvl_sem rule. Each loop is
 // a plain indexed loop the compiler can vectorize.
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cvl/op_dispatch.hpp"
 #include "families.hpp"
+#include "streaming_fill.hpp"
 #include "vector_math.hpp"
 
 namespace cvl::cpu {
@@ -89,9 +92,47 @@ Vector map_array(const Parallel& par, ArrayFunction function, std::span<Vector> 
   return out;
 }
 
+// Below this many elements, computing on one element first does not pay.
+constexpr std::size_t kUniformMin = 256;
+
+// out[0..n) = the element-sized `bits`, in parallel (around the cache for large outputs).
+void fill_bits(const Parallel& par, const Vector& out, std::uint64_t bits) {
+  with_element_bits(out.type, [&]<class Bits>() {
+    Bits* o = elements<Bits>(out);
+    const auto value = static_cast<Bits>(bits);
+    const bool streaming = out.length * sizeof(Bits) >= kStreamingBytes;
+    parallel_for(par, out.length, kMemoryBoundThreshold, [=](std::size_t lo, std::size_t hi) {
+      fill_values(o + lo, hi - lo, value, streaming);
+      if (streaming) streaming_done();
+    });
+  });
+}
+
 }  // namespace
 
 Vector elementwise(const Context& ctx, Op op, Type type, std::span<Vector> ops) {
+  // Operands each of one value (DISTs of NESL's constants, and ops of those): the op on one
+  // element, through the same function as below (so the bits and any error are the same: the
+  // first element is where an INT division fails), then spread; the result has one value too.
+  if (ops[0].length >= kUniformMin) {
+    std::vector<Vector> one;
+    for (const Vector& v : ops) {
+      const std::optional<std::uint64_t> bits = uniform_bits(v);
+      if (!bits) break;
+      Vector e = allocate(v.type, 1);
+      std::memcpy(elements<std::byte>(e), &*bits, element_size(v.type));
+      one.push_back(std::move(e));
+    }
+    if (one.size() == ops.size()) {
+      const Vector value = elementwise(ctx, op, type, one);
+      std::uint64_t bits = 0;
+      std::memcpy(&bits, elements<std::byte>(value), element_size(value.type));
+      Vector out = result_for(ops, value.type, ops[0].length);
+      fill_bits(ctx.par, out, bits);
+      mark_uniform(out, bits);
+      return out;
+    }
+  }
   if (ctx.fast_math)
     if (ArrayFunction function = fast_math_function(op)) return map_array(ctx.par, function, ops);
   return visit_elementwise(op, type, [&]<Op kOp, class Sem, Type kType>() {

@@ -37,7 +37,10 @@ Vector allocate_zeroed(const Parallel& par, Type type, std::size_t length) {
 }
 
 bool reusable(const Vector& v, Type type, std::size_t length) {
-  return v.storage && v.storage.use_count() == 1 && v.type == type && v.length == length;
+  if (!v.storage || v.storage.use_count() != 1 || v.type != type || v.length != length)
+    return false;
+  static_cast<Buffer*>(v.storage.get())->uniform.reset();
+  return true;
 }
 
 Vector reuse_or_allocate(Vector&& operand, Type type, std::size_t length) {

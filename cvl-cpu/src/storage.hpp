@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <type_traits>
 
 #include "buffer_cache.hpp"
@@ -26,6 +27,11 @@ class Buffer final : public Storage {
 
   std::byte* bytes() const { return data_; }
   std::size_t capacity() const { return capacity_; }
+
+  // The bits every element has, when the op that wrote them wrote them all alike (a DIST over one
+  // segment, an elementwise op of such vectors): later elementwise ops compute on one element.
+  // reusable() drops it, since a reused buffer is about to be overwritten.
+  std::optional<std::uint64_t> uniform;
 
  private:
   static constexpr std::size_t kInlineBytes = 64;
@@ -67,11 +73,23 @@ T* elements(const Vector& v) {
   return buffer ? reinterpret_cast<T*>(buffer->bytes()) : nullptr;
 }
 
+// The bits every element of `v` has, where the op that made it recorded them (Buffer::uniform).
+inline std::optional<std::uint64_t> uniform_bits(const Vector& v) {
+  auto* buffer = static_cast<Buffer*>(v.storage.get());
+  return buffer && v.length > 0 ? buffer->uniform : std::nullopt;
+}
+// Records that every element of `v`, just written, has the bits `bits` (element-sized).
+inline void mark_uniform(const Vector& v, std::uint64_t bits) {
+  if (auto* buffer = static_cast<Buffer*>(v.storage.get()); buffer && v.length > 0)
+    buffer->uniform = bits;
+}
+
 // A new vector with uninitialised elements; length 0 shares one empty buffer.
 Vector allocate(Type type, std::size_t length);
 // A new vector with all bits zero (0, 0.0, F), written in parallel above the threshold.
 Vector allocate_zeroed(const Parallel& par, Type type, std::size_t length);
-// Whether `v` may become the result: no other handle shares it and the shape matches.
+// Whether `v` may become the result: no other handle shares it and the shape matches. When it
+// may, its uniform mark goes (the caller overwrites it; every reuse is decided here).
 bool reusable(const Vector& v, Type type, std::size_t length);
 // The operand itself when reusable (its elements are then overwritten), else a new vector.
 Vector reuse_or_allocate(Vector&& operand, Type type, std::size_t length);

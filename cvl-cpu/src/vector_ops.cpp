@@ -70,6 +70,11 @@ Vector distribute(const Context& ctx, Vector values, const SegView& sd) {
       });
       if (streaming) streaming_done();
     });
+    // One segment (a scalar spread, as NESL's constants are), or values all alike: one value.
+    if (auto same = uniform_bits(values))
+      mark_uniform(out, *same);
+    else if (sd.segments == 1)
+      mark_uniform(out, value[0]);
     return out;
   });
 }
