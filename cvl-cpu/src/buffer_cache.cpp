@@ -54,19 +54,20 @@ struct Range {
 
 class Cache {
  public:
-  MemoryBlock acquire(std::size_t request) {
+  MemoryBlock acquire(std::size_t request, bool populate) {
     // Whether a block is mapped follows from its counted size alone, which release() also sees.
     std::size_t bytes = round_up(request, kAlignment);
     const bool mapped = bytes >= kMappedBufferMin;
     if (mapped) bytes = round_up(bytes, page_size());
     if (bytes == 0) throw_memory_limit(request, live(), limit_.load(std::memory_order_relaxed));
     reserve(bytes, request);
-    void* data = mapped ? map(bytes) : std::aligned_alloc(kAlignment, bytes);
+    std::size_t fresh_from = SIZE_MAX;
+    void* data = mapped ? map(bytes, populate, fresh_from) : std::aligned_alloc(kAlignment, bytes);
     if (!data) {
       live_.fetch_sub(bytes, std::memory_order_relaxed);
       throw_no_system_memory(request, live());
     }
-    return {static_cast<std::byte*>(data), bytes};
+    return {static_cast<std::byte*>(data), bytes, fresh_from};
   }
 
   void release(MemoryBlock block) {
@@ -76,12 +77,11 @@ class Cache {
       // A gathered block is several kernel mappings, and mremap moves only one at a time: it
       // goes back to the pool as its pieces.
       if (auto found = pieces_.find(block.data); found != pieces_.end()) {
-        for (const Range& piece : found->second) pool_.push_back(piece);
+        for (const Range& piece : found->second) pool(piece, block);
         pieces_.erase(found);
       } else {
-        pool_.push_back({block.data, block.bytes});
+        pool({block.data, block.bytes}, block);
       }
-      pooled_ += block.bytes;
       while (pool_.size() > kMaxPooledRanges) unmap_smallest();
     } else {
       std::free(block.data);
@@ -117,9 +117,23 @@ class Cache {
     }
   }
 
+  // Puts `range` of the released `block` in the pool, but for its pages from block.fresh_from
+  // on, which were never touched: those are unmapped (the pool hands out resident pages).
+  void pool(Range range, const MemoryBlock& block) {
+    const std::size_t from = static_cast<std::size_t>(range.data - block.data);  // in the block
+    if (block.fresh_from < from + range.size) {
+      const std::size_t kept = block.fresh_from > from ? block.fresh_from - from : 0;
+      munmap(range.data + kept, range.size - kept);
+      range.size = kept;
+    }
+    if (range.size == 0) return;
+    pool_.push_back(range);
+    pooled_ += range.size;
+  }
+
   // `bytes` (a page multiple) of mapped memory, pooled pages first; nullptr when the system
   // refuses.
-  std::byte* map(std::size_t bytes) {
+  std::byte* map(std::size_t bytes, bool populate, std::size_t& fresh_from) {
     std::lock_guard lock(mutex_);
     std::byte* data = take_one(bytes);
     if (data) {
@@ -137,7 +151,10 @@ class Cache {
         pieces_.emplace(data, std::move(pieces));
       }
       fresh_ += bytes - moved;
-      prefault(data + moved, bytes - moved);
+      if (populate)
+        prefault(data + moved, bytes - moved);
+      else
+        fresh_from = moved;
     }
     mapped_live_ += bytes;
     mapped_peak_ = std::max(mapped_peak_, mapped_live_);
@@ -210,7 +227,14 @@ Cache& cache() {
 
 }  // namespace
 
-MemoryBlock acquire_memory(std::size_t bytes) { return cache().acquire(bytes); }
+void populate_memory(const MemoryBlock& block) {
+  if (block.fresh_from < block.bytes && block.bytes >= kMappedBufferMin)
+    prefault(block.data + block.fresh_from, block.bytes - block.fresh_from);
+}
+
+MemoryBlock acquire_memory(std::size_t bytes, bool populate) {
+  return cache().acquire(bytes, populate);
+}
 
 void release_memory(MemoryBlock block) { cache().release(block); }
 

@@ -18,11 +18,20 @@ namespace cvl::cpu {
 struct MemoryBlock {
   std::byte* data = nullptr;
   std::size_t bytes = 0;  // bytes counted as in use: the request rounded up to 64 or a page
+  // Acquired without `populate`: the offset from which the pages are fresh, never touched (the
+  // pool's pages before it are resident); past `bytes` when none are.
+  std::size_t fresh_from = SIZE_MAX;
 };
 
 // At least `bytes` bytes, 64-byte aligned. Throws cvl::Error (out of vector memory) when the
 // live total would pass the limit, or when the system has no memory, before anything changes.
-MemoryBlock acquire_memory(std::size_t bytes);
+// `populate`: the caller writes the block at once, so fresh pages are faulted in with one call;
+// without it they fault when first touched, if ever (a vector whose elements may never be
+// written: Buffer::defer_fill).
+MemoryBlock acquire_memory(std::size_t bytes, bool populate = true);
+// Faults in the fresh pages of a block acquired without `populate` (from fresh_from on), before
+// it is written whole: one call costs the kernel less than a fault a page. Advice only.
+void populate_memory(const MemoryBlock& block);
 // Gives back a block from acquire_memory.
 void release_memory(MemoryBlock block);
 

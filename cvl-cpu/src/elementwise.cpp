@@ -92,47 +92,64 @@ Vector map_array(const Parallel& par, ArrayFunction function, std::span<Vector> 
   return out;
 }
 
-// Below this many elements, computing on one element first does not pay.
-constexpr std::size_t kUniformMin = 256;
-
-// out[0..n) = the element-sized `bits`, in parallel (around the cache for large outputs).
-void fill_bits(const Parallel& par, const Vector& out, std::uint64_t bits) {
-  with_element_bits(out.type, [&]<class Bits>() {
-    Bits* o = elements<Bits>(out);
-    const auto value = static_cast<Bits>(bits);
-    const bool streaming = out.length * sizeof(Bits) >= kStreamingBytes;
-    parallel_for(par, out.length, kMemoryBoundThreshold, [=](std::size_t lo, std::size_t hi) {
-      fill_values(o + lo, hi - lo, value, streaming);
-      if (streaming) streaming_done();
-    });
+// A binary op of a vector and a vector of one value (NESL's constants: `a1 * k`): the value is
+// read once, never from memory (its elements may never be written: Buffer::defer_fill).
+template <class Sem, class Out, class A, class B>
+Vector map_with_value(const Parallel& par, std::size_t threshold, std::span<Vector> ops,
+                      Type out_type) {
+  const std::size_t n = ops[0].length;
+  const std::optional<std::uint64_t> a_bits = uniform_bits(ops[0]);
+  const A* a = a_bits ? nullptr : elements<A>(ops[0]);
+  const B* b = a_bits ? elements<B>(ops[1]) : nullptr;
+  const std::uint64_t bits = a_bits ? *a_bits : uniform_bits(ops[1]).value_or(0);
+  A a_value{};
+  B b_value{};
+  if (a_bits)
+    std::memcpy(&a_value, &bits, sizeof(A));
+  else
+    std::memcpy(&b_value, &bits, sizeof(B));
+  drop_deferred_fills(ops);
+  Vector out = result_for(ops, out_type, n);
+  Out* o = elements<Out>(out);
+  parallel_for(par, n, threshold, [=](std::size_t lo, std::size_t hi) {
+    if (a)
+      for (std::size_t i = lo; i < hi; ++i) o[i] = Sem::apply(a[i], b_value);
+    else
+      for (std::size_t i = lo; i < hi; ++i) o[i] = Sem::apply(a_value, b[i]);
   });
+  return out;
 }
 
+// Whether exactly one of a binary op's operands is known to be of one value.
+bool one_operand_uniform(std::span<Vector> ops) {
+  return ops.size() == 2 && ops[0].length >= kDeferredFillMin &&
+         uniform_bits(ops[0]).has_value() != uniform_bits(ops[1]).has_value();
+}
+
+// Operands each of one value (DISTs of NESL's constants, and ops of those): the op on one
+// element, through the same function as the whole vector would take (so the bits and any error
+// are the same: the first element is where an INT division fails); the result is of one value
+// too, its elements written only if something takes their address.
+std::optional<Vector> elementwise_of_values(const Context& ctx, Op op, Type type,
+                                            std::span<Vector> ops) {
+  if (ops[0].length < kDeferredFillMin) return std::nullopt;
+  std::vector<Vector> one;
+  for (const Vector& v : ops) {
+    const std::optional<std::uint64_t> bits = uniform_bits(v);
+    if (!bits) return std::nullopt;
+    Vector e = allocate(v.type, 1);
+    std::memcpy(elements<std::byte>(e), &*bits, element_size(v.type));
+    one.push_back(std::move(e));
+  }
+  const Vector value = elementwise(ctx, op, type, one);
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, elements<std::byte>(value), element_size(value.type));
+  return uniform_vector(ops, value.type, ops[0].length, bits);
+}
 }  // namespace
 
 Vector elementwise(const Context& ctx, Op op, Type type, std::span<Vector> ops) {
-  // Operands each of one value (DISTs of NESL's constants, and ops of those): the op on one
-  // element, through the same function as below (so the bits and any error are the same: the
-  // first element is where an INT division fails), then spread; the result has one value too.
-  if (ops[0].length >= kUniformMin) {
-    std::vector<Vector> one;
-    for (const Vector& v : ops) {
-      const std::optional<std::uint64_t> bits = uniform_bits(v);
-      if (!bits) break;
-      Vector e = allocate(v.type, 1);
-      std::memcpy(elements<std::byte>(e), &*bits, element_size(v.type));
-      one.push_back(std::move(e));
-    }
-    if (one.size() == ops.size()) {
-      const Vector value = elementwise(ctx, op, type, one);
-      std::uint64_t bits = 0;
-      std::memcpy(&bits, elements<std::byte>(value), element_size(value.type));
-      Vector out = result_for(ops, value.type, ops[0].length);
-      fill_bits(ctx.par, out, bits);
-      mark_uniform(out, bits);
-      return out;
-    }
-  }
+  if (std::optional<Vector> out = elementwise_of_values(ctx, op, type, ops)) return std::move(*out);
   if (ctx.fast_math)
     if (ArrayFunction function = fast_math_function(op)) return map_array(ctx.par, function, ops);
   return visit_elementwise(op, type, [&]<Op kOp, class Sem, Type kType>() {
@@ -140,10 +157,15 @@ Vector elementwise(const Context& ctx, Op op, Type type, std::span<Vector> ops) 
       return with_element_bits(
           type, [&]<class Bits>() { return select_bits<Bits>(ctx.par, ops, type); });
     } else {
+      using Sig = Signature<kOp, kType>;
+      if constexpr (Sig::arity == 2 && !(checks_divisor<Sem> && kType == Type::Int))
+        if (one_operand_uniform(ops))
+          return map_with_value<Sem, typename Sig::Out, typename Sig::template In<0>,
+                                typename Sig::template In<1>>(ctx.par, threshold_for(kOp), ops,
+                                                              Sig::result);
       if constexpr (checks_divisor<Sem>)
         if constexpr (kType == Type::Int) check_divisors<Sem>(ctx.par, ops);
-      return map<kOp, Sem, kType>(ctx.par, ops,
-                                   std::make_index_sequence<Signature<kOp, kType>::arity>{});
+      return map<kOp, Sem, kType>(ctx.par, ops, std::make_index_sequence<Sig::arity>{});
     }
   });
 }

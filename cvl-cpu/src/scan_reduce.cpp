@@ -3,6 +3,9 @@
 // strictly left to right from the identity, as the reference does, unless threads split it (see
 // segmented_fold.hpp for how a cut segment is finished, and when that is exact).
 #include <atomic>
+#include <cstring>
+#include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "families.hpp"
@@ -57,9 +60,44 @@ Vector scan_typed(const Parallel& par, Vector v, const SegView& sd) {
   return out;
 }
 
+// A reduction of a vector of one value `x` (uniform_bits), without reading it, where the result
+// is exact: an INT sum is x times the segment's length (wrapping, as the sequential sum does);
+// an INT or BOOL maximum, minimum, AND or OR is x; an empty segment gets the identity. Others
+// (FLOAT sums round at each step) return nullopt and fold the elements.
+template <class C>
+std::optional<Vector> reduce_of_value(const Parallel& par, const Vector& v, const SegView& sd) {
+  using T = typename C::value_type;
+  using Sem = typename C::semantics;
+  constexpr bool sum = std::is_same_v<Sem, cvl_sem::Add>;
+  constexpr bool idempotent =
+      std::is_same_v<Sem, cvl_sem::Max> || std::is_same_v<Sem, cvl_sem::Min> ||
+      std::is_same_v<Sem, cvl_sem::And> || std::is_same_v<Sem, cvl_sem::Or>;
+  if constexpr (!std::is_integral_v<T> || !(sum || idempotent)) {
+    return std::nullopt;
+  } else {
+    const std::optional<std::uint64_t> bits = uniform_bits(v);
+    if (!bits) return std::nullopt;
+    T x;
+    std::memcpy(&x, &*bits, sizeof(T));
+    Vector out = allocate(type_of<T>(), sd.segments);
+    T* o = elements<T>(out);
+    parallel_for(par, sd.segments, kMemoryBoundThreshold, [&](std::size_t lo, std::size_t hi) {
+      for (std::size_t k = lo; k < hi; ++k) {
+        const std::size_t length = sd.length(k);
+        if constexpr (sum)
+          o[k] = static_cast<T>(static_cast<std::uint32_t>(x) * static_cast<std::uint32_t>(length));
+        else
+          o[k] = length == 0 ? C::identity : x;
+      }
+    });
+    return out;
+  }
+}
+
 template <class C>
 Vector reduce_typed(const Parallel& par, const Vector& v, const SegView& sd) {
   using T = typename C::value_type;
+  if (std::optional<Vector> out = reduce_of_value<C>(par, v, sd)) return std::move(*out);
   Vector out = allocate(type_of<T>(), sd.segments);
   reduce_segments<C>(par, sd, elements<T>(out), [&](auto&& fold) {
     VectorValues<T> in{elements<T>(v)};

@@ -2,22 +2,86 @@
 #include "storage.hpp"
 
 #include <cstring>
+#include <mutex>
+
+#include "streaming_fill.hpp"
 
 namespace cvl::cpu {
 
-Buffer::Buffer(std::size_t bytes) {
+Buffer::Buffer(std::size_t bytes, bool populate) {
   if (bytes <= kInlineBytes) {
     data_ = inline_;
     capacity_ = kInlineBytes;
     return;
   }
-  const MemoryBlock block = acquire_memory(bytes);
+  const MemoryBlock block = acquire_memory(bytes, populate);
+  fresh_from_ = block.fresh_from;
   data_ = block.data;
   capacity_ = block.bytes;
 }
 
+void Buffer::populate() const {
+  if (fresh_from_ >= capacity_) return;
+  populate_memory({data_, capacity_, fresh_from_});
+  fresh_from_ = SIZE_MAX;
+}
+
+void Buffer::defer_fill(std::size_t count, std::size_t element_bytes) {
+  deferred_count_ = count;
+  deferred_size_ = static_cast<std::uint8_t>(element_bytes);
+  deferred_.store(true, std::memory_order_release);
+}
+
+// Under one lock for all buffers (a deferred fill is written once, whichever thread asks first).
+void Buffer::write_deferred() const {
+  static std::mutex writing;
+  std::lock_guard lock(writing);
+  if (!deferred_.load(std::memory_order_acquire)) return;
+  const std::uint64_t bits = uniform.value_or(0);
+  populate();
+  const bool streaming = deferred_count_ * deferred_size_ >= kStreamingBytes;
+  switch (deferred_size_) {
+    case 1:
+      fill_values(reinterpret_cast<std::uint8_t*>(data_), deferred_count_,
+                  static_cast<std::uint8_t>(bits), streaming);
+      break;
+    case 4:
+      fill_values(reinterpret_cast<std::uint32_t*>(data_), deferred_count_,
+                  static_cast<std::uint32_t>(bits), streaming);
+      break;
+    default:
+      fill_values(reinterpret_cast<std::uint64_t*>(data_), deferred_count_, bits, streaming);
+      break;
+  }
+  if (streaming) streaming_done();
+  deferred_.store(false, std::memory_order_release);
+}
+
+Vector uniform_vector(std::span<Vector> reuse, Type type, std::size_t length, std::uint64_t bits) {
+  drop_deferred_fills(reuse);
+  Vector out;
+  for (Vector& v : reuse)
+    if (reusable(v, type, length)) {
+      out = std::move(v);
+      break;
+    }
+  if (!out.storage) {
+    if (length == 0) return allocate(type, 0);
+    out = Vector{type, length, std::make_shared<Buffer>(length * element_size(type), false)};
+  }
+  auto* buffer = static_cast<Buffer*>(out.storage.get());
+  buffer->uniform = bits;
+  buffer->defer_fill(length, element_size(type));
+  return out;
+}
+
+void drop_deferred_fills(std::span<Vector> operands) {
+  for (const Vector& v : operands)
+    if (v.storage && v.storage.use_count() == 1) static_cast<Buffer*>(v.storage.get())->cancel_deferred();
+}
+
 Buffer::~Buffer() {
-  if (data_ != inline_) release_memory({data_, capacity_});
+  if (data_ != inline_) release_memory({data_, capacity_, fresh_from_});
 }
 
 Vector allocate(Type type, std::size_t length) {
@@ -39,7 +103,12 @@ Vector allocate_zeroed(const Parallel& par, Type type, std::size_t length) {
 bool reusable(const Vector& v, Type type, std::size_t length) {
   if (!v.storage || v.storage.use_count() != 1 || v.type != type || v.length != length)
     return false;
-  static_cast<Buffer*>(v.storage.get())->uniform.reset();
+  auto* buffer = static_cast<Buffer*>(v.storage.get());
+  // Pages never touched (a vector of one value never written out) are not worth taking over:
+  // new memory comes from the pool's resident pages, and these go back unmapped.
+  if (buffer->has_fresh_pages()) return false;
+  buffer->bytes();  // a deferred fill is written: the op may keep some elements (DPERMUTE)
+  buffer->uniform.reset();
   return true;
 }
 

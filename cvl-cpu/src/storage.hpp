@@ -3,10 +3,12 @@
 // from buffer_cache.hpp, which also counts it against --max-memory.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <type_traits>
 
 #include "buffer_cache.hpp"
@@ -20,23 +22,45 @@ namespace cvl::cpu {
 // the whole handle; larger ones come from the buffer cache (and count against --max-memory).
 class Buffer final : public Storage {
  public:
-  explicit Buffer(std::size_t bytes);
+  // `populate`: see acquire_memory.
+  explicit Buffer(std::size_t bytes, bool populate = true);
   ~Buffer() override;
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
 
-  std::byte* bytes() const { return data_; }
+  // The memory, with any deferred elements written first (elements() reads it through this).
+  std::byte* bytes() const {
+    if (deferred_.load(std::memory_order_acquire)) write_deferred();
+    return data_;
+  }
   std::size_t capacity() const { return capacity_; }
 
-  // The bits every element has, when the op that wrote them wrote them all alike (a DIST over one
+  // The bits every element has, when the op that made them made them all alike (a DIST over one
   // segment, an elementwise op of such vectors): later elementwise ops compute on one element.
   // reusable() drops it, since a reused buffer is about to be overwritten.
   std::optional<std::uint64_t> uniform;
 
+  // Leaves the first `count` elements (of `element_bytes` each) unwritten until something takes
+  // their address: then they are all written `uniform`. An op that only needs the value (an
+  // elementwise op, computing on one element) never writes them; NESL's constants mostly live
+  // and die so.
+  void defer_fill(std::size_t count, std::size_t element_bytes);
+  // Forgets a deferred fill: the elements are about to be overwritten, or never read again.
+  void cancel_deferred() { deferred_.store(false, std::memory_order_release); }
+  // Before the whole buffer is written: pages acquired without populating are faulted in at once.
+  void populate() const;
+  bool has_fresh_pages() const { return fresh_from_ < capacity_; }
+
  private:
+  void write_deferred() const;
+
   static constexpr std::size_t kInlineBytes = 64;
   std::byte* data_;
   std::size_t capacity_;
+  mutable std::atomic<bool> deferred_{false};
+  mutable std::size_t fresh_from_ = SIZE_MAX;  // pages never touched from here on (acquire_memory)
+  std::size_t deferred_count_ = 0;
+  std::uint8_t deferred_size_ = 0;
   alignas(16) std::byte inline_[kInlineBytes];
 };
 
@@ -83,6 +107,16 @@ inline void mark_uniform(const Vector& v, std::uint64_t bits) {
   if (auto* buffer = static_cast<Buffer*>(v.storage.get()); buffer && v.length > 0)
     buffer->uniform = bits;
 }
+// Vectors of one value shorter than this are written at once: deferring (and computing on one
+// element) does not pay below it.
+inline constexpr std::size_t kDeferredFillMin = 256;
+// A vector of `length` elements all the element-sized `bits`, written only when something takes
+// their address (Buffer::defer_fill): the first operand of `reuse` that may become the result,
+// else new memory whose pages are not faulted in until then.
+Vector uniform_vector(std::span<Vector> reuse, Type type, std::size_t length, std::uint64_t bits);
+// Before an op overwrites or drops its operands: the deferred fills of those no other handle
+// shares are not needed (their values were read with uniform_bits()).
+void drop_deferred_fills(std::span<Vector> operands);
 
 // A new vector with uninitialised elements; length 0 shares one empty buffer.
 Vector allocate(Type type, std::size_t length);

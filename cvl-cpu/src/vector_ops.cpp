@@ -60,6 +60,11 @@ Vector distribute(const Context& ctx, Vector values, const SegView& sd) {
   if (sd.uniform == 1) return values;  // one element per segment: the values themselves
   const Type type = values.type;
   return with_element_bits(type, [&]<class Bits>() {
+    // One segment (a scalar spread, as NESL's constants are), or values all alike: one value,
+    // written only where something takes the elements' address (Buffer::defer_fill).
+    std::optional<std::uint64_t> same = uniform_bits(values);
+    if (!same && sd.segments == 1) same = elements<Bits>(values)[0];
+    if (same && sd.total >= kDeferredFillMin) return uniform_vector({}, type, sd.total, *same);
     const Bits* value = elements<Bits>(values);
     Vector out = allocate(type, sd.total);
     Bits* result = elements<Bits>(out);
@@ -70,11 +75,7 @@ Vector distribute(const Context& ctx, Vector values, const SegView& sd) {
       });
       if (streaming) streaming_done();
     });
-    // One segment (a scalar spread, as NESL's constants are), or values all alike: one value.
-    if (auto same = uniform_bits(values))
-      mark_uniform(out, *same);
-    else if (sd.segments == 1)
-      mark_uniform(out, value[0]);
+    if (same) mark_uniform(out, *same);
     return out;
   });
 }

@@ -43,6 +43,30 @@ TEST_CASE("cache: a freed mapping serves the next request of its size or less", 
   CHECK(memory_stats().live == before.live);
 }
 
+TEST_CASE("cache: pages acquired unpopulated and never touched are unmapped, not pooled",
+          "[cpu][cache]") {
+  release_pooled_memory();
+  const MemoryStats before = memory_stats();
+  // Fresh pages: which ones are untouched is reported, and they do not go to the pool.
+  MemoryBlock lazy = acquire_memory(4 * kMiB, /*populate=*/false);
+  CHECK(lazy.fresh_from == 0);
+  release_memory(lazy);
+  CHECK(memory_stats().pooled == before.pooled);
+  // Written after all (populated first, as a deferred fill does): pooled like any other block.
+  MemoryBlock used = acquire_memory(4 * kMiB, /*populate=*/false);
+  populate_memory(used);
+  check_usable(used, 5);
+  used.fresh_from = SIZE_MAX;
+  release_memory(used);
+  CHECK(memory_stats().pooled == before.pooled + 4 * kMiB);
+  // From the pool: resident pages, none reported fresh.
+  MemoryBlock pooled = acquire_memory(4 * kMiB, /*populate=*/false);
+  CHECK(pooled.fresh_from >= pooled.bytes);
+  check_usable(pooled, 6);
+  release_memory(pooled);
+  CHECK(memory_stats().live == before.live);
+}
+
 TEST_CASE("cache: freed ranges too small alone are moved together", "[cpu][cache]") {
   release_pooled_memory();
   const MemoryStats before = memory_stats();
