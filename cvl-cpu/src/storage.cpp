@@ -118,7 +118,12 @@ Vector reuse_or_allocate(Vector&& operand, Type type, std::size_t length) {
 }
 
 Vector unshared(const Parallel& par, Vector&& v) {
-  if (reusable(v, v.type, v.length)) return std::move(v);
+  if (v.storage && v.storage.use_count() == 1) {  // its elements are kept: written out if deferred
+    auto* buffer = static_cast<Buffer*>(v.storage.get());
+    buffer->bytes();
+    buffer->uniform.reset();
+    return std::move(v);
+  }
   Vector copy = allocate(v.type, v.length);
   const std::byte* from = elements<std::byte>(v);
   std::byte* to = elements<std::byte>(copy);
