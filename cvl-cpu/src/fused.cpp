@@ -421,6 +421,15 @@ Vector result_vector(const CpuSuperOp& plan, std::span<FusedOperand> operands, T
 
 Vector map(const Context& ctx, const Call& call, std::span<FusedOperand> operands) {
   const Type type = to_type(call.plan.analysis.values_type);
+  // The same value at every element (a DIST of a constant: NESL's rand bounds): computed on one
+  // element, written only where an op reads the elements as memory (Buffer::defer_fill).
+  if (call.domain >= kDeferredFillMin && call.uniform(call.plan.analysis.values_node)) {
+    Frame frame(call);
+    std::uint64_t bits = 0;
+    frame.evaluate(0, 1, &bits);
+    if (frame.fault().found()) frame.fault().raise();
+    return uniform_vector({}, type, call.domain, bits);
+  }
   Vector out = result_vector(call.plan, operands, type, call.domain);
   std::byte* o = elements<std::byte>(out);
   const std::size_t size = element_size(type);
