@@ -228,7 +228,7 @@ Cache& cache() {
 }  // namespace
 
 void populate_memory(const MemoryBlock& block) {
-  if (block.fresh_from < block.bytes && block.bytes >= kMappedBufferMin)
+  if (block.fresh_from < block.bytes)
     prefault(block.data + block.fresh_from, block.bytes - block.fresh_from);
 }
 

@@ -9,7 +9,6 @@
 
 #include "cvl/op_dispatch.hpp"
 #include "families.hpp"
-#include "streaming_fill.hpp"
 #include "vector_math.hpp"
 
 namespace cvl::cpu {
@@ -20,8 +19,7 @@ using vcode::Op;
 // The result takes over the first operand that has its type and no other handle, else new memory.
 // Callers take their input pointers first: the storage stays alive inside the result.
 Vector result_for(std::span<Vector> operands, Type type, std::size_t n) {
-  for (Vector& v : operands)
-    if (reusable(v, type, n)) return std::move(v);
+  if (Vector* taken = first_reusable(operands, type, n)) return std::move(*taken);
   return allocate(type, n);
 }
 
@@ -122,7 +120,7 @@ Vector map_with_value(const Parallel& par, std::size_t threshold, std::span<Vect
 
 // Whether exactly one of a binary op's operands is known to be of one value.
 bool one_operand_uniform(std::span<Vector> ops) {
-  return ops.size() == 2 && ops[0].length >= kDeferredFillMin &&
+  return ops[0].length >= kDeferredFillMin &&
          uniform_bits(ops[0]).has_value() != uniform_bits(ops[1]).has_value();
 }
 

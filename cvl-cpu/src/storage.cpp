@@ -26,9 +26,9 @@ void Buffer::populate() const {
   fresh_from_ = SIZE_MAX;
 }
 
-void Buffer::defer_fill(std::size_t count, std::size_t element_bytes) {
+void Buffer::defer_fill(std::size_t count, Type type) {
   deferred_count_ = count;
-  deferred_size_ = static_cast<std::uint8_t>(element_bytes);
+  deferred_type_ = type;
   deferred_.store(true, std::memory_order_release);
 }
 
@@ -39,39 +39,24 @@ void Buffer::write_deferred() const {
   if (!deferred_.load(std::memory_order_acquire)) return;
   const std::uint64_t bits = uniform.value_or(0);
   populate();
-  const bool streaming = deferred_count_ * deferred_size_ >= kStreamingBytes;
-  switch (deferred_size_) {
-    case 1:
-      fill_values(reinterpret_cast<std::uint8_t*>(data_), deferred_count_,
-                  static_cast<std::uint8_t>(bits), streaming);
-      break;
-    case 4:
-      fill_values(reinterpret_cast<std::uint32_t*>(data_), deferred_count_,
-                  static_cast<std::uint32_t>(bits), streaming);
-      break;
-    default:
-      fill_values(reinterpret_cast<std::uint64_t*>(data_), deferred_count_, bits, streaming);
-      break;
-  }
+  const bool streaming = deferred_count_ * element_size(deferred_type_) >= kStreamingBytes;
+  with_element_bits(deferred_type_, [&]<class Bits>() {
+    fill_values(reinterpret_cast<Bits*>(data_), deferred_count_, static_cast<Bits>(bits), streaming);
+  });
   if (streaming) streaming_done();
   deferred_.store(false, std::memory_order_release);
 }
 
 Vector uniform_vector(std::span<Vector> reuse, Type type, std::size_t length, std::uint64_t bits) {
   drop_deferred_fills(reuse);
-  Vector out;
-  for (Vector& v : reuse)
-    if (reusable(v, type, length)) {
-      out = std::move(v);
-      break;
-    }
-  if (!out.storage) {
-    if (length == 0) return allocate(type, 0);
-    out = Vector{type, length, std::make_shared<Buffer>(length * element_size(type), false)};
-  }
+  if (length == 0) return allocate(type, 0);
+  Vector* taken = first_reusable(reuse, type, length);
+  Vector out = taken ? std::move(*taken)
+                     : Vector{type, length,
+                              std::make_shared<Buffer>(length * element_size(type), false)};
   auto* buffer = static_cast<Buffer*>(out.storage.get());
   buffer->uniform = bits;
-  buffer->defer_fill(length, element_size(type));
+  buffer->defer_fill(length, type);
   return out;
 }
 
@@ -110,6 +95,12 @@ bool reusable(const Vector& v, Type type, std::size_t length) {
   buffer->bytes();  // a deferred fill is written: the op may keep some elements (DPERMUTE)
   buffer->uniform.reset();
   return true;
+}
+
+Vector* first_reusable(std::span<Vector> operands, Type type, std::size_t length) {
+  for (Vector& v : operands)
+    if (reusable(v, type, length)) return &v;
+  return nullptr;
 }
 
 Vector reuse_or_allocate(Vector&& operand, Type type, std::size_t length) {

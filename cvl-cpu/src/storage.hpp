@@ -40,19 +40,19 @@ class Buffer final : public Storage {
   // reusable() drops it, since a reused buffer is about to be overwritten.
   std::optional<std::uint64_t> uniform;
 
-  // Leaves the first `count` elements (of `element_bytes` each) unwritten until something takes
-  // their address: then they are all written `uniform`. An op that only needs the value (an
+  // Leaves the first `count` elements (of type `type`) unwritten until something takes their
+  // address: then they are all written `uniform`. An op that only needs the value (an
   // elementwise op, computing on one element) never writes them; NESL's constants mostly live
   // and die so.
-  void defer_fill(std::size_t count, std::size_t element_bytes);
+  void defer_fill(std::size_t count, Type type);
   // Forgets a deferred fill: the elements are about to be overwritten, or never read again.
   void cancel_deferred() { deferred_.store(false, std::memory_order_release); }
-  // Before the whole buffer is written: pages acquired without populating are faulted in at once.
-  void populate() const;
   bool has_fresh_pages() const { return fresh_from_ < capacity_; }
 
  private:
   void write_deferred() const;
+  // Before the whole buffer is written: pages acquired without populating are faulted in at once.
+  void populate() const;
 
   static constexpr std::size_t kInlineBytes = 64;
   std::byte* data_;
@@ -60,7 +60,7 @@ class Buffer final : public Storage {
   mutable std::atomic<bool> deferred_{false};
   mutable std::size_t fresh_from_ = SIZE_MAX;  // pages never touched from here on (acquire_memory)
   std::size_t deferred_count_ = 0;
-  std::uint8_t deferred_size_ = 0;
+  Type deferred_type_ = Type::Int;
   alignas(16) std::byte inline_[kInlineBytes];
 };
 
@@ -125,6 +125,8 @@ Vector allocate_zeroed(const Parallel& par, Type type, std::size_t length);
 // Whether `v` may become the result: no other handle shares it and the shape matches. When it
 // may, its uniform mark goes (the caller overwrites it; every reuse is decided here).
 bool reusable(const Vector& v, Type type, std::size_t length);
+// The first of `operands` that may become the result (reusable), or nullptr.
+Vector* first_reusable(std::span<Vector> operands, Type type, std::size_t length);
 // The operand itself when reusable (its elements are then overwritten), else a new vector.
 Vector reuse_or_allocate(Vector&& operand, Type type, std::size_t length);
 // An unshared copy of `v` (itself when already unshared): for ops that write into their input.

@@ -223,19 +223,20 @@ class Fuser {
       mine.invariant = c.scalar_dist;  // DIST and INDEX read per-segment values only
       return;
     }
+    auto reads = [&](VarId read) {
+      if (std::find(mine.reads.begin(), mine.reads.end(), read) == mine.reads.end())
+        mine.reads.push_back(read);
+    };
     mine.invariant = c.member;
     for (VarId a : s.args) {
       auto found = cost_.find(a);
       const bool invariant = found != cost_.end() && found->second.invariant;
       mine.invariant = mine.invariant && invariant;
       if (invariant) continue;
-      if (expanded_.contains(a) && found != cost_.end()) {
-        for (VarId leaf : found->second.reads)
-          if (std::find(mine.reads.begin(), mine.reads.end(), leaf) == mine.reads.end())
-            mine.reads.push_back(leaf);
-      } else if (std::find(mine.reads.begin(), mine.reads.end(), a) == mine.reads.end()) {
-        mine.reads.push_back(a);
-      }
+      if (expanded_.contains(a) && found != cost_.end())
+        for (VarId leaf : found->second.reads) reads(leaf);
+      else
+        reads(a);
     }
     if (mine.invariant) mine.reads.clear();
   }

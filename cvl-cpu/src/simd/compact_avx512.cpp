@@ -20,9 +20,7 @@ std::size_t compact32(const std::uint32_t* in, const std::uint8_t* flags, std::s
     _mm512_mask_storeu_epi32(out + cursor, static_cast<__mmask16>((1u << count) - 1), kept);
     cursor += count;
   }
-  for (; i < n; ++i)
-    if (flags[i]) out[cursor++] = in[i];
-  return cursor;
+  return cursor + compact_portable(in + i, flags + i, n - i, out + cursor);
 }
 
 std::size_t compact64(const std::uint64_t* in, const std::uint8_t* flags, std::size_t n,
@@ -38,9 +36,7 @@ std::size_t compact64(const std::uint64_t* in, const std::uint8_t* flags, std::s
     _mm512_mask_storeu_epi64(out + cursor, static_cast<__mmask8>((1u << count) - 1), kept);
     cursor += count;
   }
-  for (; i < n; ++i)
-    if (flags[i]) out[cursor++] = in[i];
-  return cursor;
+  return cursor + compact_portable(in + i, flags + i, n - i, out + cursor);
 }
 
 }  // namespace cvl::cpu::simd::avx512
