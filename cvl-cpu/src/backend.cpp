@@ -32,6 +32,7 @@ class CpuBackend final : public Backend {
     ctx_.float_rank = options.float_rank;
     ctx_.fast_math = options.fast_math;
     cpu::set_memory_limit(options.max_memory);
+    cpu::set_populate_threads(ctx_.par.threads);
   }
 
   std::string name() const override { return "cpu"; }

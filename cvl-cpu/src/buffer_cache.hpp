@@ -41,6 +41,8 @@ void release_pooled_memory();
 
 // The limit on live bytes (BackendOptions::max_memory; 0: 3/4 of physical memory).
 void set_memory_limit(std::uint64_t bytes);
+// The threads (the backend's count) that fault in the fresh pages of a large block together.
+void set_populate_threads(int threads);
 
 // What the cache holds and has done; for tests and diagnostics.
 struct MemoryStats {

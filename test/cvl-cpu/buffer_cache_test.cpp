@@ -3,6 +3,9 @@
 // usable memory; the counts return to zero; the limit refuses before anything changes.
 #include <catch2/catch.hpp>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstring>
 #include <vector>
 
@@ -65,6 +68,46 @@ TEST_CASE("cache: pages acquired unpopulated and never touched are unmapped, not
   check_usable(pooled, 6);
   release_memory(pooled);
   CHECK(memory_stats().live == before.live);
+}
+
+// Whether every page of a block is resident (faulted in).
+static bool all_resident(const MemoryBlock& block) {
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> pages((block.bytes + page - 1) / page);
+  REQUIRE(mincore(block.data, block.bytes, pages.data()) == 0);
+  for (unsigned char p : pages)
+    if (!(p & 1)) return false;
+  return true;
+}
+
+TEST_CASE("cache: a large fresh block is faulted in whole, in pieces on the threads",
+          "[cpu][cache]") {
+#ifdef MADV_POPULATE_WRITE
+  {  // Kernels before 5.14 refuse the advice: then pages fault when first written.
+    void* probe = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    const bool supported = madvise(probe, 4096, MADV_POPULATE_WRITE) == 0;
+    munmap(probe, 4096);
+    if (!supported) {
+      WARN("this kernel has no MADV_POPULATE_WRITE: nothing to check");
+      return;
+    }
+  }
+  release_pooled_memory();
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  for (int threads : {1, 2, 3}) {
+    set_populate_threads(threads);
+    // Pieces of 4 MiB and a last, shorter one: every page resident before anything writes it.
+    MemoryBlock block = acquire_memory(13 * kMiB + 5 * page);
+    INFO("threads " << threads);
+    CHECK(all_resident(block));
+    check_usable(block, 7);
+    release_memory(block);
+    release_pooled_memory();
+  }
+  set_populate_threads(1);
+#else
+  WARN("this system has no MADV_POPULATE_WRITE: nothing to check");
+#endif
 }
 
 TEST_CASE("cache: freed ranges too small alone are moved together", "[cpu][cache]") {
