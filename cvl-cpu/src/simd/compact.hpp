@@ -14,6 +14,9 @@ template <class Bits>
 using CompactFunction = std::size_t (*)(const Bits* in, const std::uint8_t* flags, std::size_t n,
                                         Bits* out);
 
+// In an unnamed namespace: the AVX-512 file calls it for its tails, and that copy, compiled for
+// AVX-512, must never be the one the linker keeps for every caller.
+namespace {
 // The portable version, for any element type: branch-free, every element is stored and the
 // cursor advances over flagged ones only; it stops at the last flagged element so that no store
 // lands beyond the kept ones.
@@ -27,6 +30,7 @@ std::size_t compact_portable(const Bits* in, const std::uint8_t* flags, std::siz
   }
   return cursor;
 }
+}  // namespace
 
 // The AVX-512 version for elements of 4 or 8 bytes on a CPU with AVX-512 F, BW and VL; nullptr
 // otherwise (and in builds for other processors).
