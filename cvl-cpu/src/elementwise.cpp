@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -118,6 +119,51 @@ Vector map_with_value(const Parallel& par, std::size_t threshold, std::span<Vect
   return out;
 }
 
+// o[i] = Sem::apply(value, in[i]) (kValueFirst) or Sem::apply(in[i], value) for i in [lo, hi).
+// A function of its own: in a lambda capturing the pointers by reference, each BOOL store might
+// change them, so the loop would reload them and not vectorize.
+template <class Sem, class Out, class A, class B, bool kValueFirst>
+void apply_with_value(std::conditional_t<kValueFirst, A, B> value,
+                      const std::conditional_t<kValueFirst, B, A>* in, Out* o, std::size_t lo,
+                      std::size_t hi) {
+  if constexpr (kValueFirst)
+    for (std::size_t i = lo; i < hi; ++i) o[i] = Sem::apply(value, in[i]);
+  else
+    for (std::size_t i = lo; i < hi; ++i) o[i] = Sem::apply(in[i], value);
+}
+
+// A binary op of a vector and a vector of one value per segment (a DIST over segments: qs's
+// pivots, quickhull's lines): each segment's value is read once, never from the elements (which
+// may never be written: Buffer::segment_values).
+template <class Sem, class Out, class A, class B>
+Vector map_with_segment_values(const Parallel& par, std::size_t threshold,
+                               std::span<Vector> ops, Type out_type) {
+  const std::size_t n = ops[0].length;
+  std::shared_ptr<const SegmentValues> rule = segment_values_of(ops[0]);  // kept alive here
+  const bool a_per_segment = rule != nullptr;
+  if (!a_per_segment) rule = segment_values_of(ops[1]);
+  const SegView sd = view(rule->segments);
+  const A* a = a_per_segment ? elements<A>(rule->values) : elements<A>(ops[0]);
+  const B* b = a_per_segment ? elements<B>(ops[1]) : elements<B>(rule->values);
+  drop_deferred_fills(ops);
+  Vector out = result_for(ops, out_type, n);
+  Out* o = elements<Out>(out);
+  for_each_part(par, sd, threshold, [&](const Part& p, std::size_t) {
+    for_each_piece(sd, p, [&](std::size_t k, std::size_t lo, std::size_t hi) {
+      if (a_per_segment)
+        apply_with_value<Sem, Out, A, B, true>(a[k], b, o, lo, hi);
+      else
+        apply_with_value<Sem, Out, A, B, false>(b[k], a, o, lo, hi);
+    });
+  });
+  return out;
+}
+
+// Whether exactly one of a binary op's operands has its values per segment recorded.
+bool one_operand_per_segment(std::span<Vector> ops) {
+  return (segment_values_of(ops[0]) != nullptr) != (segment_values_of(ops[1]) != nullptr);
+}
+
 // Whether exactly one of a binary op's operands is known to be of one value.
 bool one_operand_uniform(std::span<Vector> ops) {
   return ops[0].length >= kDeferredFillMin &&
@@ -161,6 +207,11 @@ Vector elementwise(const Context& ctx, Op op, Type type, std::span<Vector> ops) 
           return map_with_value<Sem, typename Sig::Out, typename Sig::template In<0>,
                                 typename Sig::template In<1>>(ctx.par, threshold_for(kOp), ops,
                                                               Sig::result);
+      if constexpr (Sig::arity == 2 && !(checks_divisor<Sem> && kType == Type::Int))
+        if (one_operand_per_segment(ops))
+          return map_with_segment_values<Sem, typename Sig::Out, typename Sig::template In<0>,
+                                         typename Sig::template In<1>>(
+              ctx.par, threshold_for(kOp), ops, Sig::result);
       if constexpr (checks_divisor<Sem>)
         if constexpr (kType == Type::Int) check_divisors<Sem>(ctx.par, ops);
       return map<kOp, Sem, kType>(ctx.par, ops, std::make_index_sequence<Sig::arity>{});

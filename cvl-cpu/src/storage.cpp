@@ -41,7 +41,16 @@ void Buffer::write_deferred() const {
   populate();
   const bool streaming = deferred_count_ * element_size(deferred_type_) >= kStreamingBytes;
   with_element_bits(deferred_type_, [&]<class Bits>() {
-    fill_values(reinterpret_cast<Bits*>(data_), deferred_count_, static_cast<Bits>(bits), streaming);
+    Bits* out = reinterpret_cast<Bits*>(data_);
+    if (!segment_values) {
+      fill_values(out, deferred_count_, static_cast<Bits>(bits), streaming);
+      return;
+    }
+    const SegView sd = view(segment_values->segments);
+    const Bits* values = reinterpret_cast<const Bits*>(
+        static_cast<Buffer*>(segment_values->values.storage.get())->bytes());
+    for (std::size_t k = 0; k < sd.segments; ++k)
+      fill_values(out + sd.start(k), sd.length(k), values[k], streaming);
   });
   if (streaming) streaming_done();
   deferred_.store(false, std::memory_order_release);
@@ -56,6 +65,18 @@ Vector uniform_vector(std::span<Vector> reuse, Type type, std::size_t length, st
                               std::make_shared<Buffer>(length * element_size(type), false)};
   auto* buffer = static_cast<Buffer*>(out.storage.get());
   buffer->uniform = bits;
+  buffer->defer_fill(length, type);
+  return out;
+}
+
+Vector segment_values_vector(SegmentValues rule) {
+  // Written now if deferred itself: write_deferred reads it under its lock.
+  elements<std::byte>(rule.values);
+  const Type type = rule.values.type;
+  const std::size_t length = rule.segments.total;
+  Vector out{type, length, std::make_shared<Buffer>(length * element_size(type), false)};
+  auto* buffer = static_cast<Buffer*>(out.storage.get());
+  buffer->segment_values = std::make_shared<const SegmentValues>(std::move(rule));
   buffer->defer_fill(length, type);
   return out;
 }
@@ -93,7 +114,7 @@ bool reusable(const Vector& v, Type type, std::size_t length) {
   // new memory comes from the pool's resident pages, and these go back unmapped.
   if (buffer->has_fresh_pages()) return false;
   buffer->bytes();  // a deferred fill is written: the op may keep some elements (DPERMUTE)
-  buffer->uniform.reset();
+  buffer->forget_values();
   return true;
 }
 
@@ -112,7 +133,7 @@ Vector unshared(const Parallel& par, Vector&& v) {
   if (v.storage && v.storage.use_count() == 1) {  // its elements are kept: written out if deferred
     auto* buffer = static_cast<Buffer*>(v.storage.get());
     buffer->bytes();
-    buffer->uniform.reset();
+    buffer->forget_values();
     return std::move(v);
   }
   Vector copy = allocate(v.type, v.length);

@@ -17,6 +17,13 @@
 
 namespace cvl::cpu {
 
+// A vector of one value per segment, described instead of written (a DIST over segments long
+// enough to pay): element i of segment k is element k of `values`.
+struct SegmentValues {
+  Vector values;
+  Segdes segments;
+};
+
 // Raw memory of at least `bytes` bytes, 64-byte aligned. Buffers of up to 64 bytes (scalars are
 // most vectors a program makes) live inside the object, 16-byte aligned, so one allocation makes
 // the whole handle; larger ones come from the buffer cache (and count against --max-memory).
@@ -39,9 +46,18 @@ class Buffer final : public Storage {
   // segment, an elementwise op of such vectors): later elementwise ops compute on one element.
   // reusable() drops it, since a reused buffer is about to be overwritten.
   std::optional<std::uint64_t> uniform;
+  // The values per segment, when a DIST made them so (SegmentValues): elementwise ops read them
+  // once per segment. Dropped with `uniform`; a deferred fill writes them out (defer_fill).
+  std::shared_ptr<const SegmentValues> segment_values;
+
+  // Forgets what the elements were known to be: they are about to be overwritten.
+  void forget_values() {
+    uniform.reset();
+    segment_values.reset();
+  }
 
   // Leaves the first `count` elements (of type `type`) unwritten until something takes their
-  // address: then they are all written `uniform`. An op that only needs the value (an
+  // address: then they are all written `uniform`, or their `segment_values`. An op that only needs the value (an
   // elementwise op, computing on one element) never writes them; NESL's constants mostly live
   // and die so.
   void defer_fill(std::size_t count, Type type);
@@ -114,6 +130,18 @@ inline constexpr std::size_t kDeferredFillMin = 256;
 // their address (Buffer::defer_fill): the first operand of `reuse` that may become the result,
 // else new memory whose pages are not faulted in until then.
 Vector uniform_vector(std::span<Vector> reuse, Type type, std::size_t length, std::uint64_t bits);
+// The values per segment of `v`, where a DIST recorded them (Buffer::segment_values).
+inline std::shared_ptr<const SegmentValues> segment_values_of(const Vector& v) {
+  auto* buffer = static_cast<Buffer*>(v.storage.get());
+  return buffer && v.length > 0 ? buffer->segment_values : nullptr;
+}
+// A DIST over segments of at least this many elements on average is described, not written
+// (SegmentValues): shorter ones cost an elementwise op more per segment than it saves.
+inline constexpr std::size_t kSegmentValuesMinAverage = 64;
+// A vector of `rule.segments.total` elements, one value per segment from `rule.values`, written
+// only when something takes their address (Buffer::defer_fill), in new memory whose pages are
+// not faulted in until then.
+Vector segment_values_vector(SegmentValues rule);
 // Before an op overwrites or drops its operands: the deferred fills of those no other handle
 // shares are not needed (their values were read with uniform_bits()).
 void drop_deferred_fills(std::span<Vector> operands);
