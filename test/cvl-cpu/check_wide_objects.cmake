@@ -1,6 +1,7 @@
 # Fails when an object of cvl-cpu compiled for a wider instruction set (src/simd/*_avx2.cpp,
-# *_avx512.cpp) defines a global symbol outside cvl::cpu::simd: weak (inline, template) or
-# unique ones are shared with the portable objects, and the linker may keep the wide copy.
+# *_avx512.cpp) defines global code outside cvl::cpu::simd: weak functions (inline, template) are
+# shared with the portable objects, and the linker may keep the wide copy. Data is no such risk
+# (the sanitizer build emits weak typeinfo objects there).
 # -DNM=nm -DOBJECTS=list of the library's objects.
 set(checked 0)
 foreach(object IN LISTS OBJECTS)
@@ -15,8 +16,9 @@ foreach(object IN LISTS OBJECTS)
   endif()
   string(REPLACE "\n" ";" lines "${symbols}")
   foreach(line IN LISTS lines)
-    # "ADDRESS TYPE NAME": lower-case types are local to the object.
-    if(line MATCHES "^[0-9a-f]+ ([A-Zu]) (.*)$")
+    # "ADDRESS TYPE NAME": T global code, W weak code, i an indirect function; lower-case types
+    # are local to the object.
+    if(line MATCHES "^[0-9a-f]+ ([TWi]) (.*)$")
       set(type ${CMAKE_MATCH_1})
       set(name "${CMAKE_MATCH_2}")
       if(NOT (type STREQUAL "T" AND name MATCHES "^cvl::cpu::simd::"))
