@@ -1,5 +1,6 @@
 // RAND and the generator behind it (spec/CVL.md §7).
 #include <limits>
+#include <vector>
 
 #include "support.hpp"
 
@@ -22,6 +23,27 @@ TEST_CASE("the generator reproduces glibc random()", "[random]") {
     INFO("seed " << seed);
     stream.seed(seed);
     for (std::int32_t value : expected) CHECK(stream.next() == value);
+  }
+}
+
+TEST_CASE("RAND of one bound equals the sequential stream", "[random]") {
+  CVL_BACKEND(b);
+  const std::int32_t min = std::numeric_limits<std::int32_t>::min();
+  const std::int32_t max = std::numeric_limits<std::int32_t>::max();
+  // NESL's rand(c): the bound spread over the vector, a vector of one value on cvl-cpu (which
+  // reads the bound once). 49 and 103: with this seed, draws whose quotient by the bound's
+  // reciprocal would come out one too small.
+  for (std::int32_t bound : {1, 2, 3, 7, 10, 49, 103, 1000, 65537, (1 << 30) - 1, 1 << 30, (1 << 30) + 1,
+                             max - 1, max, -1, -5, -1000, min + 1, min}) {
+    cvl::RandomStream stream, host;
+    stream.seed(11);
+    host.seed(11);
+    Ints expected;
+    for (int i = 0; i < 5000; ++i) expected.push_back(host.next() % bound);
+    INFO("bound " << bound);
+    const cvl::Vector bounds = b.distribute(ints(b, {bound}), segdes(b, {5000}));
+    check_equal(to_ints(b, b.random(bounds, stream)), expected);
+    CHECK(stream.next() == host.next());
   }
 }
 
