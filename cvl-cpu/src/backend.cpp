@@ -99,7 +99,7 @@ class CpuBackend final : public Backend {
 
   Vector distribute(Vector values, const Segdes& sd) override {
     CVL_EXPECT_SHAPES(contract::distribute(values, sd));
-    return cpu::distribute(ctx_, std::move(values), checked_view(sd), &sd);
+    return cpu::distribute(ctx_, std::move(values), checked_view(sd), sd);
   }
 
   Vector index(Vector starts, Vector strides, const Segdes& sd) override {

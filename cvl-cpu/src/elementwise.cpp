@@ -202,16 +202,17 @@ Vector elementwise(const Context& ctx, Op op, Type type, std::span<Vector> ops) 
           type, [&]<class Bits>() { return select_bits<Bits>(ctx.par, ops, type); });
     } else {
       using Sig = Signature<kOp, kType>;
-      if constexpr (Sig::arity == 2 && !(checks_divisor<Sem> && kType == Type::Int))
+      // A binary op with one operand known by its value(s); INT / and % check every divisor.
+      if constexpr (Sig::arity == 2 && !(checks_divisor<Sem> && kType == Type::Int)) {
+        using A = typename Sig::template In<0>;
+        using B = typename Sig::template In<1>;
         if (one_operand_uniform(ops))
-          return map_with_value<Sem, typename Sig::Out, typename Sig::template In<0>,
-                                typename Sig::template In<1>>(ctx.par, threshold_for(kOp), ops,
-                                                              Sig::result);
-      if constexpr (Sig::arity == 2 && !(checks_divisor<Sem> && kType == Type::Int))
+          return map_with_value<Sem, typename Sig::Out, A, B>(ctx.par, threshold_for(kOp), ops,
+                                                             Sig::result);
         if (one_operand_per_segment(ops))
-          return map_with_segment_values<Sem, typename Sig::Out, typename Sig::template In<0>,
-                                         typename Sig::template In<1>>(
+          return map_with_segment_values<Sem, typename Sig::Out, A, B>(
               ctx.par, threshold_for(kOp), ops, Sig::result);
+      }
       if constexpr (checks_divisor<Sem>)
         if constexpr (kType == Type::Int) check_divisors<Sem>(ctx.par, ops);
       return map<kOp, Sem, kType>(ctx.par, ops, std::make_index_sequence<Sig::arity>{});

@@ -28,10 +28,10 @@ Vector permute(const Context& ctx, vcode::Op op, PermuteOperands&& operands);
 
 Vector extract(const Context& ctx, Vector v, Vector indices, const SegView& sd);
 Vector replace(const Context& ctx, Vector v, Vector indices, Vector values, const SegView& sd);
-// `handle`: the descriptor `sd` views, kept by a result described instead of written
-// (SegmentValues); without it the result is written.
+// `descriptor`: the handle `sd` views, kept by a result described instead of written
+// (SegmentValues).
 Vector distribute(const Context& ctx, Vector values, const SegView& sd,
-                  const Segdes* handle = nullptr);
+                  const Segdes& descriptor);
 Vector index(const Context& ctx, Vector starts, Vector strides, const SegView& sd);
 
 Vector rank(const Context& ctx, vcode::Op op, Vector v, const SegView& sd);

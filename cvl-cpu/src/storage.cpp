@@ -37,13 +37,12 @@ void Buffer::write_deferred() const {
   static std::mutex writing;
   std::lock_guard lock(writing);
   if (!deferred_.load(std::memory_order_acquire)) return;
-  const std::uint64_t bits = uniform.value_or(0);
   populate();
   const bool streaming = deferred_count_ * element_size(deferred_type_) >= kStreamingBytes;
   with_element_bits(deferred_type_, [&]<class Bits>() {
     Bits* out = reinterpret_cast<Bits*>(data_);
     if (!segment_values) {
-      fill_values(out, deferred_count_, static_cast<Bits>(bits), streaming);
+      fill_values(out, deferred_count_, static_cast<Bits>(uniform.value_or(0)), streaming);
       return;
     }
     const SegView sd = view(segment_values->segments);

@@ -57,9 +57,9 @@ class Buffer final : public Storage {
   }
 
   // Leaves the first `count` elements (of type `type`) unwritten until something takes their
-  // address: then they are all written `uniform`, or their `segment_values`. An op that only needs the value (an
-  // elementwise op, computing on one element) never writes them; NESL's constants mostly live
-  // and die so.
+  // address: then they are all written `uniform`, or their `segment_values`. An op that only
+  // needs the value (an elementwise op, computing on one element) never writes them; NESL's
+  // constants mostly live and die so.
   void defer_fill(std::size_t count, Type type);
   // Forgets a deferred fill: the elements are about to be overwritten, or never read again.
   void cancel_deferred() { deferred_.store(false, std::memory_order_release); }
@@ -151,7 +151,8 @@ Vector allocate(Type type, std::size_t length);
 // A new vector with all bits zero (0, 0.0, F), written in parallel above the threshold.
 Vector allocate_zeroed(const Parallel& par, Type type, std::size_t length);
 // Whether `v` may become the result: no other handle shares it and the shape matches. When it
-// may, its uniform mark goes (the caller overwrites it; every reuse is decided here).
+// may, what its elements were known to be goes (Buffer::forget_values: the caller overwrites
+// them; every reuse is decided here).
 bool reusable(const Vector& v, Type type, std::size_t length);
 // The first of `operands` that may become the result (reusable), or nullptr.
 Vector* first_reusable(std::span<Vector> operands, Type type, std::size_t length);

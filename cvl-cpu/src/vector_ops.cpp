@@ -56,7 +56,8 @@ Vector replace(const Context& ctx, Vector v, Vector indices, Vector values, cons
   return out;
 }
 
-Vector distribute(const Context& ctx, Vector values, const SegView& sd, const Segdes* handle) {
+Vector distribute(const Context& ctx, Vector values, const SegView& sd,
+                  const Segdes& descriptor) {
   if (sd.uniform == 1) return values;  // one element per segment: the values themselves
   const Type type = values.type;
   return with_element_bits(type, [&]<class Bits>() {
@@ -66,9 +67,9 @@ Vector distribute(const Context& ctx, Vector values, const SegView& sd, const Se
     if (!same && sd.segments == 1) same = elements<Bits>(values)[0];
     if (same && sd.total >= kDeferredFillMin) return uniform_vector({}, type, sd.total, *same);
     // Long segments: elementwise ops read each segment's value once (segment_values_of).
-    if (!same && handle && sd.total >= kDeferredFillMin &&
+    if (!same && sd.total >= kDeferredFillMin &&
         sd.total >= kSegmentValuesMinAverage * sd.segments)
-      return segment_values_vector({std::move(values), *handle});
+      return segment_values_vector({std::move(values), descriptor});
     const Bits* value = elements<Bits>(values);
     Vector out = allocate(type, sd.total);
     Bits* result = elements<Bits>(out);
