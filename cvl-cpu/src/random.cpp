@@ -1,5 +1,6 @@
 // RAND (spec/CVL.md §7): one generator output per element, in index order, always sequential
 // because the generator's stream is.
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -10,23 +11,26 @@ namespace cvl::cpu {
 namespace {
 
 // One draw per element, each reduced by its bound `bound_at(i)`. C's % on int: the draw is
-// non-negative, so the result lies in [0, |bound|). It is computed through a double quotient,
-// exact for 32-bit operands (see elementwise.cpp's divide) and several times faster than an
-// integer division in this loop, which the generator keeps sequential.
+// non-negative, so the result lies in [0, |bound|). The draws come a chunk at a time
+// (RandomStream::fill) into a buffer of their own, since `result` may be the bounds' memory,
+// and are reduced through a double quotient: exact for 32-bit operands (see elementwise.cpp's
+// divide), and a loop the compiler vectorizes, where an integer division would not be.
 template <class BoundAt>
 void draw(std::int32_t* result, std::size_t n, BoundAt bound_at, RandomStream& stream) {
-  // A local copy of the generator: stores through `result` could alias the caller's object, which
-  // would force its indices through memory on every draw.
-  RandomStream local = stream;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::int32_t draw = local.next();
-    const std::int32_t bound = bound_at(i);
-    const auto quotient = static_cast<std::int32_t>(static_cast<double>(draw) / bound);
-    result[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(draw) -
-                                          static_cast<std::uint32_t>(quotient) *
-                                              static_cast<std::uint32_t>(bound));
+  constexpr std::size_t kChunk = 2048;
+  std::int32_t draws[kChunk];
+  for (std::size_t lo = 0; lo < n; lo += kChunk) {
+    const std::size_t m = std::min(n - lo, kChunk);
+    stream.fill(draws, m);
+    for (std::size_t i = 0; i < m; ++i) {
+      const std::int32_t draw = draws[i];
+      const std::int32_t bound = bound_at(lo + i);
+      const auto quotient = static_cast<std::int32_t>(static_cast<double>(draw) / bound);
+      result[lo + i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(draw) -
+                                                 static_cast<std::uint32_t>(quotient) *
+                                                     static_cast<std::uint32_t>(bound));
+    }
   }
-  stream = local;
 }
 
 [[noreturn]] void throw_zero_bound(std::size_t position) {

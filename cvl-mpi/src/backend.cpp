@@ -109,9 +109,9 @@ Vector MpiBackend::random(Vector bounds, RandomStream& stream) {
       if (b[i] == 0)
         throw Error("RAND: bound 0 at position " + std::to_string(mine.begin + i));
   });
-  for (std::size_t i = 0; i < mine.begin; ++i) stream.next();
+  stream.discard(mine.begin);
   Vector out = local_->random(std::move(local), stream);
-  for (std::size_t i = mine.end; i < n; ++i) stream.next();
+  stream.discard(n - mine.end);
   return wrap(std::move(out), n);
 }
 

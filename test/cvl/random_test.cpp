@@ -26,6 +26,28 @@ TEST_CASE("the generator reproduces glibc random()", "[random]") {
   }
 }
 
+TEST_CASE("drawing in bulk gives what drawing one at a time gives", "[random]") {
+  // fill() runs its own loop from 62 draws on, in chunks of 1023 sums, then one or two by next()
+  for (std::size_t n : {0, 1, 2, 61, 62, 63, 64, 1023, 1024, 1025, 1085, 1086, 5000, 100000}) {
+    INFO("n " << n);
+    cvl::RandomStream bulk, single;
+    bulk.seed(static_cast<std::uint32_t>(n) + 5);
+    single.seed(static_cast<std::uint32_t>(n) + 5);
+    for (int i = 0; i < 7; ++i) CHECK(bulk.next() == single.next());  // a ring index not at 0
+    std::vector<std::int32_t> drawn(n);
+    bulk.fill(drawn.data(), n);
+    std::vector<std::int32_t> expected(n);
+    for (auto& value : expected) value = single.next();
+    CHECK(drawn == expected);
+    bulk.fill(drawn.data(), std::min<std::size_t>(n, 70));  // the stream goes on from there
+    for (std::size_t i = 0; i < std::min<std::size_t>(n, 70); ++i) CHECK(drawn[i] == single.next());
+    for (int i = 0; i < 40; ++i) CHECK(bulk.next() == single.next());
+    bulk.discard(n);
+    for (std::size_t i = 0; i < n; ++i) single.next();
+    CHECK(bulk.next() == single.next());
+  }
+}
+
 TEST_CASE("RAND of one bound equals the sequential stream", "[random]") {
   CVL_BACKEND(b);
   const std::int32_t min = std::numeric_limits<std::int32_t>::min();

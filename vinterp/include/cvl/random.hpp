@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 namespace cvl {
@@ -22,6 +23,12 @@ class RandomStream {
     rear_ = rear_ + 1 == kDegree ? 0 : rear_ + 1;
     return result;
   }
+
+  // The next n outputs, in order: what n calls of next() return, computed several at a time.
+  void fill(std::int32_t* out, std::size_t n);
+
+  // Skips the next n outputs.
+  void discard(std::size_t n);
 
  private:
   static constexpr int kDegree = 31;
