@@ -18,6 +18,7 @@
 #include "fused_kernels.hpp"
 #include "combine.hpp"
 #include "cvl/op_dispatch.hpp"
+#include "segment_fill.hpp"
 #include "segmented_fold.hpp"
 #include "vector_math.hpp"
 
@@ -174,14 +175,18 @@ struct Call {
     return reinterpret_cast<const Bits*>(operands[plan.nodes[node].operand].elements);
   }
 
-  // A DIST value or INDEX start/stride at segment k: element k of an operand, or the constant.
-  template <class T>
-  T leaf(std::uint32_t node, std::size_t k) const {
+  // An INDEX start or stride per segment: an operand's elements, or a constant (read with step
+  // 0, so that the loop over segments has no branch on which).
+  struct Leaf {
+    const I32* values;
+    std::size_t step;
+    I32 operator[](std::size_t k) const { return values[k * step]; }
+  };
+  Leaf int_leaf(std::uint32_t node) const {
     const NodePlan& n = plan.nodes[node];
     if (n.kind == NodeKind::Operand)
-      return reinterpret_cast<const T*>(operands[n.operand].elements)[k];
-    if constexpr (std::is_same_v<T, F64>) return n.float_value;
-    else return static_cast<T>(n.int_value);
+      return {reinterpret_cast<const I32*>(operands[n.operand].elements), 1};
+    return {&n.int_value, 0};
   }
   const SegView& segments_of(std::uint32_t descriptor_node) const {
     return operands[plan.nodes[descriptor_node].operand].segments;
@@ -340,25 +345,17 @@ class Frame {
     // Of an operand: a DIST of a constant is invariant, filled once per frame (fill_uniform).
     const SegView& sd = call_.segments_of(p.args[1]);
     const Bits* values = call_.operand_bits<Bits>(p.args[0]);
-    for (std::size_t k = sd.segment_of(lo), pos = lo; pos < hi; ++k) {
-      const std::size_t end = std::min(sd.start(k + 1), hi);
-      std::fill(out + (pos - lo), out + (end - lo), values[k]);
-      pos = end;
-    }
+    fill_by_segment(
+        out, sd, sd.segment_of(lo), lo, hi, [&](std::size_t k, std::size_t) { return values[k]; },
+        [&](std::size_t k, std::size_t pos, std::size_t end) {
+          std::fill(out + (pos - lo), out + (end - lo), values[k]);
+        });
   }
 
   void index(const NodePlan& p, std::size_t lo, std::size_t hi, I32* out) {
     const SegView& sd = call_.segments_of(p.args[2]);
-    for (std::size_t k = sd.segment_of(lo), pos = lo; pos < hi; ++k) {
-      const std::size_t end = std::min(sd.start(k + 1), hi);
-      const I32 start = call_.leaf<I32>(p.args[0], k), stride = call_.leaf<I32>(p.args[1], k);
-      const auto first = static_cast<std::uint32_t>(pos - sd.start(k));
-      const auto count = static_cast<std::uint32_t>(end - pos);
-      I32* piece = out + (pos - lo);
-      for (std::uint32_t t = 0; t < count; ++t)
-        piece[t] = cvl_sem::index_value(start, stride, first + t);
-      pos = end;
-    }
+    const Call::Leaf starts = call_.int_leaf(p.args[0]), strides = call_.int_leaf(p.args[1]);
+    fill_index(out, sd, sd.segment_of(lo), lo, hi, starts, strides);
   }
 
   const Call& call_;

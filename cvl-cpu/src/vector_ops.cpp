@@ -3,6 +3,7 @@
 
 #include "cvl/scalar_semantics.hpp"
 #include "families.hpp"
+#include "segment_fill.hpp"
 #include "streaming_fill.hpp"
 
 namespace cvl::cpu {
@@ -75,9 +76,12 @@ Vector distribute(const Context& ctx, Vector values, const SegView& sd,
     Bits* result = elements<Bits>(out);
     const bool streaming = sd.total * sizeof(Bits) >= kStreamingBytes;
     for_each_part(ctx.par, sd, kMemoryBoundThreshold, [&](const Part& p, std::size_t) {
-      for_each_piece(sd, p, [&](std::size_t k, std::size_t lo, std::size_t hi) {
-        fill_values(result + lo, hi - lo, value[k], streaming);
-      });
+      fill_by_segment(
+          result + p.begin, sd, first_segment(p), p.begin, p.end,
+          [&](std::size_t k, std::size_t) { return value[k]; },
+          [&](std::size_t k, std::size_t lo, std::size_t hi) {
+            fill_values(result + lo, hi - lo, value[k], streaming);
+          });
       if (streaming) streaming_done();
     });
     if (same) mark_uniform(out, *same);
@@ -92,14 +96,7 @@ Vector index(const Context& ctx, Vector starts, Vector strides, const SegView& s
   Vector out = allocate(Type::Int, sd.total);
   I32* result = elements<I32>(out);
   for_each_part(ctx.par, sd, kMemoryBoundThreshold, [&](const Part& p, std::size_t) {
-    for_each_piece(sd, p, [&](std::size_t k, std::size_t lo, std::size_t hi) {
-      const I32 first_value = start[k], step = stride[k];
-      const auto first = static_cast<std::uint32_t>(lo - sd.start(k));
-      const auto count = static_cast<std::uint32_t>(hi - lo);
-      I32* piece = result + lo;
-      for (std::uint32_t t = 0; t < count; ++t)
-        piece[t] = cvl_sem::index_value(first_value, step, first + t);
-    });
+    fill_index(result + p.begin, sd, first_segment(p), p.begin, p.end, start, stride);
   });
   return out;
 }
