@@ -5,31 +5,29 @@
 #include <string>
 
 #include "families.hpp"
+#include "fused_kernels.hpp"
 
 namespace cvl::cpu {
 
 namespace {
 
-// One draw per element, each reduced by its bound `bound_at(i)`. C's % on int: the draw is
-// non-negative, so the result lies in [0, |bound|). The draws come a chunk at a time
-// (RandomStream::fill) into a buffer of their own, since `result` may be the bounds' memory,
-// and are reduced through a double quotient: exact for 32-bit operands (see elementwise.cpp's
-// divide), and a loop the compiler vectorizes, where an integer division would not be.
-template <class BoundAt>
-void draw(std::int32_t* result, std::size_t n, BoundAt bound_at, RandomStream& stream) {
+// One draw per element, each reduced by its bound (`bounds[i]`, or `bound` for all when bounds
+// is null): C's %, which is INT %'s rule (the draw is non-negative, so the result lies in
+// [0, |bound|) and never traps), applied a chunk at a time by that op's block loop, compiled for
+// the widest vectors the CPU has (fused_kernels.hpp). The draws come a chunk at a time too
+// (RandomStream::fill), into a buffer of their own: `result` may be the bounds' memory.
+void draw(std::int32_t* result, std::size_t n, const std::int32_t* bounds, std::int32_t bound,
+          RandomStream& stream) {
+  static const Kernel remainder = kernel_for(vcode::Op::Mod, Type::Int);
   constexpr std::size_t kChunk = 2048;
   std::int32_t draws[kChunk];
+  std::int32_t same[kChunk];
+  if (!bounds) std::fill_n(same, std::min(n, kChunk), bound);
   for (std::size_t lo = 0; lo < n; lo += kChunk) {
     const std::size_t m = std::min(n - lo, kChunk);
     stream.fill(draws, m);
-    for (std::size_t i = 0; i < m; ++i) {
-      const std::int32_t draw = draws[i];
-      const std::int32_t bound = bound_at(lo + i);
-      const auto quotient = static_cast<std::int32_t>(static_cast<double>(draw) / bound);
-      result[lo + i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(draw) -
-                                                 static_cast<std::uint32_t>(quotient) *
-                                                     static_cast<std::uint32_t>(bound));
-    }
+    const void* in[2] = {draws, bounds ? bounds + lo : same};
+    remainder(m, in, result + lo);
   }
 }
 
@@ -47,14 +45,14 @@ Vector random(Vector bounds, RandomStream& stream) {
     if (bound == 0) throw_zero_bound(0);
     drop_deferred_fills({&bounds, 1});  // the draws overwrite or drop them
     Vector out = reuse_or_allocate(std::move(bounds), Type::Int, n);
-    draw(elements<std::int32_t>(out), n, [bound](std::size_t) { return bound; }, stream);
+    draw(elements<std::int32_t>(out), n, nullptr, bound, stream);
     return out;
   }
   const std::int32_t* bound = elements<std::int32_t>(bounds);
   for (std::size_t i = 0; i < n; ++i)
     if (bound[i] == 0) throw_zero_bound(i);
   Vector out = reuse_or_allocate(std::move(bounds), Type::Int, n);
-  draw(elements<std::int32_t>(out), n, [bound](std::size_t i) { return bound[i]; }, stream);
+  draw(elements<std::int32_t>(out), n, bound, 0, stream);
   return out;
 }
 
