@@ -11,6 +11,7 @@
 #include "fopt/ir_verify.hpp"
 #include "fopt/lift.hpp"
 #include "fopt/lower.hpp"
+#include "fopt/ranges.hpp"
 #include "fopt/var_types.hpp"
 #include "vcode/printer.hpp"
 
@@ -24,6 +25,10 @@ const Pass passes[] = {
     {"cleanup", "share identical pure computations, drop unused bindings and parameters", cleanup},
     {"hoist", "move scalar checks repeated in IF branches before the IF, so cleanup can share them",
      hoist},
+    {"ranges",
+     "replace counts of elements failing a FLOAT check that interval analysis proves false "
+     "everywhere by zeros",
+     ranges},
     {"fuse",
      "turn connected elementwise operations (and the reduction or scan they feed) into "
      "superoperators",
@@ -68,7 +73,7 @@ std::string comma_list(const std::vector<std::string>& names) {
 std::span<const Pass> registered_passes() { return passes; }
 
 std::vector<std::string> default_passes() {
-  return {"inline", "cleanup", "hoist", "cleanup", "fuse", "cleanup"};
+  return {"inline", "cleanup", "hoist", "ranges", "cleanup", "fuse", "cleanup"};
 }
 
 std::vector<std::string> dump_after_names() {

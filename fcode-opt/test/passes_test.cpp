@@ -246,7 +246,7 @@ TEST_CASE("pipeline: an unknown --dump-after name is an error listing the known 
   options.dump_after = "fusion";
   CHECK_THROWS_WITH(optimize(parse("FUNC MAIN\nRET\n"), options),
                     "unknown pass \"fusion\" for --dump-after "
-                    "(lift, inline, cleanup, hoist, fuse, lower, all)");
+                    "(lift, inline, cleanup, hoist, ranges, fuse, lower, all)");
   CHECK(dump.str().empty());
   for (const std::string& name : dump_after_names()) {
     options.dump_after = name;
@@ -533,4 +533,92 @@ TEST_CASE("entry facts: what every call of a function passes is known in its bod
   auto mismatch = run(recursive_caller(true), {"fuse"});
   CHECK(count_ops(*mismatch.module.find("FN"), Op::Mul) == 1);
   CHECK(count_ops(*mismatch.module.find("FN"), Op::Add) == 1);
+}
+
+namespace {
+// k = 1 + 0.2316419 * |x| (or * x), then the count of k = 0 and the count of 1 / k < 0: NESL's
+// guards of black-scholes' CNDF. x is FN's parameter (any values, NaN included), on a descriptor
+// of its own length.
+std::string guarded_division(bool absolute) {
+  return "FUNC MAIN\nCONST FLOAT (-10.0 0.0 3.5)\nCALL FN\nRET\n"
+         "FUNC FN\nCOPY 1 0\nLENGTH FLOAT\nMAKE_SEGDES\nCPOP 1 1\n"  // sd x
+         "CONST FLOAT 0.0\nCOPY 1 2\nDIST FLOAT\n"  // sd x z
+         + std::string(absolute ? "COPY 1 1\nCOPY 1 1\n> FLOAT\nCOPY 1 2\nCOPY 1 2\nCOPY 1 4\n"
+                                  "- FLOAT\nSELECT FLOAT\n"  // sd x z |x|
+                                : "COPY 1 1\n") +
+         "CONST FLOAT 0.2316419\nCOPY 1 4\nDIST FLOAT\n* FLOAT\n"
+         "CONST FLOAT 1.0\nCOPY 1 4\nDIST FLOAT\n+ FLOAT\n"  // sd x z k
+         "COPY 1 0\nCOPY 1 2\n= FLOAT\nB_TO_I\nCOPY 1 4\n+_REDUCE INT\n"  // sd x z k zeros
+         "CONST FLOAT 1.0\nCOPY 1 5\nDIST FLOAT\nCOPY 1 2\n/ FLOAT\nCOPY 1 3\n< FLOAT\nB_TO_I\n"
+         "COPY 1 5\n+_REDUCE INT\n"  // sd x z k zeros negatives
+         "RET\n";
+}
+
+// In FN, the count of 2 = 0 over x's own descriptor, reduced over that descriptor or over the
+// parameter sd, whose total nothing relates to x's length (MAIN passes 3 elements, a total of 2).
+std::string count_in_function(bool over_parameter) {
+  return std::string("FUNC MAIN\nCONST INT 2\nMAKE_SEGDES\nCONST FLOAT (-10.0 0.0 3.5)\n"
+                     "CALL FN\nRET\n"
+                     "FUNC FN\nCOPY 1 0\nLENGTH FLOAT\nMAKE_SEGDES\n"  // sd x own
+                     "CONST FLOAT 2.0\nCOPY 1 1\nDIST FLOAT\nCONST FLOAT 0.0\nCOPY 1 2\n"
+                     "DIST FLOAT\n= FLOAT\nB_TO_I\n") +
+         (over_parameter ? "COPY 1 3\n" : "COPY 1 1\n") + "+_REDUCE INT\nRET\n";
+}
+}  // namespace
+
+TEST_CASE("ranges: a count of zero divisors that cannot be zero becomes zeros") {
+  const std::string text = guarded_division(true);
+  CHECK(count_ops(*run(text, {"cleanup"}).module.find("FN"), Op::PlusReduce) == 2);
+  auto result = run(text, {"ranges", "cleanup"});
+  const Function& f = *result.module.find("FN");
+  // 1 + 0.23 |x| is at least 1 (or NaN), and 1 / k lies in [0, 1] (1 / inf = 0, not below it):
+  // neither count can be other than 0
+  CHECK(count_ops(f, Op::PlusReduce) == 0);
+  CHECK(count_ops(f, Op::Equal) == 0);
+  CHECK(count_ops(f, Op::Less) == 0);
+  CHECK(count_ops(f, Op::Lengths) == 1);  // shared by both counts
+  CHECK(count_code(result.program, Op::PlusReduce) == 0);
+}
+
+TEST_CASE("ranges: a count that may not be zero stays") {
+  // Without |x|: k = 1 + 0.23 x may be 0, and 1 / k below 0.
+  auto result = run(guarded_division(false), {"ranges", "cleanup"});
+  const Function& f = *result.module.find("FN");
+  CHECK(count_ops(f, Op::PlusReduce) == 2);
+  CHECK(count_ops(f, Op::Lengths) == 0);
+  // 5 < (1 7 2) holds at one element, though 5 is above the smallest
+  auto overlapping = run(
+      "FUNC MAIN\nCONST INT 3\nMAKE_SEGDES\nCONST FLOAT 5.0\nCOPY 1 1\nDIST FLOAT\n"
+      "CONST FLOAT (1.0 7.0 2.0)\n< FLOAT\nB_TO_I\nCOPY 1 1\n+_REDUCE INT\nRET\n",
+      {"ranges", "cleanup"});
+  CHECK(count_ops(overlapping.module.functions[0], Op::PlusReduce) == 1);
+}
+
+TEST_CASE("ranges: a count whose reduction could fail on its lengths stays") {
+  CHECK(count_ops(*run(count_in_function(false), {"ranges", "cleanup"}).module.find("FN"),
+                  Op::PlusReduce) == 0);
+  // The comparison is false everywhere, but this +_REDUCE must still run and report the mismatch.
+  CHECK(count_ops(*run(count_in_function(true), {"ranges", "cleanup"}).module.find("FN"),
+                  Op::PlusReduce) == 1);
+}
+
+TEST_CASE("ranges: a count of bounds that are not positive, where every bound is, becomes zeros") {
+  // NOT (c > 0) over 3 elements: none for c = 100, all for c = 0
+  auto count = [](const char* bound) {
+    auto result = run(std::string("FUNC MAIN\nCONST INT 3\nMAKE_SEGDES\nCONST FLOAT ") + bound +
+                          "\nCOPY 1 1\nDIST FLOAT\nCONST FLOAT 0.0\nCOPY 1 2\nDIST FLOAT\n"
+                          "> FLOAT\nNOT BOOL\nB_TO_I\nCOPY 1 1\n+_REDUCE INT\nRET\n",
+                      {"ranges", "cleanup"});
+    return count_ops(result.module.functions[0], Op::PlusReduce);
+  };
+  CHECK(count("100.0") == 0);
+  CHECK(count("0.0") == 1);
+  // sqrt(y) + 1 is at least 1, or NaN where y < 0 or y is NaN: NOT (c > 0) holds there
+  auto nan = run("FUNC MAIN\nCONST FLOAT (-1.0 4.0)\nCALL FN\nRET\n"
+                 "FUNC FN\nCOPY 1 0\nLENGTH FLOAT\nMAKE_SEGDES\nCPOP 1 1\n"  // sd y
+                 "SQRT\nCONST FLOAT 1.0\nCOPY 1 2\nDIST FLOAT\n+ FLOAT\n"  // sd c
+                 "CONST FLOAT 0.0\nCOPY 1 2\nDIST FLOAT\n> FLOAT\nNOT BOOL\nB_TO_I\n"
+                 "COPY 1 1\n+_REDUCE INT\nRET\n",
+                 {"ranges", "cleanup"});
+  CHECK(count_ops(*nan.module.find("FN"), Op::PlusReduce) == 1);
 }
