@@ -119,6 +119,8 @@ TypeKeyword type_of(const Stmt& s) { return s.type ? *s.type : vcode::implied_ty
 // and the counts that can only be 0, found in one walk in program order.
 class Analysis {
  public:
+  explicit Analysis(const Module& module) : module_(module) {}
+
   std::unordered_set<VarId> zero_counts(const Function& f, const EntryFacts& entry) {
     entry.assume(f, facts_);
     walk(f.body);
@@ -154,9 +156,11 @@ class Analysis {
   }
 
   // +_REDUCE INT of B_TO_I of a FLOAT comparison false everywhere, or of NOT of one true
-  // everywhere (NESL's check that rand's bound is positive).
+  // everywhere (NESL's check that rand's bound is positive), over a known descriptor (so that
+  // LENGTHS of it can fail no more than the reduction could).
   bool counts_nothing(const Stmt& s) const {
-    if (s.op != Op::PlusReduce || type_of(s) != TypeKeyword::Int || s.args.size() != 2)
+    if (s.op != Op::PlusReduce || type_of(s) != TypeKeyword::Int || s.args.size() != 2 ||
+        module_.var_types[s.args[1]] != VarType::Segdes)
       return false;
     const Stmt* flags = def(s.args[0]);
     if (!is_op(flags, Op::BoolToInt) || flags->args.size() != 1) return false;
@@ -224,6 +228,7 @@ class Analysis {
     return Interval{0, std::max(i.hi, -i.lo), i.nan};
   }
 
+  const Module& module_;
   LengthFacts facts_;
   std::unordered_map<VarId, const Stmt*> def_;
   std::unordered_map<VarId, Interval> interval_;
@@ -259,7 +264,7 @@ void ranges(Module& module, const PassOptions&) {
   const EntryFacts entry(module);
   for (Function& f : module.functions) {
     if (!f.lifted) continue;
-    const std::unordered_set<VarId> zero = Analysis().zero_counts(f, entry);
+    const std::unordered_set<VarId> zero = Analysis(module).zero_counts(f, entry);
     if (!zero.empty()) rewrite(f.body, zero, module);
   }
 }
