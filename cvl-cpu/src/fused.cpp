@@ -345,11 +345,7 @@ class Frame {
     // Of an operand: a DIST of a constant is invariant, filled once per frame (fill_uniform).
     const SegView& sd = call_.segments_of(p.args[1]);
     const Bits* values = call_.operand_bits<Bits>(p.args[0]);
-    fill_by_segment(
-        out, sd, sd.segment_of(lo), lo, hi, [&](std::size_t k, std::size_t) { return values[k]; },
-        [&](std::size_t k, std::size_t pos, std::size_t end) {
-          std::fill(out + (pos - lo), out + (end - lo), values[k]);
-        });
+    fill_dist(out, sd, sd.segment_of(lo), lo, hi, values, false);
   }
 
   void index(const NodePlan& p, std::size_t lo, std::size_t hi, I32* out) {

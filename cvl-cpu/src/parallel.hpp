@@ -131,6 +131,9 @@ inline Part make_part(const SegView& sd, std::size_t b, std::size_t blocks) {
   return p;
 }
 
+// The segment holding the first position of `p`.
+inline std::size_t first_segment(const Part& p) { return p.has_head() ? p.first - 1 : p.first; }
+
 // Calls f(segment, lo, hi) for every piece of `p`: its head first, then each segment starting in
 // it (clipped at p.end; empty segments give lo == hi).
 template <class F>

@@ -1,6 +1,6 @@
-// Writing one value per position, segment by segment: DIST and INDEX, unfused and as FUSED's
-// leaves. Built for short segments: bh's descriptors average 1 to 8 elements a segment, where a
-// loop per segment pays for its unpredictable exit on every segment. Where lengths differ, a
+// Writing one value per position, segment by segment: DIST and INDEX (fill_dist, fill_index),
+// unfused and as FUSED's leaves. Built for short segments: bh's descriptors average 1 to 8
+// elements a segment, where a loop per segment pays for its unpredictable exit on every segment. Where lengths differ, a
 // segment of at most kShortSegment elements is written as kShortSegment values in one go, the
 // excess overwritten by the segments after it; a longer one, or one too near the end of the
 // range to write past its end, goes to the caller's loop for long pieces, as does every segment
@@ -13,6 +13,7 @@
 
 #include "cvl/scalar_semantics.hpp"
 #include "parallel.hpp"
+#include "streaming_fill.hpp"
 
 namespace cvl::cpu {
 
@@ -44,6 +45,18 @@ void fill_by_segment(T* out, const SegView& sd, std::size_t k, std::size_t lo, s
   }
 }
 
+// DIST over [lo, hi) (`k` the segment holding lo): out[pos - lo] = values[k] for pos in segment
+// k; long pieces written around the cache where `streaming` (streaming_fill.hpp).
+template <class Bits>
+void fill_dist(Bits* out, const SegView& sd, std::size_t k, std::size_t lo, std::size_t hi,
+               const Bits* values, bool streaming) {
+  fill_by_segment(
+      out, sd, k, lo, hi, [&](std::size_t segment, std::size_t) { return values[segment]; },
+      [&](std::size_t segment, std::size_t from, std::size_t to) {
+        fill_values(out + (from - lo), to - from, values[segment], streaming);
+      });
+}
+
 // INDEX over [lo, hi) (`k` the segment holding lo): out[pos - lo] = starts[k] + strides[k] times
 // the offset of pos in segment k, wrapping as the reference's repeated addition does.
 template <class Starts, class Strides>
@@ -63,8 +76,5 @@ void fill_index(std::int32_t* out, const SegView& sd, std::size_t k, std::size_t
           piece[t] = cvl_sem::index_value(start, stride, first + t);
       });
 }
-
-// The segment holding the first position of part `p` (for_each_part).
-inline std::size_t first_segment(const Part& p) { return p.has_head() ? p.first - 1 : p.first; }
 
 }  // namespace cvl::cpu

@@ -76,12 +76,7 @@ Vector distribute(const Context& ctx, Vector values, const SegView& sd,
     Bits* result = elements<Bits>(out);
     const bool streaming = sd.total * sizeof(Bits) >= kStreamingBytes;
     for_each_part(ctx.par, sd, kMemoryBoundThreshold, [&](const Part& p, std::size_t) {
-      fill_by_segment(
-          result + p.begin, sd, first_segment(p), p.begin, p.end,
-          [&](std::size_t k, std::size_t) { return value[k]; },
-          [&](std::size_t k, std::size_t lo, std::size_t hi) {
-            fill_values(result + lo, hi - lo, value[k], streaming);
-          });
+      fill_dist(result + p.begin, sd, first_segment(p), p.begin, p.end, value, streaming);
       if (streaming) streaming_done();
     });
     if (same) mark_uniform(out, *same);

@@ -9,6 +9,7 @@
 
 #include "fopt/entry_facts.hpp"
 #include "fopt/length_facts.hpp"
+#include "fopt/op_facts.hpp"
 
 namespace fopt {
 namespace {
@@ -113,7 +114,11 @@ bool always_true(Op op, const Interval& a, const Interval& b) {
 
 bool is_op(const Stmt* s, Op op) { return s && s->kind == StmtKind::Op && s->op == op; }
 
-TypeKeyword type_of(const Stmt& s) { return s.type ? *s.type : vcode::implied_type(s.op); }
+// Whether `s` is an op of two FLOAT operands (a comparison, when its result is BOOL).
+bool on_two_floats(const Stmt* s) {
+  return s && s->kind == StmtKind::Op && s->args.size() == 2 &&
+         operand_type(*s, 0) == VarType::Float && operand_type(*s, 1) == VarType::Float;
+}
 
 // The intervals of a function's FLOAT variables (single assignment: a fact wherever it is read),
 // and the counts that can only be 0, found in one walk in program order.
@@ -136,7 +141,7 @@ class Analysis {
         facts_.rollback(mark);
       }
       if (s.kind == StmtKind::Op && s.results.size() == 1) {
-        if (type_of(s) == TypeKeyword::Float) {
+        if (result_type(s, 0) == VarType::Float) {
           if (const auto interval = result_of(s)) interval_[s.results[0]] = *interval;
         }
         if (counts_nothing(s) && facts_.checks_hold(s)) zero_.insert(s.results[0]);
@@ -159,18 +164,16 @@ class Analysis {
   // everywhere (NESL's check that rand's bound is positive), over a known descriptor (so that
   // LENGTHS of it can fail no more than the reduction could).
   bool counts_nothing(const Stmt& s) const {
-    if (s.op != Op::PlusReduce || type_of(s) != TypeKeyword::Int || s.args.size() != 2 ||
+    if (s.op != Op::PlusReduce || operand_type(s, 0) != VarType::Int || s.args.size() != 2 ||
         module_.var_types[s.args[1]] != VarType::Segdes)
       return false;
     const Stmt* flags = def(s.args[0]);
     if (!is_op(flags, Op::BoolToInt) || flags->args.size() != 1) return false;
     const Stmt* test = def(flags->args[0]);
-    const bool negated = is_op(test, Op::Not) && type_of(*test) == TypeKeyword::Bool &&
-                         test->args.size() == 1;
+    const bool negated = is_op(test, Op::Not) && test->args.size() == 1 &&
+                         operand_type(*test, 0) == VarType::Bool;
     if (negated) test = def(test->args[0]);
-    if (!test || test->kind != StmtKind::Op || test->args.size() != 2 ||
-        type_of(*test) != TypeKeyword::Float)
-      return false;
+    if (!on_two_floats(test)) return false;
     const Interval a = interval(test->args[0]), b = interval(test->args[1]);
     return negated ? always_true(test->op, a, b) : never_true(test->op, a, b);
   }
@@ -201,7 +204,6 @@ class Analysis {
       case Op::Div: return divide(arg(0), arg(1));
       case Op::Sqrt: return square_root(arg(0));
       case Op::Exp: return Interval{0, kInf, arg(0).nan};
-      case Op::IntToFloat: return Interval{-2147483648.0, 2147483647.0, false};
       case Op::Select: return absolute_value(s).value_or(either(arg(1), arg(2)));
       default: return std::nullopt;
     }
@@ -211,18 +213,15 @@ class Analysis {
   // |x|, never below 0 (NaN where x is).
   std::optional<Interval> absolute_value(const Stmt& s) const {
     const Stmt* test = def(s.args[0]);
-    if (!test || test->kind != StmtKind::Op || test->args.size() != 2 ||
-        type_of(*test) != TypeKeyword::Float || !interval(test->args[1]).exactly_zero())
-      return std::nullopt;
+    if (!on_two_floats(test) || !interval(test->args[1]).exactly_zero()) return std::nullopt;
     const VarId x = test->args[0];
     const bool positive_first = test->op == Op::Greater || test->op == Op::GreaterEq;
     const bool negative_first = test->op == Op::Less || test->op == Op::LessEq;
     if (!positive_first && !negative_first) return std::nullopt;
     const VarId kept = positive_first ? s.args[1] : s.args[2];
     const Stmt* negated = def(positive_first ? s.args[2] : s.args[1]);
-    if (kept != x || !is_op(negated, Op::Sub) || type_of(*negated) != TypeKeyword::Float ||
-        negated->args.size() != 2 || negated->args[1] != x ||
-        !interval(negated->args[0]).exactly_zero())
+    if (kept != x || !is_op(negated, Op::Sub) || !on_two_floats(negated) ||
+        negated->args[1] != x || !interval(negated->args[0]).exactly_zero())
       return std::nullopt;
     const Interval i = interval(x);
     return Interval{0, std::max(i.hi, -i.lo), i.nan};
