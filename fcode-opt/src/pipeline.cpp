@@ -12,6 +12,7 @@
 #include "fopt/lift.hpp"
 #include "fopt/lower.hpp"
 #include "fopt/ranges.hpp"
+#include "fopt/selects.hpp"
 #include "fopt/var_types.hpp"
 #include "vcode/printer.hpp"
 
@@ -29,6 +30,10 @@ const Pass passes[] = {
      "replace counts of elements failing a FLOAT check that interval analysis proves false "
      "everywhere by zeros",
      ranges},
+    {"selects",
+     "replace a packed update of the flagged elements (PACK, BPERMUTE, an elementwise change, "
+     "DPERMUTE) by SELECT of the change over the whole vector",
+     selects},
     {"fuse",
      "turn connected elementwise operations (and the reduction or scan they feed) into "
      "superoperators",
@@ -73,7 +78,7 @@ std::string comma_list(const std::vector<std::string>& names) {
 std::span<const Pass> registered_passes() { return passes; }
 
 std::vector<std::string> default_passes() {
-  return {"inline", "cleanup", "hoist", "ranges", "cleanup", "fuse", "cleanup"};
+  return {"inline", "cleanup", "hoist", "ranges", "selects", "cleanup", "fuse", "cleanup"};
 }
 
 std::vector<std::string> dump_after_names() {

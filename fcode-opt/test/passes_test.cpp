@@ -246,7 +246,7 @@ TEST_CASE("pipeline: an unknown --dump-after name is an error listing the known 
   options.dump_after = "fusion";
   CHECK_THROWS_WITH(optimize(parse("FUNC MAIN\nRET\n"), options),
                     "unknown pass \"fusion\" for --dump-after "
-                    "(lift, inline, cleanup, hoist, ranges, fuse, lower, all)");
+                    "(lift, inline, cleanup, hoist, ranges, selects, fuse, lower, all)");
   CHECK(dump.str().empty());
   for (const std::string& name : dump_after_names()) {
     options.dump_after = name;
@@ -621,4 +621,72 @@ TEST_CASE("ranges: a count of bounds that are not positive, where every bound is
                  "COPY 1 1\n+_REDUCE INT\nRET\n",
                  {"ranges", "cleanup"});
   CHECK(count_ops(*nan.module.find("FN"), Op::PlusReduce) == 1);
+}
+
+namespace {
+
+// NESL's packed update of the flagged elements, as the compiler writes `if x < 0 then 1 - x
+// else x` over a vector: PUT flags x < 0, packs the positions (INDEX 0 1) where it holds, checks
+// them against LENGTHS (an error and EXIT where one is out of range), gathers the values there,
+// changes them (1 - g) and puts them back over x.
+struct PackedUpdate {
+  bool floats = true;                 // else INT
+  std::string change = "-";           // the op of 1 `change` g
+  int index_start = 0;
+  bool checked_against_lengths = true;  // else against the constant 1
+  bool positions_returned = false;      // the positions are read after the update
+};
+
+std::string packed_update(const PackedUpdate& u) {
+  const std::string t = u.floats ? "FLOAT" : "INT";
+  const std::string values = u.floats ? "(-1.5 2.0 -0.0 3.0)" : "(-1 2 0 3)";
+  const std::string zero = u.floats ? "0.0" : "0", one = u.floats ? "1.0" : "1";
+  return "FUNC MAIN\nCONST " + t + " " + values + "\nCALL PUT\nRET\n"
+         "FUNC PUT\nCOPY 1 0\nLENGTH " + t + "\nMAKE_SEGDES\n"  // x sd
+         "CONST " + t + " " + zero + "\nCOPY 1 1\nDIST " + t + "\nCOPY 1 2\nCPOP 1 1\n< " + t +
+         "\n"  // x sd flags
+         "CONST INT " + std::to_string(u.index_start) +
+         "\nCONST INT 1\nCOPY 1 3\nINDEX\nCOPY 1 1\nCOPY 1 3\nPACK INT\n"  // x sd flags p psd
+         "COPY 1 1\nCONST INT 0\nCOPY 1 2\nDIST INT\n< INT\nCOPY 1 2\n" +
+         (u.checked_against_lengths ? "COPY 1 5\nLENGTHS\n" : "CONST INT 1\n") +
+         "COPY 1 3\nDIST INT\n>= INT\nOR BOOL\nCOPY 1 1\nOR_REDUCE BOOL\n"
+         "IF\nCONST CHAR \"bad index\"\nWRITE CHAR\nPOP 2 0\nEXIT\nELSE\nENDIF\n"
+         "COPY 1 4\nCOPY 1 2\nCOPY 1 5\nCOPY 1 3\nBPERMUTE " + t + "\n"  // ... g
+         "CONST " + t + " " + one + "\nCOPY 1 2\nDIST " + t + "\nCPOP 1 1\n" + u.change + " " +
+         t + "\n"  // x sd flags p psd changed
+         "COPY 1 2\nCOPY 1 6\nCOPY 1 3\nCOPY 1 7\nDPERMUTE " + t + "\n" +  // x sd flags p psd r
+         (u.positions_returned ? "POP 1 1\nPOP 3 2\n" : "POP 5 1\n") + "RET\n";
+}
+
+// How many DPERMUTEs and SELECTs PUT has after selects and cleanup.
+std::pair<std::size_t, std::size_t> permutes_and_selects(const PackedUpdate& u) {
+  auto result = run(packed_update(u), {"selects", "cleanup"});
+  const Function& f = *result.module.find("PUT");
+  return {count_ops(f, Op::DPermute), count_ops(f, Op::Select)};
+}
+
+}  // namespace
+
+TEST_CASE("selects: a packed update of the flagged elements becomes one SELECT") {
+  auto result = run(packed_update({}), {"selects", "cleanup"});
+  const Function& f = *result.module.find("PUT");
+  for (Op gone : {Op::Index, Op::Pack, Op::OrReduce, Op::BPermute, Op::DPermute})
+    CHECK(count_ops(f, gone) == 0);
+  CHECK(count_kind(f, StmtKind::If) == 0);  // the position check, which cannot fire
+  CHECK(count_ops(f, Op::Select) == 1);
+  CHECK(count_ops(f, Op::Sub) == 1);  // 1 - x, now over the whole vector
+  // INT too, where the change cannot trap
+  CHECK(permutes_and_selects({.floats = false}) == std::pair<std::size_t, std::size_t>{0, 1});
+}
+
+TEST_CASE("selects: a packed update stays where SELECT would do something else") {
+  const std::pair<std::size_t, std::size_t> kept{1, 0};
+  // 1 / x over the whole vector would divide by the unflagged 0
+  CHECK(permutes_and_selects({.floats = false, .change = "/"}) == kept);
+  // positions from 1: the check fires at the last flagged element
+  CHECK(permutes_and_selects({.index_start = 1}) == kept);
+  // checked against 1, not the vector's length: the check may fire
+  CHECK(permutes_and_selects({.checked_against_lengths = false}) == kept);
+  // the positions are read afterwards
+  CHECK(permutes_and_selects({.positions_returned = true}) == kept);
 }
