@@ -283,16 +283,12 @@ class Frame {
     for (std::uint32_t i = 0; i <= last_; ++i) {
       const NodePlan& p = nodes_[i];
       if (p.role != NodeRole::Element && p.role != NodeRole::Constant) continue;
-      if (call_.uniform(i) || p.same_as != i) continue;
-      if (p.kind == NodeKind::Constant) continue;
+      if (call_.uniform(i) || p.same_as != i) continue;  // constants are uniform
       Step s{i, {0, 0, 0}};
       for (std::uint8_t k = 0; k < p.arity; ++k) s.args[k] = nodes_[p.args[k]].same_as;
       steps_.push_back(s);
+      if (i == last_) result_written_ = p.kind != NodeKind::Operand;
     }
-    const NodePlan& r = nodes_[result_];
-    result_written_ = result_ == last_ && !call_.uniform(result_) &&
-                      (r.kind == NodeKind::Elementwise || r.kind == NodeKind::Dist ||
-                       r.kind == NodeKind::Index);
   }
 
   void* slot(std::size_t node) { return scratch_.data() + nodes_[node].buffer * block_; }

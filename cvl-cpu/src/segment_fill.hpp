@@ -1,10 +1,10 @@
 // Writing one value per position, segment by segment: DIST and INDEX (fill_dist, fill_index),
 // unfused and as FUSED's leaves. Built for short segments: bh's descriptors average 1 to 8
-// elements a segment, where a loop per segment pays for its unpredictable exit on every segment. Where lengths differ, a
-// segment of at most kShortSegment elements is written as kShortSegment values in one go, the
-// excess overwritten by the segments after it; a longer one, or one too near the end of the
-// range to write past its end, goes to the caller's loop for long pieces, as does every segment
-// of a descriptor whose segments are all of one length.
+// elements a segment, where a loop per segment pays for its unpredictable exit on every
+// segment. Where lengths differ, a segment of at most kShortSegment elements is written as
+// kShortSegment values in one go, the excess overwritten by the segments after it; a longer one,
+// or one too near the end of the range to write past its end, goes to the caller's loop for
+// long pieces, as does every segment of a descriptor whose segments are all of one length.
 #pragma once
 
 #include <algorithm>

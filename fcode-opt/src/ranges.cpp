@@ -112,8 +112,6 @@ bool always_true(Op op, const Interval& a, const Interval& b) {
   }
 }
 
-bool is_op(const Stmt* s, Op op) { return s && s->kind == StmtKind::Op && s->op == op; }
-
 // Whether `s` is an op of two FLOAT operands (a comparison, when its result is BOOL).
 bool on_two_floats(const Stmt* s) {
   return s && s->kind == StmtKind::Op && s->args.size() == 2 &&

@@ -21,8 +21,6 @@ using vcode::TypeKeyword;
 // flagged or not.
 constexpr std::size_t kMaxChange = 32;
 
-bool is_op(const Stmt* s, Op op) { return s && s->kind == StmtKind::Op && s->op == op; }
-
 bool is_int_constant(const Stmt* s, std::int32_t value) {
   return is_op(s, Op::Const) && s->constant.type == TypeKeyword::Int &&
          !s->constant.stream_name && s->constant.ints.size() == 1 && s->constant.ints[0] == value;

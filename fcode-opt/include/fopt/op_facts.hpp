@@ -34,6 +34,11 @@ bool fails_only_on_lengths(const Stmt& stmt);
 // Ops a superoperator can contain as an inner node (ops.def family Elementwise).
 bool is_elementwise(vcode::Op op);
 
+// Whether `stmt` (possibly null: a parameter's definition) is the op `op`.
+inline bool is_op(const Stmt* stmt, vcode::Op op) {
+  return stmt && stmt->kind == StmtKind::Op && stmt->op == op;
+}
+
 // The type of result `index` of `stmt` (an Op statement).
 VarType result_type(const Stmt& stmt, std::size_t index);
 
