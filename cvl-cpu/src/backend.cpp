@@ -31,6 +31,7 @@ class CpuBackend final : public Backend {
     ctx_.par.threads = options.threads > 0 ? options.threads : cpu::available_cores();
     ctx_.float_rank = options.float_rank;
     ctx_.fast_math = options.fast_math;
+    ctx_.lazy = options.lazy_elementwise;
     cpu::set_memory_limit(options.max_memory);
     cpu::set_populate_threads(ctx_.par.threads);
   }

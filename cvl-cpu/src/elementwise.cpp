@@ -10,6 +10,7 @@
 
 #include "cvl/op_dispatch.hpp"
 #include "families.hpp"
+#include "lazy_elementwise.hpp"
 #include "vector_math.hpp"
 
 namespace cvl::cpu {
@@ -194,6 +195,8 @@ std::optional<Vector> elementwise_of_values(const Context& ctx, Op op, Type type
 
 Vector elementwise(const Context& ctx, Op op, Type type, std::span<Vector> ops) {
   if (std::optional<Vector> out = elementwise_of_values(ctx, op, type, ops)) return std::move(*out);
+  if (ctx.lazy)
+    if (std::optional<Vector> out = lazy_elementwise(ctx, op, type, ops)) return std::move(*out);
   if (ctx.fast_math)
     if (ArrayFunction function = fast_math_function(op)) return map_array(ctx.par, function, ops);
   return visit_elementwise(op, type, [&]<Op kOp, class Sem, Type kType>() {

@@ -16,6 +16,7 @@ struct Context {
   Parallel par;
   FloatRankOrder float_rank = FloatRankOrder::Correct;
   bool fast_math = false;  // transcendentals from vector_math.hpp (BackendOptions::fast_math)
+  bool lazy = false;  // long elementwise results computed when read (lazy_elementwise.hpp)
 };
 
 Vector elementwise(const Context& ctx, vcode::Op op, Type type, std::span<Vector> operands);

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "lazy_elementwise.hpp"
 #include "streaming_fill.hpp"
 
 namespace cvl::cpu {
@@ -18,6 +19,57 @@ Buffer::Buffer(std::size_t bytes, bool populate) {
   fresh_from_ = block.fresh_from;
   data_ = block.data;
   capacity_ = block.bytes;
+}
+
+Buffer::Buffer(std::unique_ptr<LazyExpression> expression)
+    : data_(inline_), capacity_(0), expression_(std::move(expression)) {
+  lazy_pending_.store(true, std::memory_order_release);
+}
+
+std::unique_ptr<LazyExpression> Buffer::take_expression() {
+  if (!lazy_pending_.load(std::memory_order_acquire)) return nullptr;
+  lazy_pending_.store(false, std::memory_order_release);
+  return std::move(expression_);
+}
+
+// Under one lock for all buffers, which an expression's operands take again (a pending operand
+// is computed first); whichever thread asks first computes. The result's memory is taken over
+// when nothing else holds it (it is new, or an operand reused in place), else copied.
+void Buffer::compute_lazy() const {
+  static std::recursive_mutex computing;
+  std::lock_guard lock(computing);
+  if (!lazy_pending_.load(std::memory_order_acquire)) return;
+  std::unique_ptr<LazyExpression> expression = std::move(expression_);
+  Vector result;
+  try {
+    result = compute(*expression);
+  } catch (...) {
+    expression_ = std::move(expression);
+    throw;
+  }
+  expression.reset();
+  auto* from = static_cast<Buffer*>(result.storage.get());
+  const std::byte* bytes = from->bytes();
+  if (result.storage.use_count() == 1 && from->data_ != from->inline_) {
+    data_ = from->data_;
+    capacity_ = from->capacity_;
+    fresh_from_ = from->fresh_from_;
+    from->data_ = from->inline_;
+    from->capacity_ = kInlineBytes;
+    from->fresh_from_ = SIZE_MAX;
+  } else {
+    const std::size_t size = result.length * element_size(result.type);
+    if (size > kInlineBytes) {
+      const MemoryBlock block = acquire_memory(size);
+      data_ = block.data;
+      capacity_ = block.bytes;
+      fresh_from_ = block.fresh_from;
+    } else {
+      capacity_ = kInlineBytes;
+    }
+    std::memcpy(data_, bytes, size);
+  }
+  lazy_pending_.store(false, std::memory_order_release);
 }
 
 void Buffer::populate() const {

@@ -24,6 +24,8 @@ struct SegmentValues {
   Segdes segments;
 };
 
+struct LazyExpression;  // lazy_elementwise.hpp
+
 // Raw memory of at least `bytes` bytes, 64-byte aligned. Buffers of up to 64 bytes (scalars are
 // most vectors a program makes) live inside the object, 16-byte aligned, so one allocation makes
 // the whole handle; larger ones come from the buffer cache (and count against --max-memory).
@@ -31,14 +33,26 @@ class Buffer final : public Storage {
  public:
   // `populate`: see acquire_memory.
   explicit Buffer(std::size_t bytes, bool populate = true);
+  // No memory yet: the elements are `expression`'s, computed into memory the buffer then takes
+  // over when something first takes their address (lazy_elementwise.hpp).
+  explicit Buffer(std::unique_ptr<LazyExpression> expression);
   ~Buffer() override;
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
 
   // The memory, with any deferred elements written first (elements() reads it through this).
   std::byte* bytes() const {
+    if (lazy_pending_.load(std::memory_order_acquire)) compute_lazy();
     if (deferred_.load(std::memory_order_acquire)) write_deferred();
     return data_;
+  }
+  // The expression of a buffer whose elements are not computed yet, for an op that builds a larger
+  // one on it: it then owns the expression, and the buffer is left without elements (it must be
+  // dropped). nullptr when computed, or made otherwise.
+  std::unique_ptr<LazyExpression> take_expression();
+  // The expression of a buffer whose elements are not computed yet, else nullptr.
+  const LazyExpression* pending() const {
+    return lazy_pending_.load(std::memory_order_acquire) ? expression_.get() : nullptr;
   }
   std::size_t capacity() const { return capacity_; }
 
@@ -67,14 +81,17 @@ class Buffer final : public Storage {
 
  private:
   void write_deferred() const;
+  void compute_lazy() const;
   // Before the whole buffer is written: pages acquired without populating are faulted in at once.
   void populate() const;
 
   static constexpr std::size_t kInlineBytes = 64;
-  std::byte* data_;
-  std::size_t capacity_;
+  mutable std::byte* data_;  // mutable: a lazy buffer takes over its memory when computed
+  mutable std::size_t capacity_;
   mutable std::atomic<bool> deferred_{false};
   mutable std::size_t fresh_from_ = SIZE_MAX;  // pages never touched from here on (acquire_memory)
+  mutable std::atomic<bool> lazy_pending_{false};
+  mutable std::unique_ptr<LazyExpression> expression_;  // while lazy_pending_
   std::size_t deferred_count_ = 0;
   Type deferred_type_ = Type::Int;
   alignas(16) std::byte inline_[kInlineBytes];

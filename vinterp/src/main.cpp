@@ -56,6 +56,8 @@ const char* const usage_text =
     "\t\t\t\t (exact), or vectorized within 1 ulp (fast); default fast, exact\n"
     "\t\t\t\t with --threads 1\n"
     "\t --float-rank correct|legacy\t FLOAT RANK order (legacy = the x86-64 reference's)\n"
+    "\t --eager\t\t cpu: compute each elementwise op when it runs (default: a chain of them on\n"
+    "\t\t\t\t long vectors in one pass, where its result is first read)\n"
     "\t --trace\t\t print each instruction and the stack's shape on stderr\n"
     "\t --trace-json FILE\t write a timeline of the run (Chrome trace events: Perfetto,\n"
     "\t\t\t\t chrome://tracing)\n"
@@ -168,6 +170,7 @@ po::options_description command_line_options() {
       ("threads", po::value<int>()->default_value(0), "")
       ("math", po::value<std::string>(), "")
       ("float-rank", po::value<std::string>()->default_value("correct"), "")
+      ("eager", "")
       ("trace", "")
       ("trace-json", po::value<std::string>(), "")
       ("optimize,O", "")
@@ -318,6 +321,7 @@ cvl::BackendOptions backend_options(const po::variables_map& args, int device) {
     if (math != "exact" && math != "fast") throw UsageError("--math must be exact or fast");
     options.fast_math = math == "fast";
   }
+  options.lazy_elementwise = args.count("eager") == 0;
   const std::string rank = args["float-rank"].as<std::string>();
   if (rank == "legacy") options.float_rank = cvl::FloatRankOrder::Legacy;
   else if (rank != "correct") throw UsageError("--float-rank must be correct or legacy");

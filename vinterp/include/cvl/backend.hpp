@@ -66,6 +66,10 @@ struct BackendOptions {
   // instead of the C library's, whose results the classic interpreter prints (--math fast; the
   // default with more than one thread). Other backends ignore it.
   bool fast_math = false;
+  // cvl-cpu: elementwise ops on long vectors are computed where their result is first read, a
+  // chain of them in one pass (cvl-cpu/src/lazy_elementwise.hpp); the same values. vinterp turns
+  // it on (off with --eager); other backends ignore it.
+  bool lazy_elementwise = false;
 };
 
 // Counters a backend keeps for `vinterp --profile`; cumulative since the backend was made.

@@ -1,0 +1,213 @@
+#include "lazy_elementwise.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "cvl/op_dispatch.hpp"
+#include "families.hpp"
+
+namespace cvl::cpu {
+namespace {
+
+using vcode::Op;
+using vcode::SuperOp;
+using vcode::SuperOpNode;
+using vcode::TypeKeyword;
+using Kind = SuperOpNode::Kind;
+
+// One expression made from an op and its operands.
+class Builder {
+ public:
+  Builder(const Context& ctx, std::size_t domain) {
+    expression_.ctx = &ctx;
+    expression_.domain = domain;
+  }
+
+  // The node for an operand: the expression of a pending vector nothing else holds (computed
+  // now if it would make this one too large), a constant for a vector of one value, a DIST for one
+  // of values per segment, else the vector itself (pending or not).
+  std::uint32_t operand(Vector&& v) {
+    auto* buffer = static_cast<Buffer*>(v.storage.get());
+    if (const LazyExpression* pending = buffer ? buffer->pending() : nullptr) {
+      const bool only_here = v.storage.use_count() == 1;
+      if (only_here && nodes().size() + pending->definition.nodes.size() < kLazyMaxNodes)
+        return splice(std::move(*buffer->take_expression()));
+      if (only_here || pending->depth + 1 >= kLazyMaxDepth)
+        elements<std::byte>(v);
+      else
+        expression_.depth = std::max(expression_.depth, pending->depth + 1);
+    }
+    if (const std::optional<std::uint64_t> bits = uniform_bits(v)) return constant(v.type, *bits);
+    if (const std::shared_ptr<const SegmentValues> rule = segment_values_of(v)) {
+      SuperOpNode node;
+      node.kind = Kind::Dist;
+      node.type = node.result = to_keyword(v.type);
+      node.arity = 2;
+      node.args[0] = vector_leaf(Vector(rule->values));
+      node.args[1] = segdes_leaf(rule->segments);
+      return add(node);
+    }
+    return vector_leaf(std::move(v));
+  }
+
+  std::uint32_t elementwise(Op op, Type type, std::span<const std::uint32_t> args) {
+    SuperOpNode node;
+    node.kind = Kind::Elementwise;
+    node.op = op;
+    node.type = to_keyword(type);
+    node.result = vcode::result_type_of(op, node.type);
+    node.arity = static_cast<std::uint8_t>(args.size());
+    for (std::size_t a = 0; a < args.size(); ++a) node.args[a] = args[a];
+    return add(node);
+  }
+
+  LazyExpression finish() { return std::move(expression_); }
+
+ private:
+  std::vector<SuperOpNode>& nodes() { return expression_.definition.nodes; }
+
+  std::uint32_t add(const SuperOpNode& node) {
+    nodes().push_back(node);
+    return static_cast<std::uint32_t>(nodes().size() - 1);
+  }
+
+  std::uint32_t operand_node(std::uint32_t k) {
+    SuperOpNode node;
+    node.kind = Kind::Operand;
+    node.operand = k;
+    node.result = expression_.definition.operands[k];
+    return add(node);
+  }
+
+  // $k for `v`, one k per vector however often it is read (x * x reads one operand).
+  std::uint32_t operand_number(FusedOperand&& operand, TypeKeyword kind, const Storage* storage) {
+    auto& operands = expression_.operands;
+    for (std::uint32_t k = 0; k < operands.size(); ++k)
+      if (expression_.definition.operands[k] == kind &&
+          (kind == TypeKeyword::Segdes ? operands[k].segdes.storage.get()
+                                       : operands[k].vector.storage.get()) == storage)
+        return k;
+    operands.push_back(std::move(operand));
+    expression_.definition.operands.push_back(kind);
+    return static_cast<std::uint32_t>(operands.size() - 1);
+  }
+
+  std::uint32_t vector_leaf(Vector&& v) {
+    const TypeKeyword kind = to_keyword(v.type);
+    const Storage* storage = v.storage.get();
+    return operand_node(operand_number({std::move(v), {}}, kind, storage));
+  }
+
+  std::uint32_t segdes_leaf(const Segdes& sd) {
+    return operand_node(operand_number({{}, sd}, TypeKeyword::Segdes, sd.storage.get()));
+  }
+
+  std::uint32_t constant(Type type, std::uint64_t bits) {
+    SuperOpNode node;
+    node.kind = Kind::Constant;
+    node.type = node.result = to_keyword(type);
+    if (type == Type::Float)
+      node.float_value = std::bit_cast<double>(bits);
+    else if (type == Type::Bool)
+      node.int_value = (bits & 0xFF) != 0;
+    else
+      node.int_value = static_cast<std::int32_t>(static_cast<std::uint32_t>(bits));
+    return add(node);
+  }
+
+  // Appends the nodes of `inner` (its operands renumbered into this expression's); its root.
+  std::uint32_t splice(LazyExpression&& inner) {
+    expression_.depth = std::max(expression_.depth, inner.depth);
+    std::vector<std::uint32_t> renumbered(inner.operands.size());
+    for (std::size_t k = 0; k < inner.operands.size(); ++k) {
+      const TypeKeyword kind = inner.definition.operands[k];
+      FusedOperand& o = inner.operands[k];
+      const Storage* storage =
+          kind == TypeKeyword::Segdes ? o.segdes.storage.get() : o.vector.storage.get();
+      renumbered[k] = operand_number(std::move(o), kind, storage);
+    }
+    const auto offset = static_cast<std::uint32_t>(nodes().size());
+    for (SuperOpNode node : inner.definition.nodes) {
+      for (std::uint8_t a = 0; a < node.arity; ++a) node.args[a] += offset;
+      if (node.kind == Kind::Operand) node.operand = renumbered[node.operand];
+      add(node);
+    }
+    return static_cast<std::uint32_t>(nodes().size() - 1);
+  }
+
+  LazyExpression expression_;
+};
+
+// The operand kinds and nodes of a definition, as bytes: the key of its plan.
+std::string key_of(const SuperOp& op) {
+  std::string key;
+  auto put = [&](const auto& value) {
+    key.append(reinterpret_cast<const char*>(&value), sizeof(value));
+  };
+  for (TypeKeyword kind : op.operands) put(kind);
+  for (const SuperOpNode& n : op.nodes) {
+    put(n.kind);
+    put(n.op);
+    put(n.type);
+    put(n.result);
+    put(n.operand);
+    put(n.int_value);
+    put(std::bit_cast<std::uint64_t>(n.float_value));
+    put(n.arity);
+    for (std::uint8_t a = 0; a < n.arity; ++a) put(n.args[a]);
+  }
+  return key;
+}
+
+// A program makes the same few expressions over and over (one per chain of ops it runs): each is
+// planned once. Plans do not depend on the backend object, only on the math mode.
+std::shared_ptr<const PreparedSuperOp> plan_for(const Context& ctx, const SuperOp& op) {
+  constexpr std::size_t kMaxPlans = 4096;
+  static std::mutex mutex;
+  static std::unordered_map<std::string, std::shared_ptr<const PreparedSuperOp>> plans[2];
+  std::string key = key_of(op);
+  std::lock_guard lock(mutex);
+  auto& cache = plans[ctx.fast_math ? 1 : 0];
+  if (auto found = cache.find(key); found != cache.end()) return found->second;
+  if (cache.size() >= kMaxPlans) cache.clear();
+  std::shared_ptr<const PreparedSuperOp> plan = prepare_fused(ctx, op);
+  cache.emplace(std::move(key), plan);
+  return plan;
+}
+
+}  // namespace
+
+std::optional<Vector> lazy_elementwise(const Context& ctx, Op op, Type type,
+                                       std::span<Vector> operands) {
+  const std::size_t n = operands[0].length;
+  if (n < kLazyMin) return std::nullopt;
+  if ((op == Op::Div || op == Op::Mod) && type == Type::Int) return std::nullopt;
+  Builder builder(ctx, n);
+  std::uint32_t args[3] = {0, 0, 0};
+  for (std::size_t a = 0; a < operands.size(); ++a) args[a] = builder.operand(std::move(operands[a]));
+  builder.elementwise(op, type, std::span(args, operands.size()));
+  LazyExpression expression = builder.finish();
+  std::size_t held_only_here = 0;
+  for (const FusedOperand& o : expression.operands)
+    if (o.vector.storage && o.vector.length == n && o.vector.storage.use_count() == 1)
+      ++held_only_here;
+  if (held_only_here >= 2) return compute(expression);
+  const Type result = to_type(expression.definition.root().result);
+  return Vector{result, n,
+                std::make_shared<Buffer>(std::make_unique<LazyExpression>(std::move(expression)))};
+}
+
+Vector compute(LazyExpression& expression) {
+  // Pending operands are computed here, on this thread, before the pass shares out its blocks.
+  for (FusedOperand& o : expression.operands)
+    if (o.vector.storage) elements<std::byte>(o.vector);
+  const std::shared_ptr<const PreparedSuperOp> plan =
+      plan_for(*expression.ctx, expression.definition);
+  return fused(*expression.ctx, *plan, expression.operands, expression.domain);
+}
+
+}  // namespace cvl::cpu

@@ -1,0 +1,60 @@
+// Elementwise ops on long vectors, computed when their result is first read rather than when
+// they run: what fcode-opt's fusion does ahead of time for FCODE, done at run time for VCODE.
+//
+// An elementwise op whose operands are long returns a vector without memory that holds its
+// expression: a superoperator definition (vcode/superop.hpp) over the operands. An elementwise op
+// on such a vector that nothing else holds takes its expression into its own, so a chain such as
+// quickhull's (x1 - x0) * (y - y0) - (y1 - y0) * (x - x0) becomes one FUSED pass (fused.cpp)
+// that reads each input once and writes one result, where the ops one at a time write and read
+// back every intermediate. A result that is dropped unread is never computed.
+//
+// The values are the unfused ops' to the bit: the FUSED evaluator applies the same scalar (or, in
+// fast mode, the same vector) functions in the same order per element. Ops that can fail (INT /
+// and %) run at once, so that an error is raised by the instruction that causes it. So that a
+// pending expression never holds more memory than the ops one at a time would, it is computed at
+// once when it would be the only holder of two or more full-length vectors (one of them is where
+// the result goes, as an op reuses its operand at its last use).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "cvl/backend.hpp"
+#include "storage.hpp"
+#include "vcode/superop.hpp"
+
+namespace cvl::cpu {
+
+struct Context;
+
+// A pending result: `definition` over `operands` ($k is operands[k]), `domain` elements.
+struct LazyExpression {
+  const Context* ctx = nullptr;
+  vcode::SuperOp definition;
+  std::vector<FusedOperand> operands;
+  std::size_t domain = 0;
+  // The longest chain of pending operands below this one (operands held elsewhere that were not
+  // computed yet): computing reads them first, recursively.
+  std::size_t depth = 0;
+};
+
+// Elementwise ops on at least this many elements are computed when first read: below it the
+// bookkeeping costs about what a pass over the elements does.
+inline constexpr std::size_t kLazyMin = std::size_t{1} << 14;
+// Nodes at most in one pending expression: past it, a pending operand is computed on its own.
+inline constexpr std::size_t kLazyMaxNodes = 48;
+// Pending operands below a pending expression at most: past it, the operand is computed at once.
+inline constexpr std::size_t kLazyMaxDepth = 16;
+
+// The result of `op` as a pending expression over `operands` (which it consumes), or nothing
+// when the op runs at once (short vectors, an INT division). The result may also be computed
+// already, when pending would hold more memory than computing.
+std::optional<Vector> lazy_elementwise(const Context& ctx, vcode::Op op, Type type,
+                                       std::span<Vector> operands);
+
+// Computes a pending expression (Buffer::bytes() calls it through the buffer).
+Vector compute(LazyExpression& expression);
+
+}  // namespace cvl::cpu

@@ -1,0 +1,282 @@
+// Elementwise results computed where first read (lazy_elementwise.hpp): random programs of
+// elementwise ops on long vectors give the same bits as the ops run one at a time, at one and two
+// threads, in exact and fast mode; chains become one expression; a pending result never holds
+// more memory than the eager ops would; ops that can fail, and short vectors, run at once; a
+// result read by several threads at once is computed once.
+#include <catch2/catch.hpp>
+
+#include <bit>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cvl/errors.hpp"
+#include "families.hpp"
+#include "lazy_elementwise.hpp"
+#include "thread_pool.hpp"
+
+namespace cvl::cpu {
+namespace {
+
+using vcode::Op;
+
+constexpr std::size_t kLong = kLazyMin + 1000;
+
+Context context(int threads, bool lazy, bool fast = false) {
+  Context ctx;
+  ctx.par.threads = threads;
+  ctx.lazy = lazy;
+  ctx.fast_math = fast;
+  return ctx;
+}
+
+const LazyExpression* pending(const Vector& v) {
+  return static_cast<const Buffer*>(v.storage.get())->pending();
+}
+
+Vector ints(std::vector<std::int32_t> values) {
+  Vector v = allocate(Type::Int, values.size());
+  std::memcpy(elements<std::int32_t>(v), values.data(), values.size() * sizeof(std::int32_t));
+  return v;
+}
+
+Vector iota(std::size_t n, std::int32_t from = 0) {
+  std::vector<std::int32_t> values(n);
+  for (std::size_t i = 0; i < n; ++i) values[i] = from + static_cast<std::int32_t>(i);
+  return ints(values);
+}
+
+// Copied operands stay shared, moved-in ones are at their last use (a braced list would copy).
+template <class... Operands>
+Vector ew(const Context& ctx, Op op, Type type, Operands&&... operands) {
+  std::vector<Vector> list;
+  (list.push_back(std::forward<Operands>(operands)), ...);
+  return elementwise(ctx, op, type, list);
+}
+
+// ---- random programs ---------------------------------------------------------------------------
+
+// An elementwise op and the types it reads and makes.
+struct OpShape {
+  Op op;
+  Type type;  // the instruction's type
+  std::vector<Type> reads;
+  Type makes;
+};
+
+const std::vector<OpShape>& shapes() {
+  static const std::vector<OpShape> all = {
+      {Op::Add, Type::Int, {Type::Int, Type::Int}, Type::Int},
+      {Op::Sub, Type::Int, {Type::Int, Type::Int}, Type::Int},
+      {Op::Mul, Type::Int, {Type::Int, Type::Int}, Type::Int},
+      {Op::Or, Type::Int, {Type::Int, Type::Int}, Type::Int},
+      {Op::Xor, Type::Int, {Type::Int, Type::Int}, Type::Int},
+      {Op::RShift, Type::Int, {Type::Int, Type::Int}, Type::Int},
+      {Op::Less, Type::Int, {Type::Int, Type::Int}, Type::Bool},
+      {Op::Div, Type::Int, {Type::Int, Type::Int}, Type::Int},  // divisors made non-zero
+      {Op::Mod, Type::Int, {Type::Int, Type::Int}, Type::Int},
+      {Op::IntToFloat, Type::Int, {Type::Int}, Type::Float},
+      {Op::Add, Type::Float, {Type::Float, Type::Float}, Type::Float},
+      {Op::Sub, Type::Float, {Type::Float, Type::Float}, Type::Float},
+      {Op::Mul, Type::Float, {Type::Float, Type::Float}, Type::Float},
+      {Op::Div, Type::Float, {Type::Float, Type::Float}, Type::Float},
+      {Op::Sin, Type::Float, {Type::Float}, Type::Float},
+      {Op::GreaterEq, Type::Float, {Type::Float, Type::Float}, Type::Bool},
+      {Op::Sqrt, Type::Float, {Type::Float}, Type::Float},
+      {Op::Exp, Type::Float, {Type::Float}, Type::Float},
+      {Op::Log, Type::Float, {Type::Float}, Type::Float},
+      {Op::Floor, Type::Float, {Type::Float}, Type::Int},
+      {Op::And, Type::Bool, {Type::Bool, Type::Bool}, Type::Bool},
+      {Op::Not, Type::Bool, {Type::Bool}, Type::Bool},
+      {Op::BoolToInt, Type::Bool, {Type::Bool}, Type::Int},
+      {Op::Select, Type::Float, {Type::Bool, Type::Float, Type::Float}, Type::Float},
+      {Op::Select, Type::Int, {Type::Bool, Type::Int, Type::Int}, Type::Int},
+  };
+  return all;
+}
+
+// Runs one random program (the same for the same seed) on `ctx` and returns every value it left,
+// as bytes. Values are plain vectors, vectors of one value, values per segment (a DIST), and
+// results; operands are taken at their last use or copied, results are dropped unread.
+std::vector<std::vector<std::byte>> run_program(const Context& ctx, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  auto chance = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(random) < p; };
+  const std::size_t n = kLong + random() % 5000;
+  std::vector<Vector> values;
+  auto leaf = [&](Type type) {
+    const int kind = static_cast<int>(random() % 4);
+    if (kind == 0) {  // one value
+      std::uint64_t bits = type == Type::Float ? std::bit_cast<std::uint64_t>(1.5 + random() % 7)
+                           : type == Type::Int ? 1 + random() % 9
+                                               : random() % 2;
+      return uniform_vector({}, type, n, bits);
+    }
+    if (kind == 1) {  // one value per segment of about 100
+      std::vector<std::int32_t> lengths;
+      for (std::size_t left = n; left > 0;) {
+        const std::size_t length = std::min<std::size_t>(left, 50 + random() % 100);
+        lengths.push_back(static_cast<std::int32_t>(length));
+        left -= length;
+      }
+      const Segdes sd = segdes_from_lengths(ctx.par, ints(lengths), "MAKE_SEGDES");
+      Vector per_segment = allocate(type, lengths.size());
+      for (std::size_t k = 0; k < lengths.size(); ++k) {
+        if (type == Type::Float) elements<double>(per_segment)[k] = 0.25 * (random() % 40);
+        if (type == Type::Int) elements<std::int32_t>(per_segment)[k] = 1 + random() % 50;
+        if (type == Type::Bool) elements<std::uint8_t>(per_segment)[k] = random() % 2;
+      }
+      return distribute(ctx, std::move(per_segment), view(sd), sd);
+    }
+    Vector v = allocate(type, n);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (type == Type::Float) elements<double>(v)[i] = 0.001 * static_cast<double>(random() % 20000);
+      if (type == Type::Int) elements<std::int32_t>(v)[i] = 1 + static_cast<std::int32_t>(random() % 1000);
+      if (type == Type::Bool) elements<std::uint8_t>(v)[i] = random() % 2;
+    }
+    return v;
+  };
+  // An operand of `type`: an existing value (taken, or copied) or a new leaf.
+  auto operand = [&](Type type, bool divisor) -> Vector {
+    std::vector<std::size_t> fitting;
+    for (std::size_t i = 0; i < values.size(); ++i)
+      if (values[i].type == type) fitting.push_back(i);
+    if (divisor || fitting.empty() || chance(0.2)) return leaf(type);
+    const std::size_t i = fitting[random() % fitting.size()];
+    if (chance(0.5)) return values[i];
+    Vector taken = std::move(values[i]);
+    values.erase(values.begin() + static_cast<std::ptrdiff_t>(i));
+    return taken;
+  };
+  for (int step = 0; step < 40; ++step) {
+    if (!values.empty() && chance(0.1)) {  // a result dropped, maybe never read
+      values.erase(values.begin() + static_cast<std::ptrdiff_t>(random() % values.size()));
+      continue;
+    }
+    const OpShape& shape = shapes()[random() % shapes().size()];
+    std::vector<Vector> operands;
+    for (std::size_t a = 0; a < shape.reads.size(); ++a)
+      operands.push_back(operand(shape.reads[a], a == 1 && shape.type == Type::Int &&
+                                                     (shape.op == Op::Div || shape.op == Op::Mod)));
+    values.push_back(elementwise(ctx, shape.op, shape.type, operands));
+    REQUIRE(values.back().type == shape.makes);
+  }
+  std::vector<std::vector<std::byte>> out;
+  for (const Vector& v : values) {
+    const std::byte* bytes = elements<std::byte>(v);
+    out.emplace_back(bytes, bytes + v.length * element_size(v.type));
+  }
+  return out;
+}
+
+TEST_CASE("lazy elementwise: random programs give the eager ops' bits", "[cpu][lazy]") {
+  for (const bool fast : {false, true}) {
+    for (const int threads : {1, 2}) {
+      for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+        INFO("seed " << seed << ", threads " << threads << (fast ? ", fast math" : ""));
+        const auto eager = run_program(context(threads, false, fast), seed);
+        const auto lazy = run_program(context(threads, true, fast), seed);
+        REQUIRE(lazy.size() == eager.size());
+        for (std::size_t i = 0; i < lazy.size(); ++i) CHECK(lazy[i] == eager[i]);
+      }
+    }
+  }
+}
+
+// ---- when results wait, and what they hold ------------------------------------------------------
+
+TEST_CASE("lazy elementwise: a chain on long vectors is one expression", "[cpu][lazy]") {
+  const Context ctx = context(1, true);
+  const Vector x = iota(kLong);  // held by the caller throughout, like a program's stack
+  const Vector y = iota(kLong, 5);
+  Vector d = ew(ctx, Op::Sub, Type::Int, x, y);
+  REQUIRE(pending(d));
+  Vector p = ew(ctx, Op::Mul, Type::Int, std::move(d), x);  // d at its last use: taken in
+  REQUIRE(pending(p));
+  CHECK(pending(p)->definition.nodes.size() == 5);  // $0 $1 (- ...) $0 (* ...)
+  CHECK(pending(p)->operands.size() == 2);          // x is one operand, read twice
+  const std::int32_t* values = elements<std::int32_t>(p);
+  CHECK_FALSE(pending(p));
+  for (std::size_t i : {std::size_t{0}, std::size_t{7}, kLong - 1})
+    CHECK(values[i] == -5 * static_cast<std::int32_t>(i));
+}
+
+TEST_CASE("lazy elementwise: an operand something else holds is read, not taken in",
+          "[cpu][lazy]") {
+  const Context ctx = context(1, true);
+  const Vector x = iota(kLong);
+  const Vector d = ew(ctx, Op::Add, Type::Int, x, x);
+  const Vector e = ew(ctx, Op::Add, Type::Int, d, x);  // d is still held here
+  REQUIRE(pending(e));
+  CHECK(pending(e)->definition.nodes.size() == 3);
+  CHECK(elements<std::int32_t>(e)[10] == 30);
+  CHECK_FALSE(pending(d));  // computed as e's operand, and kept for its other holder
+  CHECK(elements<std::int32_t>(d)[10] == 20);
+}
+
+TEST_CASE("lazy elementwise: a result holding two vectors nothing else holds is computed",
+          "[cpu][lazy]") {
+  const Context ctx = context(1, true);
+  Vector a = iota(kLong), b = iota(kLong, 1);
+  const Storage* a_memory = a.storage.get();
+  // The eager op would put the sum in a's memory and free b: so does this, at once.
+  Vector sum = ew(ctx, Op::Add, Type::Int, std::move(a), std::move(b));
+  CHECK_FALSE(pending(sum));
+  CHECK(sum.storage.get() == a_memory);
+  CHECK(elements<std::int32_t>(sum)[3] == 7);
+  // One such vector waits: it is where the result goes.
+  const Vector kept = iota(kLong);
+  Vector c = iota(kLong, 2);
+  const Vector one = ew(ctx, Op::Sub, Type::Int, std::move(c), kept);
+  CHECK(pending(one));
+}
+
+TEST_CASE("lazy elementwise: expressions stop growing, and so do chains of them",
+          "[cpu][lazy]") {
+  const Context ctx = context(1, true);
+  const Vector x = iota(kLong);
+  Vector acc = ew(ctx, Op::Add, Type::Int, x, x);
+  for (int i = 0; i < 100; ++i) {
+    acc = ew(ctx, Op::Add, Type::Int, std::move(acc), x);
+    REQUIRE(pending(acc));
+    CHECK(pending(acc)->definition.nodes.size() < kLazyMaxNodes + 3);
+    CHECK(pending(acc)->depth == 0);  // a full expression is computed, not left below
+  }
+  CHECK(elements<std::int32_t>(acc)[3] == 3 * 102);
+  // Each result kept (a program's stack): a pending operand stays pending under the next one,
+  // up to kLazyMaxDepth levels (computing reads them recursively).
+  std::vector<Vector> kept{ew(ctx, Op::Add, Type::Int, x, x)};
+  for (int i = 0; i < 100; ++i) {
+    kept.push_back(ew(ctx, Op::Add, Type::Int, kept.back(), x));
+    REQUIRE(pending(kept.back()));
+    CHECK(pending(kept.back())->depth < kLazyMaxDepth);
+  }
+  CHECK(elements<std::int32_t>(kept.back())[3] == 3 * 102);
+}
+
+TEST_CASE("lazy elementwise: short vectors and ops that can fail run at once", "[cpu][lazy]") {
+  const Context ctx = context(1, true);
+  CHECK_FALSE(pending(ew(ctx, Op::Add, Type::Int, iota(kLazyMin - 1), iota(kLazyMin - 1))));
+  const Vector x = iota(kLong);
+  CHECK_FALSE(pending(ew(ctx, Op::Div, Type::Int, x, iota(kLong, 1))));
+  CHECK_FALSE(pending(ew(ctx, Op::Mod, Type::Int, x, iota(kLong, 1))));
+  // The division by zero is the division's error, raised where it runs.
+  CHECK_THROWS_AS(ew(ctx, Op::Div, Type::Int, x, iota(kLong)), cvl::Error);
+  CHECK(pending(ew(ctx, Op::Div, Type::Float, ew(ctx, Op::IntToFloat, Type::Int, x),
+                   ew(ctx, Op::IntToFloat, Type::Int, x))));
+}
+
+TEST_CASE("lazy elementwise: a result read by several threads at once is computed once",
+          "[cpu][lazy]") {
+  const Context ctx = context(2, true);
+  const Vector x = iota(kLong);
+  const Vector r = ew(ctx, Op::Mul, Type::Int, ew(ctx, Op::Add, Type::Int, x, x), x);
+  REQUIRE(pending(r));
+  std::vector<const std::int32_t*> seen(8);
+  run_tasks(3, seen.size(), [&](std::size_t i) { seen[i] = elements<std::int32_t>(r); });
+  for (const std::int32_t* p : seen) CHECK(p == seen[0]);
+  CHECK(seen[0][9] == 162);
+}
+
+}  // namespace
+}  // namespace cvl::cpu
