@@ -8,6 +8,7 @@
 #include "cvl_cpu/cvl_cpu.hpp"
 #include "buffer_cache.hpp"
 #include "families.hpp"
+#include "lazy_elementwise.hpp"
 #include "vector_math.hpp"
 
 namespace cvl {
@@ -138,6 +139,9 @@ class CpuBackend final : public Backend {
     CVL_EXPECT_SHAPES(contract::fused(op, operands, domain));
     return cpu::fused(ctx_, op, operands, domain);
   }
+
+  // What is queued here is pending elementwise results (lazy_elementwise.hpp).
+  void wait_for_device() override { cpu::compute_pending(); }
 
   BackendStats stats() const override {
     BackendStats s;

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "cvl/op_dispatch.hpp"
 #include "families.hpp"
@@ -179,6 +180,39 @@ std::shared_ptr<const PreparedSuperOp> plan_for(const Context& ctx, const SuperO
   return plan;
 }
 
+// The pending results made so far, for compute_pending; entries of results computed, taken into
+// another expression or dropped are pruned as the list grows.
+class PendingResults {
+ public:
+  void add(const std::shared_ptr<Storage>& storage) {
+    std::lock_guard lock(mutex_);
+    if (results_.size() >= prune_at_) {
+      std::erase_if(results_, [](const std::weak_ptr<Storage>& r) {
+        const std::shared_ptr<Storage> s = r.lock();
+        return !s || !static_cast<const Buffer*>(s.get())->pending();
+      });
+      prune_at_ = std::max<std::size_t>(1024, 2 * results_.size());
+    }
+    results_.push_back(storage);
+  }
+
+  std::vector<std::weak_ptr<Storage>> take() {
+    std::lock_guard lock(mutex_);
+    prune_at_ = 1024;
+    return std::exchange(results_, {});
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::weak_ptr<Storage>> results_;
+  std::size_t prune_at_ = 1024;
+};
+
+PendingResults& pending_results() {
+  static PendingResults* const instance = new PendingResults;  // never destroyed, like the cache
+  return *instance;
+}
+
 }  // namespace
 
 std::optional<Vector> lazy_elementwise(const Context& ctx, Op op, Type type,
@@ -197,8 +231,16 @@ std::optional<Vector> lazy_elementwise(const Context& ctx, Op op, Type type,
       ++held_only_here;
   if (held_only_here >= 2) return compute(expression);
   const Type result = to_type(expression.definition.root().result);
-  return Vector{result, n,
-                std::make_shared<Buffer>(std::make_unique<LazyExpression>(std::move(expression)))};
+  Vector out{result, n,
+             std::make_shared<Buffer>(std::make_unique<LazyExpression>(std::move(expression)))};
+  pending_results().add(out.storage);
+  return out;
+}
+
+void compute_pending() {
+  for (const std::weak_ptr<Storage>& r : pending_results().take())
+    if (const std::shared_ptr<Storage> storage = r.lock())
+      static_cast<const Buffer*>(storage.get())->bytes();
 }
 
 Vector compute(LazyExpression& expression) {

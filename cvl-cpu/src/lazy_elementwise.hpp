@@ -13,7 +13,8 @@
 // and %) run at once, so that an error is raised by the instruction that causes it. So that a
 // pending expression never holds more memory than the ops one at a time would, it is computed at
 // once when it would be the only holder of two or more full-length vectors (one of them is where
-// the result goes, as an op reuses its operand at its last use).
+// the result goes, as an op reuses its operand at its last use). The timers and the profile
+// compute what is pending (compute_pending).
 #pragma once
 
 #include <memory>
@@ -56,5 +57,11 @@ std::optional<Vector> lazy_elementwise(const Context& ctx, vcode::Op op, Type ty
 
 // Computes a pending expression (Buffer::bytes() calls it through the buffer).
 Vector compute(LazyExpression& expression);
+
+// Computes every pending result still held: the backend's wait_for_device(), which the VM calls
+// at START_TIMER and STOP_TIMER (so the timed region holds the work of its own instructions, as
+// fcode-opt fuses nothing across a timer) and after each instruction under --profile and
+// --trace-json (so each instruction is charged its own work).
+void compute_pending();
 
 }  // namespace cvl::cpu

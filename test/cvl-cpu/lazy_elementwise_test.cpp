@@ -280,3 +280,24 @@ TEST_CASE("lazy elementwise: a result read by several threads at once is compute
 
 }  // namespace
 }  // namespace cvl::cpu
+
+namespace cvl::cpu {
+namespace {
+
+TEST_CASE("lazy elementwise: compute_pending computes every pending result still held",
+          "[cpu][lazy]") {
+  const Context ctx = context(1, true);
+  const Vector x = iota(kLong);
+  const Vector a = ew(ctx, Op::Add, Type::Int, x, x);
+  const Vector b = ew(ctx, Op::Mul, Type::Int, ew(ctx, Op::Sub, Type::Int, x, x), x);
+  REQUIRE(pending(a));
+  REQUIRE(pending(b));
+  compute_pending();
+  CHECK_FALSE(pending(a));
+  CHECK_FALSE(pending(b));
+  CHECK(elements<std::int32_t>(a)[4] == 8);
+  CHECK(elements<std::int32_t>(b)[4] == 0);
+}
+
+}  // namespace
+}  // namespace cvl::cpu

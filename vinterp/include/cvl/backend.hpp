@@ -68,7 +68,7 @@ struct BackendOptions {
   bool fast_math = false;
   // cvl-cpu: elementwise ops on long vectors are computed where their result is first read, a
   // chain of them in one pass (cvl-cpu/src/lazy_elementwise.hpp); the same values. vinterp turns
-  // it on (off with --eager); other backends ignore it.
+  // it on (off with --eager); other backends ignore it. wait_for_device() computes what is pending.
   bool lazy_elementwise = false;
 };
 
