@@ -84,7 +84,7 @@ class CpuSuperOp final : public PreparedSuperOp {
       p.kernel = kernel_for(n.op, to_type(n.type));
       if (fast_math) p.fast = fast_math_function(n.op);
       p.checks_division =
-          (n.op == Op::Div || n.op == Op::Mod) && n.type == vcode::TypeKeyword::Int;
+          vcode::elementwise_can_trap(n.op, n.type);
       if (vcode::info(n.op).cost == vcode::Cost::Compute) threshold = kComputeBoundThreshold;
     }
     assign_buffers();

@@ -219,7 +219,7 @@ std::optional<Vector> lazy_elementwise(const Context& ctx, Op op, Type type,
                                        std::span<Vector> operands) {
   const std::size_t n = operands[0].length;
   if (n < kLazyMin) return std::nullopt;
-  if ((op == Op::Div || op == Op::Mod) && type == Type::Int) return std::nullopt;
+  if (vcode::elementwise_can_trap(op, to_keyword(type))) return std::nullopt;
   Builder builder(ctx, n);
   std::uint32_t args[3] = {0, 0, 0};
   for (std::size_t a = 0; a < operands.size(); ++a) args[a] = builder.operand(std::move(operands[a]));
@@ -243,10 +243,9 @@ void compute_pending() {
       static_cast<const Buffer*>(storage.get())->bytes();
 }
 
+// Pending operands are computed when the pass binds its operands (fused.cpp's Call, on this
+// thread), before it shares out its blocks.
 Vector compute(LazyExpression& expression) {
-  // Pending operands are computed here, on this thread, before the pass shares out its blocks.
-  for (FusedOperand& o : expression.operands)
-    if (o.vector.storage) elements<std::byte>(o.vector);
   const std::shared_ptr<const PreparedSuperOp> plan =
       plan_for(*expression.ctx, expression.definition);
   return fused(*expression.ctx, *plan, expression.operands, expression.domain);

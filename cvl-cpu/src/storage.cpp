@@ -57,16 +57,12 @@ void Buffer::compute_lazy() const {
     from->data_ = from->inline_;
     from->capacity_ = kInlineBytes;
     from->fresh_from_ = SIZE_MAX;
-  } else {
+  } else {  // a pending result has kLazyMin elements or more: never inline
     const std::size_t size = result.length * element_size(result.type);
-    if (size > kInlineBytes) {
-      const MemoryBlock block = acquire_memory(size);
-      data_ = block.data;
-      capacity_ = block.bytes;
-      fresh_from_ = block.fresh_from;
-    } else {
-      capacity_ = kInlineBytes;
-    }
+    const MemoryBlock block = acquire_memory(size);
+    data_ = block.data;
+    capacity_ = block.bytes;
+    fresh_from_ = block.fresh_from;
     std::memcpy(data_, bytes, size);
   }
   lazy_pending_.store(false, std::memory_order_release);

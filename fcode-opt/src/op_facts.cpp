@@ -28,7 +28,7 @@ bool never_fails(Op op) {
 
 bool is_int_division(const Stmt& s) {
   return s.kind == StmtKind::Op &&
-         (s.op == Op::Mod || (s.op == Op::Div && s.type == vcode::TypeKeyword::Int));
+         vcode::elementwise_can_trap(s.op, s.type.value_or(vcode::implied_type(s.op)));
 }
 
 bool fails_only_on_lengths(const Stmt& s) {

@@ -99,6 +99,10 @@ inline constexpr TypeKeyword result_type_of(Op op, TypeKeyword type) {
   return results.empty() ? type : letter_type(results[0], type).value_or(type);
 }
 inline constexpr std::size_t arity(Op op) { return info(op).args.size(); }
+// The elementwise ops that can fail on their values: INT / and % (a zero divisor, INT_MIN / -1).
+inline constexpr bool elementwise_can_trap(Op op, TypeKeyword type) {
+  return op == Op::Mod || (op == Op::Div && type == TypeKeyword::Int);
+}
 
 // The scan with the same combiner (ops.def Sem) as a reduction: a reduction of a segment is the
 // scan's last exclusive value combined with the last element.

@@ -21,8 +21,7 @@ using NodeKey = std::tuple<Kind, Op, TypeKeyword, TypeKeyword, std::uint32_t, st
                            std::uint32_t>;
 
 bool can_trap(const SuperOpNode& n) {
-  return n.kind == Kind::Elementwise &&
-         (n.op == Op::Mod || (n.op == Op::Div && n.type == TypeKeyword::Int));
+  return n.kind == Kind::Elementwise && vcode::elementwise_can_trap(n.op, n.type);
 }
 
 // same_as, invariant and uniform_if_one_segment (superop_analysis.hpp), once the roles are known.
