@@ -104,7 +104,9 @@ class CpuSuperOp final : public PreparedSuperOp {
     constexpr std::size_t kKept = std::numeric_limits<std::size_t>::max();
     std::vector<std::size_t> last_read(count, 0);
     for (std::size_t i = 0; i < count; ++i) {
-      if (nodes[i].kind != NodeKind::Elementwise || nodes[i].same_as != i) continue;
+      const bool reads_buffers =
+          nodes[i].kind == NodeKind::Elementwise || nodes[i].kind == NodeKind::Gather;
+      if (!reads_buffers || nodes[i].same_as != i) continue;
       for (std::uint8_t k = 0; k < nodes[i].arity; ++k) {
         const std::uint32_t from = nodes[nodes[i].args[k]].same_as;
         last_read[from] = std::max(last_read[from], i);
@@ -259,6 +261,11 @@ class Frame {
         case NodeKind::Index:
           index(p, lo, hi, static_cast<I32*>(target));
           break;
+        case NodeKind::Gather:
+          with_element_bits(p.type, [&]<class Bits>() {
+            gather(p, n, static_cast<const I32*>(values_[s.args[1]]), static_cast<Bits*>(target));
+          });
+          break;
         default:
           continue;
       }
@@ -365,6 +372,13 @@ class Frame {
     fill_dist(out, sd, sd.segment_of(lo), lo, hi, values, false);
   }
 
+  // The positions were checked by the BPERMUTE that made the node (lazy_elementwise.hpp).
+  template <class Bits>
+  void gather(const NodePlan& p, std::size_t n, const I32* positions, Bits* out) const {
+    const Bits* values = call_.operand_bits<Bits>(p.args[0]);
+    for (std::size_t i = 0; i < n; ++i) out[i] = values[static_cast<std::uint32_t>(positions[i])];
+  }
+
   void index(const NodePlan& p, std::size_t lo, std::size_t hi, I32* out) {
     const SegView& sd = call_.segments_of(p.args[2]);
     const Call::Leaf starts = call_.int_leaf(p.args[0]), strides = call_.int_leaf(p.args[1]);
@@ -425,7 +439,7 @@ Vector result_vector(const CpuSuperOp& plan, std::span<FusedOperand> operands, T
                      std::size_t length) {
   const std::vector<vcode::OperandUse>& uses = plan.analysis.operands;
   for (std::size_t k = 0; k < operands.size(); ++k)
-    if (uses[k].elementwise && uses[k].per_segment_of.empty() &&
+    if (uses[k].elementwise && uses[k].per_segment_of.empty() && !uses[k].gathered &&
         plan.definition.operands[k] != vcode::TypeKeyword::Segdes &&
         reusable(operands[k].vector, type, length))
       return std::move(operands[k].vector);

@@ -19,6 +19,7 @@ using vcode::SuperOp;
 using vcode::SuperOpNode;
 using vcode::TypeKeyword;
 using Kind = SuperOpNode::Kind;
+using I32 = std::int32_t;
 
 // One expression made from an op and its operands.
 class Builder {
@@ -63,6 +64,23 @@ class Builder {
     node.result = vcode::result_type_of(op, node.type);
     node.arity = static_cast<std::uint8_t>(args.size());
     for (std::size_t a = 0; a < args.size(); ++a) node.args[a] = args[a];
+    return add(node);
+  }
+
+  // The source of a gather: read at positions, so never spliced (a pending one is computed).
+  std::uint32_t gathered(Vector&& v) {
+    elements<std::byte>(v);
+    return vector_leaf(std::move(v));
+  }
+
+  std::uint32_t gather(Type type, std::uint32_t source, std::uint32_t positions) {
+    SuperOpNode node;
+    node.kind = Kind::Gather;
+    node.op = Op::BPermute;
+    node.type = node.result = to_keyword(type);
+    node.arity = 2;
+    node.args[0] = source;
+    node.args[1] = positions;
     return add(node);
   }
 
@@ -213,6 +231,22 @@ PendingResults& pending_results() {
   return *instance;
 }
 
+// The pending result of a finished expression over `n` elements, or the computed one where
+// pending would be the only holder of two or more vectors at least as long (more memory than the
+// ops one at a time hold).
+Vector pending_or_computed(LazyExpression&& expression, std::size_t n) {
+  std::size_t held_only_here = 0;
+  for (const FusedOperand& o : expression.operands)
+    if (o.vector.storage && o.vector.length >= n && o.vector.storage.use_count() == 1)
+      ++held_only_here;
+  if (held_only_here >= 2) return compute(expression);
+  const Type result = to_type(expression.definition.root().result);
+  Vector out{result, n,
+             std::make_shared<Buffer>(std::make_unique<LazyExpression>(std::move(expression)))};
+  pending_results().add(out.storage);
+  return out;
+}
+
 }  // namespace
 
 std::optional<Vector> lazy_elementwise(const Context& ctx, Op op, Type type,
@@ -224,17 +258,31 @@ std::optional<Vector> lazy_elementwise(const Context& ctx, Op op, Type type,
   std::uint32_t args[3] = {0, 0, 0};
   for (std::size_t a = 0; a < operands.size(); ++a) args[a] = builder.operand(std::move(operands[a]));
   builder.elementwise(op, type, std::span(args, operands.size()));
-  LazyExpression expression = builder.finish();
-  std::size_t held_only_here = 0;
-  for (const FusedOperand& o : expression.operands)
-    if (o.vector.storage && o.vector.length == n && o.vector.storage.use_count() == 1)
-      ++held_only_here;
-  if (held_only_here >= 2) return compute(expression);
-  const Type result = to_type(expression.definition.root().result);
-  Vector out{result, n,
-             std::make_shared<Buffer>(std::make_unique<LazyExpression>(std::move(expression)))};
-  pending_results().add(out.storage);
-  return out;
+  return pending_or_computed(builder.finish(), n);
+}
+
+std::optional<Vector> lazy_gather(const Context& ctx, PermuteOperands& operands) {
+  const SegView dest = view(operands.dest_segdes);
+  const std::size_t n = dest.total;
+  if (n < kLazyMin || dest.segments != 1) return std::nullopt;
+  const SegView source = view(operands.source_segdes);
+  // Every element of an index a BPERMUTE checked is known to be below its source's length
+  // (bh gathers many fields by one index): checked once, the rest skip the pass over it.
+  const auto length = static_cast<std::uint32_t>(source.length(0));
+  auto* checked = static_cast<Buffer*>(operands.indices.storage.get());
+  if (!checked || !checked->indices_below || *checked->indices_below > length) {
+    check_gather_indices(ctx.par, Op::BPermute, source, dest, elements<I32>(operands.indices));
+    if (checked) checked->indices_below = length;
+  }
+  Vector& values = operands.values;
+  if (const std::optional<std::uint64_t> bits = uniform_bits(values))
+    return uniform_vector({}, values.type, n, *bits);
+  const Type type = values.type;
+  Builder builder(ctx, n);
+  const std::uint32_t positions = builder.operand(std::move(operands.indices));
+  const std::uint32_t from = builder.gathered(std::move(values));
+  builder.gather(type, from, positions);
+  return pending_or_computed(builder.finish(), n);
 }
 
 void compute_pending() {

@@ -15,6 +15,10 @@
 // once when it would be the only holder of two or more full-length vectors (one of them is where
 // the result goes, as an op reuses its operand at its last use). The timers and the profile
 // compute what is pending (compute_pending).
+//
+// A BPERMUTE over one segment is pending too: a Gather node (vcode/superop.hpp) reads its source
+// at the index's positions, so a gathered vector that only feeds elementwise ops is never stored
+// (bh's force terms). Its indices are checked when the BPERMUTE runs, so its error is its own.
 #pragma once
 
 #include <memory>
@@ -54,6 +58,11 @@ inline constexpr std::size_t kLazyMaxDepth = 16;
 // already, when pending would hold more memory than computing.
 std::optional<Vector> lazy_elementwise(const Context& ctx, vcode::Op op, Type type,
                                        std::span<Vector> operands);
+
+// A BPERMUTE (unflagged) as a pending Gather over `operands` (which it consumes), or nothing
+// when it runs at once (short results, several segments: their starts would cost a DIST at each
+// element). Throws BPERMUTE's error for a bad index, as the op would.
+std::optional<Vector> lazy_gather(const Context& ctx, PermuteOperands& operands);
 
 // Computes a pending expression (Buffer::bytes() calls it through the buffer).
 Vector compute(LazyExpression& expression);

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "families.hpp"
+#include "lazy_elementwise.hpp"
 
 namespace cvl::cpu {
 namespace {
@@ -133,13 +134,43 @@ void gather(const Parallel& par, Op op, const SegView& source, const SegView& de
   if (fault.found()) throw_index_fault(op, fault);
 }
 
+// The first j in [lo, hi) whose index lies outside [0, length), or hi: one pass that only finds
+// the largest index as unsigned (vectorized; negative ones become huge), a search only after it.
+std::size_t first_bad_index(std::uint32_t length, const I32* idx, std::size_t lo, std::size_t hi) {
+  std::uint32_t largest = 0;
+  for (std::size_t j = lo; j < hi; ++j)
+    largest = std::max(largest, static_cast<std::uint32_t>(idx[j]));
+  if (lo == hi || largest < length) return hi;
+  for (std::size_t j = lo; j < hi; ++j)
+    if (static_cast<std::uint32_t>(idx[j]) >= length) return j;
+  return hi;
+}
+
 }  // namespace
 
 [[noreturn]] void throw_index_fault(Op op, const IndexFault& fault) {
   throw Error(index_fault_message(vcode::spelling(op), fault.index, fault.position, fault.length));
 }
 
+void check_gather_indices(const Parallel& par, Op op, const SegView& source, const SegView& dest,
+                          const I32* idx) {
+  IndexFault fault;
+  for_each_part(par, dest, kMemoryBoundThreshold, [&](const Part& p, std::size_t) {
+    IndexFault local;
+    for_each_piece(dest, p, [&](std::size_t k, std::size_t lo, std::size_t hi) {
+      if (local.found()) return;
+      const auto length = static_cast<std::uint32_t>(source.length(k));
+      const std::size_t bad = first_bad_index(length, idx, lo, hi);
+      if (bad < hi) local = {bad, idx[bad], static_cast<std::int64_t>(length)};
+    });
+    fault.merge(local);
+  });
+  if (fault.found()) throw_index_fault(op, fault);
+}
+
 Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
+  if (ctx.lazy && op == Op::BPermute)
+    if (std::optional<Vector> out = lazy_gather(ctx, operands)) return std::move(*out);
   const Parallel& par = ctx.par;
   const SegView source = view(operands.source_segdes);
   const SegView dest = op == Op::Permute ? source : view(operands.dest_segdes);

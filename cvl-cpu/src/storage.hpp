@@ -64,10 +64,15 @@ class Buffer final : public Storage {
   // once per segment. Dropped with `uniform`; a deferred fill writes them out (defer_fill).
   std::shared_ptr<const SegmentValues> segment_values;
 
+  // Every element, read as an unsigned index, is below this: a pending BPERMUTE checked them
+  // (lazy_gather), so another BPERMUTE by the same index need not. Dropped with `uniform`.
+  std::optional<std::uint32_t> indices_below;
+
   // Forgets what the elements were known to be: they are about to be overwritten.
   void forget_values() {
     uniform.reset();
     segment_values.reset();
+    indices_below.reset();
   }
 
   // Leaves the first `count` elements (of type `type`) unwritten until something takes their

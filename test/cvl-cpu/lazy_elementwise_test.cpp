@@ -1,10 +1,11 @@
 // Elementwise results computed where first read (lazy_elementwise.hpp): random programs of
-// elementwise ops on long vectors give the same bits as the ops run one at a time, at one and two
+// elementwise ops and gathers on long vectors give the same bits as the ops run one at a time, at one and two
 // threads, in exact and fast mode; chains become one expression; a pending result never holds
 // more memory than the eager ops would; ops that can fail, and short vectors, run at once; a
 // result read by several threads at once is computed once.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <bit>
 #include <cstring>
 #include <random>
@@ -45,6 +46,20 @@ Vector iota(std::size_t n, std::int32_t from = 0) {
   std::vector<std::int32_t> values(n);
   for (std::size_t i = 0; i < n; ++i) values[i] = from + static_cast<std::int32_t>(i);
   return ints(values);
+}
+
+Segdes one_segment(const Context& ctx, std::size_t n) {
+  return segdes_from_lengths(ctx.par, ints({static_cast<std::int32_t>(n)}), "MAKE_SEGDES");
+}
+
+// BPERMUTE of `values` by `indices`, both over one segment.
+Vector gather(const Context& ctx, Vector values, Vector indices) {
+  PermuteOperands o;
+  o.source_segdes = one_segment(ctx, values.length);
+  o.dest_segdes = one_segment(ctx, indices.length);
+  o.values = std::move(values);
+  o.indices = std::move(indices);
+  return permute(ctx, Op::BPermute, std::move(o));
 }
 
 // Copied operands stay shared, moved-in ones are at their last use (a braced list would copy).
@@ -148,9 +163,26 @@ std::vector<std::vector<std::byte>> run_program(const Context& ctx, std::uint64_
     values.erase(values.begin() + static_cast<std::ptrdiff_t>(i));
     return taken;
   };
+  // Gather positions: several gathers may read one index vector (bh's fields), which is
+  // checked once.
+  Vector positions;
+  auto new_positions = [&] {
+    std::vector<std::int32_t> at(n);
+    for (std::size_t i = 0; i < n; ++i) at[i] = static_cast<std::int32_t>(random() % n);
+    positions = ints(at);
+  };
+  new_positions();
   for (int step = 0; step < 40; ++step) {
     if (!values.empty() && chance(0.1)) {  // a result dropped, maybe never read
       values.erase(values.begin() + static_cast<std::ptrdiff_t>(random() % values.size()));
+      continue;
+    }
+    if (chance(0.15)) {  // a BPERMUTE, by the last positions or new ones
+      if (chance(0.4)) new_positions();
+      const Type type = std::array{Type::Int, Type::Float, Type::Bool}[random() % 3];
+      values.push_back(gather(ctx, operand(type, false), chance(0.7) ? positions
+                                                                     : std::move(positions)));
+      if (!positions.storage) new_positions();
       continue;
     }
     const OpShape& shape = shapes()[random() % shapes().size()];
@@ -264,6 +296,102 @@ TEST_CASE("lazy elementwise: short vectors and ops that can fail run at once", "
   CHECK_THROWS_AS(ew(ctx, Op::Div, Type::Int, x, iota(kLong)), cvl::Error);
   CHECK(pending(ew(ctx, Op::Div, Type::Float, ew(ctx, Op::IntToFloat, Type::Int, x),
                    ew(ctx, Op::IntToFloat, Type::Int, x))));
+}
+
+TEST_CASE("lazy gather: a gathered vector feeding elementwise ops is never stored",
+          "[cpu][lazy]") {
+  const Context ctx = context(1, true);
+  const Vector x = iota(kLong, 100);
+  std::vector<std::int32_t> reversed(kLong);
+  for (std::size_t i = 0; i < kLong; ++i) reversed[i] = static_cast<std::int32_t>(kLong - 1 - i);
+  const Vector at = ints(reversed);
+  Vector g = gather(ctx, x, at);
+  REQUIRE(pending(g));
+  CHECK(pending(g)->definition.root().kind == vcode::SuperOpNode::Kind::Gather);
+  // Taken into the sum: one expression that reads x at the positions, nothing stored between.
+  Vector sum = ew(ctx, Op::Add, Type::Int, std::move(g), x);
+  REQUIRE(pending(sum));
+  CHECK(pending(sum)->definition.nodes.size() == 5);  // $0 $1 (GATHER ...) $0 (+ ...)
+  const std::int32_t* values = elements<std::int32_t>(sum);
+  for (std::size_t i : {std::size_t{0}, std::size_t{7}, kLong - 1})
+    CHECK(values[i] == static_cast<std::int32_t>(kLong - 1 - i + 100 + i + 100));
+  // A source of one value gives one value; a descriptor of several segments runs at once.
+  CHECK(uniform_bits(gather(ctx, uniform_vector({}, Type::Int, kLong, 7), at)) == 7u);
+  PermuteOperands two;
+  two.values = x;
+  two.indices = iota(kLong, 0);
+  two.source_segdes = two.dest_segdes = segdes_from_lengths(
+      ctx.par, ints({static_cast<std::int32_t>(kLong - 10), 10}), "MAKE_SEGDES");
+  for (std::size_t i = kLong - 10; i < kLong; ++i)
+    elements<std::int32_t>(two.indices)[i] = static_cast<std::int32_t>(i - (kLong - 10));
+  const Vector segmented = permute(ctx, Op::BPermute, std::move(two));
+  CHECK_FALSE(pending(segmented));
+  CHECK(elements<std::int32_t>(segmented)[kLong - 1] == static_cast<std::int32_t>(kLong - 1 + 100));
+}
+
+// A definition as the lazy results make them, written out: the gather's positions are computed
+// first, then another node, then the gather: the positions must keep their block buffer.
+TEST_CASE("lazy gather: the positions keep their buffer until the gather has read them",
+          "[cpu][lazy]") {
+  using Kind = vcode::SuperOpNode::Kind;
+  using vcode::TypeKeyword;
+  auto node = [](Kind kind, Op op, TypeKeyword type, std::uint8_t arity,
+                 std::array<std::uint32_t, 3> args, std::uint32_t operand = 0) {
+    vcode::SuperOpNode n;
+    n.kind = kind;
+    n.op = op;
+    n.type = n.result = type;
+    n.arity = arity;
+    for (int a = 0; a < 3; ++a) n.args[a] = args[a];
+    n.operand = operand;
+    return n;
+  };
+  vcode::SuperOp op;
+  op.operands = {TypeKeyword::Int, TypeKeyword::Int, TypeKeyword::Int};  // source, at, other
+  op.nodes = {
+      node(Kind::Operand, Op::Add, TypeKeyword::Int, 0, {}, 1),                      // 0: $1
+      node(Kind::Elementwise, Op::Add, TypeKeyword::Int, 2, {0, 0}),                 // 1: at + at
+      node(Kind::Operand, Op::Add, TypeKeyword::Int, 0, {}, 2),                      // 2: $2
+      node(Kind::Elementwise, Op::Mul, TypeKeyword::Int, 2, {2, 2}),                 // 3: o * o
+      node(Kind::Operand, Op::Add, TypeKeyword::Int, 0, {}, 0),                      // 4: $0
+      node(Kind::Gather, Op::BPermute, TypeKeyword::Int, 2, {4, 1}),                 // 5
+      node(Kind::Elementwise, Op::Sub, TypeKeyword::Int, 2, {5, 3}),                 // 6
+  };
+  const Context ctx = context(1, false);
+  const std::size_t n = 1000;
+  std::vector<FusedOperand> operands(3);
+  operands[0].vector = iota(2 * n, 7);
+  operands[1].vector = iota(n);
+  operands[2].vector = iota(n, 1);
+  const Vector out = fused(ctx, *prepare_fused(ctx, op), operands, n);
+  const std::int32_t* values = elements<std::int32_t>(out);
+  for (std::size_t i = 0; i < n; ++i) {
+    INFO("element " << i);
+    const auto j = static_cast<std::int32_t>(i);
+    REQUIRE(values[i] == (2 * j + 7) - (j + 1) * (j + 1));
+  }
+}
+
+TEST_CASE("lazy gather: a bad index is BPERMUTE's error at once, and each index is checked "
+          "until it changes", "[cpu][lazy]") {
+  const Context ctx = context(1, true);
+  const Vector x = iota(kLong);
+  Vector bad = iota(kLong, 1);  // the last position is past the end
+  CHECK_THROWS_WITH(gather(ctx, x, bad),
+                    Catch::Contains("BPERMUTE") && Catch::Contains("outside its segment"));
+  elements<std::int32_t>(bad)[kLong - 1] = -1;  // negative: as bad
+  CHECK_THROWS_AS(gather(ctx, x, bad), cvl::Error);
+  elements<std::int32_t>(bad)[kLong - 1] = 0;
+  const Vector good = gather(ctx, x, bad);
+  CHECK(pending(good));
+  auto* checked = static_cast<Buffer*>(bad.storage.get());
+  CHECK(checked->indices_below == static_cast<std::uint32_t>(kLong));
+  // A shorter source needs the check again; it fails, and so the bound stays.
+  CHECK_THROWS_AS(gather(ctx, iota(kLong - 5), bad), cvl::Error);
+  // Reused in place by an op, the index forgets what it was known to be.
+  Vector reused = ew(ctx, Op::Div, Type::Int, std::move(bad), iota(kLong, 1));  // runs at once
+  CHECK(static_cast<Buffer*>(reused.storage.get())->indices_below == std::nullopt);
+  CHECK(elements<std::int32_t>(good)[5] == 6);
 }
 
 TEST_CASE("lazy elementwise: a result read by several threads at once is computed once",

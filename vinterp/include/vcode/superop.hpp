@@ -38,6 +38,12 @@
 // operand must be used. INT / and % trap as their instructions do (division by zero, INT_MIN /
 // -1): the whole FUSED fails with that error.
 //
+// Gather nodes (Kind::Gather) are never written: cvl-cpu makes them at run time, for a BPERMUTE
+// whose result is pending (cvl-cpu/src/lazy_elementwise.hpp). (GATHER <type> $k e): element e(j)
+// of operand $k, e an INT expression whose values the BPERMUTE checked to lie in [0, len($k));
+// $k is read at those positions only, so its length is free. check_superop refuses the node, so
+// no FCODE file and no other backend ever meets one.
+//
 // Nodes: the parser makes one node per written occurrence, children before parents (a tree),
 // and refuses nesting deeper than 10000 (its recursion then stays within a default 8 MiB stack);
 // a definition built in memory may share nodes (a DAG), which the printer writes out at each
@@ -61,7 +67,10 @@ inline bool same_bits(double a, double b) {
 }
 
 struct SuperOpNode {
-  enum class Kind : std::uint8_t { Operand, Constant, Elementwise, Dist, Index, Scan, Reduce };
+  enum class Kind : std::uint8_t {
+    Operand, Constant, Elementwise, Dist, Index, Scan, Reduce,
+    Gather,  // made at run time only (above): args[0] the $k read, args[1] the INT positions
+  };
   Kind kind = Kind::Operand;
   Op op = Op::Add;                        // Elementwise, Scan, Reduce: the VCODE op
   TypeKeyword type = TypeKeyword::Int;    // the op's type keyword / the constant's type
@@ -102,6 +111,7 @@ struct SuperOp {
 struct OperandUse {
   bool elementwise = false;
   bool segdes = false;
+  bool gathered = false;  // read at the positions of a Gather node: any length, never overwritten
   std::vector<std::uint32_t> per_segment_of;  // descriptor operands, without repeats
 };
 

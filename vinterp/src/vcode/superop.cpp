@@ -39,6 +39,10 @@ std::vector<OperandUse> operand_uses(const SuperOp& op) {
         mark_per_segment(n.args[1], n.args[2]);
         if (OperandUse* use = operand_of(n.args[2])) use->segdes = true;
         break;
+      case Kind::Gather:
+        if (OperandUse* use = operand_of(n.args[0])) use->gathered = true;
+        if (OperandUse* use = operand_of(n.args[1])) use->elementwise = true;
+        break;
       case Kind::Scan:
       case Kind::Reduce:
         if (OperandUse* use = operand_of(n.args[0])) use->elementwise = true;

@@ -130,6 +130,10 @@ SuperOpAnalysis analyze(const SuperOp& op) {
         if (reads_operand && s < a.segment_of_needed.size()) a.segment_of_needed[s] = true;
         break;
       }
+      case Kind::Gather:
+        give(a.roles, n.args[0], NodeRole::Gathered);
+        at_element(n.args[1]);
+        break;
       case Kind::Index: {
         give(a.roles, n.args[0], NodeRole::SegmentLeaf);
         give(a.roles, n.args[1], NodeRole::SegmentLeaf);

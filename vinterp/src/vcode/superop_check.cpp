@@ -172,6 +172,9 @@ class DefinitionChecker {
         descriptor(i, 2);
         check_result(i);
         return;
+      case Kind::Gather:
+        error(at(i), "a gather node is made at run time only; FCODE cannot hold one");
+        return;
       case Kind::Scan:
       case Kind::Reduce: {
         Family want = n.kind == Kind::Scan ? Family::Scan : Family::Reduce;

@@ -167,6 +167,8 @@ class KernelWriter {
         case Kind::Scan:
         case Kind::Reduce:
           break;  // only the root: its fold is the host's or the library's
+        case Kind::Gather:
+          break;  // never in a checked definition (cvl-cpu's run-time expressions only)
       }
     }
     out_ += "  return " + var(values_node_) + ";\n}\n";
