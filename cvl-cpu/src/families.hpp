@@ -46,9 +46,5 @@ Vector fused(const Context& ctx, const PreparedSuperOp& op, std::span<FusedOpera
 
 // "OP: index I at position P is outside its segment of length L"
 [[noreturn]] void throw_index_fault(vcode::Op op, const IndexFault& fault);
-// Throws the error gather `op` would for the first position j of `dest` whose idx[j] lies outside
-// its source segment; returns when every index is good (a pending BPERMUTE checks at once).
-void check_gather_indices(const Parallel& par, vcode::Op op, const SegView& source,
-                          const SegView& dest, const std::int32_t* idx);
 
 }  // namespace cvl::cpu

@@ -266,14 +266,10 @@ std::optional<Vector> lazy_gather(const Context& ctx, PermuteOperands& operands)
   const std::size_t n = dest.total;
   if (n < kLazyMin || dest.segments != 1) return std::nullopt;
   const SegView source = view(operands.source_segdes);
-  // Every element of an index a BPERMUTE checked is known to be below its source's length
-  // (bh gathers many fields by one index): checked once, the rest skip the pass over it.
-  const auto length = static_cast<std::uint32_t>(source.length(0));
-  auto* checked = static_cast<Buffer*>(operands.indices.storage.get());
-  if (!checked || !checked->indices_below || *checked->indices_below > length) {
-    check_gather_indices(ctx.par, Op::BPermute, source, dest, elements<I32>(operands.indices));
-    if (checked) checked->indices_below = length;
-  }
+  // Only by an index an eager BPERMUTE has checked (bh gathers many fields by one index): a
+  // pass to check it here would cost about what leaving the result unstored saves.
+  const std::optional<std::uint32_t> bound = indices_below(operands.indices);
+  if (!bound || *bound > source.length(0)) return std::nullopt;
   Vector& values = operands.values;
   if (const std::optional<std::uint64_t> bits = uniform_bits(values))
     return uniform_vector({}, values.type, n, *bits);

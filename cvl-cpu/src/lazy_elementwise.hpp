@@ -16,9 +16,11 @@
 // the result goes, as an op reuses its operand at its last use). The timers and the profile
 // compute what is pending (compute_pending).
 //
-// A BPERMUTE over one segment is pending too: a Gather node (vcode/superop.hpp) reads its source
-// at the index's positions, so a gathered vector that only feeds elementwise ops is never stored
-// (bh's force terms). Its indices are checked when the BPERMUTE runs, so its error is its own.
+// A BPERMUTE over one segment by an index that an earlier BPERMUTE found good for a source as
+// long (Buffer::indices_below: bh gathers many fields by one index) is pending too: a Gather node
+// (vcode/superop.hpp) reads its source at the index's positions, so a gathered vector that only
+// feeds elementwise ops is never stored. A first BPERMUTE by an index runs at once, checking as
+// it gathers: a pass to check first would cost about what the pending result saves.
 #pragma once
 
 #include <memory>
@@ -59,9 +61,9 @@ inline constexpr std::size_t kLazyMaxDepth = 16;
 std::optional<Vector> lazy_elementwise(const Context& ctx, vcode::Op op, Type type,
                                        std::span<Vector> operands);
 
-// A BPERMUTE (unflagged) as a pending Gather over `operands` (which it consumes), or nothing
-// when it runs at once (short results, several segments: their starts would cost a DIST at each
-// element). Throws BPERMUTE's error for a bad index, as the op would.
+// A BPERMUTE (unflagged) as a pending Gather over `operands` (which it then consumes), or
+// nothing when it runs at once: short results, an index not known to be good for this source,
+// several segments (their starts would cost a DIST at each element).
 std::optional<Vector> lazy_gather(const Context& ctx, PermuteOperands& operands);
 
 // Computes a pending expression (Buffer::bytes() calls it through the buffer).

@@ -134,38 +134,10 @@ void gather(const Parallel& par, Op op, const SegView& source, const SegView& de
   if (fault.found()) throw_index_fault(op, fault);
 }
 
-// The first j in [lo, hi) whose index lies outside [0, length), or hi: one pass that only finds
-// the largest index as unsigned (vectorized; negative ones become huge), a search only after it.
-std::size_t first_bad_index(std::uint32_t length, const I32* idx, std::size_t lo, std::size_t hi) {
-  std::uint32_t largest = 0;
-  for (std::size_t j = lo; j < hi; ++j)
-    largest = std::max(largest, static_cast<std::uint32_t>(idx[j]));
-  if (lo == hi || largest < length) return hi;
-  for (std::size_t j = lo; j < hi; ++j)
-    if (static_cast<std::uint32_t>(idx[j]) >= length) return j;
-  return hi;
-}
-
 }  // namespace
 
 [[noreturn]] void throw_index_fault(Op op, const IndexFault& fault) {
   throw Error(index_fault_message(vcode::spelling(op), fault.index, fault.position, fault.length));
-}
-
-void check_gather_indices(const Parallel& par, Op op, const SegView& source, const SegView& dest,
-                          const I32* idx) {
-  IndexFault fault;
-  for_each_part(par, dest, kMemoryBoundThreshold, [&](const Part& p, std::size_t) {
-    IndexFault local;
-    for_each_piece(dest, p, [&](std::size_t k, std::size_t lo, std::size_t hi) {
-      if (local.found()) return;
-      const auto length = static_cast<std::uint32_t>(source.length(k));
-      const std::size_t bad = first_bad_index(length, idx, lo, hi);
-      if (bad < hi) local = {bad, idx[bad], static_cast<std::int64_t>(length)};
-    });
-    fault.merge(local);
-  });
-  if (fault.found()) throw_index_fault(op, fault);
 }
 
 Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
@@ -203,6 +175,11 @@ Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
     else
       out = allocate(type, dest.total);
     run(elements<Bits>(out));
+    // Every index was good: a later gather by the same index over one segment needs no check
+    // (lazy_gather). An index reused as the result is gone (moved from).
+    if (op == Op::BPermute && dest.segments == 1)
+      if (auto* index = static_cast<Buffer*>(operands.indices.storage.get()))
+        index->indices_below = static_cast<std::uint32_t>(source.length(0));
     return out;
   });
 }

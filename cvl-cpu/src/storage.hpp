@@ -64,8 +64,9 @@ class Buffer final : public Storage {
   // once per segment. Dropped with `uniform`; a deferred fill writes them out (defer_fill).
   std::shared_ptr<const SegmentValues> segment_values;
 
-  // Every element, read as an unsigned index, is below this: a pending BPERMUTE checked them
-  // (lazy_gather), so another BPERMUTE by the same index need not. Dropped with `uniform`.
+  // Every element, read as an unsigned index, is below this: a BPERMUTE over one segment
+  // checked them, so another by the same index may leave its result pending (lazy_gather) with
+  // no check of its own. Dropped with `uniform`.
   std::optional<std::uint32_t> indices_below;
 
   // Forgets what the elements were known to be: they are about to be overwritten.
@@ -144,6 +145,12 @@ inline std::optional<std::uint64_t> uniform_bits(const Vector& v) {
 inline void mark_uniform(const Vector& v, std::uint64_t bits) {
   if (auto* buffer = static_cast<Buffer*>(v.storage.get()); buffer && v.length > 0)
     buffer->uniform = bits;
+}
+// What a BPERMUTE found of `v`'s elements: each, read as unsigned, is below this
+// (Buffer::indices_below).
+inline std::optional<std::uint32_t> indices_below(const Vector& v) {
+  auto* buffer = static_cast<Buffer*>(v.storage.get());
+  return buffer ? buffer->indices_below : std::nullopt;
 }
 // Vectors of one value shorter than this are written at once: deferring (and computing on one
 // element) does not pay below it.

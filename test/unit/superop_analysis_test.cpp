@@ -4,6 +4,7 @@
 
 #include "vcode/parser.hpp"
 #include "vcode/superop_analysis.hpp"
+#include "vcode/superop_check.hpp"
 
 using vcode::NodeRole;
 using vcode::Op;
@@ -180,4 +181,43 @@ TEST_CASE("DISTs of operands and ops on them are uniform when every descriptor h
   CHECK_FALSE(a.uniform_if_one_segment[4]);  // an elementwise operand
   CHECK(a.uniform_if_one_segment[10]);       // DIST of a constant (invariant too)
   CHECK_FALSE(a.uniform_if_one_segment[11]);  // INT / can trap
+}
+
+// Gather nodes are made in memory only (cvl-cpu's pending BPERMUTE results): $0 (GATHER INT $1
+// (+ INT $0 $0)) (* INT ...) over INT operands.
+TEST_CASE("a gather reads its source at positions, and no FCODE may hold one",
+          "[superop][analysis]") {
+  using Kind = vcode::SuperOpNode::Kind;
+  vcode::SuperOp op;
+  op.operands = {TypeKeyword::Int, TypeKeyword::Int};
+  auto add = [&](Kind kind, Op o, std::uint8_t arity, std::uint32_t a0, std::uint32_t a1,
+                 std::uint32_t operand = 0) {
+    vcode::SuperOpNode n;
+    n.kind = kind;
+    n.op = o;
+    n.arity = arity;
+    n.args[0] = a0;
+    n.args[1] = a1;
+    n.operand = operand;
+    op.nodes.push_back(n);
+  };
+  add(Kind::Operand, Op::Add, 0, 0, 0, 0);          // 0: $0
+  add(Kind::Elementwise, Op::Add, 2, 0, 0);         // 1: positions
+  add(Kind::Operand, Op::Add, 0, 0, 0, 1);          // 2: $1, the source
+  add(Kind::Gather, Op::BPermute, 2, 2, 1);         // 3
+  add(Kind::Elementwise, Op::Mul, 2, 3, 0);         // 4
+  const auto a = vcode::analyze(op);
+  CHECK(a.roles == Roles{NodeRole::Element, NodeRole::Element, NodeRole::Gathered,
+                         NodeRole::Element, NodeRole::Element});
+  REQUIRE(a.operands.size() == 2);
+  CHECK(a.operands[0].elementwise);
+  CHECK_FALSE(a.operands[0].gathered);
+  CHECK(a.operands[1].gathered);
+  CHECK_FALSE(a.operands[1].elementwise);  // its length is free
+  CHECK(a.domain_operand == 0);
+  CHECK_FALSE(a.invariant[3]);
+  std::vector<vcode::Diagnostic> errors;
+  vcode::check_superop(op, {}, errors);
+  REQUIRE_FALSE(errors.empty());
+  CHECK(errors[0].message.find("run time only") != std::string::npos);
 }
