@@ -5,6 +5,7 @@
 // result read by several threads at once is computed once.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
@@ -60,6 +61,15 @@ Vector gather(const Context& ctx, Vector values, Vector indices) {
   o.values = std::move(values);
   o.indices = std::move(indices);
   return permute(ctx, Op::BPermute, std::move(o));
+}
+
+// PERMUTE of `values` by `indices` over one segment.
+Vector scatter(const Context& ctx, Vector values, Vector indices) {
+  PermuteOperands o;
+  o.source_segdes = one_segment(ctx, values.length);
+  o.values = std::move(values);
+  o.indices = std::move(indices);
+  return permute(ctx, Op::Permute, std::move(o));
 }
 
 // Copied operands stay shared, moved-in ones are at their last use (a braced list would copy).
@@ -175,6 +185,14 @@ std::vector<std::vector<std::byte>> run_program(const Context& ctx, std::uint64_
   for (int step = 0; step < 40; ++step) {
     if (!values.empty() && chance(0.1)) {  // a result dropped, maybe never read
       values.erase(values.begin() + static_cast<std::ptrdiff_t>(random() % values.size()));
+      continue;
+    }
+    if (chance(0.1)) {  // a PERMUTE by a permutation (a pending operand is scattered as made)
+      std::vector<std::int32_t> order(n);
+      for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::int32_t>(i);
+      std::shuffle(order.begin(), order.end(), random);
+      const Type type = std::array{Type::Int, Type::Float, Type::Bool}[random() % 3];
+      values.push_back(scatter(ctx, operand(type, false), ints(order)));
       continue;
     }
     if (chance(0.15)) {  // a BPERMUTE, by the last positions or new ones
@@ -329,6 +347,45 @@ TEST_CASE("lazy gather: a gathered vector feeding elementwise ops is never store
   const Vector segmented = permute(ctx, Op::BPermute, std::move(two));
   CHECK_FALSE(pending(segmented));
   CHECK(elements<std::int32_t>(segmented)[kLong - 1] == static_cast<std::int32_t>(kLong - 1 + 100));
+}
+
+TEST_CASE("lazy scatter: a pending result is scattered as it is computed", "[cpu][lazy]") {
+  const Context lazy = context(1, true), eager = context(1, false);
+  const Vector x = iota(kLong);
+  std::vector<std::int32_t> to(kLong);
+  for (std::size_t i = 0; i < kLong; ++i) to[i] = static_cast<std::int32_t>((i * 7919) % kLong);
+  to[5] = to[9];  // two sources, one target (not NESL, but valid VCODE): the higher one wins
+  const Vector at = ints(to);
+  auto scattered = [&](const Context& ctx) {
+    Vector sum = ew(ctx, Op::Add, Type::Int, x, x);
+    CHECK(static_cast<bool>(pending(sum)) == ctx.lazy);
+    const Vector out = scatter(ctx, std::move(sum), at);
+    CHECK_FALSE(pending(out));
+    const std::int32_t* v = elements<std::int32_t>(out);
+    return std::vector<std::int32_t>(v, v + kLong);
+  };
+  std::vector<std::int32_t> streamed = scattered(lazy), one_at_a_time = scattered(eager);
+  const auto unwritten = static_cast<std::size_t>((5 * 7919) % kLong);  // source 5's old target
+  streamed[unwritten] = one_at_a_time[unwritten] = 0;
+  CHECK(streamed == one_at_a_time);
+  CHECK(streamed[static_cast<std::size_t>(to[9])] == 18);
+  // A bad index is PERMUTE's error, the first in source order, as the op one at a time gives.
+  std::vector<std::int32_t> bad = to;
+  bad[100] = static_cast<std::int32_t>(kLong);
+  bad[200] = -1;
+  std::string lazy_error, eager_error;
+  try {
+    scatter(lazy, ew(lazy, Op::Add, Type::Int, x, x), ints(bad));
+  } catch (const cvl::Error& e) {
+    lazy_error = e.what();
+  }
+  try {
+    scatter(eager, ew(eager, Op::Add, Type::Int, x, x), ints(bad));
+  } catch (const cvl::Error& e) {
+    eager_error = e.what();
+  }
+  CHECK_THAT(lazy_error, Catch::Contains("PERMUTE") && Catch::Contains("position 100"));
+  CHECK(lazy_error == eager_error);
 }
 
 // A definition as the lazy results make them, written out: the gather's positions are computed

@@ -88,4 +88,35 @@ TEST_CASE("fast math mode: special values as the C library gives them", "[cpu][f
   }
 }
 
+// SLEEF reduces the arguments of sin, cos and tan by the whole vector, by a slower method as soon
+// as one lane is 1e14 or more: lane by lane, cvl-cpu gives each element the result it has among
+// any neighbours (so the thread count and FUSED's blocks never change a digit).
+TEST_CASE("fast math mode: sin, cos and tan of an element do not depend on its neighbours",
+          "[cpu][fast-math]") {
+  if (!built_with_sleef()) return;  // the C library's functions: one element at a time
+  auto fast = cpu(true);
+  std::mt19937_64 rng(11);
+  const Floats ordinary = random_floats(4096, -1e9, 1e9, rng);
+  for (Op op : {Op::Sin, Op::Cos, Op::Tan}) {
+    INFO(vcode::spelling(op));
+    const Floats alone = to_floats(*fast, ew(*fast, op, Type::Float, floats(*fast, ordinary)));
+    // Every fifth element made huge or not finite: the others must not move by a bit, and each
+    // huge one must be what it is on its own.
+    Floats mixed = ordinary;
+    const double huge[] = {1e15, -3e20, std::numeric_limits<double>::infinity(),
+                           std::numeric_limits<double>::quiet_NaN(), 5e13};
+    for (std::size_t i = 0; i < mixed.size(); i += 5) mixed[i] = huge[(i / 5) % 5];
+    const Floats together = to_floats(*fast, ew(*fast, op, Type::Float, floats(*fast, mixed)));
+    for (std::size_t i = 0; i < mixed.size(); ++i) {
+      INFO("element " << i << ", x = " << mixed[i]);
+      if (i % 5 != 0) {
+        REQUIRE(same_float(together[i], alone[i]));
+      } else {
+        const Floats single = to_floats(*fast, ew(*fast, op, Type::Float, floats(*fast, {mixed[i]})));
+        REQUIRE(same_float(together[i], single[0]));
+      }
+    }
+  }
+}
+
 }  // namespace cvl_test
