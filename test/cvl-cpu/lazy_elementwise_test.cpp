@@ -187,7 +187,7 @@ std::vector<std::vector<std::byte>> run_program(const Context& ctx, std::uint64_
       values.erase(values.begin() + static_cast<std::ptrdiff_t>(random() % values.size()));
       continue;
     }
-    if (chance(0.1)) {  // a PERMUTE by a permutation (a pending operand is scattered as made)
+    if (chance(0.1)) {  // a PERMUTE by a permutation (of a pending operand, maybe)
       std::vector<std::int32_t> order(n);
       for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::int32_t>(i);
       std::shuffle(order.begin(), order.end(), random);
@@ -349,7 +349,8 @@ TEST_CASE("lazy gather: a gathered vector feeding elementwise ops is never store
   CHECK(elements<std::int32_t>(segmented)[kLong - 1] == static_cast<std::int32_t>(kLong - 1 + 100));
 }
 
-TEST_CASE("lazy scatter: a pending result is scattered as it is computed", "[cpu][lazy]") {
+TEST_CASE("lazy scatter: a PERMUTE of a pending result gives the op's values and errors",
+          "[cpu][lazy]") {
   const Context lazy = context(1, true), eager = context(1, false);
   const Vector x = iota(kLong);
   std::vector<std::int32_t> to(kLong);
