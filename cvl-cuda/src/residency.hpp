@@ -116,9 +116,14 @@ class Residency {
   // ---- pending counts ------------------------------------------------------------------
 
   // How many elements to allocate for `n`: its count or bound; a count with no bound is waited
-  // for (a synchronization).
+  // for (a synchronization). Such a count may come from the program's data (MAKE_SEGDES of
+  // device lengths), which the interpreter checks only once it is known: one past the longest
+  // vector is refused here, before anything of that length is allocated.
   static std::size_t allocation_size(const Length& n) {
-    return n.bound() == PendingCount::kUnbounded ? n.get() : n.bound();
+    if (n.bound() != PendingCount::kUnbounded) return n.bound();
+    const std::size_t count = n.get();
+    if (count > kMaxVectorLength) throw Error(vector_too_long_message(count));
+    return count;
   }
   // Where the device has `n`'s count: the cell of a pending count, null for a known one.
   static std::int64_t* count_cell(const Length& n) {

@@ -288,6 +288,12 @@ int Machine::run() {
     if (options_.profile) print_profile(seconds_since(started));
     return 0;
   } catch (...) {  // every other kind of failure (error_report.hpp)
+    // A kept check that fails now names an earlier instruction: the first fault in program order.
+    try {
+      run_ready_checks();
+    } catch (...) {
+      return report_error(current_failure());
+    }
     return report_error(current_failure());
   }
   if (options_.time_program && backend_.is_io_root()) {
