@@ -291,8 +291,9 @@ int Machine::run() {
     // A kept check that fails now names an earlier instruction: the first fault in program order.
     try {
       run_ready_checks();
-    } catch (...) {
+    } catch (const RuntimeError&) {  // a failed check (anything else: the first failure stands)
       return report_error(current_failure());
+    } catch (...) {
     }
     return report_error(current_failure());
   }
