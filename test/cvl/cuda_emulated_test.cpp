@@ -2,7 +2,8 @@
 // build): small host-resident operations stay on the host without a launch, large ones launch,
 // last-use operands are reused, the pool's accounting returns to where it was, and faults found
 // by kernels are raised at the next synchronization unless sync_each_op, and FUSED uploads a
-// superoperator's nodes once.
+// superoperator's nodes once, and a total made on the device past 2^31 - 1 is refused before
+// anything of that length is allocated.
 #include <cmath>
 #include <limits>
 #include <string>
@@ -185,6 +186,17 @@ TEST_CASE("cuda-emulated: kernel faults are raised at the next synchronization",
     CHECK(e.site == 7);
     CHECK(std::string(e.what()) == "division by zero");
   }
+}
+
+TEST_CASE("cuda-emulated: a device total past 2^31 - 1 is refused before it is allocated",
+          "[cuda][errors][memory]") {
+  auto owner = emulated(0);  // the lengths live on the device: their total is a pending count
+  cvl::Backend& b = *owner;
+  const cvl::Segdes sd = b.make_segdes(ints(b, {2000000000, 2000000000}));
+  REQUIRE_FALSE(sd.total.known());
+  const std::uint64_t peak = b.stats().device_bytes_peak;
+  CHECK_THROWS_WITH(b.distribute(ints(b, {7, 7}), sd), cvl::vector_too_long_message(4000000000));
+  CHECK(b.stats().device_bytes_peak < peak + (1 << 20));  // not the 16 GB of the DIST
 }
 
 TEST_CASE("cuda-emulated: FLOAT MAX/MIN with NaNs follow the sequential order exactly",
