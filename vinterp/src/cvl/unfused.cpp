@@ -77,7 +77,7 @@ Vector run_unfused(Backend& b, const vcode::SuperOp& op, std::span<const FusedOp
         value[i] = b.reduce(n.op, take(n.args[0]), segdes_of(n.args[1]));
         break;
       case Kind::Gather:  // never in a checked definition (cvl-cpu's run-time expressions only)
-        throw Error("a gather node reached the unfused evaluator");
+        throw InternalError("a gather node reached the unfused evaluator");
     }
   }
   return std::move(value.back());
