@@ -8,6 +8,7 @@
 #include "cvl_cpu/cvl_cpu.hpp"
 #include "buffer_cache.hpp"
 #include "families.hpp"
+#include "gather_composition.hpp"
 #include "lazy_elementwise.hpp"
 #include "vector_math.hpp"
 
@@ -137,6 +138,9 @@ class CpuBackend final : public Backend {
   Vector fused(const PreparedSuperOp& op, std::span<FusedOperand> operands,
                const Length& domain) override {
     CVL_EXPECT_SHAPES(contract::fused(op, operands, domain));
+    if (ctx_.lazy)
+      if (std::optional<Vector> out = cpu::fused_through_gathers(ctx_, op, operands, domain.get()))
+        return std::move(*out);
     return cpu::fused(ctx_, op, operands, domain);
   }
 

@@ -26,6 +26,10 @@ Vector scan(const Context& ctx, vcode::Op op, Vector v, const SegView& sd);
 Vector reduce(const Context& ctx, vcode::Op op, Vector v, const SegView& sd);
 
 Vector permute(const Context& ctx, vcode::Op op, PermuteOperands&& operands);
+// `length` when every element of `indices` (INT), read as unsigned, is below it, which is then
+// recorded (Buffer::indices_below); else nothing (the op that reads them reports the bad one).
+std::optional<std::uint32_t> check_indices_below(const Parallel& par, const Vector& indices,
+                                                 std::size_t length);
 
 Vector extract(const Context& ctx, Vector v, Vector indices, const SegView& sd);
 Vector replace(const Context& ctx, Vector v, Vector indices, Vector values, const SegView& sd);

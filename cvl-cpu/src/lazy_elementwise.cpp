@@ -33,6 +33,15 @@ class Builder {
   // now if it would make this one too large), a constant for a vector of one value, a DIST for one
   // of values per segment, else the vector itself (pending or not).
   std::uint32_t operand(Vector&& v) {
+    // A gather of a short source, read again at its positions: cheaper than storing it, and
+    // its holders elsewhere need not store it either.
+    if (nodes().size() + 3 < kLazyMaxNodes)
+      if (std::optional<ShortGather> g = short_gather_of(v)) {
+        const Type type = v.type;
+        v = {};
+        const std::uint32_t positions = operand(std::move(g->positions));
+        return gather(type, gathered(std::move(g->source)), positions);
+      }
     auto* buffer = static_cast<Buffer*>(v.storage.get());
     if (const LazyExpression* pending = buffer ? buffer->pending() : nullptr) {
       const bool only_here = v.storage.use_count() == 1;
@@ -182,6 +191,8 @@ std::string key_of(const SuperOp& op) {
   return key;
 }
 
+}  // namespace
+
 // A program makes the same few expressions over and over (one per chain of ops it runs): each is
 // planned once. Plans do not depend on the backend object, only on the math mode.
 std::shared_ptr<const PreparedSuperOp> plan_for(const Context& ctx, const SuperOp& op) {
@@ -197,6 +208,8 @@ std::shared_ptr<const PreparedSuperOp> plan_for(const Context& ctx, const SuperO
   cache.emplace(std::move(key), plan);
   return plan;
 }
+
+namespace {
 
 // The pending results made so far, for compute_pending; entries of results computed, taken into
 // another expression or dropped are pruned as the list grows.
@@ -267,18 +280,41 @@ std::optional<Vector> lazy_gather(const Context& ctx, PermuteOperands& operands)
   if (n < kLazyMin || dest.segments != 1) return std::nullopt;
   const SegView source = view(operands.source_segdes);
   // Only by an index an eager BPERMUTE has checked (bh gathers many fields by one index): a
-  // pass to check it here would cost about what leaving the result unstored saves.
-  const std::optional<std::uint32_t> bound = indices_below(operands.indices);
+  // pass to check it here would cost about what leaving the result unstored saves. But a gather
+  // of a short source, which later gathers and permutes read through (gather_composition.hpp),
+  // waits even by an index not checked yet: a pass checks it here.
+  std::optional<std::uint32_t> bound = indices_below(operands.indices);
+  if ((!bound || *bound > source.length(0)) && source.length(0) <= kShortGatherSource)
+    bound = check_indices_below(ctx.par, operands.indices, source.length(0));
   if (!bound || *bound > source.length(0)) return std::nullopt;
   Vector& values = operands.values;
   if (const std::optional<std::uint64_t> bits = uniform_bits(values))
     return uniform_vector({}, values.type, n, *bits);
-  const Type type = values.type;
+  return pending_gather(ctx, std::move(values), std::move(operands.indices));
+}
+
+Vector pending_gather(const Context& ctx, Vector source, Vector positions) {
+  const std::size_t n = positions.length;
+  const Type type = source.type;
   Builder builder(ctx, n);
-  const std::uint32_t positions = builder.operand(std::move(operands.indices));
-  const std::uint32_t from = builder.gathered(std::move(values));
-  builder.gather(type, from, positions);
+  const std::uint32_t at = builder.operand(std::move(positions));
+  const std::uint32_t from = builder.gathered(std::move(source));
+  builder.gather(type, from, at);
   return pending_or_computed(builder.finish(), n);
+}
+
+std::optional<ShortGather> short_gather_of(const Vector& v) {
+  const auto* buffer = static_cast<const Buffer*>(v.storage.get());
+  const LazyExpression* pending = buffer ? buffer->pending() : nullptr;
+  if (!pending) return std::nullopt;
+  const std::vector<SuperOpNode>& nodes = pending->definition.nodes;
+  if (nodes.size() != 3 || nodes[2].kind != Kind::Gather) return std::nullopt;
+  const SuperOpNode& from = nodes[nodes[2].args[0]];
+  const SuperOpNode& at = nodes[nodes[2].args[1]];
+  if (from.kind != Kind::Operand || at.kind != Kind::Operand) return std::nullopt;
+  const Vector& source = pending->operands[from.operand].vector;
+  if (source.length > kShortGatherSource) return std::nullopt;
+  return ShortGather{source, pending->operands[at.operand].vector};
 }
 
 void compute_pending() {

@@ -20,7 +20,9 @@
 // long (Buffer::indices_below: bh gathers many fields by one index) is pending too: a Gather node
 // (vcode/superop.hpp) reads its source at the index's positions, so a gathered vector that only
 // feeds elementwise ops is never stored. A first BPERMUTE by an index runs at once, checking as
-// it gathers: a pass to check first would cost about what the pending result saves.
+// it gathers: a pass to check first would cost about what the pending result saves. But for a
+// short source (kShortGatherSource) the index is checked in a pass of its own and the gather
+// waits: gathers and permutes of it then move only its positions (gather_composition.hpp).
 #pragma once
 
 #include <memory>
@@ -65,6 +67,26 @@ std::optional<Vector> lazy_elementwise(const Context& ctx, vcode::Op op, Type ty
 // nothing when it runs at once: short results, an index not known to be good for this source,
 // several segments (their starts would cost a DIST at each element).
 std::optional<Vector> lazy_gather(const Context& ctx, PermuteOperands& operands);
+
+// Gathers from a source short enough to stay in the cache (bh's bodies and cells, gathered into
+// one vector per field and interaction): such a pending gather is never computed for another
+// gather, a permute or an elementwise op, which read its source at their own positions instead
+// (gather_composition.hpp).
+inline constexpr std::size_t kShortGatherSource = std::size_t{1} << 16;
+
+// A pending gather of a short source: that source, and the INT positions it is read at.
+struct ShortGather {
+  Vector source;
+  Vector positions;
+};
+std::optional<ShortGather> short_gather_of(const Vector& v);
+
+// `source` read at `positions` (INT, each known to be below source.length), pending.
+Vector pending_gather(const Context& ctx, Vector source, Vector positions);
+
+// The plan of a definition made at run time, planned once for all calls (a program makes the
+// same few).
+std::shared_ptr<const PreparedSuperOp> plan_for(const Context& ctx, const vcode::SuperOp& op);
 
 // Computes a pending expression (Buffer::bytes() calls it through the buffer).
 Vector compute(LazyExpression& expression);

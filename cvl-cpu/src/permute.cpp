@@ -8,9 +8,11 @@
 // Sequentially that is the loop's order; with several threads each thread owns a range of the
 // destination and writes it in source order (scatter_by_destination).
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 #include "families.hpp"
+#include "gather_composition.hpp"
 #include "lazy_elementwise.hpp"
 
 namespace cvl::cpu {
@@ -140,7 +142,28 @@ void gather(const Parallel& par, Op op, const SegView& source, const SegView& de
   throw Error(index_fault_message(vcode::spelling(op), fault.index, fault.position, fault.length));
 }
 
+std::optional<std::uint32_t> check_indices_below(const Parallel& par, const Vector& indices,
+                                                 std::size_t length) {
+  const I32* idx = elements<I32>(indices);
+  if (!idx) return std::nullopt;
+  // The largest index, read as unsigned (a negative one is huge): the bound recorded is the
+  // tightest, good for every source at least that long.
+  std::atomic<std::uint32_t> largest{0};
+  parallel_for(par, indices.length, kMemoryBoundThreshold, [&](std::size_t lo, std::size_t hi) {
+    std::uint32_t local = 0;
+    for (std::size_t j = lo; j < hi; ++j) local = std::max(local, static_cast<std::uint32_t>(idx[j]));
+    for (std::uint32_t seen = largest.load(); local > seen && !largest.compare_exchange_weak(seen, local);) {
+    }
+  });
+  if (largest.load() >= length) return std::nullopt;
+  const std::uint32_t bound = largest.load() + 1;
+  static_cast<Buffer*>(indices.storage.get())->indices_below = bound;
+  return bound;
+}
+
 Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
+  if (ctx.lazy)
+    if (std::optional<Vector> out = composed_gather(ctx, op, operands)) return std::move(*out);
   if (ctx.lazy && op == Op::BPermute)
     if (std::optional<Vector> out = lazy_gather(ctx, operands)) return std::move(*out);
   const Parallel& par = ctx.par;

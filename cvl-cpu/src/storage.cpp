@@ -9,6 +9,11 @@
 
 namespace cvl::cpu {
 
+std::uint64_t Buffer::new_version() {
+  static std::atomic<std::uint64_t> next{0};
+  return next.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 Buffer::Buffer(std::size_t bytes, bool populate) {
   if (bytes <= kInlineBytes) {
     data_ = inline_;

@@ -74,7 +74,11 @@ class Buffer final : public Storage {
     uniform.reset();
     segment_values.reset();
     indices_below.reset();
+    version_ = new_version();
   }
+  // Tells these elements from what the buffer held before it was reused (forget_values): what
+  // was computed from them may be found again by handle and version (gather_composition.hpp).
+  std::uint64_t version() const { return version_; }
 
   // Leaves the first `count` elements (of type `type`) unwritten until something takes their
   // address: then they are all written `uniform`, or their `segment_values`. An op that only
@@ -91,7 +95,10 @@ class Buffer final : public Storage {
   // Before the whole buffer is written: pages acquired without populating are faulted in at once.
   void populate() const;
 
+  static std::uint64_t new_version();
+
   static constexpr std::size_t kInlineBytes = 64;
+  std::uint64_t version_ = new_version();
   mutable std::byte* data_;  // mutable: a lazy buffer takes over its memory when computed
   mutable std::size_t capacity_;
   mutable std::atomic<bool> deferred_{false};

@@ -15,6 +15,7 @@
 
 #include "cvl/errors.hpp"
 #include "families.hpp"
+#include "gather_composition.hpp"
 #include "lazy_elementwise.hpp"
 #include "thread_pool.hpp"
 
@@ -320,12 +321,13 @@ TEST_CASE("lazy gather: a gathered vector feeding elementwise ops is never store
           "[cpu][lazy]") {
   const Context ctx = context(1, true);
   const Vector x = iota(kLong, 100);
+  const Vector source = iota(kShortGatherSource + 1, 100);  // not short: x's elements and more
   std::vector<std::int32_t> reversed(kLong);
   for (std::size_t i = 0; i < kLong; ++i) reversed[i] = static_cast<std::int32_t>(kLong - 1 - i);
   const Vector at = ints(reversed);
   // The first gather by an index runs at once, checking it; later ones by it wait.
-  CHECK_FALSE(pending(gather(ctx, x, at)));
-  Vector g = gather(ctx, x, at);
+  CHECK_FALSE(pending(gather(ctx, source, at)));
+  Vector g = gather(ctx, source, at);
   REQUIRE(pending(g));
   CHECK(pending(g)->definition.root().kind == vcode::SuperOpNode::Kind::Gather);
   // Taken into the sum: one expression that reads x at the positions, nothing stored between.
@@ -389,23 +391,26 @@ TEST_CASE("lazy scatter: a PERMUTE of a pending result gives the op's values and
   CHECK(lazy_error == eager_error);
 }
 
+// A node of a definition written out by hand.
+vcode::SuperOpNode node(vcode::SuperOpNode::Kind kind, Op op, vcode::TypeKeyword type,
+                        std::uint8_t arity, std::array<std::uint32_t, 3> args,
+                        std::uint32_t operand = 0) {
+  vcode::SuperOpNode n;
+  n.kind = kind;
+  n.op = op;
+  n.type = n.result = type;
+  n.arity = arity;
+  for (int a = 0; a < 3; ++a) n.args[a] = args[a];
+  n.operand = operand;
+  return n;
+}
+
 // A definition as the lazy results make them, written out: the gather's positions are computed
 // first, then another node, then the gather: the positions must keep their block buffer.
 TEST_CASE("lazy gather: the positions keep their buffer until the gather has read them",
           "[cpu][lazy]") {
   using Kind = vcode::SuperOpNode::Kind;
   using vcode::TypeKeyword;
-  auto node = [](Kind kind, Op op, TypeKeyword type, std::uint8_t arity,
-                 std::array<std::uint32_t, 3> args, std::uint32_t operand = 0) {
-    vcode::SuperOpNode n;
-    n.kind = kind;
-    n.op = op;
-    n.type = n.result = type;
-    n.arity = arity;
-    for (int a = 0; a < 3; ++a) n.args[a] = args[a];
-    n.operand = operand;
-    return n;
-  };
   vcode::SuperOp op;
   op.operands = {TypeKeyword::Int, TypeKeyword::Int, TypeKeyword::Int};  // source, at, other
   op.nodes = {
@@ -435,8 +440,10 @@ TEST_CASE("lazy gather: the positions keep their buffer until the gather has rea
 TEST_CASE("lazy gather: only by an index a BPERMUTE found good for as long a source",
           "[cpu][lazy]") {
   const Context ctx = context(1, true);
-  const Vector x = iota(kLong);
-  Vector at = iota(kLong, 1);  // the last position is past the end
+  const std::size_t length = kShortGatherSource + 1;  // not short (short ones: below)
+  const Vector x = iota(length);
+  Vector at = iota(kLong, 1);
+  elements<std::int32_t>(at)[kLong - 1] = static_cast<std::int32_t>(length);  // past the end
   CHECK_THROWS_WITH(gather(ctx, x, at),
                     Catch::Contains("BPERMUTE") && Catch::Contains("outside its segment"));
   CHECK(indices_below(at) == std::nullopt);  // a failed gather records nothing
@@ -444,7 +451,7 @@ TEST_CASE("lazy gather: only by an index a BPERMUTE found good for as long a sou
   CHECK_THROWS_AS(gather(ctx, x, at), cvl::Error);
   elements<std::int32_t>(at)[kLong - 1] = 0;
   CHECK_FALSE(pending(gather(ctx, x, at)));
-  CHECK(indices_below(at) == static_cast<std::uint32_t>(kLong));
+  CHECK(indices_below(at) == static_cast<std::uint32_t>(length));
   const Vector good = gather(ctx, x, at);
   CHECK(pending(good));
   // A shorter source is checked again, by the gather itself.
@@ -459,6 +466,161 @@ TEST_CASE("lazy gather: only by an index a BPERMUTE found good for as long a sou
   Vector last = iota(kLong);
   const Vector by_last = gather(ctx, x, std::move(last));
   CHECK(indices_below(by_last) == std::nullopt);
+}
+
+// ---- gathers of short sources (gather_composition.hpp) ----------------------------------------
+
+// Positions in [0, bound): a scrambled order, like bh's moves of its interactions.
+Vector scrambled(std::size_t n, std::size_t bound, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::vector<std::int32_t> at(n);
+  for (std::size_t i = 0; i < n; ++i) at[i] = static_cast<std::int32_t>(random() % bound);
+  return ints(at);
+}
+
+std::vector<std::int32_t> int_values(const Vector& v) {
+  const std::int32_t* e = elements<std::int32_t>(v);
+  return {e, e + v.length};
+}
+
+// The message of the cvl::Error `run` throws ("" when none).
+template <class Run>
+std::string error_of(Run&& run) {
+  try {
+    run();
+  } catch (const cvl::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_CASE("short gathers: a first gather of a short source waits, its index checked",
+          "[cpu][lazy]") {
+  const Context lazy = context(1, true), eager = context(1, false);
+  const Vector bodies = iota(1000, 7);
+  const Vector at = scrambled(kLong, 1000, 1);
+  const Vector g = gather(lazy, bodies, at);
+  REQUIRE(short_gather_of(g));
+  CHECK(short_gather_of(g)->source.storage == bodies.storage);
+  CHECK(indices_below(at) == 1000u);
+  CHECK(int_values(g) == int_values(gather(eager, bodies, at)));
+  // A bad index is the gather's own error, as the op one at a time reports it.
+  Vector bad = scrambled(kLong, 1000, 2);
+  elements<std::int32_t>(bad)[300] = 1000;
+  const std::string lazy_error = error_of([&] { gather(lazy, bodies, bad); });
+  CHECK_THAT(lazy_error, Catch::Contains("BPERMUTE") && Catch::Contains("position 300"));
+  CHECK(lazy_error == error_of([&] { gather(eager, bodies, bad); }));
+  CHECK(indices_below(bad) == std::nullopt);
+}
+
+TEST_CASE("short gathers: fields moved by one index share its composed positions",
+          "[cpu][lazy]") {
+  const Context lazy = context(1, true), eager = context(1, false);
+  const std::size_t bodies = 2000, interactions = kLong + 500;
+  const Vector x = iota(bodies, 10), y = iota(bodies, 50000);
+  const Vector body_of = scrambled(interactions, bodies, 3);  // the body of each interaction
+  const Vector gx = gather(lazy, x, body_of), gy = gather(lazy, y, body_of);
+  // The next level: a gather and a permute of both fields by one index each.
+  const Vector kept = scrambled(kLong, interactions, 4);
+  std::vector<std::int32_t> order(interactions);
+  for (std::size_t i = 0; i < interactions; ++i) order[i] = static_cast<std::int32_t>(i);
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(5));
+  const Vector to = ints(order);
+  const Vector hx = gather(lazy, gx, kept), hy = gather(lazy, gy, kept);
+  const Vector sx = scatter(lazy, gx, to), sy = scatter(lazy, gy, to);
+  for (const Vector* v : {&hx, &hy, &sx, &sy}) REQUIRE(short_gather_of(*v));
+  CHECK(short_gather_of(hx)->source.storage == x.storage);
+  CHECK(short_gather_of(hy)->source.storage == y.storage);
+  CHECK(short_gather_of(hx)->positions.storage == short_gather_of(hy)->positions.storage);
+  CHECK(short_gather_of(sx)->positions.storage == short_gather_of(sy)->positions.storage);
+  CHECK(short_gather_of(hx)->positions.storage != short_gather_of(sx)->positions.storage);
+  CHECK(pending(gx));  // the moved fields were never computed
+  CHECK(pending(gy));
+  // An elementwise op reads a field at its positions, and leaves it pending for its holders.
+  const Vector sum = ew(lazy, Op::Add, Type::Int, hx, hy);
+  elements<std::int32_t>(sum);
+  CHECK(pending(hx));
+  CHECK(pending(hy));
+  // The values are the ops' one at a time.
+  const Vector ex = gather(eager, x, body_of), ey = gather(eager, y, body_of);
+  CHECK(int_values(hx) == int_values(gather(eager, ex, kept)));
+  CHECK(int_values(hy) == int_values(gather(eager, ey, kept)));
+  CHECK(int_values(sx) == int_values(scatter(eager, ex, to)));
+  CHECK(int_values(sy) == int_values(scatter(eager, ey, to)));
+  CHECK(int_values(sum)[17] == int_values(hx)[17] + int_values(hy)[17]);
+}
+
+TEST_CASE("short gathers: a moved field's errors are the op's own", "[cpu][lazy]") {
+  const Context lazy = context(1, true), eager = context(1, false);
+  const Vector x = iota(3000, 1);
+  const Vector body_of = scrambled(kLong, 3000, 6);
+  const Vector gx = gather(lazy, x, body_of), ex = gather(eager, x, body_of);
+  REQUIRE(short_gather_of(gx));
+  Vector far = scrambled(kLong, kLong, 7);
+  elements<std::int32_t>(far)[1234] = static_cast<std::int32_t>(kLong);
+  const std::string gathered = error_of([&] { gather(lazy, gx, far); });
+  CHECK_THAT(gathered, Catch::Contains("BPERMUTE") && Catch::Contains("position 1234"));
+  CHECK(gathered == error_of([&] { gather(eager, ex, far); }));
+  elements<std::int32_t>(far)[1234] = -2;
+  const std::string scattered = error_of([&] { scatter(lazy, gx, far); });
+  CHECK_THAT(scattered, Catch::Contains("PERMUTE") && Catch::Contains("position 1234"));
+  CHECK(scattered == error_of([&] { scatter(eager, ex, far); }));
+}
+
+TEST_CASE("short gathers: an index reused in place is not taken for its old values",
+          "[cpu][lazy]") {
+  const Context lazy = context(1, true), eager = context(1, false);
+  const Vector x = iota(500, 3), y = iota(500, 900);
+  const Vector body_of = scrambled(kLong, 500, 8);
+  const Vector gx = gather(lazy, x, body_of), gy = gather(lazy, y, body_of);
+  Vector q = scrambled(kLong, kLong, 9);
+  const Storage* memory = q.storage.get();
+  const Vector hx = gather(lazy, gx, q);
+  // q's memory now holds q % 7 (an INT % runs at once, into its operand at its last use).
+  const Vector q7 = ew(lazy, Op::Mod, Type::Int, std::move(q), uniform_vector({}, Type::Int, kLong, 7));
+  REQUIRE(q7.storage.get() == memory);
+  const Vector hy = gather(lazy, gy, q7);
+  REQUIRE(short_gather_of(hy));
+  CHECK(short_gather_of(hy)->positions.storage != short_gather_of(hx)->positions.storage);
+  CHECK(int_values(hy) == int_values(gather(eager, gather(eager, y, body_of), q7)));
+}
+
+TEST_CASE("short gathers: a FUSED call reads its gathered operands at their positions",
+          "[cpu][lazy]") {
+  using Kind = vcode::SuperOpNode::Kind;
+  using vcode::TypeKeyword;
+  // ($0 * $0) - $1 over INT: $0 read twice, $1 once.
+  vcode::SuperOp op;
+  op.operands = {TypeKeyword::Int, TypeKeyword::Int};
+  op.nodes = {
+      node(Kind::Operand, Op::Add, TypeKeyword::Int, 0, {}, 0),
+      node(Kind::Operand, Op::Add, TypeKeyword::Int, 0, {}, 0),
+      node(Kind::Elementwise, Op::Mul, TypeKeyword::Int, 2, {0, 1}),
+      node(Kind::Operand, Op::Add, TypeKeyword::Int, 0, {}, 1),
+      node(Kind::Elementwise, Op::Sub, TypeKeyword::Int, 2, {2, 3}),
+  };
+  const Context lazy = context(1, true);
+  const Vector x = iota(700, -300), y = iota(900, 5);
+  const Vector gx = gather(lazy, x, scrambled(kLong, 700, 10));
+  const Vector gy = gather(lazy, y, scrambled(kLong, 900, 11));
+  REQUIRE(short_gather_of(gx));
+  REQUIRE(short_gather_of(gy));
+  const auto plan = prepare_fused(lazy, op);
+  std::vector<FusedOperand> operands(2);
+  operands[0].vector = gx;
+  operands[1].vector = gy;
+  const Vector out = fused_through_gathers(lazy, *plan, operands, kLong).value();
+  CHECK(pending(gx));  // read at their positions, not computed
+  CHECK(pending(gy));
+  std::vector<FusedOperand> stored(2);
+  stored[0].vector = gx;
+  stored[1].vector = gy;
+  CHECK(int_values(out) == int_values(fused(lazy, *plan, stored, kLong)));
+  // No gathered operand: nothing to rewrite.
+  std::vector<FusedOperand> plain(2);
+  plain[0].vector = iota(kLong);
+  plain[1].vector = iota(kLong);
+  CHECK_FALSE(fused_through_gathers(lazy, *plan, plain, kLong));
 }
 
 TEST_CASE("lazy elementwise: a result read by several threads at once is computed once",
