@@ -138,9 +138,12 @@ class CpuBackend final : public Backend {
   Vector fused(const PreparedSuperOp& op, std::span<FusedOperand> operands,
                const Length& domain) override {
     CVL_EXPECT_SHAPES(contract::fused(op, operands, domain));
-    if (ctx_.lazy)
+    if (ctx_.lazy) {
+      if (std::optional<Vector> out = cpu::lazy_fused(ctx_, op, operands, domain.get()))
+        return std::move(*out);
       if (std::optional<Vector> out = cpu::fused_through_gathers(ctx_, op, operands, domain.get()))
         return std::move(*out);
+    }
     return cpu::fused(ctx_, op, operands, domain);
   }
 

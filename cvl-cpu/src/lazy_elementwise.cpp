@@ -76,6 +76,18 @@ class Builder {
     return add(node);
   }
 
+  // An operand read other than at each element (a DIST's values per segment, INDEX's starts):
+  // the vector itself, computed.
+  std::uint32_t leaf(Vector&& v) {
+    elements<std::byte>(v);
+    return vector_leaf(std::move(v));
+  }
+  std::uint32_t descriptor(const Segdes& sd) { return segdes_leaf(sd); }
+
+  // A node of a definition over nodes already added (its args renumbered by the caller).
+  std::uint32_t copy(const SuperOpNode& node) { return add(node); }
+  std::size_t size() { return nodes().size(); }
+
   // The source of a gather: read at positions, so never spliced (a pending one is computed).
   std::uint32_t gathered(Vector&& v) {
     elements<std::byte>(v);
@@ -315,6 +327,41 @@ std::optional<ShortGather> short_gather_of(const Vector& v) {
   const Vector& source = pending->operands[from.operand].vector;
   if (source.length > kShortGatherSource) return std::nullopt;
   return ShortGather{source, pending->operands[at.operand].vector};
+}
+
+std::optional<Vector> lazy_fused(const Context& ctx, const PreparedSuperOp& op,
+                                 std::span<FusedOperand> operands, std::size_t domain) {
+  const SuperOp& definition = op.definition;
+  const vcode::SuperOpAnalysis& analysis = op.analysis;
+  // Values made of descriptors alone (a DIST of a constant: one value, written only if read as
+  // memory; an INDEX) are left to fused(), as the unfused ops leave them to theirs.
+  if (domain < kLazyMin || analysis.folds() || analysis.divides || analysis.domain_is_total ||
+      definition.root().kind == Kind::Operand || definition.nodes.size() >= kLazyMaxNodes)
+    return std::nullopt;
+  Builder builder(ctx, domain);
+  // Each operand once: one read only at each element as a lazy elementwise op's operand (a
+  // pending one taken in, a gather read at its positions), any other as it is.
+  std::vector<std::uint32_t> operand_node(operands.size());
+  for (std::size_t k = 0; k < operands.size(); ++k) {
+    const vcode::OperandUse& use = analysis.operands[k];
+    if (definition.operands[k] == TypeKeyword::Segdes)
+      operand_node[k] = builder.descriptor(operands[k].segdes);
+    else if (use.elementwise && !use.gathered && use.per_segment_of.empty())
+      operand_node[k] = builder.operand(std::move(operands[k].vector));
+    else
+      operand_node[k] = builder.leaf(std::move(operands[k].vector));
+  }
+  std::vector<std::uint32_t> now_at(definition.nodes.size());
+  for (std::size_t i = 0; i < definition.nodes.size(); ++i) {
+    SuperOpNode node = definition.nodes[i];
+    if (node.kind == Kind::Operand) {
+      now_at[i] = operand_node[node.operand];
+      continue;
+    }
+    for (std::uint8_t a = 0; a < node.arity; ++a) node.args[a] = now_at[node.args[a]];
+    now_at[i] = builder.copy(node);
+  }
+  return pending_or_computed(builder.finish(), domain);
 }
 
 void compute_pending() {

@@ -84,6 +84,12 @@ std::optional<ShortGather> short_gather_of(const Vector& v);
 // `source` read at `positions` (INT, each known to be below source.length), pending.
 Vector pending_gather(const Context& ctx, Vector source, Vector positions);
 
+// A FUSED call (FCODE) whose root is elementwise, as a pending expression like the ops it
+// fuses would make (its operands taken in as theirs are); nothing when it runs at once (short,
+// a fold, an INT division, a large definition). Consumes the operands then.
+std::optional<Vector> lazy_fused(const Context& ctx, const PreparedSuperOp& op,
+                                 std::span<FusedOperand> operands, std::size_t domain);
+
 // The plan of a definition made at run time, planned once for all calls (a program makes the
 // same few).
 std::shared_ptr<const PreparedSuperOp> plan_for(const Context& ctx, const vcode::SuperOp& op);

@@ -623,6 +623,57 @@ TEST_CASE("short gathers: a FUSED call reads its gathered operands at their posi
   CHECK_FALSE(fused_through_gathers(lazy, *plan, plain, kLong));
 }
 
+TEST_CASE("lazy FUSED: an elementwise superoperator waits like the ops it fuses", "[cpu][lazy]") {
+  using Kind = vcode::SuperOpNode::Kind;
+  using vcode::TypeKeyword;
+  // ($0 - $1) * $0 over INT, and the same with / for *.
+  vcode::SuperOp op;
+  op.operands = {TypeKeyword::Int, TypeKeyword::Int};
+  op.nodes = {
+      node(Kind::Operand, Op::Add, TypeKeyword::Int, 0, {}, 0),
+      node(Kind::Operand, Op::Add, TypeKeyword::Int, 0, {}, 1),
+      node(Kind::Elementwise, Op::Sub, TypeKeyword::Int, 2, {0, 1}),
+      node(Kind::Elementwise, Op::Mul, TypeKeyword::Int, 2, {2, 0}),
+  };
+  const Context lazy = context(1, true);
+  const auto plan = prepare_fused(lazy, op);
+  const Vector x = iota(kLong, 3);
+  auto operands = [&](Vector a, Vector b) {
+    std::vector<FusedOperand> o(2);
+    o[0].vector = std::move(a);
+    o[1].vector = std::move(b);
+    return o;
+  };
+  std::vector<FusedOperand> first = operands(x, iota(kLong));
+  const Vector waiting = lazy_fused(lazy, *plan, first, kLong).value();
+  REQUIRE(pending(waiting));
+  // An elementwise op on it takes it in, as it takes in the ops' own pending results.
+  const Vector sum = ew(lazy, Op::Add, Type::Int, waiting, x);
+  std::vector<FusedOperand> again = operands(x, iota(kLong));
+  const std::vector<std::int32_t> expected = int_values(fused(lazy, *plan, again, kLong));
+  CHECK(int_values(waiting) == expected);
+  CHECK(int_values(sum)[9] == expected[9] + 12);
+  // A division runs at once (its error is the call's), and so do short calls.
+  vcode::SuperOp divides = op;
+  divides.nodes[3].op = Op::Div;
+  std::vector<FusedOperand> by_zero = operands(x, iota(kLong));
+  CHECK_FALSE(lazy_fused(lazy, *prepare_fused(lazy, divides), by_zero, kLong));
+  std::vector<FusedOperand> short_ones = operands(iota(100), iota(100));
+  CHECK_FALSE(lazy_fused(lazy, *plan, short_ones, 100));
+  // A DIST of a constant: one value, left to fused() (which writes it only if read as memory).
+  vcode::SuperOp constant;
+  constant.operands = {TypeKeyword::Segdes};
+  constant.nodes = {
+      node(Kind::Operand, Op::Add, TypeKeyword::Segdes, 0, {}, 0),
+      node(Kind::Constant, Op::Add, TypeKeyword::Int, 0, {}),
+      node(Kind::Dist, Op::Dist, TypeKeyword::Int, 2, {1, 0}),
+  };
+  constant.nodes[0].result = TypeKeyword::Segdes;
+  std::vector<FusedOperand> described(1);
+  described[0].segdes = one_segment(lazy, kLong);
+  CHECK_FALSE(lazy_fused(lazy, *prepare_fused(lazy, constant), described, kLong));
+}
+
 TEST_CASE("lazy elementwise: a result read by several threads at once is computed once",
           "[cpu][lazy]") {
   const Context ctx = context(2, true);
