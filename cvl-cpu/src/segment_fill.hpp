@@ -11,6 +11,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "cvl/scalar_semantics.hpp"
 #include "parallel.hpp"
 #include "streaming_fill.hpp"
@@ -19,13 +23,13 @@ namespace cvl::cpu {
 
 inline constexpr std::size_t kShortSegment = 8;
 
-// For every position pos in [lo, hi), of segment k: out[pos - lo] = value_at(k, pos - start of k)
-// where the segment's piece in [lo, hi) is short, else long_piece(k, pos, end) for the piece
-// [pos, end). `k` is the segment holding lo; out has hi - lo elements. value_at is called for
-// kShortSegment offsets from the piece's first, whatever the piece's length.
-template <class T, class ValueAt, class LongPiece>
+// For every position pos in [lo, hi), of segment k: short_piece(at, k, first) writes at[t] for
+// t < kShortSegment, the values at offsets first + t of segment k, where the segment's piece in
+// [lo, hi) is short (whatever its length: the excess is overwritten after); else long_piece(k,
+// pos, end) writes the piece [pos, end). `k` is the segment holding lo; out has hi - lo elements.
+template <class T, class ShortPiece, class LongPiece>
 void fill_by_segment(T* out, const SegView& sd, std::size_t k, std::size_t lo, std::size_t hi,
-                     ValueAt&& value_at, LongPiece&& long_piece) {
+                     ShortPiece&& short_piece, LongPiece&& long_piece) {
   // Segments all of one length: the caller's loop, whose exit is then predicted every time and
   // which writes no excess (quickhull's INDEX over pairs ran 1.4x slower through the short path).
   const bool uniform = sd.uniform > 0;
@@ -35,9 +39,7 @@ void fill_by_segment(T* out, const SegView& sd, std::size_t k, std::size_t lo, s
     if (!uniform && end - pos <= kShortSegment && hi - pos >= kShortSegment) {
       // Straight into the output: values gathered in an array first and copied were 3x slower
       // than the loop per segment (their wide load cannot take its data from the narrow stores)
-      T* at = out + (pos - lo);
-      const std::size_t first = pos - start;
-      for (std::size_t t = 0; t < kShortSegment; ++t) at[t] = value_at(k, first + t);
+      short_piece(out + (pos - lo), k, pos - start);
     } else {
       long_piece(k, pos, end);
     }
@@ -51,10 +53,32 @@ template <class Bits>
 void fill_dist(Bits* out, const SegView& sd, std::size_t k, std::size_t lo, std::size_t hi,
                const Bits* values, bool streaming) {
   fill_by_segment(
-      out, sd, k, lo, hi, [&](std::size_t segment, std::size_t) { return values[segment]; },
+      out, sd, k, lo, hi,
+      [&](Bits* at, std::size_t segment, std::size_t) {
+        const Bits value = values[segment];
+        for (std::size_t t = 0; t < kShortSegment; ++t) at[t] = value;
+      },
       [&](std::size_t segment, std::size_t from, std::size_t to) {
         fill_values(out + (from - lo), to - from, values[segment], streaming);
       });
+}
+
+// at[t] = index_value(start, stride, first + t) for t < kShortSegment: two 4-lane stores where
+// SSE2 is there (every x86-64), instead of eight scalar ones (bh's INDEX over 2M segments of 1 to
+// 8 elements spent most of its time on them).
+inline void index_run(std::int32_t* at, std::int32_t start, std::int32_t stride, std::uint32_t first) {
+  static_assert(kShortSegment == 8);
+  const auto step = static_cast<std::uint32_t>(stride);
+  const std::uint32_t base = static_cast<std::uint32_t>(start) + first * step;
+#if defined(__SSE2__)
+  const __m128i low = _mm_setr_epi32(static_cast<int>(base), static_cast<int>(base + step),
+                                     static_cast<int>(base + 2 * step), static_cast<int>(base + 3 * step));
+  const __m128i high = _mm_add_epi32(low, _mm_set1_epi32(static_cast<int>(4 * step)));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(at), low);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(at + 4), high);
+#else
+  for (std::uint32_t t = 0; t < kShortSegment; ++t) at[t] = static_cast<std::int32_t>(base + t * step);
+#endif
 }
 
 // INDEX over [lo, hi) (`k` the segment holding lo): out[pos - lo] = starts[k] + strides[k] times
@@ -64,8 +88,8 @@ void fill_index(std::int32_t* out, const SegView& sd, std::size_t k, std::size_t
                 const Starts& starts, const Strides& strides) {
   fill_by_segment(
       out, sd, k, lo, hi,
-      [&](std::size_t segment, std::size_t t) {
-        return cvl_sem::index_value(starts[segment], strides[segment], static_cast<std::uint32_t>(t));
+      [&](std::int32_t* at, std::size_t segment, std::size_t first) {
+        index_run(at, starts[segment], strides[segment], static_cast<std::uint32_t>(first));
       },
       [&](std::size_t segment, std::size_t from, std::size_t to) {
         const std::int32_t start = starts[segment], stride = strides[segment];

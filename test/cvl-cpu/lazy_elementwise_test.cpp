@@ -405,6 +405,20 @@ vcode::SuperOpNode node(vcode::SuperOpNode::Kind kind, Op op, vcode::TypeKeyword
   return n;
 }
 
+// $k, an INT operand; an INT op of nodes a and b; a definition over $0 and $1, both INT.
+vcode::SuperOpNode int_operand(std::uint32_t k) {
+  return node(vcode::SuperOpNode::Kind::Operand, Op::Add, vcode::TypeKeyword::Int, 0, {}, k);
+}
+vcode::SuperOpNode int_op(Op op, std::uint32_t a, std::uint32_t b) {
+  return node(vcode::SuperOpNode::Kind::Elementwise, op, vcode::TypeKeyword::Int, 2, {a, b});
+}
+vcode::SuperOp two_int_operands(std::vector<vcode::SuperOpNode> nodes) {
+  vcode::SuperOp op;
+  op.operands = {vcode::TypeKeyword::Int, vcode::TypeKeyword::Int};
+  op.nodes = std::move(nodes);
+  return op;
+}
+
 // A definition as the lazy results make them, written out: the gather's positions are computed
 // first, then another node, then the gather: the positions must keep their block buffer.
 TEST_CASE("lazy gather: the positions keep their buffer until the gather has read them",
@@ -587,18 +601,9 @@ TEST_CASE("short gathers: an index reused in place is not taken for its old valu
 
 TEST_CASE("short gathers: a FUSED call reads its gathered operands at their positions",
           "[cpu][lazy]") {
-  using Kind = vcode::SuperOpNode::Kind;
-  using vcode::TypeKeyword;
   // ($0 * $0) - $1 over INT: $0 read twice, $1 once.
-  vcode::SuperOp op;
-  op.operands = {TypeKeyword::Int, TypeKeyword::Int};
-  op.nodes = {
-      node(Kind::Operand, Op::Add, TypeKeyword::Int, 0, {}, 0),
-      node(Kind::Operand, Op::Add, TypeKeyword::Int, 0, {}, 0),
-      node(Kind::Elementwise, Op::Mul, TypeKeyword::Int, 2, {0, 1}),
-      node(Kind::Operand, Op::Add, TypeKeyword::Int, 0, {}, 1),
-      node(Kind::Elementwise, Op::Sub, TypeKeyword::Int, 2, {2, 3}),
-  };
+  const vcode::SuperOp op = two_int_operands(
+      {int_operand(0), int_operand(0), int_op(Op::Mul, 0, 1), int_operand(1), int_op(Op::Sub, 2, 3)});
   const Context lazy = context(1, true);
   const Vector x = iota(700, -300), y = iota(900, 5);
   const Vector gx = gather(lazy, x, scrambled(kLong, 700, 10));
@@ -627,14 +632,8 @@ TEST_CASE("lazy FUSED: an elementwise superoperator waits like the ops it fuses"
   using Kind = vcode::SuperOpNode::Kind;
   using vcode::TypeKeyword;
   // ($0 - $1) * $0 over INT, and the same with / for *.
-  vcode::SuperOp op;
-  op.operands = {TypeKeyword::Int, TypeKeyword::Int};
-  op.nodes = {
-      node(Kind::Operand, Op::Add, TypeKeyword::Int, 0, {}, 0),
-      node(Kind::Operand, Op::Add, TypeKeyword::Int, 0, {}, 1),
-      node(Kind::Elementwise, Op::Sub, TypeKeyword::Int, 2, {0, 1}),
-      node(Kind::Elementwise, Op::Mul, TypeKeyword::Int, 2, {2, 0}),
-  };
+  const vcode::SuperOp op =
+      two_int_operands({int_operand(0), int_operand(1), int_op(Op::Sub, 0, 1), int_op(Op::Mul, 2, 0)});
   const Context lazy = context(1, true);
   const auto plan = prepare_fused(lazy, op);
   const Vector x = iota(kLong, 3);
@@ -654,7 +653,7 @@ TEST_CASE("lazy FUSED: an elementwise superoperator waits like the ops it fuses"
   CHECK(int_values(waiting) == expected);
   CHECK(int_values(sum)[9] == expected[9] + 12);
   // A division runs at once (its error is the call's), and so do short calls.
-  vcode::SuperOp divides = op;
+  vcode::SuperOp divides = op;  // a copy to change
   divides.nodes[3].op = Op::Div;
   std::vector<FusedOperand> by_zero = operands(x, iota(kLong));
   CHECK_FALSE(lazy_fused(lazy, *prepare_fused(lazy, divides), by_zero, kLong));

@@ -47,9 +47,9 @@ TEST_CASE("fill_by_segment writes each position its segment's value at its offse
       std::size_t short_values = 0;
       fill_by_segment(
           range, sd, sd.segment_of(lo), lo, hi,
-          [&](std::size_t k, std::size_t t) {
+          [&](std::int64_t* at, std::size_t k, std::size_t first) {
             ++short_values;
-            return model(k, t);
+            for (std::size_t t = 0; t < kShortSegment; ++t) at[t] = model(k, first + t);
           },
           [&](std::size_t k, std::size_t from, std::size_t to) {
             for (std::size_t pos = from; pos < to; ++pos)
@@ -66,6 +66,31 @@ TEST_CASE("fill_by_segment writes each position its segment's value at its offse
       else if (max_length <= static_cast<int>(kShortSegment) && hi - lo >= 2 * kShortSegment)
         CHECK(short_values > 0);  // the short path ran
     }
+  }
+}
+
+TEST_CASE("fill_index gives the reference's values, wrapping as it does", "[segment_fill]") {
+  std::mt19937_64 random(5);
+  std::vector<SegOffset> offsets{0};
+  while (offsets.size() < 3000) offsets.push_back(offsets.back() + random() % 12);
+  SegView sd;
+  sd.segments = offsets.size() - 1;
+  sd.total = offsets.back();
+  sd.offsets = offsets.data();
+  std::vector<std::int32_t> starts(sd.segments), strides(sd.segments);
+  for (std::size_t k = 0; k < sd.segments; ++k) {
+    starts[k] = static_cast<std::int32_t>(random());  // anywhere, so that some wrap
+    strides[k] = k % 3 == 0 ? static_cast<std::int32_t>(random()) : static_cast<std::int32_t>(random() % 9) - 4;
+  }
+  std::vector<std::int32_t> out(sd.total);
+  const std::int32_t* s = starts.data();
+  const std::int32_t* t = strides.data();
+  fill_index(out.data(), sd, 0, 0, sd.total, s, t);
+  for (std::size_t pos = 0; pos < sd.total; ++pos) {
+    const std::size_t k = sd.segment_of(pos);
+    INFO("position " << pos << ", segment " << k);
+    REQUIRE(out[pos] == cvl_sem::index_value(starts[k], strides[k],
+                                             static_cast<std::uint32_t>(pos - sd.start(k))));
   }
 }
 
