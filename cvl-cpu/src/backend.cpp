@@ -72,11 +72,13 @@ class CpuBackend final : public Backend {
 
   Vector scan(Op op, Vector v, const Segdes& sd) override {
     CVL_EXPECT_SHAPES(contract::segmented(op, v, sd));
+    if (std::optional<Vector> folded = cpu::fold_pending(ctx_, op, v, sd)) return std::move(*folded);
     return cpu::scan(ctx_, op, std::move(v), checked_view(sd));
   }
 
   Vector reduce(Op op, Vector v, const Segdes& sd) override {
     CVL_EXPECT_SHAPES(contract::segmented(op, v, sd));
+    if (std::optional<Vector> folded = cpu::fold_pending(ctx_, op, v, sd)) return std::move(*folded);
     return cpu::reduce(ctx_, op, std::move(v), checked_view(sd));
   }
 

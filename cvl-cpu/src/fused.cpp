@@ -20,6 +20,7 @@
 #include "cvl/op_dispatch.hpp"
 #include "segment_fill.hpp"
 #include "segmented_fold.hpp"
+#include "simd/gather.hpp"
 #include "vector_math.hpp"
 
 namespace cvl::cpu {
@@ -376,6 +377,15 @@ class Frame {
   template <class Bits>
   void gather(const NodePlan& p, std::size_t n, const I32* positions, Bits* out) const {
     const Bits* values = call_.operand_bits<Bits>(p.args[0]);
+    if constexpr (sizeof(Bits) == 4 || sizeof(Bits) == 8) {
+      static const simd::GatherFunction<Bits> wide = [] {
+        if constexpr (sizeof(Bits) == 4) return simd::gather32(); else return simd::gather64();
+      }();
+      if (wide) {
+        wide(n, positions, values, out);
+        return;
+      }
+    }
     for (std::size_t i = 0; i < n; ++i) out[i] = values[static_cast<std::uint32_t>(positions[i])];
   }
 

@@ -105,6 +105,18 @@ class Builder {
     return add(node);
   }
 
+  // A scan or reduction (`op`) of `values` per segment of `segments`: the root of a fold.
+  std::uint32_t fold(Op op, Type type, std::uint32_t values, std::uint32_t segments) {
+    SuperOpNode node;
+    node.kind = vcode::info(op).family == vcode::Family::Scan ? Kind::Scan : Kind::Reduce;
+    node.op = op;
+    node.type = node.result = to_keyword(type);
+    node.arity = 2;
+    node.args[0] = values;
+    node.args[1] = segments;
+    return add(node);
+  }
+
   LazyExpression finish() { return std::move(expression_); }
 
  private:
@@ -362,6 +374,20 @@ std::optional<Vector> lazy_fused(const Context& ctx, const PreparedSuperOp& op,
     now_at[i] = builder.copy(node);
   }
   return pending_or_computed(builder.finish(), domain);
+}
+
+std::optional<Vector> fold_pending(const Context& ctx, Op op, Vector& v, const Segdes& sd) {
+  auto* buffer = static_cast<Buffer*>(v.storage.get());
+  const LazyExpression* pending = buffer ? buffer->pending() : nullptr;
+  if (!pending || v.storage.use_count() != 1 ||
+      pending->definition.nodes.size() + 2 >= kLazyMaxNodes)
+    return std::nullopt;
+  const Type type = v.type;
+  Builder builder(ctx, v.length);
+  const std::uint32_t values = builder.operand(std::move(v));
+  builder.fold(op, type, values, builder.descriptor(sd));
+  LazyExpression expression = builder.finish();
+  return compute(expression);
 }
 
 void compute_pending() {

@@ -90,6 +90,12 @@ Vector pending_gather(const Context& ctx, Vector source, Vector positions);
 std::optional<Vector> lazy_fused(const Context& ctx, const PreparedSuperOp& op,
                                  std::span<FusedOperand> operands, std::size_t domain);
 
+// A scan or reduction (`op`) of a pending result nothing else holds, in one FUSED pass with the
+// fold at its root: the values are folded as they are computed and never stored, as fcode-opt's
+// map-reduce fusion does for FCODE (the fold is the unfused op's, segmented_fold.hpp, so the bits
+// are too). Nothing when `v` is not such a result; `v` is consumed otherwise.
+std::optional<Vector> fold_pending(const Context& ctx, vcode::Op op, Vector& v, const Segdes& sd);
+
 // The plan of a definition made at run time, planned once for all calls (a program makes the
 // same few).
 std::shared_ptr<const PreparedSuperOp> plan_for(const Context& ctx, const vcode::SuperOp& op);

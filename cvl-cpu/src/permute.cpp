@@ -14,6 +14,7 @@
 #include "families.hpp"
 #include "gather_composition.hpp"
 #include "lazy_elementwise.hpp"
+#include "simd/gather.hpp"
 
 namespace cvl::cpu {
 namespace {
@@ -102,6 +103,13 @@ void scatter(const Parallel& par, Op op, const SegView& source, const SegView& d
 template <class Bits, bool kFlagged>
 std::size_t gather_run(const Bits* segment, std::uint32_t length, const I32* idx,
                        const Flag* flags, Bits* out, std::size_t lo, std::size_t hi) {
+  if constexpr (!kFlagged && (sizeof(Bits) == 4 || sizeof(Bits) == 8)) {
+    static const simd::CheckedGatherFunction<Bits> wide = [] {
+      if constexpr (sizeof(Bits) == 4) return simd::checked_gather32();
+      else return simd::checked_gather64();
+    }();
+    if (wide) return wide(segment, length, idx, out, lo, hi);
+  }
   for (std::size_t j = lo; j < hi; ++j) {
     if constexpr (kFlagged) {
       if (!flags[j]) {

@@ -1,5 +1,5 @@
 // Elementwise results computed where first read (lazy_elementwise.hpp): random programs of
-// elementwise ops and gathers on long vectors give the same bits as the ops run one at a time, at one and two
+// elementwise ops, gathers, scatters and folds on long vectors give the same bits as the ops run one at a time, at one and two
 // threads, in exact and fast mode; chains become one expression; a pending result never holds
 // more memory than the eager ops would; ops that can fail, and short vectors, run at once; a
 // result read by several threads at once is computed once.
@@ -73,6 +73,13 @@ Vector scatter(const Context& ctx, Vector values, Vector indices) {
   return permute(ctx, Op::Permute, std::move(o));
 }
 
+// A scan or reduction as the backend runs it: a pending operand folded as it is computed.
+Vector fold(const Context& ctx, Op op, Vector v, const Segdes& sd) {
+  if (std::optional<Vector> folded = fold_pending(ctx, op, v, sd)) return std::move(*folded);
+  return vcode::info(op).family == vcode::Family::Scan ? scan(ctx, op, std::move(v), view(sd))
+                                                       : reduce(ctx, op, std::move(v), view(sd));
+}
+
 // Copied operands stay shared, moved-in ones are at their last use (a braced list would copy).
 template <class... Operands>
 Vector ew(const Context& ctx, Op op, Type type, Operands&&... operands) {
@@ -130,6 +137,7 @@ std::vector<std::vector<std::byte>> run_program(const Context& ctx, std::uint64_
   auto chance = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(random) < p; };
   const std::size_t n = kLong + random() % 5000;
   std::vector<Vector> values;
+  std::vector<std::vector<std::byte>> folds;  // the reductions' results, as bytes
   auto leaf = [&](Type type) {
     const int kind = static_cast<int>(random() % 4);
     if (kind == 0) {  // one value
@@ -196,6 +204,29 @@ std::vector<std::vector<std::byte>> run_program(const Context& ctx, std::uint64_
       values.push_back(scatter(ctx, operand(type, false), ints(order)));
       continue;
     }
+    if (chance(0.1)) {  // a scan or reduction, over one segment or many (of a pending operand, maybe)
+      const Type type = chance(0.5) ? Type::Int : Type::Float;
+      const Op op = std::array{Op::PlusReduce, Op::MaxReduce, Op::MulReduce, Op::PlusScan,
+                               Op::MinScan}[random() % 5];
+      std::vector<std::int32_t> lengths{static_cast<std::int32_t>(n)};
+      if (chance(0.5)) {
+        lengths.clear();
+        for (std::size_t left = n; left > 0;) {
+          const std::size_t length = std::min<std::size_t>(left, random() % 300);
+          lengths.push_back(static_cast<std::int32_t>(length));
+          left -= length;
+        }
+      }
+      const Segdes sd = segdes_from_lengths(ctx.par, ints(lengths), "MAKE_SEGDES");
+      Vector result = fold(ctx, op, operand(type, false), sd);
+      if (vcode::info(op).family == vcode::Family::Scan) {
+        values.push_back(std::move(result));
+      } else {
+        const std::byte* bytes = elements<std::byte>(result);
+        folds.emplace_back(bytes, bytes + result.length * element_size(type));
+      }
+      continue;
+    }
     if (chance(0.15)) {  // a BPERMUTE, by the last positions or new ones
       if (chance(0.4)) new_positions();
       const Type type = std::array{Type::Int, Type::Float, Type::Bool}[random() % 3];
@@ -212,7 +243,7 @@ std::vector<std::vector<std::byte>> run_program(const Context& ctx, std::uint64_
     values.push_back(elementwise(ctx, shape.op, shape.type, operands));
     REQUIRE(values.back().type == shape.makes);
   }
-  std::vector<std::vector<std::byte>> out;
+  std::vector<std::vector<std::byte>> out = std::move(folds);
   for (const Vector& v : values) {
     const std::byte* bytes = elements<std::byte>(v);
     out.emplace_back(bytes, bytes + v.length * element_size(v.type));

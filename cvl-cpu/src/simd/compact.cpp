@@ -1,26 +1,17 @@
 #include "compact.hpp"
 
+#include "cpu_features.hpp"
+
 namespace cvl::cpu::simd {
 
-#if defined(CVL_CPU_HAVE_AVX512_COMPACT)
+#if defined(CVL_CPU_HAVE_AVX512_SIMD)
 namespace avx512 {
 std::size_t compact32(const std::uint32_t*, const std::uint8_t*, std::size_t, std::uint32_t*);
 std::size_t compact64(const std::uint64_t*, const std::uint8_t*, std::size_t, std::uint64_t*);
 }  // namespace avx512
 
-namespace {
-bool has_avx512() {
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vl");
-  }();
-  return yes;
-}
-}  // namespace
-
-CompactFunction<std::uint32_t> compact32() { return has_avx512() ? &avx512::compact32 : nullptr; }
-CompactFunction<std::uint64_t> compact64() { return has_avx512() ? &avx512::compact64 : nullptr; }
+CompactFunction<std::uint32_t> compact32() { return has_avx512_bw_vl() ? &avx512::compact32 : nullptr; }
+CompactFunction<std::uint64_t> compact64() { return has_avx512_bw_vl() ? &avx512::compact64 : nullptr; }
 #else
 CompactFunction<std::uint32_t> compact32() { return nullptr; }
 CompactFunction<std::uint64_t> compact64() { return nullptr; }
