@@ -30,19 +30,32 @@ inline constexpr std::size_t kShortSegment = 8;
 template <class T, class ShortPiece, class LongPiece>
 void fill_by_segment(T* out, const SegView& sd, std::size_t k, std::size_t lo, std::size_t hi,
                      ShortPiece&& short_piece, LongPiece&& long_piece) {
-  // Segments all of one length: the caller's loop, whose exit is then predicted every time and
-  // which writes no excess (quickhull's INDEX over pairs ran 1.4x slower through the short path).
-  const bool uniform = sd.uniform > 0;
-  for (std::size_t pos = lo; pos < hi; ++k) {
-    const std::size_t start = sd.start(k);
-    const std::size_t end = std::min<std::size_t>(sd.start(k + 1), hi);
-    if (!uniform && end - pos <= kShortSegment && hi - pos >= kShortSegment) {
-      // Straight into the output: values gathered in an array first and copied were 3x slower
-      // than the loop per segment (their wide load cannot take its data from the narrow stores)
-      short_piece(out + (pos - lo), k, pos - start);
-    } else {
-      long_piece(k, pos, end);
+  // The offsets in a local: the pieces' wide stores may alias anything, so a pointer read
+  // through `sd` would be read again after each of them.
+  const SegOffset* const offsets = sd.offsets;
+  std::size_t pos = lo;
+  // Segments all of one length go to the caller's loop, whose exit is then predicted every time
+  // and which writes no excess (quickhull's INDEX over pairs ran 1.4x slower through the short
+  // path). Otherwise, while kShortSegment positions remain, a short segment is one short piece.
+  if (sd.uniform <= 0) {
+    while (hi - pos >= kShortSegment) {
+      const std::size_t start = offsets[k], end = offsets[k + 1];
+      if (end - pos <= kShortSegment) {
+        // Straight into the output: values gathered in an array first and copied were 3x slower
+        // than the loop per segment (their wide load cannot take its data from the narrow stores)
+        short_piece(out + (pos - lo), k, pos - start);
+        pos = end;
+      } else {
+        const std::size_t to = std::min<std::size_t>(end, hi);
+        long_piece(k, pos, to);
+        pos = to;
+      }
+      ++k;
     }
+  }
+  for (; pos < hi; ++k) {
+    const std::size_t end = std::min<std::size_t>(offsets[k + 1], hi);
+    long_piece(k, pos, end);
     pos = end;
   }
 }
@@ -54,7 +67,7 @@ void fill_dist(Bits* out, const SegView& sd, std::size_t k, std::size_t lo, std:
                const Bits* values, bool streaming) {
   fill_by_segment(
       out, sd, k, lo, hi,
-      [&](Bits* at, std::size_t segment, std::size_t) {
+      [values](Bits* at, std::size_t segment, std::size_t) {  // by value: see fill_by_segment
         const Bits value = values[segment];
         for (std::size_t t = 0; t < kShortSegment; ++t) at[t] = value;
       },
@@ -88,7 +101,7 @@ void fill_index(std::int32_t* out, const SegView& sd, std::size_t k, std::size_t
                 const Starts& starts, const Strides& strides) {
   fill_by_segment(
       out, sd, k, lo, hi,
-      [&](std::int32_t* at, std::size_t segment, std::size_t first) {
+      [starts, strides](std::int32_t* at, std::size_t segment, std::size_t first) {  // by value
         index_run(at, starts[segment], strides[segment], static_cast<std::uint32_t>(first));
       },
       [&](std::size_t segment, std::size_t from, std::size_t to) {
