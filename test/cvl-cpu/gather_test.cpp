@@ -88,17 +88,17 @@ void check_in_place(simd::CheckedGatherFunction<std::uint32_t> gather) {
 }  // namespace
 
 TEST_CASE("the AVX-512 gathers read what the scalar loop reads", "[cpu][gather]") {
-  if (const auto g = simd::gather32()) check_gather(g);
-  if (const auto g = simd::gather64()) check_gather(g);
+  if (const auto g = simd::gather32(simd::Use::WhereRunnable)) check_gather(g);
+  if (const auto g = simd::gather64(simd::Use::WhereRunnable)) check_gather(g);
 }
 
 TEST_CASE("the AVX-512 checked gathers stop at the first bad index, as the scalar loop does",
           "[cpu][gather]") {
-  if (const auto g = simd::checked_gather32()) {
+  if (const auto g = simd::checked_gather32(simd::Use::WhereRunnable)) {
     check_checked_gather(g);
     check_in_place(g);
   }
-  if (const auto g = simd::checked_gather64()) check_checked_gather(g);
+  if (const auto g = simd::checked_gather64(simd::Use::WhereRunnable)) check_checked_gather(g);
 }
 
 }  // namespace cvl::cpu

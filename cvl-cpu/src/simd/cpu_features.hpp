@@ -2,7 +2,13 @@
 // called only where this says yes.
 #pragma once
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 namespace cvl::cpu::simd {
+
+#if defined(__x86_64__)
 
 // AVX-512 F, BW and VL (every AVX-512 CPU since Skylake-SP).
 inline bool has_avx512_bw_vl() {
@@ -13,5 +19,22 @@ inline bool has_avx512_bw_vl() {
   }();
   return yes;
 }
+
+// Whether AVX-512's gather instructions beat scalar loads: measured so on an Intel CPU with
+// AVX-512 FP16 (Sapphire Rapids and later, which Downfall's microcode fix does not slow; bh 0.95
+// of the scalar loop), and not on AMD's Zen 4 (bh 1.25 times slower; bench/RESULTS.md).
+inline bool has_fast_avx512_gathers() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;  // AVX512-FP16: CPUID leaf 7, EDX bit 23
+    const bool fp16 = __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (edx >> 23 & 1) != 0;
+    return has_avx512_bw_vl() && __builtin_cpu_is("intel") && fp16;
+  }();
+  return yes;
+}
+#else
+inline bool has_avx512_bw_vl() { return false; }
+inline bool has_fast_avx512_gathers() { return false; }
+#endif
 
 }  // namespace cvl::cpu::simd

@@ -14,23 +14,25 @@ std::size_t checked_gather64(const std::uint64_t*, std::uint32_t, const std::int
                              std::uint64_t*, std::size_t, std::size_t);
 }  // namespace avx512
 
-GatherFunction<std::uint32_t> gather32() {
-  return has_avx512_bw_vl() ? &avx512::gather32 : nullptr;
+namespace {
+bool hand_out(Use use) {
+  return use == Use::WhereRunnable ? has_avx512_bw_vl() : has_fast_avx512_gathers();
 }
-GatherFunction<std::uint64_t> gather64() {
-  return has_avx512_bw_vl() ? &avx512::gather64 : nullptr;
+}  // namespace
+
+GatherFunction<std::uint32_t> gather32(Use use) { return hand_out(use) ? &avx512::gather32 : nullptr; }
+GatherFunction<std::uint64_t> gather64(Use use) { return hand_out(use) ? &avx512::gather64 : nullptr; }
+CheckedGatherFunction<std::uint32_t> checked_gather32(Use use) {
+  return hand_out(use) ? &avx512::checked_gather32 : nullptr;
 }
-CheckedGatherFunction<std::uint32_t> checked_gather32() {
-  return has_avx512_bw_vl() ? &avx512::checked_gather32 : nullptr;
-}
-CheckedGatherFunction<std::uint64_t> checked_gather64() {
-  return has_avx512_bw_vl() ? &avx512::checked_gather64 : nullptr;
+CheckedGatherFunction<std::uint64_t> checked_gather64(Use use) {
+  return hand_out(use) ? &avx512::checked_gather64 : nullptr;
 }
 #else
-GatherFunction<std::uint32_t> gather32() { return nullptr; }
-GatherFunction<std::uint64_t> gather64() { return nullptr; }
-CheckedGatherFunction<std::uint32_t> checked_gather32() { return nullptr; }
-CheckedGatherFunction<std::uint64_t> checked_gather64() { return nullptr; }
+GatherFunction<std::uint32_t> gather32(Use) { return nullptr; }
+GatherFunction<std::uint64_t> gather64(Use) { return nullptr; }
+CheckedGatherFunction<std::uint32_t> checked_gather32(Use) { return nullptr; }
+CheckedGatherFunction<std::uint64_t> checked_gather64(Use) { return nullptr; }
 #endif
 
 }  // namespace cvl::cpu::simd

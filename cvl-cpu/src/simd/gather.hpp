@@ -1,4 +1,4 @@
-// Gathers of 4- and 8-byte elements with AVX-512's gather instructions, where the CPU has them:
+// Gathers of 4- and 8-byte elements with AVX-512's gather instructions, where they pay:
 // 16 or 8 elements a step instead of a load and a store each. On a source that stays in the cache
 // (bh's bodies and cells, read at each interaction's positions) that is 1.2-1.6x the scalar loop
 // on the Xeons measured; on a source far larger than the cache the loads' misses cost the same
@@ -23,11 +23,15 @@ using CheckedGatherFunction = std::size_t (*)(const Bits* values, std::uint32_t 
                                               const std::int32_t* idx, Bits* out, std::size_t lo,
                                               std::size_t hi);
 
-// The AVX-512 versions on a CPU that has AVX-512 F, BW and VL; nullptr otherwise (and in builds
-// for other processors): the caller's scalar loop then.
-GatherFunction<std::uint32_t> gather32();
-GatherFunction<std::uint64_t> gather64();
-CheckedGatherFunction<std::uint32_t> checked_gather32();
-CheckedGatherFunction<std::uint64_t> checked_gather64();
+// Where the AVX-512 versions are handed out: on CPUs where they beat the scalar loop
+// (cpu_features.hpp), or on any that can run them (the tests check them there).
+enum class Use { WhereFaster, WhereRunnable };
+
+// The AVX-512 versions, or nullptr (and in builds for other processors): the caller's scalar
+// loop then.
+GatherFunction<std::uint32_t> gather32(Use use = Use::WhereFaster);
+GatherFunction<std::uint64_t> gather64(Use use = Use::WhereFaster);
+CheckedGatherFunction<std::uint32_t> checked_gather32(Use use = Use::WhereFaster);
+CheckedGatherFunction<std::uint64_t> checked_gather64(Use use = Use::WhereFaster);
 
 }  // namespace cvl::cpu::simd
