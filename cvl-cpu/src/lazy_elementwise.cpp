@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -20,6 +22,21 @@ using vcode::SuperOpNode;
 using vcode::TypeKeyword;
 using Kind = SuperOpNode::Kind;
 using I32 = std::int32_t;
+
+// Per node: whether every node that reads it reads it at each element (an elementwise op, a
+// gather's positions, a fold's values), not as a gather's source or a DIST's or INDEX's values.
+std::vector<bool> read_at_elements_only(const SuperOp& definition) {
+  std::vector<bool> at_elements(definition.nodes.size(), true);
+  for (const SuperOpNode& n : definition.nodes) {
+    if (n.kind == Kind::Elementwise) continue;
+    for (std::uint8_t a = 0; a < n.arity; ++a) {
+      const bool element_read = (n.kind == Kind::Gather && a == 1) ||
+                                ((n.kind == Kind::Scan || n.kind == Kind::Reduce) && a == 0);
+      if (!element_read) at_elements[n.args[a]] = false;
+    }
+  }
+  return at_elements;
+}
 
 // One expression made from an op and its operands.
 class Builder {
@@ -62,7 +79,7 @@ class Builder {
       node.args[1] = segdes_leaf(rule->segments);
       return add(node);
     }
-    return vector_leaf(std::move(v));
+    return vector_leaf(std::move(v), true);
   }
 
   std::uint32_t elementwise(Op op, Type type, std::span<const std::uint32_t> args) {
@@ -117,22 +134,40 @@ class Builder {
     return add(node);
   }
 
-  LazyExpression finish() { return std::move(expression_); }
+  // The expression, its root (the node added last) its last node, as a definition's root is.
+  LazyExpression finish() {
+    if (last_ + 1 != nodes().size()) nodes().push_back(nodes()[last_]);
+    return std::move(expression_);
+  }
 
  private:
   std::vector<SuperOpNode>& nodes() { return expression_.definition.nodes; }
 
-  std::uint32_t add(const SuperOpNode& node) {
-    nodes().push_back(node);
-    return static_cast<std::uint32_t>(nodes().size() - 1);
+  // Each computation once: a value that two operands' expressions share (CND's |d| in
+  // black-scholes, read by seven subtrees of one fcode-opt tree) is one node, so the node limits
+  // count work, not repetitions. An operand read other than at each element (a gather's source,
+  // a DIST's values) keeps a node of its own, as its role differs (superop_analysis.hpp).
+  std::uint32_t add(const SuperOpNode& node, bool shared = true) {
+    if (!shared) {
+      nodes().push_back(node);
+      return last_ = static_cast<std::uint32_t>(nodes().size() - 1);
+    }
+    const NodeKey key{node.kind, node.op, node.type, node.result, node.operand, node.int_value,
+                      std::bit_cast<std::uint64_t>(node.float_value), node.arity,
+                      node.arity > 0 ? node.args[0] : 0, node.arity > 1 ? node.args[1] : 0,
+                      node.arity > 2 ? node.args[2] : 0};
+    const auto [at, added] = index_of_.try_emplace(key, static_cast<std::uint32_t>(nodes().size()));
+    if (added) nodes().push_back(node);
+    last_ = at->second;
+    return last_;
   }
 
-  std::uint32_t operand_node(std::uint32_t k) {
+  std::uint32_t operand_node(std::uint32_t k, bool at_element) {
     SuperOpNode node;
     node.kind = Kind::Operand;
     node.operand = k;
     node.result = expression_.definition.operands[k];
-    return add(node);
+    return add(node, at_element || node.result == TypeKeyword::Segdes);
   }
 
   // $k for `v`, one k per vector however often it is read (x * x reads one operand).
@@ -148,14 +183,14 @@ class Builder {
     return static_cast<std::uint32_t>(operands.size() - 1);
   }
 
-  std::uint32_t vector_leaf(Vector&& v) {
+  std::uint32_t vector_leaf(Vector&& v, bool at_element = false) {
     const TypeKeyword kind = to_keyword(v.type);
     const Storage* storage = v.storage.get();
-    return operand_node(operand_number({std::move(v), {}}, kind, storage));
+    return operand_node(operand_number({std::move(v), {}}, kind, storage), at_element);
   }
 
   std::uint32_t segdes_leaf(const Segdes& sd) {
-    return operand_node(operand_number({{}, sd}, TypeKeyword::Segdes, sd.storage.get()));
+    return operand_node(operand_number({{}, sd}, TypeKeyword::Segdes, sd.storage.get()), true);
   }
 
   std::uint32_t constant(Type type, std::uint64_t bits) {
@@ -182,16 +217,26 @@ class Builder {
           kind == TypeKeyword::Segdes ? o.segdes.storage.get() : o.vector.storage.get();
       renumbered[k] = operand_number(std::move(o), kind, storage);
     }
-    const auto offset = static_cast<std::uint32_t>(nodes().size());
-    for (SuperOpNode node : inner.definition.nodes) {
-      for (std::uint8_t a = 0; a < node.arity; ++a) node.args[a] += offset;
+    const std::vector<bool> shared = read_at_elements_only(inner.definition);
+    std::vector<std::uint32_t> now_at(inner.definition.nodes.size());
+    for (std::size_t i = 0; i < now_at.size(); ++i) {
+      SuperOpNode node = inner.definition.nodes[i];
+      for (std::uint8_t a = 0; a < node.arity; ++a) node.args[a] = now_at[node.args[a]];
       if (node.kind == Kind::Operand) node.operand = renumbered[node.operand];
-      add(node);
+      now_at[i] = add(node, node.kind != Kind::Operand || shared[i] ||
+                                node.result == TypeKeyword::Segdes);
     }
-    return static_cast<std::uint32_t>(nodes().size() - 1);
+    return now_at.back();
   }
 
+  // A node's computation, its arguments numbered in this expression: equal keys, equal values.
+  using NodeKey = std::tuple<Kind, Op, TypeKeyword, TypeKeyword, std::uint32_t, std::int32_t,
+                             std::uint64_t, std::uint8_t, std::uint32_t, std::uint32_t,
+                             std::uint32_t>;
+
   LazyExpression expression_;
+  std::map<NodeKey, std::uint32_t> index_of_;
+  std::uint32_t last_ = 0;
 };
 
 // The operand kinds and nodes of a definition, as bytes: the key of its plan.
@@ -348,7 +393,7 @@ std::optional<Vector> lazy_fused(const Context& ctx, const PreparedSuperOp& op,
   // Values made of descriptors alone (a DIST of a constant: one value, written only if read as
   // memory; an INDEX) are left to fused(), as the unfused ops leave them to theirs.
   if (domain < kLazyMin || analysis.folds() || analysis.divides || analysis.domain_is_total ||
-      definition.root().kind == Kind::Operand || definition.nodes.size() >= kLazyMaxNodes)
+      definition.root().kind == Kind::Operand || analysis.distinct_nodes >= kLazyMaxNodes)
     return std::nullopt;
   Builder builder(ctx, domain);
   // Each operand once: one read only at each element as a lazy elementwise op's operand (a

@@ -52,8 +52,11 @@ struct LazyExpression {
 // Elementwise ops on at least this many elements are computed when first read: below it the
 // bookkeeping costs about what a pass over the elements does.
 inline constexpr std::size_t kLazyMin = std::size_t{1} << 14;
-// Nodes at most in one pending expression: past it, a pending operand is computed on its own.
-inline constexpr std::size_t kLazyMaxNodes = 48;
+// Nodes at most in one pending expression (each computation counted once, as a Builder writes
+// it): past it, a pending operand is computed on its own. Black-scholes's CND is about 60
+// distinct nodes (435 as fcode-opt writes the tree); at 48 its FUSED calls ran at once and
+// stored what the next call read back.
+inline constexpr std::size_t kLazyMaxNodes = 128;
 // Pending operands below a pending expression at most: past it, the operand is computed at once.
 inline constexpr std::size_t kLazyMaxDepth = 16;
 

@@ -275,7 +275,7 @@ TEST_CASE("lazy elementwise: a chain on long vectors is one expression", "[cpu][
   REQUIRE(pending(d));
   Vector p = ew(ctx, Op::Mul, Type::Int, std::move(d), x);  // d at its last use: taken in
   REQUIRE(pending(p));
-  CHECK(pending(p)->definition.nodes.size() == 5);  // $0 $1 (- ...) $0 (* ...)
+  CHECK(pending(p)->definition.nodes.size() == 4);  // $0 $1 (- $0 $1) (* (- ...) $0)
   CHECK(pending(p)->operands.size() == 2);          // x is one operand, read twice
   const std::int32_t* values = elements<std::int32_t>(p);
   CHECK_FALSE(pending(p));
@@ -702,6 +702,57 @@ TEST_CASE("lazy FUSED: an elementwise superoperator waits like the ops it fuses"
   std::vector<FusedOperand> described(1);
   described[0].segdes = one_segment(lazy, kLong);
   CHECK_FALSE(lazy_fused(lazy, *prepare_fused(lazy, constant), described, kLong));
+}
+
+// fcode-opt writes a value read twice as two copies of its subtree (black-scholes's CND repeats
+// |d| seven times); a pending expression holds each computation once, so the node limit counts
+// work and such a definition still waits.
+TEST_CASE("lazy FUSED: a subtree repeated in a definition is one node of the pending result",
+          "[cpu][lazy]") {
+  // f0 = $0 - $1, f(k+1) = f(k) + f(k), each f(k) written out twice: 2^8 - 1 elementwise nodes.
+  std::vector<vcode::SuperOpNode> nodes;
+  auto tree = [&](auto&& self, int level) -> std::uint32_t {
+    if (level == 0) {
+      nodes.push_back(int_operand(0));
+      nodes.push_back(int_operand(1));
+      const auto a = static_cast<std::uint32_t>(nodes.size() - 2);
+      nodes.push_back(int_op(Op::Sub, a, a + 1));
+    } else {
+      const std::uint32_t left = self(self, level - 1);
+      const std::uint32_t right = self(self, level - 1);
+      nodes.push_back(int_op(Op::Add, left, right));
+    }
+    return static_cast<std::uint32_t>(nodes.size() - 1);
+  };
+  tree(tree, 7);
+  const vcode::SuperOp op = two_int_operands(nodes);
+  REQUIRE(op.nodes.size() > kLazyMaxNodes);
+  const Context lazy = context(1, true);
+  const auto plan = prepare_fused(lazy, op);
+  CHECK(plan->analysis.distinct_nodes == 3 + 7);
+  const Vector x = iota(kLong, 50), y = iota(kLong, 7);
+  auto operands = [&] {
+    std::vector<FusedOperand> o(2);
+    o[0].vector = x;
+    o[1].vector = y;
+    return o;
+  };
+  std::vector<FusedOperand> first = operands();
+  const Vector waiting = lazy_fused(lazy, *plan, first, kLong).value();
+  REQUIRE(pending(waiting));
+  CHECK(pending(waiting)->definition.nodes.size() == 3 + 7);
+  // Two such results over the same vectors, held only by their sum: one copy of their nodes.
+  std::vector<FusedOperand> second = operands(), third = operands();
+  Vector twice = lazy_fused(lazy, *plan, second, kLong).value();
+  const Vector sum = ew(lazy, Op::Add, Type::Int, std::move(twice),
+                        lazy_fused(lazy, *plan, third, kLong).value());
+  REQUIRE(pending(sum));
+  CHECK(pending(sum)->definition.nodes.size() == 3 + 7 + 1);
+  std::vector<FusedOperand> again = operands();
+  const std::vector<std::int32_t> expected = int_values(fused(lazy, *plan, again, kLong));
+  CHECK(expected[0] == 43 * 128);
+  CHECK(int_values(waiting) == expected);
+  CHECK(int_values(sum)[5] == 2 * expected[5]);
 }
 
 TEST_CASE("lazy elementwise: a result read by several threads at once is computed once",

@@ -55,6 +55,9 @@ struct SuperOpAnalysis {
   // (same op, type and constants, on arguments that are the same), or the node itself. The
   // fcode-opt trees repeat a shared value at each of its uses; an evaluator computes it once.
   std::vector<std::uint32_t> same_as;
+  // Structurally distinct nodes (operand leaves included): the size of the definition once each
+  // repeated value is written once, as an expression built in memory writes it.
+  std::size_t distinct_nodes = 0;
   // Per node evaluated at each element: the same value at every element of every call (a
   // constant, a DIST of a constant, or an elementwise op that cannot trap on such arguments), so
   // an evaluator may compute it once. Computing it with the same scalar function gives the same

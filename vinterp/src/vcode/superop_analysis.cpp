@@ -45,6 +45,7 @@ void find_shared_and_invariant(const SuperOp& op, SuperOpAnalysis& a) {
                       n.arity > 1 ? rep(i, n.args[1]) : 0,
                       n.arity > 2 ? rep(i, n.args[2]) : 0};
     representative[i] = first_of_key.try_emplace(key, i).first->second;
+    if (representative[i] == i) ++a.distinct_nodes;
     a.same_as[i] = i;
     if (!a.at_element(i)) continue;
     a.same_as[i] = first_at_element.try_emplace(representative[i], i).first->second;
