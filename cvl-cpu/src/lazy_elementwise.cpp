@@ -6,7 +6,6 @@
 #include <map>
 #include <mutex>
 #include <string>
-#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -152,11 +151,11 @@ class Builder {
       nodes().push_back(node);
       return last_ = static_cast<std::uint32_t>(nodes().size() - 1);
     }
-    const NodeKey key{node.kind, node.op, node.type, node.result, node.operand, node.int_value,
-                      std::bit_cast<std::uint64_t>(node.float_value), node.arity,
-                      node.arity > 0 ? node.args[0] : 0, node.arity > 1 ? node.args[1] : 0,
-                      node.arity > 2 ? node.args[2] : 0};
-    const auto [at, added] = index_of_.try_emplace(key, static_cast<std::uint32_t>(nodes().size()));
+    const std::uint32_t args[3] = {node.arity > 0 ? node.args[0] : 0,
+                                   node.arity > 1 ? node.args[1] : 0,
+                                   node.arity > 2 ? node.args[2] : 0};
+    const auto [at, added] = index_of_.try_emplace(vcode::node_key(node, args),
+                                                   static_cast<std::uint32_t>(nodes().size()));
     if (added) nodes().push_back(node);
     last_ = at->second;
     return last_;
@@ -229,13 +228,8 @@ class Builder {
     return now_at.back();
   }
 
-  // A node's computation, its arguments numbered in this expression: equal keys, equal values.
-  using NodeKey = std::tuple<Kind, Op, TypeKeyword, TypeKeyword, std::uint32_t, std::int32_t,
-                             std::uint64_t, std::uint8_t, std::uint32_t, std::uint32_t,
-                             std::uint32_t>;
-
   LazyExpression expression_;
-  std::map<NodeKey, std::uint32_t> index_of_;
+  std::map<vcode::NodeKey, std::uint32_t> index_of_;  // each node's computation, its args here
   std::uint32_t last_ = 0;
 };
 

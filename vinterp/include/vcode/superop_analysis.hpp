@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <tuple>
 #include <vector>
 
 #include "vcode/op.hpp"
@@ -77,5 +78,13 @@ struct SuperOpAnalysis {
 // The analysis of a definition that check_superop accepts (anything else gives an unspecified
 // analysis, never undefined behaviour).
 SuperOpAnalysis analyze(const SuperOp& op);
+
+// A node's computation with its arguments renamed (to their first equal node, or to their place
+// in another expression): nodes with equal keys have equal values. same_as and distinct_nodes
+// above, and cvl-cpu's pending expressions, find equal nodes by it.
+using NodeKey = std::tuple<SuperOpNode::Kind, Op, TypeKeyword, TypeKeyword, std::uint32_t,
+                           std::int32_t, std::uint64_t, std::uint8_t, std::uint32_t,
+                           std::uint32_t, std::uint32_t>;
+NodeKey node_key(const SuperOpNode& n, const std::uint32_t (&args)[3]);
 
 }  // namespace vcode

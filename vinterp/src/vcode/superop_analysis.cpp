@@ -15,11 +15,6 @@ void give(std::vector<NodeRole>& roles, std::uint32_t node, NodeRole role) {
   if (node < roles.size() && role < roles[node]) roles[node] = role;
 }
 
-// A node's computation, its arguments named by their representatives: equal keys, equal values.
-using NodeKey = std::tuple<Kind, Op, TypeKeyword, TypeKeyword, std::uint32_t, std::int32_t,
-                           std::uint64_t, std::uint8_t, std::uint32_t, std::uint32_t,
-                           std::uint32_t>;
-
 bool can_trap(const SuperOpNode& n) {
   return n.kind == Kind::Elementwise && vcode::elementwise_can_trap(n.op, n.type);
 }
@@ -38,12 +33,10 @@ void find_shared_and_invariant(const SuperOp& op, SuperOpAnalysis& a) {
   };
   for (std::uint32_t i = 0; i < count; ++i) {
     const SuperOpNode& n = op.nodes[i];
-    const NodeKey key{n.kind,       n.op,          n.type,
-                      n.result,     n.operand,     n.int_value,
-                      std::bit_cast<std::uint64_t>(n.float_value), n.arity,
-                      n.arity > 0 ? rep(i, n.args[0]) : 0,
-                      n.arity > 1 ? rep(i, n.args[1]) : 0,
-                      n.arity > 2 ? rep(i, n.args[2]) : 0};
+    const std::uint32_t args[3] = {n.arity > 0 ? rep(i, n.args[0]) : 0,
+                                   n.arity > 1 ? rep(i, n.args[1]) : 0,
+                                   n.arity > 2 ? rep(i, n.args[2]) : 0};
+    const NodeKey key = node_key(n, args);
     representative[i] = first_of_key.try_emplace(key, i).first->second;
     if (representative[i] == i) ++a.distinct_nodes;
     a.same_as[i] = i;
@@ -74,6 +67,11 @@ void find_shared_and_invariant(const SuperOp& op, SuperOpAnalysis& a) {
 }
 
 }  // namespace
+
+NodeKey node_key(const SuperOpNode& n, const std::uint32_t (&args)[3]) {
+  return {n.kind,  n.op,   n.type,  n.result, n.operand, n.int_value,
+          std::bit_cast<std::uint64_t>(n.float_value), n.arity, args[0], args[1], args[2]};
+}
 
 SuperOpAnalysis analyze(const SuperOp& op) {
   SuperOpAnalysis a;
