@@ -145,9 +145,10 @@ class Builder {
   // Each computation once: a value that two operands' expressions share (CND's |d| in
   // black-scholes, read by seven subtrees of one fcode-opt tree) is one node, so the node limits
   // count work, not repetitions. An operand read other than at each element (a gather's source,
-  // a DIST's values) keeps a node of its own, as its role differs (superop_analysis.hpp).
-  std::uint32_t add(const SuperOpNode& node, bool shared = true) {
-    if (!shared) {
+  // a DIST's values) keeps a node of its own, as its role differs (superop_analysis.hpp);
+  // `read_at_elements` says which (only an operand node's, and not a descriptor's, can differ).
+  std::uint32_t add(const SuperOpNode& node, bool read_at_elements = true) {
+    if (!read_at_elements && node.kind == Kind::Operand && node.result != TypeKeyword::Segdes) {
       nodes().push_back(node);
       return last_ = static_cast<std::uint32_t>(nodes().size() - 1);
     }
@@ -166,7 +167,7 @@ class Builder {
     node.kind = Kind::Operand;
     node.operand = k;
     node.result = expression_.definition.operands[k];
-    return add(node, at_element || node.result == TypeKeyword::Segdes);
+    return add(node, at_element);
   }
 
   // $k for `v`, one k per vector however often it is read (x * x reads one operand).
@@ -189,7 +190,7 @@ class Builder {
   }
 
   std::uint32_t segdes_leaf(const Segdes& sd) {
-    return operand_node(operand_number({{}, sd}, TypeKeyword::Segdes, sd.storage.get()), true);
+    return operand_node(operand_number({{}, sd}, TypeKeyword::Segdes, sd.storage.get()), false);
   }
 
   std::uint32_t constant(Type type, std::uint64_t bits) {
@@ -216,14 +217,13 @@ class Builder {
           kind == TypeKeyword::Segdes ? o.segdes.storage.get() : o.vector.storage.get();
       renumbered[k] = operand_number(std::move(o), kind, storage);
     }
-    const std::vector<bool> shared = read_at_elements_only(inner.definition);
+    const std::vector<bool> at_elements = read_at_elements_only(inner.definition);
     std::vector<std::uint32_t> now_at(inner.definition.nodes.size());
     for (std::size_t i = 0; i < now_at.size(); ++i) {
       SuperOpNode node = inner.definition.nodes[i];
       for (std::uint8_t a = 0; a < node.arity; ++a) node.args[a] = now_at[node.args[a]];
       if (node.kind == Kind::Operand) node.operand = renumbered[node.operand];
-      now_at[i] = add(node, node.kind != Kind::Operand || shared[i] ||
-                                node.result == TypeKeyword::Segdes);
+      now_at[i] = add(node, at_elements[i]);
     }
     return now_at.back();
   }
