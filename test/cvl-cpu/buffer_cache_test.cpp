@@ -1,6 +1,7 @@
-// The buffer cache: freed pages serve later requests (split off one freed range, or several
-// moved together) so fresh pages are mapped only for what no freed page covers; every block is
-// usable memory; the counts return to zero; the limit refuses before anything changes.
+// The buffer cache: freed pages serve later requests at the same addresses (split off one freed
+// range, or neighbours merged), so fresh pages are touched only for what no freed page covers;
+// fragmentation gives pages back rather than raise resident memory; every block is usable
+// memory; the counts return to zero; the limit refuses before anything changes.
 #include <catch2/catch.hpp>
 
 #include <sys/mman.h>
@@ -37,6 +38,8 @@ TEST_CASE("cache: a freed mapping serves the next request of its size or less", 
   check_usable(b, 2);
   MemoryBlock c = acquire_memory(kMiB);      // the rest of it
   check_usable(c, 3);
+  CHECK(b.data == a.data);  // the same pages, never moved
+  CHECK(c.data == a.data + 3 * kMiB);
   const MemoryStats after = memory_stats();
   CHECK(after.fresh - before.fresh == 4 * kMiB);
   CHECK(after.reuses - before.reuses == 2);
@@ -110,7 +113,8 @@ TEST_CASE("cache: a large fresh block is faulted in whole, in pieces on the thre
 #endif
 }
 
-TEST_CASE("cache: freed ranges too small alone are moved together", "[cpu][cache]") {
+TEST_CASE("cache: freed neighbours are merged and serve a larger request in place",
+          "[cpu][cache]") {
   release_pooled_memory();
   const MemoryStats before = memory_stats();
   std::vector<MemoryBlock> small;
@@ -118,20 +122,64 @@ TEST_CASE("cache: freed ranges too small alone are moved together", "[cpu][cache
     small.push_back(acquire_memory(kMiB));
     check_usable(small.back(), k);
   }
-  for (const MemoryBlock& block : small) release_memory(block);
-  // 4 MiB from four freed 1 MiB ranges (not adjacent in general), then 5 MiB: the gathered
-  // block goes back as its pieces, which move again, and only 1 MiB is fresh.
+  MemoryBlock above = acquire_memory(kMiB);  // keeps the four from being the arena's top
+  // Freed in stack order, as VCODE frees: one range of 4 MiB.
+  for (auto block = small.rbegin(); block != small.rend(); ++block) release_memory(*block);
+  CHECK(memory_stats().free_ranges == before.free_ranges + 1);
   MemoryBlock big = acquire_memory(4 * kMiB);
   check_usable(big, 7);
+  const MemoryStats after = memory_stats();
+  CHECK(big.data == small.front().data);
+  CHECK(after.fresh - before.fresh == 5 * kMiB);  // the four and `above`, nothing more
+  // A request no freed range fits goes above everything: fresh pages.
   release_memory(big);
   MemoryBlock bigger = acquire_memory(5 * kMiB);
   check_usable(bigger, 8);
-  const MemoryStats after = memory_stats();
-  CHECK(after.gathers - before.gathers == 2);
-  CHECK(after.fresh - before.fresh == 5 * kMiB);
+  CHECK(bigger.data > above.data);
+  CHECK(memory_stats().fresh - after.fresh == 5 * kMiB);
   release_memory(bigger);
+  release_memory(above);
   CHECK(memory_stats().live == before.live);
   CHECK(memory_stats().mapped_live == before.mapped_live);
+}
+
+TEST_CASE("cache: a freed block in the middle serves a request that fits it", "[cpu][cache]") {
+  release_pooled_memory();
+  MemoryBlock a = acquire_memory(2 * kMiB);
+  MemoryBlock b = acquire_memory(3 * kMiB);
+  MemoryBlock c = acquire_memory(2 * kMiB);
+  release_memory(b);
+  // The smallest freed range that holds it, not the top.
+  MemoryBlock d = acquire_memory(3 * kMiB - 4096);
+  CHECK(d.data == b.data);
+  CHECK(d.fresh_from >= d.bytes);
+  check_usable(d, 9);
+  for (const MemoryBlock& block : {a, c, d}) release_memory(block);
+}
+
+TEST_CASE("cache: fragmentation gives freed pages back instead of raising resident memory",
+          "[cpu][cache]") {
+  release_pooled_memory();
+  // Sixteen 4 MiB blocks, every other one freed: 32 MiB freed in ranges too small for 8 MiB.
+  std::vector<MemoryBlock> blocks;
+  for (int k = 0; k < 16; ++k) {
+    blocks.push_back(acquire_memory(4 * kMiB));
+    check_usable(blocks.back(), static_cast<unsigned char>(k));
+  }
+  for (std::size_t k = 0; k < blocks.size(); k += 2) release_memory(blocks[k]);
+  REQUIRE(memory_stats().pooled >= 32 * kMiB);
+  MemoryBlock large = acquire_memory(8 * kMiB);
+  check_usable(large, 42);
+  // Resident freed pages stay within a quarter of the most bytes live at once.
+  const MemoryStats after = memory_stats();
+  CHECK(after.pooled <= after.mapped_peak / 4);
+  CHECK(after.pooled > 0);
+  // Pages given back are usable again (they fault anew).
+  MemoryBlock again = acquire_memory(4 * kMiB);
+  check_usable(again, 43);
+  release_memory(again);
+  release_memory(large);
+  for (std::size_t k = 1; k < blocks.size(); k += 2) release_memory(blocks[k]);
 }
 
 TEST_CASE("cache: small blocks and the size where mapping starts", "[cpu][cache]") {
