@@ -6,9 +6,9 @@
 // stack order, so the holes it leaves fit what comes next), so a page is faulted in once and
 // its page-table entry never changes: where page-table changes are expensive (a VM with shadow
 // page tables charges about 5 us a page) that is the difference between qs 10M at 6.7 s and at
-// 1.0 s. A request that no freed range holds goes to the arena's top; when freed pages that did
-// not fit are then resident past a quarter of the most bytes ever live, the smallest ranges are
-// given back to the system, so resident memory stays near the peak of live vectors. The arena
+// 0.7 s. A request that no freed range holds goes to the arena's top; when freed pages that did
+// not fit are then resident past the most bytes ever live, the smallest ranges are given back
+// to the system, so fragmentation cannot raise resident memory without bound. The arena
 // asks for huge pages (a fault per 2 MiB). Past its end (a limit above twice the physical
 // memory), a block is a mapping of its own. Small buffers come from the C library's allocator.
 // Process-wide and thread-safe.
@@ -45,6 +45,9 @@ void release_pooled_memory();
 
 // The limit on live bytes (BackendOptions::max_memory; 0: 3/4 of physical memory).
 void set_memory_limit(std::uint64_t bytes);
+// How many freed pages stay resident when the arena grows, as a fraction of the most bytes ever
+// live (default 1; tests lower it to see pages given back).
+void set_pooled_bound(double fraction_of_peak);
 // The threads (the backend's count) that fault in the fresh pages of a large block together.
 void set_populate_threads(int threads);
 
