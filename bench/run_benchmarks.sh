@@ -198,13 +198,15 @@ command_of() {
     fcode-1) echo "$vinterp --threads 1 $work/$name.$size.fcode" ;;
     fcode-all) echo "$vinterp $work/$name.$size.fcode" ;;
     baseline-*)
+      # Huge pages for the baselines' large vectors (glibc's malloc asks for them, glibc 2.35 on),
+      # as vinterp's arena asks for them: a baseline faulting a 4 KiB page at a time is no limit.
       baseline=$(baseline_of "$name")
       [[ -n "$baseline" ]] || return 0
       [[ -x "$baselines/baseline_$baseline" ]] || die "$baselines/baseline_$baseline not found (build the project)"
       if [[ "$variant" == baseline-1 ]]; then
-        echo "$baselines/baseline_$baseline --size $size --threads 1"
+        echo "env GLIBC_TUNABLES=glibc.malloc.hugetlb=1 $baselines/baseline_$baseline --size $size --threads 1"
       else
-        echo "$baselines/baseline_$baseline --size $size"
+        echo "env GLIBC_TUNABLES=glibc.malloc.hugetlb=1 $baselines/baseline_$baseline --size $size"
       fi ;;
   esac
 }
