@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
-#include <map>
 #include <mutex>
 #include <string>
 
+#include "address_ranges.hpp"
 #include "cvl/errors.hpp"
 #include "cvl/memory_limit.hpp"
 #include "thread_pool.hpp"
@@ -67,70 +67,6 @@ void prefault(std::byte* data, std::size_t bytes) {
   });
 #endif
 }
-
-// Disjoint byte ranges of the arena, start -> length, touching neighbours merged.
-class Ranges {
- public:
-  void add(std::size_t from, std::size_t length) {
-    if (length == 0) return;
-    bytes_ += length;
-    auto next = ranges_.lower_bound(from);
-    if (next != ranges_.begin()) {
-      auto before = std::prev(next);
-      if (before->first + before->second == from) {
-        from = before->first;
-        length += before->second;
-        ranges_.erase(before);
-      }
-    }
-    if (next != ranges_.end() && from + length == next->first) {
-      length += next->second;
-      ranges_.erase(next);
-    }
-    ranges_.emplace(from, length);
-  }
-
-  // Removes what lies in [from, from + length); returns the lowest offset removed (SIZE_MAX: none).
-  std::size_t remove(std::size_t from, std::size_t length) {
-    const std::size_t to = from + length;
-    std::size_t lowest = SIZE_MAX;
-    auto it = ranges_.upper_bound(from);
-    if (it != ranges_.begin()) --it;
-    while (it != ranges_.end() && it->first < to) {
-      const std::size_t start = it->first, end = it->first + it->second;
-      if (end <= from) {
-        ++it;
-        continue;
-      }
-      lowest = std::min(lowest, std::max(start, from));
-      it = ranges_.erase(it);
-      bytes_ -= end - start;
-      if (start < from) add(start, from - start);
-      if (end > to) add(to, end - to);
-    }
-    return lowest;
-  }
-
-  // The bytes of [from, from + length) that are in these ranges.
-  std::size_t overlap(std::size_t from, std::size_t length) const {
-    std::size_t bytes = 0;
-    auto it = ranges_.upper_bound(from);
-    if (it != ranges_.begin()) --it;
-    for (; it != ranges_.end() && it->first < from + length; ++it) {
-      const std::size_t start = std::max(it->first, from);
-      const std::size_t end = std::min(it->first + it->second, from + length);
-      if (end > start) bytes += end - start;
-    }
-    return bytes;
-  }
-
-  std::map<std::size_t, std::size_t>& all() { return ranges_; }
-  std::size_t bytes() const { return bytes_; }
-
- private:
-  std::map<std::size_t, std::size_t> ranges_;
-  std::size_t bytes_ = 0;
-};
 
 class Cache {
  public:
@@ -353,8 +289,8 @@ class Cache {
   std::size_t writable_ = 0;   // bytes from base_ made writable
   std::size_t top_ = 0;        // bytes from base_ ever given out: above it nothing was touched
   bool tried_arena_ = false;
-  Ranges free_;       // free ranges below top_
-  Ranges untouched_;  // the parts of free_ whose pages are not resident
+  AddressRanges free_;       // free ranges below top_
+  AddressRanges untouched_;  // the parts of free_ whose pages are not resident
   std::uint64_t mapped_live_ = 0;  // bytes of live mapped blocks
   std::uint64_t mapped_peak_ = 0;  // the most mapped_live_ has been
   std::uint64_t fresh_ = 0;
