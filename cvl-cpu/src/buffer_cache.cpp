@@ -22,6 +22,9 @@ constexpr std::size_t kAlignment = 64;
 constexpr std::size_t kWritableStep = std::size_t{32} << 20;
 // The arena's start: huge-page aligned, so that the kernel may back it with huge pages.
 constexpr std::size_t kArenaAlignment = std::size_t{2} << 20;
+// The smallest arena worth reserving, where address space is short (ulimit -v): halving from
+// twice the physical memory down to this.
+constexpr std::size_t kArenaMin = std::size_t{64} << 20;
 
 std::size_t page_size() {
   static const std::size_t size = [] {
@@ -170,15 +173,15 @@ class Cache {
     return block;
   }
 
-  // Address space for every vector the limit allows, twice the physical memory, writable only as
-  // far as it is used (so strict overcommit accounting counts only that). Nothing is mapped in it
-  // until a block needs it.
+  // Address space for every vector the limit allows, twice the physical memory (less where the
+  // address space is limited), writable only as far as it is used (so strict overcommit
+  // accounting counts only that). Nothing is mapped in it until a block needs it.
   void reserve_arena() {
     tried_arena_ = true;
     const long pages = sysconf(_SC_PHYS_PAGES);
     std::size_t want = pages > 0 ? 2 * static_cast<std::size_t>(pages) * page_size()
                                  : std::size_t{16} << 30;
-    for (; want >= (std::size_t{1} << 30); want /= 2) {
+    for (; want >= kArenaMin; want /= 2) {
       want = round_up(want, kArenaAlignment);
       void* start = mmap(nullptr, want + kArenaAlignment, PROT_NONE,
                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
