@@ -130,8 +130,8 @@ class Cache {
 
   MemoryStats stats() {
     std::lock_guard lock(mutex_);
-    return {live(), mapped_live_, mapped_peak_, free_.bytes() - untouched_.bytes(), fresh_,
-            reuses_, top_, free_.all().size()};
+    return {live(), mapped_live_, mapped_peak_, pooled(), fresh_, reuses_, top_,
+            free_.all().size()};
   }
 
  private:
@@ -159,17 +159,21 @@ class Cache {
   // when the system refuses. fresh_from says where its never-touched pages begin.
   MemoryBlock take(std::size_t bytes) {
     std::lock_guard lock(mutex_);
-    if (!base_ && !tried_arena_) reserve_arena();
+    if (!tried_arena_) reserve_arena();
+    // Counted first: the arena's bound on freed pages (bound_pooled) includes this block.
+    mapped_live_ += bytes;
+    mapped_peak_ = std::max(mapped_peak_, mapped_live_);
     MemoryBlock block{nullptr, bytes};
     if (base_) block = take_from_arena(bytes);
     if (!block.data) {
       void* data = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (data == MAP_FAILED) return {nullptr, bytes};
+      if (data == MAP_FAILED) {
+        mapped_live_ -= bytes;
+        return {nullptr, bytes};
+      }
       block = {static_cast<std::byte*>(data), bytes, 0};
       fresh_ += bytes;
     }
-    mapped_live_ += bytes;
-    mapped_peak_ = std::max(mapped_peak_, mapped_live_);
     return block;
   }
 
@@ -226,7 +230,6 @@ class Cache {
       fresh_ += at + bytes - std::max(at, top_);
       fresh_at = std::min(fresh_at, std::max(at, top_));
       top_ = at + bytes;
-      mapped_peak_ = std::max(mapped_peak_, mapped_live_ + bytes);
       bound_pooled();
     }
     const std::size_t fresh_from = fresh_at == SIZE_MAX ? SIZE_MAX : fresh_at - at;
@@ -241,7 +244,7 @@ class Cache {
   // instead of 0.7 s, and peaked at the same resident size).
   void bound_pooled() {
     const double bound = pooled_bound.load(std::memory_order_relaxed) * double(mapped_peak_);
-    while (double(free_.bytes() - untouched_.bytes()) > bound) {
+    while (double(pooled()) > bound) {
       std::size_t from = 0, length = SIZE_MAX;
       for (auto [start, size] : free_.all()) {
         const std::size_t resident = size - untouched_.overlap(start, size);
@@ -251,6 +254,9 @@ class Cache {
       discard(from, length);
     }
   }
+
+  // Bytes of freed pages that are resident.
+  std::size_t pooled() const { return free_.bytes() - untouched_.bytes(); }
 
   // Gives the pages of the free range [from, from + length) back to the system.
   void discard(std::size_t from, std::size_t length) {
