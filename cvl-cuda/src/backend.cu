@@ -343,6 +343,7 @@ class CudaBackend final : public Backend, private Residency {
                            map, extent(s.total, n), device_pointer(out),
                            static_cast<std::int32_t*>(device_pointer(packed->lengths)),
                            packed->offsets.as<std::int64_t>(), count_cell(kept));
+    note_if_small(packed->lengths);
     return {done(std::move(out)), described_by_lengths(std::move(packed))};
   }
 

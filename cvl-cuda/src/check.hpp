@@ -1,11 +1,29 @@
 // Checks the status of every CUDA runtime call: a failure becomes a cvl::DeviceError naming the
-// call's file, line and the error's name (the emulation has no runtime calls to check).
+// call's file, line and the error's name (the emulation has no runtime calls to check). A Thrust
+// call's failure becomes one too.
 #pragma once
+
+#include <thrust/system_error.h>
 
 #include <string>
 
 #include "cvl/types.hpp"
 #include "platform.hpp"
+
+namespace cvl::CVL_CUDA_NS {
+
+// Runs call(); a thrust::system_error from it (a kernel or an allocation inside the library
+// failed) is a cvl::DeviceError, like a failed runtime call, not an internal error.
+template <class Call>
+void thrust_checked(Call&& call) {
+  try {
+    call();
+  } catch (const thrust::system_error& e) {
+    throw DeviceError(std::string("Thrust error: ") + e.what());
+  }
+}
+
+}  // namespace cvl::CVL_CUDA_NS
 
 #if CVL_CUDA_REAL
 namespace cvl::CVL_CUDA_NS {

@@ -2,8 +2,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "cvl/memory_limit.hpp"
 #include "device.hpp"
@@ -17,6 +19,11 @@ namespace {
 }
 
 constexpr unsigned long long kNoFault = ~0ull;
+#if !CVL_CUDA_REAL
+// What new device memory and new pinned host buffers hold under --emulate-async: as an INT,
+// -1515870811, outside any segment and any sensible count, so a read that comes too early shows.
+constexpr int kPoisonByte = 0xA5;
+#endif
 constexpr std::size_t kFaultBytes = cuda_tuning::kFaultSlots * sizeof(unsigned long long);
 constexpr std::size_t kBoardBytes = kFaultBytes + cuda_tuning::kCountSlots * sizeof(std::int64_t);
 
@@ -43,7 +50,13 @@ void DeviceCount::wait() {
 }
 
 Device::Device(const BackendOptions& options)
-    : sync_each_op_(options.sync_each_op), memory_limit_(options.max_memory) {
+    : sync_each_op_(options.sync_each_op),
+      memory_limit_(options.max_memory)
+#if !CVL_CUDA_REAL
+      ,
+      queue_(options.emulate_async_seed)
+#endif
+{
 #if CVL_CUDA_REAL
   int count = 0;
   cudaError_t status = cudaGetDeviceCount(&count);
@@ -75,6 +88,8 @@ Device::Device(const BackendOptions& options)
   }
 #else
   if (memory_limit_ == 0) memory_limit_ = default_host_memory_limit();
+  const char* drop_wait = std::getenv("NESL_EMULATE_ASYNC_DROP_WAIT");
+  drop_rider_wait_ = drop_wait && std::string(drop_wait) == "riders";
 #endif
   fault_words_ = static_cast<unsigned long long*>(allocate(kBoardBytes));
   count_cells_ = reinterpret_cast<std::int64_t*>(fault_words_ + cuda_tuning::kFaultSlots);
@@ -83,6 +98,7 @@ Device::Device(const BackendOptions& options)
   CVL_CUDA_CHECK(cudaMallocHost(&board_copy_, kBoardBytes));  // pinned: the copy is a DMA
 #else
   board_copy_ = ::operator new(kBoardBytes);
+  if (queue_.asynchronous()) std::memset(board_copy_, kPoisonByte, kBoardBytes);
 #endif
 }
 
@@ -98,6 +114,10 @@ Device::~Device() {
   cudaMemPoolDestroy(pool_);
   cudaStreamDestroy(stream_);
 #else
+  try {
+    queue_.wait();  // the frees queued last, and nothing writes the host buffers any more
+  } catch (...) {
+  }
   ::operator delete(board_copy_);
   ::operator delete(rider_copy_);
 #endif
@@ -116,6 +136,7 @@ std::byte* Device::rider_copy(std::size_t bytes) {
 #else
   ::operator delete(rider_copy_);
   rider_copy_ = static_cast<std::byte*>(::operator new(grown));
+  if (queue_.asynchronous()) std::memset(rider_copy_, kPoisonByte, grown);
 #endif
   rider_copy_bytes_ = grown;
   return rider_copy_;
@@ -160,6 +181,8 @@ void* Device::allocate(std::size_t bytes) {
     give_up_guesses();
     out_of_memory(bytes);
   }
+  // Not in use by any queued work: its last owner's free has run (release()).
+  if (queue_.asynchronous()) std::memset(pointer, kPoisonByte, bytes);
 #endif
   stats_.device_bytes_in_use += bytes;
   if (stats_.device_bytes_in_use > stats_.device_bytes_peak)
@@ -172,7 +195,8 @@ void Device::release(void* pointer, std::size_t bytes) noexcept {
 #if CVL_CUDA_REAL
   cudaFreeAsync(pointer, stream_);  // stream-ordered: later work reuses it without a sync
 #else
-  ::operator delete (pointer, std::align_val_t{256});
+  // Stream-ordered, as cudaFreeAsync: the work queued before it may still read the memory.
+  queue_.enqueue([pointer] { ::operator delete (pointer, std::align_val_t{256}); });
 #endif
   stats_.device_bytes_in_use -= bytes;
 }
@@ -185,7 +209,14 @@ void Device::copy_to_device(void* device, const void* host, std::size_t bytes) {
   CVL_CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream_));
   // A pageable source is staged before the call returns, so the caller may free it right away.
 #else
-  std::memcpy(device, host, bytes);
+  if (!queue_.asynchronous()) {
+    std::memcpy(device, host, bytes);
+    return;
+  }
+  // A pageable source is staged now, as the CUDA runtime does: the caller may reuse it at once.
+  auto staged = std::make_shared<std::vector<std::byte>>(static_cast<const std::byte*>(host),
+                                                        static_cast<const std::byte*>(host) + bytes);
+  queue_.enqueue([device, staged] { std::memcpy(device, staged->data(), staged->size()); });
 #endif
 }
 
@@ -204,7 +235,8 @@ void Device::read_unchecked(void* host, const void* device, std::size_t bytes) {
     CVL_CUDA_CHECK(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream_));
   CVL_CUDA_CHECK(cudaStreamSynchronize(stream_));
 #else
-  if (bytes > 0) std::memcpy(host, device, bytes);
+  if (bytes > 0) queue_.enqueue([host, device, bytes] { std::memcpy(host, device, bytes); });
+  queue_.wait();
 #endif
 }
 
@@ -237,9 +269,15 @@ std::vector<unsigned long long> Device::read_back(void* host, const void* device
                                    cudaMemcpyDeviceToHost, stream_));
   CVL_CUDA_CHECK(cudaStreamSynchronize(stream_));
 #else
-  if (bytes > 0) std::memcpy(host, device, bytes);
-  if (board_bytes > 0) std::memcpy(board_copy_, fault_words_, board_bytes);
-  if (rider_bytes > 0) std::memcpy(rider_data, staging.get(), rider_bytes);
+  if (bytes > 0) queue_.enqueue([host, device, bytes] { std::memcpy(host, device, bytes); });
+  if (board_bytes > 0)
+    queue_.enqueue([this, board_bytes] { std::memcpy(board_copy_, fault_words_, board_bytes); });
+  const std::uint64_t data_and_boards = queue_.queued();
+  if (rider_bytes > 0)
+    queue_.enqueue([rider_data, from = staging.get(), rider_bytes] {
+      std::memcpy(rider_data, from, rider_bytes);
+    });
+  queue_.wait(drop_rider_wait_ ? data_and_boards : queue_.queued());
 #endif
   const auto* words = static_cast<const unsigned long long*>(board_copy_);
   const auto* cells = reinterpret_cast<const std::int64_t*>(words + cuda_tuning::kFaultSlots);
@@ -277,6 +315,9 @@ std::vector<unsigned long long> Device::read_back(void* host, const void* device
   if (faults > 0) fill_bytes(fault_words_, 0xFF, kFaultBytes);
   for (std::size_t i = 0, at = 0; i < riders.size(); at += riders[i].bytes, ++i)
     riders[i].arrived(rider_data + at);
+#if !CVL_CUDA_REAL
+  if (drop_rider_wait_) queue_.wait();  // late, but before the buffer may be reused
+#endif
   return read;
 }
 
@@ -286,7 +327,7 @@ void Device::copy_on_device(void* to, const void* from, std::size_t bytes) {
 #if CVL_CUDA_REAL
   CVL_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream_));
 #else
-  std::memmove(to, from, bytes);
+  queue_.enqueue([to, from, bytes] { std::memmove(to, from, bytes); });
 #endif
 }
 
@@ -296,7 +337,7 @@ void Device::fill_bytes(void* device, int byte, std::size_t bytes) {
 #if CVL_CUDA_REAL
   CVL_CUDA_CHECK(cudaMemsetAsync(device, byte, bytes, stream_));
 #else
-  std::memset(device, byte, bytes);
+  queue_.enqueue([device, byte, bytes] { std::memset(device, byte, bytes); });
 #endif
 }
 
@@ -322,6 +363,8 @@ void Device::synchronize() { copy_to_host(nullptr, nullptr, 0); }
 void Device::wait_idle() {
 #if CVL_CUDA_REAL
   CVL_CUDA_CHECK(cudaStreamSynchronize(stream_));
+#else
+  queue_.wait();
 #endif
 }
 

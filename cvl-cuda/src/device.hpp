@@ -1,7 +1,8 @@
 // The device runtime of one backend: the stream, the stream-ordered memory pool, host<->device
 // copies, the launch helper, the deferred fault board and the counters behind BackendStats.
-// The emulation implements the same class over host memory, so the rest of the library cannot
-// tell the difference.
+// The emulation implements the same class over host memory and an EmulatedStream (immediate, or
+// a worker thread of its own with --emulate-async), so the rest of the library cannot tell the
+// difference.
 #pragma once
 
 #include <cstddef>
@@ -20,6 +21,8 @@
 #include <cooperative_groups.h>
 
 #include "check.hpp"
+#else
+#include "emulated_stream.hpp"
 #endif
 
 namespace cvl::CVL_CUDA_NS {
@@ -39,9 +42,11 @@ struct Extent {
 };
 
 #if CVL_CUDA_REAL
-// The one kernel shape of the library: a grid-stride loop calling body(i) for i < n.
+// The one kernel shape of the library: a grid-stride loop calling body(i) for i < n. The body is
+// read where the arguments live (__grid_constant__), not copied per thread: a body may carry an
+// array that it indexes at run time (FUSED's operand views).
 template <class Body>
-CVL_GLOBAL void grid_stride_kernel(Extent extent, Body body) {
+CVL_GLOBAL void grid_stride_kernel(Extent extent, __grid_constant__ const Body body) {
   const std::size_t n = extent.items();
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
@@ -171,8 +176,10 @@ class Device : public std::enable_shared_from_this<Device> {
         extent, body);
     CVL_CUDA_CHECK(cudaGetLastError());
 #else
-    const std::size_t n = extent.items();
-    for (std::size_t i = 0; i < n; ++i) body(i);
+    queue_.enqueue([extent, body] {
+      const std::size_t n = extent.items();
+      for (std::size_t i = 0; i < n; ++i) body(i);
+    });
 #endif
   }
   template <class Body>
@@ -207,13 +214,20 @@ class Device : public std::enable_shared_from_this<Device> {
         stream_));
 #else
     ++stats_.kernel_launches;
-    const std::size_t n = extent.items();
-    for (int phase = 0; phase < Body::kPhases; ++phase)
-      for (std::size_t i = 0; i < n; ++i) body(phase, i);
+    queue_.enqueue([extent, body] {
+      const std::size_t n = extent.items();
+      for (int phase = 0; phase < Body::kPhases; ++phase)
+        for (std::size_t i = 0; i < n; ++i) body(phase, i);
+    });
 #endif
   }
   // A Thrust/CUB call counts as one launch (most are one to three kernels).
   void count_library_call() { ++stats_.kernel_launches; }
+#if !CVL_CUDA_REAL
+  // Queues host code that stands for device work (a Thrust call over the CPP system), in stream
+  // order with the launches and copies.
+  void enqueue(std::function<void()> work) { queue_.enqueue(std::move(work)); }
+#endif
 
   // A fault word for one operation that may fault on data. `message` turns the first faulting
   // position into the error text (it may read device data: it runs after a synchronization).
@@ -279,6 +293,11 @@ class Device : public std::enable_shared_from_this<Device> {
   cudaStream_t stream_ = nullptr;
   cudaMemPool_t pool_ = nullptr;
   cudaEvent_t clock_marks_[kClockMarks] = {};  // made at first use
+#else
+  EmulatedStream queue_;
+  // A test hook (NESL_EMULATE_ASYNC_DROP_WAIT=riders): a synchronization reads the small vectors
+  // riding back before their copy is waited for, the mistake --emulate-async exists to catch.
+  bool drop_rider_wait_ = false;
 #endif
 };
 

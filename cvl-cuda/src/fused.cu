@@ -15,6 +15,7 @@ Plan plan(const vcode::SuperOp& op, const vcode::SuperOpAnalysis& analysis) {
   Plan p;
   p.body_root = analysis.values_node;
   p.body_type = to_type(analysis.values_type);
+  p.operands = op.operands.size();
   const std::size_t body_count = op.nodes.empty() ? 0 : p.body_root + 1;
   p.nodes.resize(body_count);
   for (std::size_t i = 0; i < body_count; ++i) {
@@ -40,20 +41,23 @@ void Interpreter::evaluate(const std::shared_ptr<Device>& device, std::uint32_t 
                            unsigned long long* fault) {
   if (!fits())
     throw InternalError("FUSED: superoperator " + std::to_string(superop_id) + " has " +
-                std::to_string(plan_.nodes.size()) +
-                " nodes; the interpreter kernel takes at most " +
-                std::to_string(cuda_tuning::kMaxFusedNodes));
+                std::to_string(plan_.nodes.size()) + " nodes and " +
+                std::to_string(plan_.operands) + " operands; the interpreter kernel takes at most " +
+                std::to_string(cuda_tuning::kMaxFusedNodes) + " and " +
+                std::to_string(cuda_tuning::kMaxFusedOperands));
+  if (operands.size() != plan_.operands)
+    throw InternalError("FUSED: superoperator " + std::to_string(superop_id) + " called with " +
+                        std::to_string(operands.size()) + " operands");
   if (domain.bound == 0) return;
   if (!nodes_.allocated()) {
     nodes_ = DeviceBuffer(device, plan_.nodes.size() * sizeof(Node));
     device->copy_to_device(nodes_.get(), plan_.nodes.data(), nodes_.bytes());
-    views_ = DeviceBuffer(device, operands.size() * sizeof(OperandView));
   }
-  device->copy_to_device(views_.get(), operands.data(), views_.bytes());
+  OperandViews views;
+  for (std::size_t i = 0; i < operands.size(); ++i) views.at[i] = operands[i];
   device->launch(domain, kernels::FusedInterpreter{
                              nodes_.as<Node>(), static_cast<std::uint32_t>(plan_.nodes.size()),
-                             plan_.body_root, views_.as<OperandView>(), out, plan_.body_type,
-                             fault});
+                             plan_.body_root, views, out, plan_.body_type, fault});
 }
 
 }  // namespace cvl::CVL_CUDA_NS::fused

@@ -36,25 +36,35 @@ struct OperandView {
   SegMap segdes;
 };
 
+// A call's operand views, passed with the launch itself (in the kernel's arguments): a call
+// copies nothing to the device before its kernel.
+struct OperandViews {
+  OperandView at[cuda_tuning::kMaxFusedOperands];
+};
+
 struct Plan {
   std::vector<Node> nodes;  // the body: every node up to the analysis's values node
   std::uint32_t body_root = 0;
   Type body_type = Type::Int;
+  std::size_t operands = 0;  // the superoperator's
 };
 
 Plan plan(const vcode::SuperOp& op, const vcode::SuperOpAnalysis& analysis);
 
-// The interpreter's side of one prepared superoperator: the plan, its node array on the device
-// (uploaded at the first evaluation, then kept), and a buffer that each call's operand views are
-// copied into (stream-ordered, so a call never waits for the previous call's kernel).
+// The interpreter's side of one prepared superoperator: the plan and its node array on the device
+// (uploaded at the first evaluation, then kept); each call's operand views go with its launch.
 class Interpreter {
  public:
   explicit Interpreter(Plan plan) : plan_(std::move(plan)) {}
 
   const Plan& plan() const { return plan_; }
-  // Whether the kernel holds the body (at most cuda_tuning::kMaxFusedNodes nodes); a larger
-  // superoperator runs op by op (cvl::run_unfused) where no compiled kernel exists.
-  bool fits() const { return plan_.nodes.size() <= cuda_tuning::kMaxFusedNodes; }
+  // Whether the kernel holds the body (at most cuda_tuning::kMaxFusedNodes nodes and
+  // kMaxFusedOperands operands); a larger superoperator runs op by op (cvl::run_unfused) where no
+  // compiled kernel exists.
+  bool fits() const {
+    return plan_.nodes.size() <= cuda_tuning::kMaxFusedNodes &&
+           plan_.operands <= cuda_tuning::kMaxFusedOperands;
+  }
   // out[j] = the body at element j, for j < domain.items(). Traps of INT / and % record
   // `fault`. The body must fit (an InternalError otherwise).
   void evaluate(const std::shared_ptr<Device>& device, std::uint32_t superop_id,
@@ -64,7 +74,6 @@ class Interpreter {
  private:
   Plan plan_;
   DeviceBuffer nodes_;
-  DeviceBuffer views_;
 };
 
 }  // namespace cvl::CVL_CUDA_NS::fused

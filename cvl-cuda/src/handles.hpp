@@ -29,6 +29,8 @@ struct VectorStorage final : Storage {
   // The live descriptor whose lengths these are: MAKE_SEGDES of them again (flattened code takes
   // LENGTHS and remakes the descriptor) returns it, offsets, total and index already made.
   std::weak_ptr<SegdesStorage> described;
+  // How many times the device buffer was taken over as a later operation's result.
+  std::uint64_t results = 0;
 
   bool on_host() const { return host.storage != nullptr; }
   bool on_device() const { return device.allocated(); }

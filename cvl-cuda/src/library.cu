@@ -12,6 +12,7 @@
 #include <string>
 #include <type_traits>
 
+#include "check.hpp"
 #include "cvl/op_dispatch.hpp"
 #include "library.hpp"
 #if CVL_CUDA_REAL
@@ -38,9 +39,11 @@ struct PoolAllocator {
   }
   void deallocate(char* pointer, std::size_t bytes) { device->release(pointer, bytes); }
 };
-auto policy(Device& device) {
+// Runs call(policy), a Thrust algorithm, on the backend's stream.
+template <class Call>
+void on_stream(Device& device, Call call) {
   device.count_library_call();
-  return thrust::cuda::par_nosync(PoolAllocator{&device}).on(device.stream());
+  thrust_checked([&] { call(thrust::cuda::par_nosync(PoolAllocator{&device}).on(device.stream())); });
 }
 // CUB's two-phase calls: size query, then the run with temporary storage from the pool.
 template <class Call>
@@ -53,9 +56,12 @@ void with_cub_temp(Device& device, Call call) {
   CVL_CUDA_CHECK(call(temp.get(), bytes));
 }
 #else
-auto policy(Device& device) {
+// Runs call(policy), a Thrust algorithm over host memory, in stream order: queued with the
+// launches and copies, so it takes its operands by value.
+template <class Call>
+void on_stream(Device& device, Call call) {
   device.count_library_call();
-  return thrust::cpp::par;
+  device.enqueue([call] { thrust_checked([&] { call(thrust::cpp::par); }); });
 }
 #endif
 
@@ -113,11 +119,14 @@ template <class V, class In, class Out, class F>
 void exclusive_scan_segments(Device& device, In in, Out out, const SegmentKey& keys,
                              std::size_t n, V init, F f) {
   if (n == 0) return;
-  if (keys.sd.segments == 1)
-    thrust::exclusive_scan(policy(device), in, in + n, out, init, f);
-  else
-    thrust::exclusive_scan_by_key(policy(device), segment_keys(keys), segment_keys(keys) + n, in,
-                                  out, init, thrust::equal_to<std::uint32_t>(), f);
+  if (keys.sd.segments == 1) {
+    on_stream(device, [=](auto policy) { thrust::exclusive_scan(policy, in, in + n, out, init, f); });
+    return;
+  }
+  on_stream(device, [=](auto policy) {
+    thrust::exclusive_scan_by_key(policy, segment_keys(keys), segment_keys(keys) + n, in, out, init,
+                                  thrust::equal_to<std::uint32_t>(), f);
+  });
 }
 
 template <class Sem, class T>
@@ -136,7 +145,9 @@ void scan_float_extremum(Device& device, const void* in, void* out, const Segmen
       device, thrust::make_transform_iterator(static_cast<const double*>(in), ToSummary<kMax>()), s,
       keys, n, Summary{0.0, 0}, ComposeSummary<kMax>());
   if (n > 0)
-    thrust::transform(policy(device), s, s + n, static_cast<double*>(out), FinishSummary<kMax>());
+    on_stream(device, [=](auto policy) {
+      thrust::transform(policy, s, s + n, static_cast<double*>(out), FinishSummary<kMax>());
+    });
 }
 
 // ---- reductions ---------------------------------------------------------------------------
@@ -217,7 +228,7 @@ void reduce_segments(Device& device, In in, Out* result, const SegmentKey& keys,
                                          init, device.stream());
       });
 #else
-      *result = thrust::reduce(policy(device), in, in + n, init, f);  // host memory here
+      on_stream(device, [=](auto policy) { *result = thrust::reduce(policy, in, in + n, init, f); });
 #endif
       return;
     }
@@ -235,10 +246,12 @@ void reduce_segments(Device& device, In in, Out* result, const SegmentKey& keys,
                                           static_cast<std::int64_t>(n), device.stream());
   });
 #else
-  auto ends = thrust::reduce_by_key(policy(device), segment_keys(keys), segment_keys(keys) + n, in,
-                                    unique.as<std::uint32_t>(), aggregates.as<V>(),
-                                    thrust::equal_to<std::uint32_t>(), f);
-  *runs.as<std::int64_t>() = ends.first - unique.as<std::uint32_t>();  // host memory here
+  on_stream(device, [=, unique = unique.as<std::uint32_t>(), aggregates = aggregates.as<V>(),
+                     runs = runs.as<std::int64_t>()](auto policy) {
+    auto ends = thrust::reduce_by_key(policy, segment_keys(keys), segment_keys(keys) + n, in,
+                                      unique, aggregates, thrust::equal_to<std::uint32_t>(), f);
+    *runs = ends.first - unique;
+  });
 #endif
   device.launch(most_runs, StoreSegments<V, Out, F, Finish>{
                                unique.as<std::uint32_t>(), aggregates.as<V>(),
@@ -318,7 +331,8 @@ void offsets_from_lengths(Device& device, const std::int32_t* lengths, Extent se
   if (m > 0) {
     auto length = thrust::make_transform_iterator(thrust::counting_iterator<std::size_t>(0),
                                                   OffsetLength{lengths, segments.count, negative});
-    thrust::inclusive_scan(policy(device), length, length + m, offsets + 1);
+    on_stream(device,
+              [=](auto policy) { thrust::inclusive_scan(policy, length, length + m, offsets + 1); });
   }
   if (total) device.copy_on_device(total, offsets + m, sizeof(std::int64_t));
 }
@@ -327,17 +341,21 @@ void segment_index(Device& device, const std::int64_t* offsets, std::size_t segm
                    std::size_t total, std::uint32_t* index) {
   if (total == 0) return;
   // The segment of j is the number of segment ends at or before j.
-  thrust::upper_bound(policy(device), offsets + 1, offsets + 1 + segments,
-                      thrust::counting_iterator<std::int64_t>(0),
-                      thrust::counting_iterator<std::int64_t>(static_cast<std::int64_t>(total)),
-                      index);
+  on_stream(device, [=](auto policy) {
+    thrust::upper_bound(policy, offsets + 1, offsets + 1 + segments,
+                        thrust::counting_iterator<std::int64_t>(0),
+                        thrust::counting_iterator<std::int64_t>(static_cast<std::int64_t>(total)),
+                        index);
+  });
 }
 
 void flags_before(Device& device, const std::uint8_t* flags, std::size_t n, std::int64_t* before) {
   device.fill_bytes(before, 0, sizeof(std::int64_t));
   if (n == 0) return;
-  thrust::inclusive_scan(policy(device), thrust::make_transform_iterator(flags, FlagToCount()),
-                         thrust::make_transform_iterator(flags + n, FlagToCount()), before + 1);
+  on_stream(device, [=](auto policy) {
+    thrust::inclusive_scan(policy, thrust::make_transform_iterator(flags, FlagToCount()),
+                           thrust::make_transform_iterator(flags + n, FlagToCount()), before + 1);
+  });
 }
 
 void sort_pairs(Device& device, std::uint64_t* keys, std::uint32_t* values, std::size_t n,
@@ -356,13 +374,15 @@ void sort_pairs(Device& device, std::uint64_t* keys, std::uint32_t* values, std:
   device.copy_on_device(values, values_out.get(), n * sizeof(std::uint32_t));  // keys: not needed
 #else
   (void)key_bits;
-  thrust::stable_sort_by_key(policy(device), keys, keys + n, values);
+  on_stream(device,
+            [=](auto policy) { thrust::stable_sort_by_key(policy, keys, keys + n, values); });
 #endif
 }
 
 void sort_pairs(Device& device, std::uint32_t* keys, std::uint32_t* values, std::size_t n) {
   if (n <= 1) return;
-  thrust::stable_sort_by_key(policy(device), keys, keys + n, values);
+  on_stream(device,
+            [=](auto policy) { thrust::stable_sort_by_key(policy, keys, keys + n, values); });
 }
 
 }  // namespace cvl::CVL_CUDA_NS::library

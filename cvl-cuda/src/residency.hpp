@@ -160,34 +160,40 @@ class Residency {
     if (length.known()) device_->note_count(capacity);
     auto s = std::make_shared<VectorStorage>(type, capacity);
     s->device = DeviceBuffer(device_, capacity * element_size(type));
-    Vector v{type, length, std::move(s)};
-    note_if_small(v);
-    return v;
+    return Vector{type, length, std::move(s)};
   }
 
   // ---- small device vectors come back at every synchronization -----------------------------
   // A device result of at most `threshold_` elements (per-segment counts, a descriptor's lengths,
   // an IF's boolean) gets its host copy at the next synchronization, in the same wait, so that
   // the small operations after it run on the host path: no launch, and no wait of their own.
+  // A result is noted once the work writing it is queued (done()), never when it is allocated:
+  // an operation may synchronize between the two (holds(), a full fault board), and a rider staged
+  // then would bring back what the buffer held before its kernel, as the vector's host copy.
   struct SmallOnDevice {
     std::weak_ptr<VectorStorage> storage;
     Length length;
+    std::uint64_t results;  // the storage's `results` when noted: a later reuse voids the note
   };
   void note_if_small(const Vector& v) {
-    if (!small(storage(v).capacity)) return;
-    small_on_device_.push_back({std::static_pointer_cast<VectorStorage>(v.storage), v.length});
+    VectorStorage& s = storage(v);
+    if (!small(s.capacity)) return;
+    small_on_device_.push_back(
+        {std::static_pointer_cast<VectorStorage>(v.storage), v.length, s.results});
     // Many small device operations without a synchronization: the notes stay as many as the
     // live small device vectors, at a constant cost per note.
     if (small_on_device_.size() >= 2 * notes_after_pruning_ + 64) prune_small_notes();
   }
-  // Keeps the newest note of each vector still alive on the device only (a vector reused as a
-  // result is noted again, with its new length).
+  // Keeps the newest note of each vector still alive on the device only, and only while its
+  // buffer holds the result it was noted for (a vector reused as a result is noted again, with its
+  // new length, once that result's work is queued).
   void prune_small_notes() {
     std::unordered_set<const VectorStorage*> seen;
     std::vector<SmallOnDevice> kept;
     for (auto note = small_on_device_.rbegin(); note != small_on_device_.rend(); ++note) {
       const std::shared_ptr<VectorStorage> s = note->storage.lock();
-      if (s && s->on_device() && !s->on_host() && seen.insert(s.get()).second)
+      if (s && s->on_device() && !s->on_host() && s->results == note->results &&
+          seen.insert(s.get()).second)
         kept.push_back(std::move(*note));
     }
     small_on_device_ = std::move(kept);
@@ -308,10 +314,10 @@ class Residency {
   }
   // `v`'s buffer as the result, of length `length`.
   Vector take_for_output(Vector&& v, const Length& length) {
-    storage(v).host = {};  // the device data is about to change
-    Vector out{v.type, length, std::move(v.storage)};
-    note_if_small(out);
-    return out;
+    VectorStorage& s = storage(v);
+    s.host = {};  // the device data is about to change
+    ++s.results;
+    return Vector{v.type, length, std::move(v.storage)};
   }
   Vector reuse_or_allocate(Vector&& v, Type type, const Length& length) {
     if (reusable(v, type, length)) return take_for_output(std::move(v), length);
@@ -333,7 +339,9 @@ class Residency {
     return copy;
   }
 
+  // A result whose device work is queued: small, it rides back at the next synchronization.
   Vector done(Vector v) {
+    if (v.storage && storage(v).on_device() && !storage(v).on_host()) note_if_small(v);
     if (device_->sync_each_op()) device_->synchronize();
     return v;
   }

@@ -40,7 +40,9 @@ inline constexpr std::size_t kCountSlots = 256;
 // of a few thousand elements costs about what one more launch does.
 inline constexpr std::size_t kSmallFoldElements = 2048;
 
-// The FUSED interpreter kernel keeps one value per superoperator node in registers/local memory.
+// The FUSED interpreter kernel keeps one value per superoperator node in registers/local memory,
+// and takes each call's operand views with the launch (64 bytes each, kernel arguments).
 inline constexpr std::size_t kMaxFusedNodes = 64;
+inline constexpr std::size_t kMaxFusedOperands = 32;
 
 }  // namespace cvl::cuda_tuning

@@ -293,6 +293,43 @@ TEST_CASE("vinterp --profile on an emulated GPU backend adds launch and sync col
   CHECK(result.err.find("device memory peak") != std::string::npos);
 }
 
+#if NESL_HAS_CUDA_EMULATED
+TEST_CASE("vinterp --emulate-async leaves the output and the counts of --profile as they are",
+          "[cli][profile][async]") {
+  // Everything but the times: what ran, on how many elements, and what the device was asked to
+  // do (launches, waits, copies, bytes), per opcode and in the summary line.
+  const auto counts = [](const std::string& err) {
+    ProfileTable table = parse_profile(err);
+    for (auto& [opcode, columns] : table.rows)
+      for (const char* time : {"time s", "time %", "ns/op"}) columns.erase(time);
+    const auto summary = err.find("device memory peak");
+    return std::make_pair(table.rows, summary == std::string::npos ? "" : err.substr(summary));
+  };
+  for (const std::string& file : {program, test_dir + "/fused_plans.fcode"}) {
+    for (const char* threshold : {"0", "4096"}) {
+      INFO(file << " --host-threshold " << threshold);
+      const std::vector<std::string> args = {"--profile",        "--backend", "cuda-emulated",
+                                             "--host-threshold", threshold,   file};
+      const auto at_once = run_vinterp(args);
+      std::vector<std::string> late_args = args;
+      late_args.insert(late_args.begin(), {"--emulate-async", "5"});
+      const auto late = run_vinterp(late_args);
+      REQUIRE(at_once.exit_code == 0);
+      REQUIRE(late.exit_code == 0);
+      CHECK(late.out == at_once.out);
+      const auto expected = counts(at_once.err);
+      REQUIRE(!expected.first.empty());
+      REQUIRE(!expected.second.empty());
+      CHECK(counts(late.err) == expected);
+    }
+  }
+  // A seed for any other backend is a mistake the user should hear about.
+  const auto cpu = run_vinterp({"--emulate-async", "1", program});
+  CHECK(cpu.exit_code == 1);
+  CHECK(cpu.err.find("--emulate-async is for --backend cuda-emulated") != std::string::npos);
+}
+#endif
+
 TEST_CASE("vinterp --profile counts FUSED like any other opcode", "[cli][profile]") {
   // An FCODE program of the golden tests with no CALL: each FUSED line runs once.
   const std::string fcode = test_dir + "/../golden/fused_elementwise.fcode";

@@ -1,7 +1,8 @@
 // vcode_difffuzz: differential fuzzing (test/fuzz/README.md). Each random valid program
 // (program_generator.hpp) runs through the classic interpreter and through every variant of ours:
 // vinterp on cvl-cpu at one thread and at all threads, on cuda-emulated with every operation on
-// the "device" and with the default host threshold, and each of those after fcode-opt. Every
+// the "device" and with the default host threshold (each at once and with --emulate-async), and
+// each of those after fcode-opt. Every
 // variant must print what the reference prints (the classic; without it, cvl-cpu at one thread),
 // byte for byte except for the relaxations of known_differences.txt.
 //
@@ -156,6 +157,13 @@ Fuzzer::Fuzzer(Options options) : options_(std::move(options)) {
   if (emulated) {
     base.push_back({"cuda-emulated-device", {"--backend", "cuda-emulated", "--host-threshold", "0"}, false});
     base.push_back({"cuda-emulated-default", {"--backend", "cuda-emulated"}, false});
+    // The device on a thread of its own, each operation late, new memory poisoned: a missing wait
+    // becomes a wrong answer (cvl-cuda/README.md).
+    base.push_back({"cuda-emulated-async-device",
+                    {"--backend", "cuda-emulated", "--emulate-async", "1", "--host-threshold", "0"},
+                    false});
+    base.push_back(
+        {"cuda-emulated-async-default", {"--backend", "cuda-emulated", "--emulate-async", "2"}, false});
   }
   variants_ = base;
   if (!options_.optimizer.empty())

@@ -67,6 +67,8 @@ const char* const usage_text =
     "\t\t\t\t run on the host (0 = everything on the device; default: the backend's)\n"
     "\t --speculation\t\t GPU backends: a MAKE_SEGDES of lengths on the device guesses their sum\n"
     "\t\t\t\t instead of waiting for it; a region whose guess was too small runs again\n"
+    "\t --emulate-async SEED\t cuda-emulated: the device runs on a thread of its own, each operation\n"
+    "\t\t\t\t late by a delay drawn from SEED, new memory poisoned (0: at once)\n"
     "\t --max-call-depth N\t a CALL N frames deep is a runtime error (default 1000000)\n"
     "\t --max-memory SIZE\t vector memory limit: bytes, or with K, M, G, T (powers of 1024);\n"
     "\t\t\t\t default 3/4 of physical memory (cuda: the device's memory)\n"
@@ -181,6 +183,7 @@ po::options_description command_line_options() {
       ("max-memory", po::value<std::string>(), "")
       ("sandbox", "")
       ("speculation", "")
+      ("emulate-async", po::value<unsigned long long>(), "")
       ("file", po::value<std::vector<std::string>>(), "");
   for (char digit = '0'; digit <= '9'; ++digit)
     options.add_options()((std::string(",") + digit).c_str(), "");
@@ -339,6 +342,11 @@ RunSettings run_settings(const po::variables_map& args, int device) {
   settings.backend_name = args["backend"].as<std::string>();
   settings.machine = machine_options(args, settings.traces);
   settings.backend = backend_options(args, device);
+  if (args.count("emulate-async")) {
+    if (settings.backend_name != "cuda-emulated")
+      throw UsageError("--emulate-async is for --backend cuda-emulated");
+    settings.backend.emulate_async_seed = args["emulate-async"].as<unsigned long long>();
+  }
   settings.optimize = args.count("optimize") > 0;
   if (args.count("trace-json")) {
     settings.trace_json = args["trace-json"].as<std::string>();

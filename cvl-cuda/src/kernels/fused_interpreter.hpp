@@ -10,7 +10,7 @@ struct FusedInterpreter {
   const fused::Node* nodes;
   std::uint32_t count;
   std::uint32_t result;
-  const fused::OperandView* operands;
+  fused::OperandViews operands;  // with the launch: read where the kernel's arguments live
   void* out;
   Type out_type;
   unsigned long long* fault;
@@ -18,7 +18,7 @@ struct FusedInterpreter {
   // A DIST/INDEX leaf at segment k: an operand's element k or a constant.
   CVL_HOST_DEVICE Scalar leaf(const fused::Node& node, std::size_t k) const {
     if (node.kind == vcode::SuperOpNode::Kind::Operand) {
-      const fused::OperandView& o = operands[node.operand];
+      const fused::OperandView& o = operands.at[node.operand];
       return load_element(o.data, o.type, k);
     }
     return node.constant;
@@ -34,7 +34,7 @@ struct FusedInterpreter {
       switch (node.kind) {
         case Kind::Operand:
           if (node.read_at_element) {
-            const fused::OperandView& o = operands[node.operand];
+            const fused::OperandView& o = operands.at[node.operand];
             r = load_element(o.data, o.type, j);
           }
           break;
@@ -46,12 +46,12 @@ struct FusedInterpreter {
                        value[node.args[2]], trap);
           break;
         case Kind::Dist: {
-          const SegMap& sd = operands[nodes[node.args[1]].operand].segdes;
+          const SegMap& sd = operands.at[nodes[node.args[1]].operand].segdes;
           r = leaf(nodes[node.args[0]], sd.segment_of(j));
           break;
         }
         case Kind::Index: {
-          const SegMap& sd = operands[nodes[node.args[2]].operand].segdes;
+          const SegMap& sd = operands.at[nodes[node.args[2]].operand].segdes;
           const std::size_t k = sd.segment_of(j);
           r.i = cvl_sem::index_value(leaf(nodes[node.args[0]], k).i, leaf(nodes[node.args[1]], k).i,
                                      static_cast<std::uint32_t>(j - sd.start(k)));

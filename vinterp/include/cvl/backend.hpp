@@ -70,6 +70,10 @@ struct BackendOptions {
   // chain of them in one pass (cvl-cpu/src/lazy_elementwise.hpp); the same values. vinterp turns
   // it on (off with --eager); other backends ignore it. wait_for_device() computes what is pending.
   bool lazy_elementwise = false;
+  // cuda-emulated: 0 runs each device operation as it is queued; any other value runs the device
+  // on a thread of its own, each operation starting after a delay drawn from this seed, with new
+  // device memory poisoned (--emulate-async SEED; cvl-cuda/README.md). Other backends ignore it.
+  std::uint64_t emulate_async_seed = 0;
 };
 
 // Counters a backend keeps for `vinterp --profile`; cumulative since the backend was made.
