@@ -3,8 +3,10 @@
 #
 #   bin/                      vinterp, fcode-opt
 #   share/man/man1/           vinterp.1, fcode-opt.1 (doc/man/)
-#   include/nesl/             cvl/ vcode/ (vinterp/include), vm/ (the VM's headers, vinterp/src/vm),
-#                             cvl_cpu/, fopt/, cvl_cuda/ (where a CUDA library is built),
+#   include/nesl/             vcode/ (vcode/include), cvl/ (cvl/include), vm/ (the VM's headers,
+#                             vinterp/src/vm),
+#                             cvl_cpu/, fopt/, cvl_cuda/ (the CUDA source generator, and the
+#                             CUDA libraries where built),
 #                             cvl_mpi/ (where MPI was found)
 #   lib/                      the static libraries
 #   lib/cmake/NeslBackend/    NeslBackendConfig.cmake, its version file and the exported targets
@@ -18,7 +20,8 @@ include(CMakePackageConfigHelpers)
 
 set(NESL_CMAKE_PACKAGE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/NeslBackend")
 
-set(nesl_exported_libraries vcode cvl_contract cvl_random cvl_unfused cvl_cpu vinterp_vm fopt)
+set(nesl_exported_libraries vcode cvl_api cvl_contract cvl_random cvl_unfused cvl_cpu vinterp_vm fopt
+                            cvl_cuda_codegen)
 if(TARGET cvl_cuda_emulated)
   list(APPEND nesl_exported_libraries cvl_cuda_emulated)
 endif()
@@ -56,15 +59,13 @@ install(TARGETS vinterp fcode-opt ${nesl_exported_libraries}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/vinterp/include/ ${PROJECT_SOURCE_DIR}/cvl-cpu/include/
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/vcode/include/ ${PROJECT_SOURCE_DIR}/cvl/include/
+                  ${PROJECT_SOURCE_DIR}/cvl-cpu/include/ ${PROJECT_SOURCE_DIR}/cvl-cuda/include/
                   ${PROJECT_SOURCE_DIR}/fcode-opt/include/
         DESTINATION ${NESL_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/vinterp/src/vm/
         DESTINATION ${NESL_INSTALL_INCLUDEDIR}/vm
         FILES_MATCHING PATTERN "*.hpp")
-if(TARGET cvl_cuda OR TARGET cvl_cuda_emulated)
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/cvl-cuda/include/ DESTINATION ${NESL_INSTALL_INCLUDEDIR})
-endif()
 if(TARGET cvl_mpi)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/cvl-mpi/include/ DESTINATION ${NESL_INSTALL_INCLUDEDIR})
 endif()

@@ -10,7 +10,7 @@
 #include "cvl_cuda/superop_compiler.hpp"
 #include "nvrtc_library.hpp"
 #include "tuning.hpp"
-#include "vcode/superop_cuda.hpp"
+#include "cvl_cuda/superop_cuda.hpp"
 
 namespace cvl {
 
@@ -144,7 +144,7 @@ bool KernelCache::run(Device& device, CompiledKernel& compiled, const vcode::Sup
   if (!available(compiled, op)) return false;
   cudaKernel_t kernel = compiled.kernel;
   if (domain.bound == 0) return true;
-  // Parameters in the ABI's order (vcode/superop_cuda.hpp); each value lives in `slots`.
+  // Parameters in the ABI's order (cvl_cuda/superop_cuda.hpp); each value lives in `slots`.
   // A SEGDES operand is its SegMap (cvl_sem::SegmentView, the same type the kernel declares)
   // by value; everything else one 8-byte slot.
   std::vector<std::uint64_t> slots;

@@ -9,7 +9,7 @@
 #include "fopt/stats.hpp"
 #include "vcode/parser.hpp"
 #include "vcode/printer.hpp"
-#include "vcode/superop_cuda.hpp"
+#include "cvl_cuda/superop_cuda.hpp"
 
 namespace po = boost::program_options;
 

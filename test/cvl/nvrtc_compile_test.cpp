@@ -6,7 +6,7 @@
 #include "cvl_cuda/superop_compiler.hpp"
 #include "fused_support.hpp"
 #include "nvrtc_library.hpp"
-#include "vcode/superop_cuda.hpp"
+#include "cvl_cuda/superop_cuda.hpp"
 
 namespace cvl_test {
 

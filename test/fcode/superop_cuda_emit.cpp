@@ -4,7 +4,7 @@
 #include <exception>
 
 #include "vcode/parser.hpp"
-#include "vcode/superop_cuda.hpp"
+#include "cvl_cuda/superop_cuda.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -1,4 +1,4 @@
-// The CUDA source made for superoperators (vcode/superop_cuda.hpp): the documented kernel ABI,
+// The CUDA source made for superoperators (cvl_cuda/superop_cuda.hpp): the documented kernel ABI,
 // a mapping for every elementwise op and type, exact constants, the embedded prelude. Compiling
 // the text is test/fcode's job (it needs nvcc).
 #include <catch2/catch.hpp>
@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "vcode/parser.hpp"
-#include "vcode/superop_cuda.hpp"
+#include "cvl_cuda/superop_cuda.hpp"
 
 using Catch::Contains;
 

@@ -1,4 +1,4 @@
-// NVRTC compilation of FCODE superoperator kernels (vcode/superop_cuda.hpp), as the "cuda"
+// NVRTC compilation of FCODE superoperator kernels (cvl_cuda/superop_cuda.hpp), as the "cuda"
 // backend does at first use: exposed so that CI, without a GPU, can check the generated source
 // compiles. Only in builds with the real CUDA library (NESL_HAVE_CUDA).
 #pragma once

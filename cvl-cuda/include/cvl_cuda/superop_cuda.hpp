@@ -2,7 +2,7 @@
 // that NVRTC or nvcc compiles, with one kernel per superoperator; no CUDA is needed to make it.
 //
 // The program (cuda_program_source) is the prelude, then cuda_source(op) for each superoperator.
-// The prelude is vinterp/include/cvl/scalar_semantics.hpp and segment_view.hpp, embedded at build
+// The prelude is cvl/include/cvl/scalar_semantics.hpp and segment_view.hpp, embedded at build
 // time, plus the helpers below, so every backend computes each element with the same scalar functions. Compile
 // it with `--fmad=false` (NVRTC: `--fmad=false`), as scalar_semantics.hpp requires; the text
 // needs no include path and no standard library.

@@ -1,4 +1,4 @@
-#include "vcode/superop_cuda.hpp"
+#include "cvl_cuda/superop_cuda.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -29,7 +29,7 @@ bool checks_int_divisor(Op op, TypeKeyword type) {
 
 // Helpers every kernel uses, after scalar_semantics.hpp.
 constexpr const char* kHelpers = R"cuda(
-// ---- FCODE superoperator kernels (vcode/superop_cuda.hpp) ----
+// ---- FCODE superoperator kernels (cvl_cuda/superop_cuda.hpp) ----
 namespace nesl_fused {
 
 // Records a trapping INT division at element j (the lowest j wins) and yields a placeholder.
