@@ -51,7 +51,11 @@ class CudaSuperOp final : public PreparedSuperOp {
 #endif
 };
 
-class CudaBackend final : public Backend, private Residency {
+class CudaBackend final : public Backend,
+                          private Residency,
+                          private DeviceClock,
+                          private Speculation,
+                          private OperationSites {
  public:
   explicit CudaBackend(const BackendOptions& options)
       : Residency(options), float_rank_(options.float_rank) {}
@@ -397,25 +401,28 @@ class CudaBackend final : public Backend, private Residency {
   }
 
   void synchronize() override { device_->synchronize(); }
+  std::uint64_t synchronizations() const override { return device_->host_syncs(); }
   void wait_for_device() override { device_->wait_idle(); }
-  bool has_device_clock() const override { return Device::has_clock; }
-  void stamp_device_clock(int mark) override { device_->mark_time(mark); }
-  double device_clock_seconds(int mark) override { return device_->seconds_from_origin(mark); }
-  void allow_speculation(bool allowed) override { device_->allow_speculation(allowed); }
-  bool wants_operation_sites() const override { return true; }
-  void operation_site(std::uint32_t site) override { device_->operation_site(site); }
-  bool settled() const override { return device_->settled(); }
-  void mark_certain_point() override { device_->mark_certain_point(); }
-  void settle() override {
-    if (!device_->settled()) device_->synchronize();
-  }
   BackendStats stats() const override {
     BackendStats s = device_->stats();
     s.fused_plans = fused_plans_;
     return s;
   }
+  DeviceClock* device_clock() override { return Device::has_clock ? this : nullptr; }
+  Speculation* speculation() override { return this; }
+  OperationSites* operation_sites() override { return this; }
 
  private:
+  void stamp_device_clock(int mark) override { device_->mark_time(mark); }
+  double device_clock_seconds(int mark) override { return device_->seconds_from_origin(mark); }
+  void allow_speculation(bool allowed) override { device_->allow_speculation(allowed); }
+  bool settled() const override { return device_->settled(); }
+  void mark_certain_point() override { device_->mark_certain_point(); }
+  void settle() override {
+    if (!device_->settled()) device_->synchronize();
+  }
+  void operation_site(std::uint32_t site) override { device_->operation_site(site); }
+
   // The fault word of EXTRACT/REPLACE: position k is segment k.
   unsigned long long* segment_index_fault(Op op, const Vector& indices, const Segdes& sd) {
     return device_->fault_word([this, op, indices, sd](std::uint64_t k) {

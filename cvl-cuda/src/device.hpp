@@ -150,7 +150,7 @@ class Device : public std::enable_shared_from_this<Device> {
   // speculation allowed, a count with no bound gets a guessed one (speculative_bound()).
   std::shared_ptr<DeviceCount> new_count(std::size_t bound);
 
-  // Speculation (cvl::Backend::allow_speculation): a synchronization that finds a guessed bound
+  // Speculation (cvl::Speculation::allow_speculation): a synchronization that finds a guessed bound
   // too small drops the faults and counts since the last one and throws SpeculationFailed.
   void allow_speculation(bool allowed) { speculation_allowed_ = allowed; }
   // The instruction whose operations come next: new counts and fault words belong to it.
@@ -235,6 +235,7 @@ class Device : public std::enable_shared_from_this<Device> {
   bool sync_each_op() const { return sync_each_op_; }
 
   BackendStats stats() const { return stats_; }
+  std::uint64_t host_syncs() const { return stats_.host_syncs; }
   void count_to_device(std::size_t bytes) { stats_.bytes_to_device += bytes; }
 
 #if CVL_CUDA_REAL

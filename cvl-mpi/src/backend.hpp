@@ -16,7 +16,7 @@
 
 namespace cvl::mpi {
 
-class MpiBackend final : public Backend {
+class MpiBackend final : public Backend, private DistributedIo {
  public:
   explicit MpiBackend(const BackendOptions& options);
   std::string name() const override { return "mpi"; }
@@ -43,7 +43,9 @@ class MpiBackend final : public Backend {
 
   void wait_for_device() override { comm_.barrier(); }
   BackendStats stats() const override;
+  DistributedIo* distributed_io() override { return this; }
 
+ private:
   bool is_io_root() const override { return comm_.rank() == 0; }
   void share_from_io_root(std::string& bytes) override { comm_.broadcast(bytes, 0); }
   std::vector<std::uint64_t> gather_counters(std::span<const std::uint64_t> local) override;
@@ -51,7 +53,6 @@ class MpiBackend final : public Backend {
   void before_reporting_alone() override;
   void abort_all(int status) override { comm_.abort(status); }
 
- private:
   // Marks an error that leaves an operation without going through Communicator::agree as seen
   // by this process alone.
   class Operation {

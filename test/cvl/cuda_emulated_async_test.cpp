@@ -113,10 +113,11 @@ TEST_CASE("cuda-emulated --emulate-async: a fault found by a kernel is raised at
           "[cuda][async][errors]") {
   auto owner = emulated(0, 3);
   cvl::Backend& b = *owner;
-  b.operation_site(4);
+  REQUIRE(b.operation_sites());
+  b.operation_sites()->operation_site(4);
   cvl::Vector q;
   REQUIRE_NOTHROW(q = ew(b, Op::Div, Type::Int, ints(b, {4, 4}), ints(b, {2, 0})));
-  b.operation_site(5);
+  b.operation_sites()->operation_site(5);
   try {
     b.synchronize();
     FAIL("the division by zero was not raised");

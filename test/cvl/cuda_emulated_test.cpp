@@ -175,10 +175,10 @@ TEST_CASE("cuda-emulated: kernel faults are raised at the next synchronization",
                     "division by zero");
 
   // A caller that names each instruction (vinterp) gets the faulting one back, with no note.
-  REQUIRE(b.wants_operation_sites());
-  b.operation_site(7);
+  REQUIRE(b.operation_sites());
+  b.operation_sites()->operation_site(7);
   cvl::Vector faulty = ew(b, Op::Div, Type::Int, ints(b, {4, 4}), ints(b, {0, 1}));
-  b.operation_site(8);
+  b.operation_sites()->operation_site(8);
   cvl::Vector fine = ew(b, Op::Add, Type::Int, ints(b, {4, 4}), ints(b, {0, 1}));
   try {
     b.synchronize();

@@ -25,7 +25,7 @@ namespace {
 // process replays it. Both log every backend call with the data it moved, so that the test can
 // compare them. With `count_messages`, every upload counts as one message of its bytes, and
 // gather_counters answers for two processes that sent the same.
-class SimulatedProcess final : public cvl::Backend {
+class SimulatedProcess final : public cvl::Backend, public cvl::DistributedIo {
  public:
   SimulatedProcess(bool root, std::vector<std::string>& shares, bool count_messages = false)
       : root_(root), count_messages_(count_messages), shares_(shares) {}
@@ -34,7 +34,11 @@ class SimulatedProcess final : public cvl::Backend {
   std::size_t shares_replayed = 0;
   bool effect_ran_here = false;  // the other process was handed bytes to share
 
+  cvl::DistributedIo* distributed_io() override { return this; }
   bool is_io_root() const override { return root_; }
+  bool error_is_local() const override { return false; }
+  void before_reporting_alone() override {}
+  void abort_all(int) override {}
   void share_from_io_root(std::string& bytes) override {
     calls.push_back("share");
     if (root_) {
@@ -131,7 +135,6 @@ class SimulatedProcess final : public cvl::Backend {
     return cpu_->fused(op, operands, domain);
   }
   void wait_for_device() override { calls.push_back("wait_for_device"); }
-  void settle() override { calls.push_back("settle"); }
   cvl::BackendStats stats() const override {
     cvl::BackendStats stats = cpu_->stats();
     stats.messages_sent = messages_;

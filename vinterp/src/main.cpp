@@ -514,7 +514,7 @@ int main(int argc, char** argv) {
   // From here on the backend says who prints: the io root; the others' stdout is discarded, and
   // the machine prints on their stderr only a failure that they alone saw.
   silenced.reset();
-  if (!backend->is_io_root()) {  // (where /dev/null cannot be opened, nothing writes there anyway)
+  if (!cvl::distributed_io_of(*backend).is_io_root()) {  // (where /dev/null cannot be opened, nothing writes there anyway)
     [[maybe_unused]] std::FILE* discarded = std::freopen("/dev/null", "w", stdout);
   }
   const int status = run_program(*program, *backend, settings);

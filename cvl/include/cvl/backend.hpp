@@ -117,6 +117,11 @@ struct PermuteOperands {
 // definition and its analysis, and in the derived class what the backend makes of them (cvl-cpu's
 // node kernels; cvl-cuda's node array on the device and compiled kernel). Only the backend that
 // made it may run it.
+class DeviceClock;
+class Speculation;
+class OperationSites;
+class DistributedIo;
+
 class PreparedSuperOp {
  public:
   explicit PreparedSuperOp(const vcode::SuperOp& op)
@@ -184,64 +189,93 @@ class Backend {
   // Waits until all queued work is done and reads back what is pending: every pending count is
   // resolved and the first deferred fault raised (a no-op for host backends).
   virtual void synchronize() {}
+  // How many times the host has waited for the device so far (BackendStats::host_syncs), read
+  // cheaply: the interpreter asks after every instruction whether a wait has happened.
+  virtual std::uint64_t synchronizations() const { return 0; }
   // Waits until all queued work is done and reads nothing back, for timing (--profile): unlike
-  // synchronize() it changes nothing a later instruction would otherwise wait for.
+  // synchronize() it changes nothing a later instruction would otherwise wait for. A host backend
+  // that defers work computes it here.
   virtual void wait_for_device() {}
   virtual BackendStats stats() const { return {}; }
-  // The device's own clock, for --trace-json: stamp_device_clock(k) queues timestamp k (0, 1 or
-  // 2; 0 is the origin) behind the work queued so far; after wait_for_device(),
-  // device_clock_seconds(k) is its time since the origin. Backends without one (the host ones,
-  // the emulation) say so with has_device_clock().
-  virtual bool has_device_clock() const { return false; }
-  virtual void stamp_device_clock(int /*mark*/) {}
-  virtual double device_clock_seconds(int /*mark*/) { return 0.0; }
 
-  // Speculation (off unless the caller can run a region again): a device backend may size a
-  // buffer for a guess where a count has no bound, instead of waiting for it. A synchronization
-  // that finds a guess too small throws SpeculationFailed, with the guesses and the faults since
-  // the last certain point dropped; the caller goes back to that point, turns speculation off
-  // until the next one, and runs again.
-  virtual void allow_speculation(bool) {}
-  // The instruction whose operations come next (the interpreter's program counter), told before
-  // each instruction where wants_operation_sites(): a fault found later than its operation is
-  // raised as a DeferredError naming it, and a count with no bound is guessed from what the same
-  // instruction counted before.
-  virtual bool wants_operation_sites() const { return false; }
-  virtual void operation_site(std::uint32_t) {}
+  // What a backend may do beyond the vector operations, each an interface of its own (below):
+  // null where it does not. cvl::speculation_of(b) and the like give one that does what a single
+  // host process does instead.
+  virtual DeviceClock* device_clock() { return nullptr; }
+  virtual Speculation* speculation() { return nullptr; }
+  virtual OperationSites* operation_sites() { return nullptr; }
+  virtual DistributedIo* distributed_io() { return nullptr; }
+};
+
+// The device's own clock, for --trace-json: stamp_device_clock(k) queues timestamp k (0, 1 or 2;
+// 0 is the origin) behind the work queued so far; after Backend::wait_for_device(),
+// device_clock_seconds(k) is its time since the origin.
+class DeviceClock {
+ public:
+  virtual ~DeviceClock() = default;
+  virtual void stamp_device_clock(int mark) = 0;
+  virtual double device_clock_seconds(int mark) = 0;
+};
+
+// Speculation (off unless the caller can run a region again): a device backend may size a buffer
+// for a guess where a count has no bound, instead of waiting for it. A synchronization that finds
+// a guess too small throws SpeculationFailed, with the guesses and the faults since the last
+// certain point dropped; the caller goes back to that point, turns speculation off until the next
+// one, and runs again.
+class Speculation {
+ public:
+  virtual ~Speculation() = default;
+  virtual void allow_speculation(bool allowed) = 0;
   // Whether no guess is outstanding: everything computed so far is certain.
-  virtual bool settled() const { return true; }
+  virtual bool settled() const = 0;
   // The caller may come back to this point (settled) after a failed guess: what the backend
   // learned since then for its guesses is dropped with the region, since the region counts again.
-  virtual void mark_certain_point() {}
+  virtual void mark_certain_point() = 0;
   // Makes everything certain (a synchronization if a guess is outstanding), before an effect
   // that cannot be taken back: output, files, timers.
-  virtual void settle() {}
+  virtual void settle() = 0;
+};
 
-  // Distributed backends (cvl-mpi): every process runs the interpreter over the same program.
+// The instruction whose operations come next (the interpreter's program counter), told before
+// each instruction: a fault found later than its operation is raised as a DeferredError naming
+// it, and a count with no bound is guessed from what the same instruction counted before.
+class OperationSites {
+ public:
+  virtual ~OperationSites() = default;
+  virtual void operation_site(std::uint32_t site) = 0;
+};
+
+// Distributed backends (cvl-mpi): every process runs the interpreter over the same program.
+class DistributedIo {
+ public:
+  virtual ~DistributedIo() = default;
   // Whether this process performs the program's effects on the outside world (stdin/stdout/
   // stderr, files, SPAWN, timers' values, --profile/--trace output, error messages): false on
   // every process of a distributed run but one.
-  virtual bool is_io_root() const { return true; }
+  virtual bool is_io_root() const = 0;
   // Makes `bytes` on every process equal to the io root's (a broadcast: a collective, every
   // process calls it at the same point; a no-op for one process).
-  virtual void share_from_io_root(std::string& /*bytes*/) {}
+  virtual void share_from_io_root(std::string& bytes) = 0;
   // Every process's `local` counters, concatenated in process order (a collective; one process:
   // `local` itself).
-  virtual std::vector<std::uint64_t> gather_counters(std::span<const std::uint64_t> local) {
-    return {local.begin(), local.end()};
-  }
+  virtual std::vector<std::uint64_t> gather_counters(std::span<const std::uint64_t> local) = 0;
   // After an error escaped the interpreter: whether this process alone saw it (the others do not
   // know of it, and would wait for this one). Errors the interpreter raises itself and errors a
   // distributed backend agreed on are seen by every process: false.
-  virtual bool error_is_local() const { return false; }
+  virtual bool error_is_local() const = 0;
   // Called before a process prints an error it saw alone: a distributed backend gives a
   // lower-numbered process that failed too the time to print first and end every process, so
   // that one message is printed.
-  virtual void before_reporting_alone() {}
+  virtual void before_reporting_alone() = 0;
   // Ends every process of a distributed run now, with `status` (MPI_Abort), after this process
   // printed its message; returns for a single process (the caller then exits with status as
   // usual).
-  virtual void abort_all(int /*status*/) {}
+  virtual void abort_all(int status) = 0;
 };
+
+// The backend's capability, or one that does what a single host process does: nothing to guess
+// (always settled), one process that is the io root.
+Speculation& speculation_of(Backend& backend);
+DistributedIo& distributed_io_of(Backend& backend);
 
 }  // namespace cvl

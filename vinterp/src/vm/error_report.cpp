@@ -45,16 +45,17 @@ std::string failure_line(const Failure& failure, const std::string& where) {
 
 int report_failure(cvl::Backend& backend, const std::string& line, bool dump_core) {
   constexpr int status = 1;
-  const bool local = backend.error_is_local();
-  if (local) backend.before_reporting_alone();
-  if (backend.is_io_root() || local) {
+  cvl::DistributedIo& io = cvl::distributed_io_of(backend);
+  const bool local = io.error_is_local();
+  if (local) io.before_reporting_alone();
+  if (io.is_io_root() || local) {
     std::fflush(stdout);
     std::fprintf(stderr, "%s\n", line.c_str());
     if (dump_core) std::fprintf(stderr, "vinterp: dumping core\n");
     std::fflush(stderr);
   }
   if (dump_core) std::abort();
-  if (local) backend.abort_all(status);
+  if (local) io.abort_all(status);
   return status;
 }
 

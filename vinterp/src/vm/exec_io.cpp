@@ -182,7 +182,7 @@ void Machine::exec_io(const Instruction& ins, const Prepared& prep) {
   if (ins.op != Op::FRead && ins.op != Op::FWrite && ins.op != Op::Write) check_operands(ins, prep);
   // Nothing reaches the outside world before what the device computed is certain (no guessed
   // length outstanding) and the length rules still pending on the device hold.
-  backend_.settle();
+  guesses_.settle();
   run_all_checks();
   effect_since_checkpoint_ = true;  // a region that runs again must not repeat it
   switch (ins.op) {

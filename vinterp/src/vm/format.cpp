@@ -85,7 +85,7 @@ std::string Machine::format_value(const Value& v) {
 void Machine::dump_stack() {
   for (const Value& v : stack_) {
     std::string line = format_value(v);
-    if (!backend_.is_io_root()) continue;
+    if (!io_.is_io_root()) continue;
     std::fwrite(line.data(), 1, line.size(), stdout);
     std::fflush(stdout);
   }
@@ -116,7 +116,7 @@ std::string Machine::stack_shapes() const {
 // may involve them all); the io root prints it.
 void Machine::trace(const vcode::Instruction& ins) {
   const auto& d = options_.debug;
-  const bool prints = backend_.is_io_root();
+  const bool prints = io_.is_io_root();
   if ((options_.trace || d.command) && prints) {
     std::fprintf(stderr, "%s:%d %s: %s\n", program_.file.c_str(), ins.where.line,
                  program_.functions[ins.function].name.c_str(),

@@ -20,7 +20,7 @@ void Machine::require_at_most(const cvl::Length& n, std::size_t limit, LengthMes
 
 void Machine::run_ready_checks() {
   if (kept_checks_.empty()) return;
-  const std::uint64_t syncs = backend_.stats().host_syncs;
+  const std::uint64_t syncs = backend_.synchronizations();
   if (syncs == syncs_checked_) return;  // nothing new is known
   syncs_checked_ = syncs;
   const std::uint32_t pc = pc_;

@@ -10,8 +10,13 @@ using vcode::Instruction;
 using vcode::Op;
 
 Machine::Machine(const vcode::Program& program, cvl::Backend& backend, MachineOptions options)
-    : program_(program), backend_(backend), options_(options) {
-  const bool root = backend_.is_io_root();
+    : program_(program),
+      backend_(backend),
+      io_(cvl::distributed_io_of(backend)),
+      guesses_(cvl::speculation_of(backend)),
+      sites_(backend.operation_sites()),
+      options_(options) {
+  const bool root = io_.is_io_root();
   streams_[0] = {true, root ? stdin : nullptr};
   streams_[1] = {true, root ? stdout : nullptr};
   streams_[2] = {true, root ? stderr : nullptr};
@@ -144,11 +149,11 @@ void Machine::run_instructions(bool instrumented) {
         profile_.count_later(ins.op, n);
     }
     const cvl::BackendStats stats_before = measured ? backend_.stats() : cvl::BackendStats{};
-    if (device_clock_) backend_.stamp_device_clock(1);
+    if (device_clock_) device_clock_->stamp_device_clock(1);
     const auto before = std::chrono::steady_clock::now();
     execute(ins, prepared_[pc_]);
     if (measured) {
-      if (device_clock_) backend_.stamp_device_clock(2);
+      if (device_clock_) device_clock_->stamp_device_clock(2);
       // A GPU op's own device time, not just its launch; the wait reads nothing back, so the
       // counts below are those of a run without --profile.
       backend_.wait_for_device();
@@ -167,7 +172,7 @@ void Machine::run_instructions(bool instrumented) {
 }
 
 TraceJson::Clock::time_point Machine::device_time(int mark) {
-  const std::chrono::duration<double> since_origin(backend_.device_clock_seconds(mark));
+  const std::chrono::duration<double> since_origin(device_clock_->device_clock_seconds(mark));
   return device_origin_ + std::chrono::duration_cast<TraceJson::Clock::duration>(since_origin);
 }
 
@@ -196,8 +201,8 @@ void Machine::trace_instruction(const Instruction& ins, std::uint64_t elements,
 
 void Machine::checkpoint_if_certain() {
   ++instructions_since_checkpoint_;
-  const bool synchronized = backend_.stats().host_syncs != checkpoint_.syncs;
-  if (!(synchronized || effect_since_checkpoint_) || !backend_.settled()) return;
+  const bool synchronized = backend_.synchronizations() != checkpoint_.syncs;
+  if (!(synchronized || effect_since_checkpoint_) || !guesses_.settled()) return;
   // A checkpoint copies both stacks. A recursion that synchronizes at every level (an IF on a
   // device value) would copy them once a level, quadratic in its depth, so while guessing a
   // synchronization alone waits for one instruction per kCheckpointEntriesPerInstruction entries
@@ -210,7 +215,7 @@ void Machine::checkpoint_if_certain() {
   take_checkpoint();
   if (!guessing_) {  // a region ran again up to here: guesses may resume
     guessing_ = true;
-    backend_.allow_speculation(true);
+    guesses_.allow_speculation(true);
   }
 }
 
@@ -221,10 +226,10 @@ void Machine::take_checkpoint() {
   checkpoint_.random = random_;
   checkpoint_.kept_checks = kept_checks_;
   checkpoint_.syncs_checked = syncs_checked_;
-  checkpoint_.syncs = backend_.stats().host_syncs;
+  checkpoint_.syncs = backend_.synchronizations();
   effect_since_checkpoint_ = false;
   instructions_since_checkpoint_ = 0;
-  backend_.mark_certain_point();
+  guesses_.mark_certain_point();
 }
 
 void Machine::return_to_checkpoint() {
@@ -235,10 +240,10 @@ void Machine::return_to_checkpoint() {
   kept_checks_ = checkpoint_.kept_checks;
   syncs_checked_ = checkpoint_.syncs_checked;
   fused_operands_.clear();
-  checkpoint_.syncs = backend_.stats().host_syncs;  // the failed synchronization is no progress
+  checkpoint_.syncs = backend_.synchronizations();  // the failed synchronization is no progress
   instructions_since_checkpoint_ = 0;
   guessing_ = false;
-  backend_.allow_speculation(false);
+  guesses_.allow_speculation(false);
 }
 
 int Machine::run() {
@@ -249,25 +254,24 @@ int Machine::run() {
   const bool instrumented = traced || options_.profile;
   // A region that runs again would trace twice: speculation only without traces.
   speculation_ = options_.speculation && !traced;
-  operation_sites_ = backend_.wants_operation_sites();
   if (options_.trace_json) {
     options_.trace_json->enter_function(program_.functions[program_.entry_function].name, started);
-    device_clock_ = backend_.has_device_clock();
+    device_clock_ = backend_.device_clock();
     if (device_clock_) {  // the device's time 0: now, with nothing queued
       backend_.wait_for_device();
-      backend_.stamp_device_clock(0);
+      device_clock_->stamp_device_clock(0);
       backend_.wait_for_device();
       device_origin_ = std::chrono::steady_clock::now();
     }
   }
   guessing_ = speculation_;
-  backend_.allow_speculation(guessing_);
+  guesses_.allow_speculation(guessing_);
   if (speculation_) take_checkpoint();
   try {
     while (true) {
       try {
         run_instructions(instrumented);
-        backend_.settle();
+        guesses_.settle();
         // A fault still on the device and the kept checks, before any of the stack is printed.
         backend_.synchronize();
         run_all_checks();
@@ -297,7 +301,7 @@ int Machine::run() {
     }
     return report_error(current_failure());
   }
-  if (options_.time_program && backend_.is_io_root()) {
+  if (options_.time_program && io_.is_io_root()) {
     std::fprintf(stderr, "elapsed time = %f seconds\n", seconds_since(started));
     std::fflush(stderr);
   }
@@ -308,24 +312,24 @@ int Machine::run() {
 
 void Machine::print_profile(double wall_seconds) {
   const cvl::BackendStats stats = backend_.stats();
-  profile_.gather_messages(backend_, stats);  // on every process: a collective
-  if (backend_.is_io_root()) profile_.print(stderr, wall_seconds, stats, backend_.name());
+  profile_.gather_messages(io_, stats);  // on every process: a collective
+  if (io_.is_io_root()) profile_.print(stderr, wall_seconds, stats, backend_.name());
 }
 
 void Machine::execute(const Instruction& ins, const Prepared& prep) {
-  if (operation_sites_) backend_.operation_site(pc_);
+  if (sites_) sites_->operation_site(pc_);
   switch (ins.op) {
     case Op::Call:
       if (returns_.size() >= options_.max_call_depth)
         fail("call depth limit exceeded: " + std::to_string(returns_.size()) +
              " calls deep (--max-call-depth " + std::to_string(options_.max_call_depth) + ")");
-      if (options_.debug.runtime && backend_.is_io_root())
+      if (options_.debug.runtime && io_.is_io_root())
         std::fprintf(stderr, "push: \t stack_count = %zu, saved_pc = %u\n", returns_.size() + 1, pc_ + 1);
       returns_.push_back(pc_ + 1);
       pc_ = ins.target;
       return;
     case Op::Ret:
-      if (options_.debug.runtime && backend_.is_io_root())
+      if (options_.debug.runtime && io_.is_io_root())
         std::fprintf(stderr, "pop: \t stack_count = %zu, new_pc = %u\n", returns_.size(), returns_.back());
       pc_ = returns_.back();
       returns_.pop_back();
@@ -359,7 +363,7 @@ void Machine::execute(const Instruction& ins, const Prepared& prep) {
       ++pc_;
       return;
     case Op::Exit:
-      backend_.settle();  // leaving for good: nothing may still be a guess
+      guesses_.settle();  // leaving for good: nothing may still be a guess
       throw ExitRequest{};
     default:
       break;

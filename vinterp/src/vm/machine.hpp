@@ -139,7 +139,7 @@ class Machine {
   void trace_instruction(const vcode::Instruction& ins, std::uint64_t elements,
                          TraceJson::Clock::time_point start, TraceJson::Clock::time_point end,
                          const cvl::BackendStats& before, const cvl::BackendStats& after);
-  // Device clock mark `mark` (cvl::Backend::stamp_device_clock) on the host's clock.
+  // Device clock mark `mark` (cvl::DeviceClock::stamp_device_clock) on the host's clock.
   TraceJson::Clock::time_point device_time(int mark);
   std::string stack_shapes() const;
 
@@ -163,7 +163,7 @@ class Machine {
   std::string spawn(const std::string& command, const std::int32_t fds[3],
                     std::int32_t result_fd[3]);
 
-  // An effect on the outside world: `effect` runs on the io root only (cvl::Backend::is_io_root)
+  // An effect on the outside world: `effect` runs on the io root only (cvl::DistributedIo)
   // and writes what it found; every process then reads the root's results back from what this
   // returns. Every process calls it at the same point (the share is a collective), and pushes
   // what it read with the same backend calls. An effect that throws (out of memory) fails every
@@ -171,14 +171,14 @@ class Machine {
   template <typename Effect>
   SharedResult on_io_root(Effect effect) {
     SharedResult result;
-    if (backend_.is_io_root()) {
+    if (io_.is_io_root()) {
       try {
         effect(result);
       } catch (...) {
         result = SharedResult::failure(current_failure().message);
       }
     }
-    backend_.share_from_io_root(result.bytes());
+    io_.share_from_io_root(result.bytes());
     if (result.failed()) {
       std::string message;
       result >> message;
@@ -189,6 +189,10 @@ class Machine {
 
   const vcode::Program& program_;
   cvl::Backend& backend_;
+  // The backend's capabilities (cvl/backend.hpp), or those of a single host process.
+  cvl::DistributedIo& io_;
+  cvl::Speculation& guesses_;
+  cvl::OperationSites* const sites_;  // null: the backend is not told each instruction
   MachineOptions options_;
   std::vector<Prepared> prepared_;
   std::vector<Value> stack_;
@@ -207,8 +211,8 @@ class Machine {
   Profile profile_;
   std::optional<Failure> reported_failure_;
   // --trace-json on a backend with a device clock: spans take the device's times, counted from
-  // its mark 0, taken at this host time.
-  bool device_clock_ = false;
+  // its mark 0, taken at this host time (null: no clock, or no --trace-json).
+  cvl::DeviceClock* device_clock_ = nullptr;
   std::chrono::steady_clock::time_point device_origin_{};
   // Per SUPEROP n: the backend's plan (its analysis gives the length rules), made at load.
   std::vector<std::unique_ptr<cvl::PreparedSuperOp>> superops_;
@@ -223,7 +227,7 @@ class Machine {
   std::vector<KeptCheck> kept_checks_;
   std::uint64_t syncs_checked_ = 0;  // the backend's host syncs when the kept checks last ran
 
-  // Speculation (cvl::Backend::allow_speculation): the machine's state at the last point where
+  // Speculation (cvl::Speculation): the machine's state at the last point where
   // everything computed was certain (after a synchronization, with no guess outstanding). When
   // a guess fails, the machine goes back there and runs without guessing up to the next such
   // point. Effects that cannot be taken back (output, files, timers) settle first, so none lies
@@ -238,7 +242,6 @@ class Machine {
     std::uint64_t syncs = 0;  // the backend's host syncs when it was taken
   };
   bool speculation_ = false;  // whether this run lets the backend guess at all
-  bool operation_sites_ = false;  // whether the backend is told each instruction (operation_site)
   bool guessing_ = false;     // whether it may guess now (not while running a region again)
   bool effect_since_checkpoint_ = false;  // I/O ran since the checkpoint: take one after it
   std::uint64_t instructions_since_checkpoint_ = 0;

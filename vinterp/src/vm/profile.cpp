@@ -104,11 +104,11 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
                  (unsigned long long)run_stats.guesses_failed);
 }
 
-void Profile::gather_messages(cvl::Backend& backend, const cvl::BackendStats& run_stats) {
+void Profile::gather_messages(cvl::DistributedIo& io, const cvl::BackendStats& run_stats) {
   std::vector<std::uint64_t> local;  // per opcode: messages, bytes; then the whole run's
   for (const Row& r : rows_) local.insert(local.end(), {r.messages, r.message_bytes});
   local.insert(local.end(), {run_stats.messages_sent, run_stats.bytes_sent});
-  const std::vector<std::uint64_t> all = backend.gather_counters(local);
+  const std::vector<std::uint64_t> all = io.gather_counters(local);
   for (Row& r : rows_) r.messages = r.message_bytes = 0;
   processes_.clear();
   for (std::size_t first = 0; first + local.size() <= all.size(); first += local.size()) {

@@ -53,10 +53,10 @@ class Profile {
 
   // Messages between the processes of a distributed run (cvl::BackendStats::messages_sent,
   // bytes_sent): gathers every process's per-opcode counts and whole-run totals (`run_stats`)
-  // with cvl::Backend::gather_counters, a collective that every process calls before print().
+  // with cvl::DistributedIo::gather_counters, a collective that every process calls before print().
   // print() then shows, where some process sent any, each opcode's messages and bytes over all
   // processes (two more columns) and a table of each process's whole-run totals.
-  void gather_messages(cvl::Backend& backend, const cvl::BackendStats& run_stats);
+  void gather_messages(cvl::DistributedIo& io, const cvl::BackendStats& run_stats);
 
   // -O: the optimizer ran for `seconds` before the run; print() says so.
   void optimizer_ran(double seconds) { optimize_seconds_ = seconds; }

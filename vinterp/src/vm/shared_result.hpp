@@ -1,5 +1,5 @@
 // What an effect on the outside world produced (a status message, the data read, a stream
-// number, a time), as bytes that cvl::Backend::share_from_io_root gives every process of a
+// number, a time), as bytes that cvl::DistributedIo::share_from_io_root gives every process of a
 // distributed run: the io root writes the values, every process reads them back in the same order.
 // The bytes begin with whether the effect failed (then they hold its message).
 #pragma once
