@@ -1,10 +1,9 @@
-// The CPU backend object: each public method asserts the contract's shape rules in debug builds
-// (cvl/shape_contract.hpp; the interpreter has checked them) and forwards to its family in
-// families.hpp, which checks what depends on the data.
+// The CPU backend object: each public method forwards to its family in families.hpp, which
+// checks what depends on the data (the interpreter has checked the shapes; in debug builds the
+// registry's CheckingBackend checks them again at every call).
 #include <cstring>
 #include <string>
 
-#include "cvl/shape_contract.hpp"
 #include "cvl_cpu/cvl_cpu.hpp"
 #include "buffer_cache.hpp"
 #include "families.hpp"
@@ -54,36 +53,30 @@ class CpuBackend final : public Backend {
   }
 
   void download(const Vector& v, std::size_t first, std::size_t count, void* out) override {
-    CVL_EXPECT_SHAPES(contract::download(v, first, count));
     if (count == 0) return;
     const std::size_t size = element_size(v.type);
     std::memcpy(out, cpu::elements<std::byte>(v) + first * size, count * size);
   }
 
   Vector elementwise(Op op, Type type, std::span<Vector> operands) override {
-    CVL_EXPECT_SHAPES(contract::elementwise(op, type, operands));
     return cpu::elementwise(ctx_, op, type, operands);
   }
 
   Vector random(Vector bounds, RandomStream& stream) override {
-    CVL_EXPECT_SHAPES(contract::random(bounds));
     return cpu::random(std::move(bounds), stream);
   }
 
   Vector scan(Op op, Vector v, const Segdes& sd) override {
-    CVL_EXPECT_SHAPES(contract::segmented(op, v, sd));
     if (std::optional<Vector> folded = cpu::fold_pending(ctx_, op, v, sd)) return std::move(*folded);
     return cpu::scan(ctx_, op, std::move(v), checked_view(sd));
   }
 
   Vector reduce(Op op, Vector v, const Segdes& sd) override {
-    CVL_EXPECT_SHAPES(contract::segmented(op, v, sd));
     if (std::optional<Vector> folded = cpu::fold_pending(ctx_, op, v, sd)) return std::move(*folded);
     return cpu::reduce(ctx_, op, std::move(v), checked_view(sd));
   }
 
   Vector permute(Op op, PermuteOperands operands) override {
-    CVL_EXPECT_SHAPES(contract::permute(op, operands));
 #ifndef NDEBUG
     checked_view(operands.source_segdes);
     if (op != Op::Permute) checked_view(operands.dest_segdes);
@@ -92,38 +85,31 @@ class CpuBackend final : public Backend {
   }
 
   Vector extract(Vector v, Vector indices, const Segdes& sd) override {
-    CVL_EXPECT_SHAPES(contract::extract(v, indices, sd));
     return cpu::extract(ctx_, std::move(v), std::move(indices), checked_view(sd));
   }
 
   Vector replace(Vector v, Vector indices, Vector values, const Segdes& sd) override {
-    CVL_EXPECT_SHAPES(contract::replace(v, indices, values, sd));
     return cpu::replace(ctx_, std::move(v), std::move(indices), std::move(values),
                         checked_view(sd));
   }
 
   Vector distribute(Vector values, const Segdes& sd) override {
-    CVL_EXPECT_SHAPES(contract::distribute(values, sd));
     return cpu::distribute(ctx_, std::move(values), checked_view(sd), sd);
   }
 
   Vector index(Vector starts, Vector strides, const Segdes& sd) override {
-    CVL_EXPECT_SHAPES(contract::index(starts, strides, sd));
     return cpu::index(ctx_, std::move(starts), std::move(strides), checked_view(sd));
   }
 
   Vector rank(Op op, Vector v, const Segdes& sd) override {
-    CVL_EXPECT_SHAPES(contract::segmented(op, v, sd));
     return cpu::rank(ctx_, op, std::move(v), checked_view(sd));
   }
 
   std::pair<Vector, Segdes> pack(Vector v, Vector flags, const Segdes& sd) override {
-    CVL_EXPECT_SHAPES(contract::pack(v, flags, sd));
     return cpu::pack(ctx_, std::move(v), std::move(flags), checked_view(sd));
   }
 
   Segdes make_segdes(Vector lengths) override {
-    CVL_EXPECT_SHAPES(contract::make_segdes(lengths));
     return cpu::segdes_from_lengths(ctx_.par, std::move(lengths), "MAKE_SEGDES");
   }
 
@@ -139,7 +125,6 @@ class CpuBackend final : public Backend {
   using Backend::fused;
   Vector fused(const PreparedSuperOp& op, std::span<FusedOperand> operands,
                const Length& domain) override {
-    CVL_EXPECT_SHAPES(contract::fused(op, operands, domain));
     if (ctx_.lazy) {
       if (std::optional<Vector> out = cpu::lazy_fused(ctx_, op, operands, domain.get()))
         return std::move(*out);

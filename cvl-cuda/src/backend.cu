@@ -1,6 +1,6 @@
-// The cvl-cuda backend object: public methods assert the shape rules in debug builds
-// (cvl/shape_contract.hpp; the interpreter has checked them), then decide where the operation runs.
-// Residency (issue 3 §5): an operation whose inputs all have a host copy and are at most
+// The cvl-cuda backend object: public methods decide where the operation runs (the interpreter
+// has checked the shapes; in debug builds the registry's CheckingBackend checks them again).
+// Residency: an operation whose inputs all have a host copy and are at most
 // host_threshold elements long runs on the host with cvl-cpu's code, without a launch; otherwise
 // its inputs move to the device (once: the device copy is kept on the handle) and the dispatch
 // layer runs it there. Faults found by kernels are deferred to the next synchronization (or the
@@ -12,7 +12,6 @@
 #include <utility>
 #include <vector>
 
-#include "cvl/shape_contract.hpp"
 #include "cvl/unfused.hpp"
 #include "cvl_cpu/cvl_cpu.hpp"
 #include "cvl_cuda/cvl_cuda.hpp"
@@ -81,7 +80,6 @@ class CudaBackend final : public Backend,
   }
 
   void download(const Vector& v, std::size_t first, std::size_t count, void* out) override {
-    CVL_EXPECT_SHAPES(contract::download(v, first, count));
     VectorStorage& s = storage(v);
     if (!s.on_host() && s.capacity > cuda_tuning::kHostCacheMaxElements) {
       const std::size_t size = element_size(v.type);
@@ -102,7 +100,6 @@ class CudaBackend final : public Backend,
   // ---- elementwise and RAND -------------------------------------------------------------
 
   Vector elementwise(Op op, Type type, std::span<Vector> operands) override {
-    CVL_EXPECT_SHAPES(contract::elementwise(op, type, operands));
     if (on_host_path(operands)) {
       std::vector<cvl::Vector> host;
       for (Vector& v : operands) host.push_back(take_host(std::move(v)));
@@ -127,7 +124,6 @@ class CudaBackend final : public Backend,
   }
 
   Vector random(Vector bounds, RandomStream& stream) override {
-    CVL_EXPECT_SHAPES(contract::random(bounds));
     // The generator is sequential and host-side, so RAND prints the numbers cvl-cpu prints; the
     // result moves to the device when it meets a large vector.
     host_copy(bounds);
@@ -137,7 +133,6 @@ class CudaBackend final : public Backend,
   // ---- scans and reductions -------------------------------------------------------------
 
   Vector scan(Op op, Vector v, const Segdes& sd) override {
-    CVL_EXPECT_SHAPES(contract::segmented(op, v, sd));
     if (on_host_path({&v}, {&sd}))
       return wrap_host(cpu_->scan(op, take_host(std::move(v)), host_segdes(sd)));
     const SegMap map = device_map(sd);
@@ -152,7 +147,6 @@ class CudaBackend final : public Backend,
   }
 
   Vector reduce(Op op, Vector v, const Segdes& sd) override {
-    CVL_EXPECT_SHAPES(contract::segmented(op, v, sd));
     if (on_host_path({&v}, {&sd}))
       return wrap_host(cpu_->reduce(op, take_host(std::move(v)), host_segdes(sd)));
     SegMap map = device_map(sd, false);  // a small reduction needs no per-element index
@@ -167,11 +161,9 @@ class CudaBackend final : public Backend,
   // ---- permutes -------------------------------------------------------------------------
 
   Vector permute(Op op, PermuteOperands o) override {
-    CVL_EXPECT_SHAPES(contract::permute(op, o));
-    const bool scatter =
-        op == Op::Permute || op == Op::DPermute || op == Op::FPermute || op == Op::DFPermute;
-    const bool flagged = op == Op::FPermute || op == Op::BFPermute || op == Op::DFPermute;
-    const bool with_default = op == Op::DPermute || op == Op::DFPermute;
+    const bool scatter = vcode::info(op).shape == vcode::Shape::Scatter;
+    const bool flagged = vcode::permute_has_flags(op);
+    const bool with_default = vcode::permute_has_defaults(op);
     const Segdes& dest_sd = op == Op::Permute ? o.source_segdes : o.dest_segdes;
     const SegdesStorage& dest = segdes(dest_sd);
 
@@ -234,7 +226,6 @@ class CudaBackend final : public Backend,
   // ---- one value per segment ------------------------------------------------------------
 
   Vector extract(Vector v, Vector indices, const Segdes& sd) override {
-    CVL_EXPECT_SHAPES(contract::extract(v, indices, sd));
     const SegdesStorage& s = segdes(sd);
     if (on_host_path({&v, &indices}, {&sd}))
       return wrap_host(
@@ -251,7 +242,6 @@ class CudaBackend final : public Backend,
   }
 
   Vector replace(Vector v, Vector indices, Vector values, const Segdes& sd) override {
-    CVL_EXPECT_SHAPES(contract::replace(v, indices, values, sd));
     if (on_host_path({&v, &indices, &values}, {&sd}))
       return wrap_host(cpu_->replace(take_host(std::move(v)), take_host(std::move(indices)),
                                      take_host(std::move(values)), host_segdes(sd)));
@@ -269,7 +259,6 @@ class CudaBackend final : public Backend,
   }
 
   Vector distribute(Vector values, const Segdes& sd) override {
-    CVL_EXPECT_SHAPES(contract::distribute(values, sd));
     const SegdesStorage& s = segdes(sd);
     if (on_host_path({&values}, {&sd}))
       return wrap_host(cpu_->distribute(take_host(std::move(values)), host_segdes(sd)));
@@ -282,7 +271,6 @@ class CudaBackend final : public Backend,
   }
 
   Vector index(Vector starts, Vector strides, const Segdes& sd) override {
-    CVL_EXPECT_SHAPES(contract::index(starts, strides, sd));
     const SegdesStorage& s = segdes(sd);
     if (on_host_path({&starts, &strides}, {&sd}))
       return wrap_host(cpu_->index(take_host(std::move(starts)), take_host(std::move(strides)),
@@ -300,7 +288,6 @@ class CudaBackend final : public Backend,
   // ---- rank, pack, descriptors ----------------------------------------------------------
 
   Vector rank(Op op, Vector v, const Segdes& sd) override {
-    CVL_EXPECT_SHAPES(contract::segmented(op, v, sd));
     if (v.length.bound() > 0xFFFFFFFFull && v.length.bound() != PendingCount::kUnbounded)
       throw Error(std::string(vcode::spelling(op)) + ": vector too long to rank");
     if (on_host_path({&v}, {&sd}))
@@ -320,7 +307,6 @@ class CudaBackend final : public Backend,
   }
 
   std::pair<Vector, Segdes> pack(Vector v, Vector flags, const Segdes& sd) override {
-    CVL_EXPECT_SHAPES(contract::pack(v, flags, sd));
     const SegdesStorage& s = segdes(sd);
     if (on_host_path({&v, &flags}, {&sd})) {
       auto [data, packed] =
@@ -352,7 +338,6 @@ class CudaBackend final : public Backend,
   }
 
   Segdes make_segdes(Vector lengths) override {
-    CVL_EXPECT_SHAPES(contract::make_segdes(lengths));
     if (std::shared_ptr<SegdesStorage> known = storage(lengths).described.lock())
       return Segdes{known->segments, known->total, std::move(known)};  // no work, no launch
     if (threshold_ > 0 && storage(lengths).on_host()) {
@@ -396,7 +381,6 @@ class CudaBackend final : public Backend,
   using Backend::fused;
   Vector fused(const PreparedSuperOp& op, std::span<FusedOperand> operands,
                const Length& domain) override {
-    CVL_EXPECT_SHAPES(contract::fused(op, operands, domain));
     return run_fused(static_cast<const CudaSuperOp&>(op), operands, domain);
   }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cvl/backend.hpp"
+#include "cvl/checking_backend.hpp"
 
 namespace cvl_test {
 
@@ -31,9 +32,11 @@ struct BackendFactory {
   // SLEEF in cvl-cpu's fast mode); the others call glibc and match it bit for bit.
   bool device_libm = false;
 
+  // The backend behind a CheckingBackend: every call the suite makes is checked against the
+  // shape contract too.
   std::unique_ptr<cvl::Backend> make(
       cvl::FloatRankOrder order = cvl::FloatRankOrder::Correct) const {
-    return factory(order);
+    return cvl::checked(factory(order));
   }
 };
 const std::vector<BackendFactory>& conformance_backends();

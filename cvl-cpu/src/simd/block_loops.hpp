@@ -73,7 +73,7 @@ Kernel typed_block_loop(Type type) {
 
 Kernel block_loop_for(vcode::Op op, Type type) {
   switch (op) {
-#define X(id, spelling, syntax, types, implied, family, sem, cost, shape, args, results, meaning) \
+#define X(id, spelling, syntax, types, implied, family, sem, cost, shape, args, results, lengths, meaning) \
   case vcode::Op::id:                                                                           \
     if constexpr (vcode::Family::family == vcode::Family::Elementwise)                         \
       return typed_block_loop<vcode::Op::id, cvl_sem::sem>(type);                               \

@@ -114,7 +114,7 @@ CVL_HOST_DEVICE Scalar apply_types(Type type, Scalar a, Scalar b, Scalar c, Trap
 CVL_HOST_DEVICE inline Scalar apply_op(vcode::Op op, Type type, Scalar a, Scalar b, Scalar c,
                                        TrapNote& trap) {
   switch (op) {
-#define X(id, spelling, syntax, types, implied, family, sem, cost, shape, args, results, meaning) \
+#define X(id, spelling, syntax, types, implied, family, sem, cost, shape, args, results, lengths, meaning) \
   case vcode::Op::id:                                                                           \
     return detail::apply_types<vcode::Op::id, cvl_sem::sem>(type, a, b, c, trap);
 #include "vcode/ops.def"

@@ -77,7 +77,7 @@ decltype(auto) visit_types(Type type, F& f) {
 template <vcode::Family... kFamilies, class F>
 decltype(auto) visit_families(vcode::Op op, Type type, F& f, const char* what) {
   switch (op) {
-#define X(id, spelling, syntax, types, implied, family, sem, cost, shape, args, results, meaning) \
+#define X(id, spelling, syntax, types, implied, family, sem, cost, shape, args, results, lengths, meaning) \
   case vcode::Op::id:                                                                           \
     if constexpr (((vcode::Family::family == kFamilies) || ...))                                \
       return visit_types<vcode::Op::id, cvl_sem::sem>(type, f);                                 \

@@ -33,7 +33,7 @@ enum class Cost : std::uint8_t { None, Memory, Compute };
 enum class Shape : std::uint8_t { None, Scatter, Gather };
 
 enum class Op : std::uint8_t {
-#define X(id, spelling, syntax, types, implied, family, sem, cost, shape, args, results, meaning) id,
+#define X(id, spelling, syntax, types, implied, family, sem, cost, shape, args, results, lengths, meaning) id,
 #include "vcode/ops.def"
 #undef X
 };
@@ -49,13 +49,15 @@ struct OpInfo {
   Shape shape;
   std::string_view args;     // operand letters, deepest first (see ops.def)
   std::string_view results;  // result letters, pushed in order
+  std::string_view lengths;  // the operands' length rules (see ops.def; vcode/length_rules.hpp)
   std::string_view meaning;
 };
 
 inline constexpr OpInfo op_table[] = {
-#define X(id, spelling, syntax, types, implied, family, sem, cost, shape, args, results, meaning) \
+#define X(id, spelling, syntax, types, implied, family, sem, cost, shape, args, results, lengths, meaning) \
   OpInfo{spelling, Syntax::syntax, [] { using namespace typeset; return unsigned(types); }(),     \
-         Implied::implied, Family::family, #sem, Cost::cost, Shape::shape, args, results, meaning},
+         Implied::implied, Family::family, #sem, Cost::cost, Shape::shape, args, results, lengths, \
+         meaning},
 #include "vcode/ops.def"
 #undef X
 };

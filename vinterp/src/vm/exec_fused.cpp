@@ -36,28 +36,11 @@ void Machine::exec_fused(const Instruction& ins) {
   const cvl::Length domain =
       plan.analysis.domain_is_total ? arg(source).total_of() : arg(source).length_of();
 
-  for (std::size_t a = 0; a < k; ++a) {
-    const Value& v = arg(a);
-    if (uses[a].elementwise)
-      require_equal(domain, v.length_of(), [source, a](std::size_t n, std::size_t length) {
-        return "length mismatch between args " + std::to_string(source) + "(" +
-               std::to_string(n) + ") and " + std::to_string(a) + "(" + std::to_string(length) +
-               ")";
-      });
-    if (uses[a].segdes)
-      require_equal(domain, v.total_of(), [source, a](std::size_t n, std::size_t total) {
-        return "args " + std::to_string(source) + " and " + std::to_string(a) +
-               " are incompatible: the segment descriptor describes " + std::to_string(total) +
-               " elements, the vector has " + std::to_string(n);
-      });
-    for (std::uint32_t s : uses[a].per_segment_of)
-      require_equal(v.length_of(), arg(s).segments_of(),
-                    [a, s](std::size_t length, std::size_t segments) {
-                      return "args " + std::to_string(a) + " and " + std::to_string(s) +
-                             " are incompatible: " + std::to_string(length) + " elements for " +
-                             std::to_string(segments) + " segments";
-                    });
-  }
+  // The length rules of its analysis (vcode/length_rules.hpp), as for any instruction.
+  std::vector<cvl::RuleOperand> counts(k);
+  for (std::size_t a = 0; a < k; ++a)
+    counts[a] = {&arg(a).length_of(), &arg(a).segments_of(), &arg(a).total_of()};
+  require_length_rules(superop_rules_[static_cast<std::size_t>(ins.count)], counts);
 
   // The operands go to the backend (backend.hpp: it may take them); the buffer is kept between
   // calls, emptied so that no handle outlives the call.

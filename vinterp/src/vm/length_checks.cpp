@@ -18,6 +18,17 @@ void Machine::require_at_most(const cvl::Length& n, std::size_t limit, LengthMes
                           [](std::size_t x, std::size_t y) { return x <= y; }, std::move(message)});
 }
 
+void Machine::require_length_rules(std::span<const vcode::LengthRule> rules,
+                                   std::span<const cvl::RuleOperand> operands) {
+  cvl::for_each_length_rule(rules, operands,
+                            [&](const cvl::Length& a, const cvl::Length& b,
+                                const vcode::LengthRule& rule) {
+                              require_equal(a, b, [rule](std::size_t x, std::size_t y) {
+                                return vcode::length_rule_message(rule, x, y);
+                              });
+                            });
+}
+
 void Machine::run_ready_checks() {
   if (kept_checks_.empty()) return;
   const std::uint64_t syncs = backend_.synchronizations();

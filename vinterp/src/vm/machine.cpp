@@ -34,7 +34,10 @@ Machine::~Machine() {
 void Machine::prepare() {
   // Every superoperator is planned once, here: FUSED n only runs superops_[n].
   superops_.reserve(program_.superops.size());
-  for (const vcode::SuperOp& op : program_.superops) superops_.push_back(backend_.prepare(op));
+  for (const vcode::SuperOp& op : program_.superops) {
+    superops_.push_back(backend_.prepare(op));
+    superop_rules_.push_back(vcode::length_rules(superops_.back()->analysis));
+  }
   prepared_.resize(program_.code.size());
   for (std::size_t i = 0; i < program_.code.size(); ++i) {
     const Instruction& ins = program_.code[i];

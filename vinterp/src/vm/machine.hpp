@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cvl/backend.hpp"
+#include "cvl/shape_rules.hpp"
 #include "cvl/random.hpp"
 #include "error_report.hpp"
 #include "profile.hpp"
@@ -103,6 +104,9 @@ class Machine {
   // the error text.
   using LengthMessage = std::function<std::string(std::size_t, std::size_t)>;
   void require_equal(const cvl::Length& a, const cvl::Length& b, LengthMessage message);
+  // Each of an instruction's length rules (vcode/length_rules.hpp) over its operands' counts.
+  void require_length_rules(std::span<const vcode::LengthRule> rules,
+                            std::span<const cvl::RuleOperand> operands);
   // `n` at most `limit`.
   void require_at_most(const cvl::Length& n, std::size_t limit, LengthMessage message);
   // Runs the kept checks whose lengths are known now (after a synchronization).
@@ -216,6 +220,7 @@ class Machine {
   std::chrono::steady_clock::time_point device_origin_{};
   // Per SUPEROP n: the backend's plan (its analysis gives the length rules), made at load.
   std::vector<std::unique_ptr<cvl::PreparedSuperOp>> superops_;
+  std::vector<std::vector<vcode::LengthRule>> superop_rules_;  // per SUPEROP n: its length rules
   std::vector<cvl::FusedOperand> fused_operands_;  // FUSED's operand buffer, empty between calls
 
   struct KeptCheck {
