@@ -28,7 +28,7 @@ struct BackendFactory {
   std::string name;
   std::function<std::unique_ptr<cvl::Backend>(cvl::FloatRankOrder)> factory;
   // The transcendental functions (ops.def Cost Compute, but SQRT) come from another math
-  // library than glibc, whose results may differ from glibc's by an ulp or two (a GPU's, or
+  // library than glibc, whose results may differ from glibc's by a few ulps (a GPU's, or
   // SLEEF in cvl-cpu's fast mode); the others call glibc and match it bit for bit.
   bool device_libm = false;
 
