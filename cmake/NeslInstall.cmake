@@ -20,7 +20,7 @@ include(CMakePackageConfigHelpers)
 
 set(NESL_CMAKE_PACKAGE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/NeslBackend")
 
-set(nesl_exported_libraries vcode cvl_api cvl_contract cvl_random cvl_unfused cvl_cpu vinterp_vm fopt
+set(nesl_exported_libraries vcode cvl_api cvl_contract cvl_random cvl_unfused cvl_cpu cvl_registry vinterp_vm fopt
                             cvl_cuda_codegen)
 if(TARGET cvl_cuda_emulated)
   list(APPEND nesl_exported_libraries cvl_cuda_emulated)

@@ -5,11 +5,11 @@
 #include <string>
 
 #include "cvl_cpu/cvl_cpu.hpp"
-#include "buffer_cache.hpp"
-#include "families.hpp"
-#include "gather_composition.hpp"
-#include "lazy_elementwise.hpp"
-#include "vector_math.hpp"
+#include "memory/buffer_cache.hpp"
+#include "families/families.hpp"
+#include "pending/gather_composition.hpp"
+#include "pending/lazy_elementwise.hpp"
+#include "families/vector_math.hpp"
 
 namespace cvl {
 namespace {
@@ -17,11 +17,11 @@ namespace {
 using vcode::Op;
 
 // The descriptor's view; debug builds also check it against the handle's own counts.
-cpu::SegView checked_view(const Segdes& sd) {
-  cpu::SegView v = cpu::view(sd);
+cpu::SegmentView checked_view(const Segdes& sd) {
+  cpu::SegmentView v = cpu::view(sd);
 #ifndef NDEBUG
   if (v.segments != sd.segments || v.total != sd.total)
-    contract::violated("a segment descriptor handle does not match its storage");
+    throw InternalError("a segment descriptor handle does not match its storage");
 #endif
   return v;
 }
@@ -33,13 +33,13 @@ class CpuBackend final : public Backend {
     ctx_.float_rank = options.float_rank;
     ctx_.fast_math = options.fast_math;
     ctx_.lazy = options.lazy_elementwise;
-    cpu::set_memory_limit(options.max_memory);
-    cpu::set_populate_threads(ctx_.par.threads);
+    ctx_.memory = std::make_shared<cpu::MemoryBudget>(options.max_memory, ctx_.par.threads);
   }
 
   std::string name() const override { return "cpu"; }
 
   Vector upload(Type type, const void* data, std::size_t length) override {
+    const cpu::MemoryScope charged(ctx_.memory);
     Vector v = cpu::allocate(type, length);
     if (length == 0) return v;
     if (type == Type::Bool) {  // any non-zero byte is T, stored as 1
@@ -53,30 +53,36 @@ class CpuBackend final : public Backend {
   }
 
   void download(const Vector& v, std::size_t first, std::size_t count, void* out) override {
+    const cpu::MemoryScope charged(ctx_.memory);
     if (count == 0) return;
     const std::size_t size = element_size(v.type);
     std::memcpy(out, cpu::elements<std::byte>(v) + first * size, count * size);
   }
 
   Vector elementwise(Op op, Type type, std::span<Vector> operands) override {
+    const cpu::MemoryScope charged(ctx_.memory);
     return cpu::elementwise(ctx_, op, type, operands);
   }
 
   Vector random(Vector bounds, RandomStream& stream) override {
+    const cpu::MemoryScope charged(ctx_.memory);
     return cpu::random(std::move(bounds), stream);
   }
 
   Vector scan(Op op, Vector v, const Segdes& sd) override {
+    const cpu::MemoryScope charged(ctx_.memory);
     if (std::optional<Vector> folded = cpu::fold_pending(ctx_, op, v, sd)) return std::move(*folded);
     return cpu::scan(ctx_, op, std::move(v), checked_view(sd));
   }
 
   Vector reduce(Op op, Vector v, const Segdes& sd) override {
+    const cpu::MemoryScope charged(ctx_.memory);
     if (std::optional<Vector> folded = cpu::fold_pending(ctx_, op, v, sd)) return std::move(*folded);
     return cpu::reduce(ctx_, op, std::move(v), checked_view(sd));
   }
 
   Vector permute(Op op, PermuteOperands operands) override {
+    const cpu::MemoryScope charged(ctx_.memory);
 #ifndef NDEBUG
     checked_view(operands.source_segdes);
     if (op != Op::Permute) checked_view(operands.dest_segdes);
@@ -85,39 +91,48 @@ class CpuBackend final : public Backend {
   }
 
   Vector extract(Vector v, Vector indices, const Segdes& sd) override {
+    const cpu::MemoryScope charged(ctx_.memory);
     return cpu::extract(ctx_, std::move(v), std::move(indices), checked_view(sd));
   }
 
   Vector replace(Vector v, Vector indices, Vector values, const Segdes& sd) override {
+    const cpu::MemoryScope charged(ctx_.memory);
     return cpu::replace(ctx_, std::move(v), std::move(indices), std::move(values),
                         checked_view(sd));
   }
 
   Vector distribute(Vector values, const Segdes& sd) override {
+    const cpu::MemoryScope charged(ctx_.memory);
     return cpu::distribute(ctx_, std::move(values), checked_view(sd), sd);
   }
 
   Vector index(Vector starts, Vector strides, const Segdes& sd) override {
+    const cpu::MemoryScope charged(ctx_.memory);
     return cpu::index(ctx_, std::move(starts), std::move(strides), checked_view(sd));
   }
 
   Vector rank(Op op, Vector v, const Segdes& sd) override {
+    const cpu::MemoryScope charged(ctx_.memory);
     return cpu::rank(ctx_, op, std::move(v), checked_view(sd));
   }
 
   std::pair<Vector, Segdes> pack(Vector v, Vector flags, const Segdes& sd) override {
+    const cpu::MemoryScope charged(ctx_.memory);
     return cpu::pack(ctx_, std::move(v), std::move(flags), checked_view(sd));
   }
 
   Segdes make_segdes(Vector lengths) override {
+    const cpu::MemoryScope charged(ctx_.memory);
     return cpu::segdes_from_lengths(ctx_.par, std::move(lengths), "MAKE_SEGDES");
   }
 
   Vector segment_lengths(const Segdes& sd) override {
+    const cpu::MemoryScope charged(ctx_.memory);
     return cpu::segment_lengths(ctx_.par, checked_view(sd));
   }
 
   std::unique_ptr<PreparedSuperOp> prepare(const vcode::SuperOp& op) override {
+    const cpu::MemoryScope charged(ctx_.memory);
     ++fused_plans_;
     return cpu::prepare_fused(ctx_, op);
   }
@@ -125,6 +140,7 @@ class CpuBackend final : public Backend {
   using Backend::fused;
   Vector fused(const PreparedSuperOp& op, std::span<FusedOperand> operands,
                const Length& domain) override {
+    const cpu::MemoryScope charged(ctx_.memory);
     if (ctx_.lazy) {
       if (std::optional<Vector> out = cpu::lazy_fused(ctx_, op, operands, domain.get()))
         return std::move(*out);
@@ -140,7 +156,7 @@ class CpuBackend final : public Backend {
   BackendStats stats() const override {
     BackendStats s;
     s.fused_plans = fused_plans_;
-    s.host_bytes_in_use = cpu::memory_stats().live;
+    s.host_bytes_in_use = ctx_.memory->live();
     return s;
   }
 

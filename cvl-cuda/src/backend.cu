@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "cvl/registry.hpp"
 #include "cvl/unfused.hpp"
 #include "cvl_cpu/cvl_cpu.hpp"
 #include "cvl_cuda/cvl_cuda.hpp"
@@ -135,7 +136,7 @@ class CudaBackend final : public Backend,
   Vector scan(Op op, Vector v, const Segdes& sd) override {
     if (on_host_path({&v}, {&sd}))
       return wrap_host(cpu_->scan(op, take_host(std::move(v)), host_segdes(sd)));
-    const SegMap map = device_map(sd);
+    const SegmentView map = device_map(sd);
     const void* in = device_pointer(v);
     const Type type = v.type;
     const Length n = v.length;
@@ -149,7 +150,7 @@ class CudaBackend final : public Backend,
   Vector reduce(Op op, Vector v, const Segdes& sd) override {
     if (on_host_path({&v}, {&sd}))
       return wrap_host(cpu_->reduce(op, take_host(std::move(v)), host_segdes(sd)));
-    SegMap map = device_map(sd, false);  // a small reduction needs no per-element index
+    SegmentView map = device_map(sd, false);  // a small reduction needs no per-element index
     const std::size_t n = std::min(map.total, capacity(v));
     if (library::reduce_reads_index(n)) map = device_map(sd);
     Vector out = new_device_vector(v.type, segdes(sd).segments);
@@ -181,8 +182,8 @@ class CudaBackend final : public Backend,
       return wrap_host(cpu_->permute(op, std::move(h)));
     }
 
-    const SegMap source_map = device_map(o.source_segdes, scatter);
-    const SegMap dest_map = device_map(dest_sd, !scatter);
+    const SegmentView source_map = device_map(o.source_segdes, scatter);
+    const SegmentView dest_map = device_map(dest_sd, !scatter);
     const Type type = o.values.type;
     const void* values = device_pointer(o.values);
     const auto* indices = static_cast<const std::int32_t*>(device_pointer(o.indices));
@@ -230,7 +231,7 @@ class CudaBackend final : public Backend,
     if (on_host_path({&v, &indices}, {&sd}))
       return wrap_host(
           cpu_->extract(take_host(std::move(v)), take_host(std::move(indices)), host_segdes(sd)));
-    const SegMap map = device_map(sd, false);
+    const SegmentView map = device_map(sd, false);
     Vector out = new_device_vector(v.type, s.segments);
     unsigned long long* fault = segment_index_fault(Op::Extract, indices, sd);
     if (holds({{capacity(v), &s.total}}))
@@ -245,7 +246,7 @@ class CudaBackend final : public Backend,
     if (on_host_path({&v, &indices, &values}, {&sd}))
       return wrap_host(cpu_->replace(take_host(std::move(v)), take_host(std::move(indices)),
                                      take_host(std::move(values)), host_segdes(sd)));
-    const SegMap map = device_map(sd, false);
+    const SegmentView map = device_map(sd, false);
     const Type type = v.type;
     unsigned long long* fault = segment_index_fault(Op::Replace, indices, sd);
     const void* replacement = device_pointer(values);
@@ -262,7 +263,7 @@ class CudaBackend final : public Backend,
     const SegdesStorage& s = segdes(sd);
     if (on_host_path({&values}, {&sd}))
       return wrap_host(cpu_->distribute(take_host(std::move(values)), host_segdes(sd)));
-    const SegMap map = device_map(sd);
+    const SegmentView map = device_map(sd);
     Vector out = new_device_vector(values.type, s.total);
     if (holds({{capacity(values), &s.segments}}))
       dispatch::distribute(*device_, values.type, device_pointer(values), map,
@@ -275,7 +276,7 @@ class CudaBackend final : public Backend,
     if (on_host_path({&starts, &strides}, {&sd}))
       return wrap_host(cpu_->index(take_host(std::move(starts)), take_host(std::move(strides)),
                                    host_segdes(sd)));
-    const SegMap map = device_map(sd);
+    const SegmentView map = device_map(sd);
     Vector out = new_device_vector(Type::Int, s.total);
     if (holds({{capacity(starts), &s.segments}, {capacity(strides), &s.segments}}))
       dispatch::index(*device_, static_cast<const std::int32_t*>(device_pointer(starts)),
@@ -292,7 +293,7 @@ class CudaBackend final : public Backend,
       throw Error(std::string(vcode::spelling(op)) + ": vector too long to rank");
     if (on_host_path({&v}, {&sd}))
       return wrap_host(cpu_->rank(op, take_host(std::move(v)), host_segdes(sd)));
-    const SegMap map = device_map(sd);
+    const SegmentView map = device_map(sd);
     const Type type = v.type;
     const void* values = device_pointer(v);
     const Length n = v.length;
@@ -313,7 +314,7 @@ class CudaBackend final : public Backend,
           cpu_->pack(take_host(std::move(v)), take_host(std::move(flags)), host_segdes(sd));
       return {wrap_host(std::move(data)), wrap_host_segdes(std::move(packed))};
     }
-    SegMap map = device_map(sd, false);
+    SegmentView map = device_map(sd, false);
     const std::size_t n = std::min({map.total, capacity(v), capacity(flags)});
     // The segments end at the last element read (`before` has n + 1 entries): with a guessed
     // count, the descriptor's bound and the operands' capacities may differ (device.hpp).
@@ -502,14 +503,24 @@ class CudaBackend final : public Backend,
 
 namespace cvl {
 
+// The factory and the registry's entry of this build (cvl/registry.hpp).
 #if CVL_CUDA_REAL
 std::unique_ptr<Backend> make_cuda_backend(const BackendOptions& options) {
   return std::make_unique<CVL_CUDA_NS::CudaBackend>(options);
 }
+extern const BackendEntry cuda_backend_entry;
+const BackendEntry cuda_backend_entry{.name = "cuda", .make = &make_cuda_backend};
 #else
 std::unique_ptr<Backend> make_cuda_emulated_backend(const BackendOptions& options) {
   return std::make_unique<CVL_CUDA_NS::CudaBackend>(options);
 }
+namespace {
+constexpr std::string_view emulation_options[] = {"emulate-async"};
+}  // namespace
+extern const BackendEntry cuda_emulated_backend_entry;
+const BackendEntry cuda_emulated_backend_entry{.name = "cuda-emulated",
+                                               .make = &make_cuda_emulated_backend,
+                                               .own_options = emulation_options};
 #endif
 
 }  // namespace cvl

@@ -34,7 +34,7 @@ struct GatherRiders {
   const std::byte* from[kRidersPerLaunch] = {};
   std::size_t end[kRidersPerLaunch] = {};  // where each rider's bytes end in `to`
   std::byte* to = nullptr;
-  CVL_HOST_DEVICE void operator()(std::size_t i) const {
+  CVL_HD void operator()(std::size_t i) const {
     std::size_t r = 0;
     while (end[r] <= i) ++r;
     to[i] = from[r][i - (r == 0 ? 0 : end[r - 1])];

@@ -34,7 +34,7 @@ struct Extent {
   std::size_t bound = 0;
   const std::int64_t* count = nullptr;
 
-  CVL_HOST_DEVICE std::size_t items() const {
+  CVL_HD std::size_t items() const {
     if (!count) return bound;
     const auto n = static_cast<std::size_t>(*count);
     return n < bound ? n : bound;
@@ -75,7 +75,7 @@ template <class Body>
 struct OnePhase {
   Body body;
   int phase;
-  CVL_HOST_DEVICE void operator()(std::size_t i) const { body(phase, i); }
+  CVL_HD void operator()(std::size_t i) const { body(phase, i); }
 };
 #endif
 

@@ -46,7 +46,7 @@ void normalize_bools(Device& device, std::uint8_t* data, std::size_t n) {
 }
 
 void permute(Device& device, Op op, Type type, const void* values, const std::int32_t* indices,
-             const std::uint8_t* flags, const SegMap& source, const SegMap& dest, Extent walk,
+             const std::uint8_t* flags, const SegmentView& source, const SegmentView& dest, Extent walk,
              void* out, unsigned long long* fault) {
   const bool gather = vcode::info(op).shape == vcode::Shape::Gather;
   if (gather) {
@@ -70,7 +70,7 @@ void permute(Device& device, Op op, Type type, const void* values, const std::in
 }
 
 void extract(Device& device, Type type, const void* values, const std::int32_t* indices,
-             const SegMap& sd, Extent segments, void* out, unsigned long long* fault) {
+             const SegmentView& sd, Extent segments, void* out, unsigned long long* fault) {
   with_element_bits(type, [&]<class Bits>() {
     device.launch(segments, kernels::Extract<Bits>{static_cast<const Bits*>(values), indices, sd,
                                                    static_cast<Bits*>(out), fault});
@@ -78,7 +78,7 @@ void extract(Device& device, Type type, const void* values, const std::int32_t* 
 }
 
 void replace(Device& device, Type type, const std::int32_t* indices, const void* replacement,
-             const SegMap& sd, Extent segments, void* out, unsigned long long* fault) {
+             const SegmentView& sd, Extent segments, void* out, unsigned long long* fault) {
   with_element_bits(type, [&]<class Bits>() {
     device.launch(segments,
                   kernels::Replace<Bits>{indices, static_cast<const Bits*>(replacement), sd,
@@ -86,7 +86,7 @@ void replace(Device& device, Type type, const std::int32_t* indices, const void*
   });
 }
 
-void distribute(Device& device, Type type, const void* values, const SegMap& sd,
+void distribute(Device& device, Type type, const void* values, const SegmentView& sd,
                 Extent elements, void* out) {
   with_element_bits(type, [&]<class Bits>() {
     device.launch(elements, kernels::Distribute<Bits>{static_cast<const Bits*>(values), sd,
@@ -95,12 +95,12 @@ void distribute(Device& device, Type type, const void* values, const SegMap& sd,
 }
 
 void index(Device& device, const std::int32_t* starts, const std::int32_t* strides,
-           const SegMap& sd, Extent elements, std::int32_t* out) {
+           const SegmentView& sd, Extent elements, std::int32_t* out) {
   device.launch(elements, kernels::Index{starts, strides, sd, out});
 }
 
 void pack_outputs(Device& device, Type type, const void* values, const std::uint8_t* flags,
-                  const std::int64_t* before, const SegMap& sd, Extent elements, void* out,
+                  const std::int64_t* before, const SegmentView& sd, Extent elements, void* out,
                   std::int32_t* counts, std::int64_t* offsets, std::int64_t* total) {
   const std::size_t items = std::max(elements.bound, sd.segments + 1);
   with_element_bits(type, [&]<class Bits>() {

@@ -28,22 +28,22 @@ void normalize_bools(Device& device, std::uint8_t* data, std::size_t n);
 // (BPERMUTE, BFPERMUTE) over the destination elements (`walk`). `flags` is null for the
 // unflagged ops.
 void permute(Device& device, vcode::Op op, Type type, const void* values,
-             const std::int32_t* indices, const std::uint8_t* flags, const SegMap& source,
-             const SegMap& dest, Extent walk, void* out, unsigned long long* fault);
+             const std::int32_t* indices, const std::uint8_t* flags, const SegmentView& source,
+             const SegmentView& dest, Extent walk, void* out, unsigned long long* fault);
 
 void extract(Device& device, Type type, const void* values, const std::int32_t* indices,
-             const SegMap& sd, Extent segments, void* out, unsigned long long* fault);
+             const SegmentView& sd, Extent segments, void* out, unsigned long long* fault);
 void replace(Device& device, Type type, const std::int32_t* indices, const void* replacement,
-             const SegMap& sd, Extent segments, void* out, unsigned long long* fault);
-void distribute(Device& device, Type type, const void* values, const SegMap& sd,
+             const SegmentView& sd, Extent segments, void* out, unsigned long long* fault);
+void distribute(Device& device, Type type, const void* values, const SegmentView& sd,
                 Extent elements, void* out);
 void index(Device& device, const std::int32_t* starts, const std::int32_t* strides,
-           const SegMap& sd, Extent elements, std::int32_t* out);
+           const SegmentView& sd, Extent elements, std::int32_t* out);
 
 // PACK after library::flags_before, in one launch: the per-segment counts, the new offsets (the
 // new total also into the pending count cell `total`) and the compaction.
 void pack_outputs(Device& device, Type type, const void* values, const std::uint8_t* flags,
-                  const std::int64_t* before, const SegMap& sd, Extent elements, void* out,
+                  const std::int64_t* before, const SegmentView& sd, Extent elements, void* out,
                   std::int32_t* counts, std::int64_t* offsets, std::int64_t* total);
 
 // RANK_UP / RANK_DOWN of every segment: one stable radix sort by (segment key, key) for INT, two

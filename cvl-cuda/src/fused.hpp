@@ -33,7 +33,7 @@ struct Node {
 struct OperandView {
   const void* data = nullptr;
   Type type = Type::Int;
-  SegMap segdes;
+  SegmentView segdes;
 };
 
 // A call's operand views, passed with the launch itself (in the kernel's arguments): a call

@@ -1,6 +1,6 @@
 // What cvl-cuda's vector and segment-descriptor handles hold: where the data lives (a host copy
 // as a cvl-cpu vector, a device buffer, or both; vectors are immutable, so either is a cache of
-// the other), and the device view of a descriptor that kernels read (SegMap).
+// the other), and the device view of a descriptor that kernels read (SegmentView).
 #pragma once
 
 #include <cstddef>
@@ -37,12 +37,12 @@ struct VectorStorage final : Storage {
   std::size_t bytes() const { return capacity * element_size(type); }
 };
 
-// A descriptor as kernels see it (the view every evaluator shares): segment_of(j) takes the fast
-// path for one segment and for uniform lengths and reads the cached per-element index otherwise.
-// Where the descriptor's counts are pending, `segments` and `total` are their bounds, and the
-// offsets past the last real segment all equal the real total, so that searches and segment
-// lengths stay right for every real element and read nothing out of bounds.
-using SegMap = cvl_sem::SegmentView;
+// A descriptor as kernels see it: cvl_sem::SegmentView, the view every evaluator shares, whose
+// segment_of(j) takes the fast path for one segment and for uniform lengths and reads the cached
+// per-element index otherwise. Where the descriptor's counts are pending, `segments` and `total`
+// are their bounds, and the offsets past the last real segment all equal the real total, so that
+// searches and segment lengths stay right for every real element and read nothing out of bounds.
+using cvl_sem::SegmentView;
 
 struct SegdesStorage final : Storage {
   Length segments;
@@ -62,9 +62,9 @@ struct SegdesStorage final : Storage {
 // descriptor's count of elements (`total`: its cell where pending, else null), and one past the
 // last possible segment for the elements past it, which a launch sized by bounds also visits.
 struct SegmentKey {
-  SegMap sd;
+  SegmentView sd;
   const std::int64_t* total = nullptr;
-  CVL_HOST_DEVICE std::uint32_t operator()(std::size_t j) const {
+  CVL_HD std::uint32_t operator()(std::size_t j) const {
     if (total && j >= static_cast<std::size_t>(*total)) return static_cast<std::uint32_t>(sd.segments);
     return static_cast<std::uint32_t>(sd.segment_of(j));
   }

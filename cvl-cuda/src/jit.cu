@@ -145,7 +145,7 @@ bool KernelCache::run(Device& device, CompiledKernel& compiled, const vcode::Sup
   cudaKernel_t kernel = compiled.kernel;
   if (domain.bound == 0) return true;
   // Parameters in the ABI's order (cvl_cuda/superop_cuda.hpp); each value lives in `slots`.
-  // A SEGDES operand is its SegMap (cvl_sem::SegmentView, the same type the kernel declares)
+  // A SEGDES operand is its SegmentView (cvl_sem::SegmentView, the same type the kernel declares)
   // by value; everything else one 8-byte slot.
   std::vector<std::uint64_t> slots;
   slots.reserve(views.size() + 4);  // never reallocated: args point into it
@@ -157,7 +157,7 @@ bool KernelCache::run(Device& device, CompiledKernel& compiled, const vcode::Sup
   for (std::size_t k = 0; k < op.operands.size(); ++k) {
     const fused::OperandView& v = views[k];
     if (op.operands[k] == vcode::TypeKeyword::Segdes)
-      args.push_back(const_cast<SegMap*>(&v.segdes));
+      args.push_back(const_cast<SegmentView*>(&v.segdes));
     else
       push(reinterpret_cast<std::uintptr_t>(v.data));
   }

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "check.hpp"
+#include "cvl/nan_fold.hpp"
 #include "cvl/op_dispatch.hpp"
 #include "library.hpp"
 #if CVL_CUDA_REAL
@@ -74,38 +75,40 @@ auto segment_keys(const SegmentKey& keys) {
 // A scan or reduce row's cvl_sem combiner (ops.def Sem) as the function object Thrust and CUB take.
 template <class Sem, class T>
 struct Combine {
-  static CVL_HOST_DEVICE T identity() { return Sem::identity(T{}); }
-  CVL_HOST_DEVICE T operator()(T s, T x) const { return Sem::apply(s, x); }
+  static CVL_HD T identity() { return Sem::identity(T{}); }
+  CVL_HD T operator()(T s, T x) const { return Sem::apply(s, x); }
 };
 
-// FLOAT MAX/MIN: f(s, x) = s > x ? s : x is not associative with NaNs (f(s, NaN) = NaN but
-// f(NaN, x) = x). A run of elements acts on the running value as one of: nothing (empty),
-// s -> f(s, v) (no NaN in the run), or s -> v (the run holds a NaN; v is where it leaves the
-// running value). These compose associatively, and applying the composition to the identity
-// gives exactly the sequential fold.
+// FLOAT MAX/MIN are not associative with NaNs (cvl/nan_fold.hpp). A run of elements acts on the
+// running value as one of: nothing (empty), s -> f(s, v) (no NaN in the run), or s -> v (the run
+// holds a NaN; v is where it leaves the running value): cvl::continue_fold. These compose
+// associatively, and applying the composition to the identity gives exactly the sequential fold.
 struct Summary {
   double value;
   int kind;  // 0 empty, 1 s -> f(s, value), 2 s -> value
 };
 template <bool kMax>
-CVL_HOST_DEVICE inline double pick(double s, double x) {
+CVL_HD double pick(double s, double x) {
   return kMax ? cvl_sem::Max::apply(s, x) : cvl_sem::Min::apply(s, x);
 }
 template <bool kMax>
 struct ToSummary {
-  CVL_HOST_DEVICE Summary operator()(double x) const { return {x, x != x ? 2 : 1}; }
+  CVL_HD Summary operator()(double x) const { return {x, x != x ? 2 : 1}; }
 };
 template <bool kMax>
 struct ComposeSummary {
-  CVL_HOST_DEVICE Summary operator()(Summary left, Summary right) const {
+  using Sem = std::conditional_t<kMax, cvl_sem::Max, cvl_sem::Min>;
+  CVL_HD Summary operator()(Summary left, Summary right) const {
     if (right.kind == 0) return left;
-    if (left.kind == 0 || right.kind == 2) return right;
-    return {pick<kMax>(left.value, right.value), left.kind};
+    if (left.kind == 0) return right;
+    const bool right_has_nan = right.kind == 2;
+    return {continue_fold<Sem>(left.value, right.value, right_has_nan),
+            right_has_nan ? 2 : left.kind};
   }
 };
 template <bool kMax>
 struct FinishSummary {
-  CVL_HOST_DEVICE double operator()(Summary s) const {
+  CVL_HD double operator()(Summary s) const {
     const double identity = kMax ? cvl_sem::Max::identity(0.0) : cvl_sem::Min::identity(0.0);
     return s.kind == 0 ? identity : s.kind == 2 ? s.value : pick<kMax>(identity, s.value);
   }
@@ -156,7 +159,7 @@ void scan_float_extremum(Device& device, const void* in, void* out, const Segmen
 // summary stands for, applied where the result is written so that it takes no launch of its own.
 template <class V>
 struct AsIs {
-  CVL_HOST_DEVICE V operator()(V v) const { return v; }
+  CVL_HD V operator()(V v) const { return v; }
 };
 
 // Every segment's result after a reduce-by-key, in one launch over max(segments, runs) items:
@@ -170,13 +173,13 @@ struct StoreSegments {
   const std::uint32_t* unique;
   const V* aggregates;
   const std::int64_t* runs;
-  SegMap sd;
+  SegmentView sd;
   std::size_t n;  // elements reduced
   Out* result;
   V init;
   F f;
   Finish finish;
-  CVL_HOST_DEVICE void operator()(std::size_t i) const {
+  CVL_HD void operator()(std::size_t i) const {
     if (i < sd.segments && (sd.length(i) == 0 || sd.start(i) >= n)) result[i] = finish(init);
     // Runs of keys past the real segments (pending counts) are dropped.
     if (static_cast<std::int64_t>(i) < *runs && unique[i] < sd.segments)
@@ -189,12 +192,12 @@ template <class V, class Out, class In, class F, class Finish>
 struct FoldSegments {
   In in;
   Out* result;
-  SegMap sd;
+  SegmentView sd;
   std::size_t n;  // elements that may be read
   V init;
   F f;
   Finish finish;
-  CVL_HOST_DEVICE void operator()(std::size_t k) const {
+  CVL_HD void operator()(std::size_t k) const {
     V value = init;
     const std::size_t end = sd.start(k) + sd.length(k) < n ? sd.start(k) + sd.length(k) : n;
     for (std::size_t j = sd.start(k); j < end; ++j) value = f(value, in[j]);
@@ -280,7 +283,7 @@ template <bool kReduce>
 void combine(Device& device, Op op, Type type, const void* in, void* out, const SegmentKey& keys,
              std::size_t n) {
   visit_combiner(op, type, [&]<Op, class Sem, Type kType>() {
-    if constexpr (kType == Type::Float && requires { Sem::order_matters_with_nan; }) {
+    if constexpr (nan_resets_fold<Sem, host_t<kType>>) {
       constexpr bool kMax = std::is_same_v<Sem, cvl_sem::Max>;
       if constexpr (kReduce)
         reduce_float_extremum<kMax>(device, in, out, keys, n);
@@ -299,7 +302,7 @@ struct OffsetLength {
   const std::int32_t* lengths;
   const std::int64_t* count;
   unsigned long long* negative;
-  CVL_HOST_DEVICE std::int64_t operator()(std::size_t k) const {
+  CVL_HD std::int64_t operator()(std::size_t k) const {
     if (count && k >= static_cast<std::size_t>(*count)) return 0;
     const std::int32_t length = lengths[k];
     if (length >= 0) return length;
@@ -308,7 +311,7 @@ struct OffsetLength {
   }
 };
 struct FlagToCount {
-  CVL_HOST_DEVICE std::int64_t operator()(std::uint8_t x) const { return x; }
+  CVL_HD std::int64_t operator()(std::uint8_t x) const { return x; }
 };
 
 }  // namespace

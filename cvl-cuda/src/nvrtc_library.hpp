@@ -1,8 +1,8 @@
 // NVRTC, opened with dlopen at the first FUSED kernel compile instead of linked. A linked
-// libnvrtc costs every vinterp process about 28 MB of resident memory from the start (the loader
-// touches its relocated data), whichever backend runs, which alone put vinterp's peak above the
-// classic interpreter's on bh and black-scholes; and a machine without NVRTC still runs the cuda
-// backend, FUSED through the interpreter kernel. Real build only (nvrtc.h).
+// libnvrtc adds to every vinterp process's resident memory from the start (the loader touches
+// its relocated data), whichever backend runs, enough alone to put vinterp's peak above the
+// classic interpreter's on bh and black-scholes (bench/RESULTS.md); and a machine without NVRTC
+// still runs the cuda backend, FUSED through the interpreter kernel. Real build only (nvrtc.h).
 #pragma once
 
 #include <nvrtc.h>

@@ -8,14 +8,14 @@
 
 #if defined(__CUDACC__)
 #define CVL_CUDA_REAL 1
-#define CVL_HOST_DEVICE __host__ __device__
 #define CVL_GLOBAL __global__
 #include <cuda_runtime.h>
 #else
 #define CVL_CUDA_REAL 0
-#define CVL_HOST_DEVICE
 #define CVL_GLOBAL
 #endif
+// Functions both the host and kernels call: CVL_HD, as for the per-element rules.
+#include "cvl/scalar_semantics.hpp"
 
 // The two builds live side by side in one binary, so each gets its own namespace.
 #if CVL_CUDA_REAL
@@ -35,7 +35,7 @@ namespace cvl::CVL_CUDA_NS {
 
 // Records the smallest faulting position in a device fault word (the first fault in index order
 // is the one cvl-cpu reports).
-CVL_HOST_DEVICE inline void record_fault(unsigned long long* word, std::uint64_t position) {
+CVL_HD void record_fault(unsigned long long* word, std::uint64_t position) {
 #if defined(__CUDA_ARCH__)
   atomicMin(word, static_cast<unsigned long long>(position));
 #else
@@ -46,7 +46,7 @@ CVL_HOST_DEVICE inline void record_fault(unsigned long long* word, std::uint64_t
 
 // Raises a scatter's claim on a destination position to `claim` (a source position plus one):
 // after every claim, the highest source position that targets a position holds it.
-CVL_HOST_DEVICE inline void raise_claim(std::uint32_t* word, std::uint32_t claim) {
+CVL_HD void raise_claim(std::uint32_t* word, std::uint32_t claim) {
 #if defined(__CUDA_ARCH__)
   atomicMax(word, claim);
 #else

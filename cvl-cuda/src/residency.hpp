@@ -1,4 +1,4 @@
-// Where a handle's data lives and how it moves (issue 3 §5), for the backend object: a vector
+// Where a handle's data lives and how it moves, for the backend object: a vector
 // has a host copy (a cvl-cpu vector), a device buffer, or both, each made from the other on first
 // need and then kept (vectors are immutable). An operation runs on the host, through the embedded
 // cvl-cpu backend, when all its inputs have host copies and are at most `threshold_` elements
@@ -261,10 +261,10 @@ class Residency {
   // finds it by searching the offsets in its own kernel (what building the per-element index
   // would cost, without the launch: many descriptors are read once); a second builds the index
   // (once) and it is read from then on. Counts that are pending appear as their bounds
-  // (handles.hpp: SegMap).
-  SegMap device_map(const Segdes& sd, bool with_index = true) {
+  // (handles.hpp: SegmentView).
+  SegmentView device_map(const Segdes& sd, bool with_index = true) {
     SegdesStorage& s = segdes_mutable(sd);
-    SegMap map;
+    SegmentView map;
     map.segments = allocation_size(s.segments);
     map.total = allocation_size(s.total);
     map.uniform = s.uniform;
@@ -302,7 +302,7 @@ class Residency {
     device_->copy_to_device(s.offsets.get(), offsets.data(), offsets.size() * sizeof(std::int64_t));
   }
   // The keys of a sort or reduce-by-key over sd's elements (handles.hpp).
-  SegmentKey segment_keys(const Segdes& sd, const SegMap& map) {
+  SegmentKey segment_keys(const Segdes& sd, const SegmentView& map) {
     return SegmentKey{map, count_cell(segdes(sd).total)};
   }
 

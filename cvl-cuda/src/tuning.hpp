@@ -13,10 +13,10 @@ inline constexpr unsigned kMaxBlocks = 132 * 16;
 
 // Default host threshold: an operation whose inputs are all host-resident and at most this many
 // elements long runs on the host with cvl-cpu's code. A launch costs ~3-5 us and a round trip
-// ~10 us; cvl-cpu's single-threaded loops move about 1-4 elements/ns, so below a few thousand
-// elements the host finishes first and nothing crosses PCIe. Provisional: the final number is to
-// be measured on the GPU with bench/ (per-op microbenchmark at 10^2..10^5); --host-threshold
-// overrides it (0 = everything on the device).
+// ~10 us, time in which cvl-cpu's single-threaded loops get through thousands of elements
+// (bench/RESULTS.md), so below a few thousand elements the host finishes first and nothing
+// crosses PCIe. Provisional: the final number is to be measured on the GPU with bench/ (per-op
+// microbenchmark at 10^2..10^5); --host-threshold overrides it (0 = everything on the device).
 inline constexpr long long kDefaultHostThreshold = 4096;
 
 // A device-to-host download of a vector at most this long caches the whole vector on the host

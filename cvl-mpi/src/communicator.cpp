@@ -23,8 +23,8 @@ int checked_count(std::size_t n) {
 }
 
 // More processes on this machine than cores: a process that waits in a collective must give its
-// core to one that computes, or every wait lasts a scheduler slice (measured: bh 1000 at 4
-// processes on 2 cores, 155 s spinning against 0.63 s yielding). Open MPI reads the setting at
+// core to one that computes, or every wait lasts a scheduler slice, and a program of many
+// collectives runs orders of magnitude slower (bench/RESULTS.md). Open MPI reads the setting at
 // MPI_Init; one the user set is kept.
 void yield_when_oversubscribed() {
   const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");

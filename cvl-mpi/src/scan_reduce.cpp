@@ -2,31 +2,17 @@
 // blocks is completed with the partial folds of the processes it crosses (gathered from all,
 // combined in segment order).
 //
-// FLOAT MAX and MIN are not associative where NaNs are (max(s, NaN) is NaN, max(NaN, x) is x):
-// a fold that continues from an earlier state equals the fold of the part alone when the part
-// holds a NaN (the state is reset there) or the earlier state is NaN, and combines the two
-// otherwise. Partial folds therefore travel with whether their part held a NaN.
+// FLOAT MAX and MIN are not associative where NaNs are: partial folds travel with whether their
+// part held a NaN, and continue by cvl::continue_fold (cvl/nan_fold.hpp).
 #include <cmath>
 
 #include "backend.hpp"
 #include "borders.hpp"
+#include "cvl/nan_fold.hpp"
 #include "cvl/op_dispatch.hpp"
 
 namespace cvl::mpi {
 namespace {
-
-template <class Sem, class H>
-inline constexpr bool kNanResets =
-    std::is_floating_point_v<H> && requires { requires Sem::order_matters_with_nan; };
-
-// The fold of a part continued from `state` (the fold of everything before it), given the fold of
-// the part alone.
-template <class Sem, class H>
-H continue_fold(H state, H part, bool part_has_nan) {
-  if constexpr (kNanResets<Sem, H>)
-    if (part_has_nan || std::isnan(state)) return part;
-  return Sem::apply(state, part);
-}
 
 template <class H>
 bool any_nan(const std::vector<H>& v, std::size_t from, std::size_t to) {
@@ -49,7 +35,7 @@ Vector MpiBackend::scan(vcode::Op op, Vector v, const Segdes& sd) {
   if (!d.crosses) return wrap(local_->scan(op, std::move(local), d.local), n);
   return visit_combiner(op, type, [&]<vcode::Op kOp, class Sem, Type kType>() -> Vector {
     using H = host_t<kType>;
-    constexpr bool nan_resets = kNanResets<Sem, H>;
+    constexpr bool nan_resets = nan_resets_fold<Sem, H>;
     const std::vector<H> input = nan_resets ? host<H>(local) : std::vector<H>();
     H last{};
     if (m > 0) local_->download(local, m - 1, 1, &last);
@@ -95,7 +81,7 @@ Vector MpiBackend::reduce(vcode::Op op, Vector v, const Segdes& sd) {
   return visit_combiner(op, type, [&]<vcode::Op kOp, class Sem, Type kType>() -> Vector {
     using H = host_t<kType>;
     bool first_has_nan = false;
-    if constexpr (kNanResets<Sem, H>) {
+    if constexpr (nan_resets_fold<Sem, H>) {
       if (d.continues) {
         std::vector<H> first_piece(d.piece_lengths[0]);
         if (!first_piece.empty()) local_->download(local, 0, first_piece.size(), first_piece.data());

@@ -14,8 +14,8 @@ constexpr std::size_t kChunk = 1023;
 // next() computes x[n] = x[n-3] + x[n-31] (mod 2^32) and returns x[n] >> 1, through the ring,
 // whose index arithmetic and store-then-reload of each sum make a chain of several cycles per
 // draw. Here the sums go to a plain array and the last three stay in registers: three
-// independent chains of one addition each (4x as fast as next(), and faster than a SIMD loop,
-// whose loads of the sums just stored do not forward).
+// independent chains of one addition each (several times as fast as next(), and faster than a
+// SIMD loop, whose loads of the sums just stored do not forward; bench/RESULTS.md).
 void RandomStream::fill(std::int32_t* out, std::size_t n) {
   if (n < 2 * kDegree) {
     for (std::size_t i = 0; i < n; ++i) out[i] = next();

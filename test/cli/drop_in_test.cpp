@@ -283,13 +283,12 @@ TEST_CASE("vinterp --trace-json: a file that cannot be written is an error befor
   CHECK(r.err == "vinterp: --trace-json: cannot write /nonexistent-dir/trace.json\n");
 }
 
+// [shared]: where the shared programs are absent, this test is skipped (main.cpp).
 TEST_CASE("vinterp --trace-json of a benchmark program at reduced size stays under 10 MB",
-          "[cli][trace-json]") {
+          "[cli][trace-json][shared]") {
   const std::string bh = shared_dir + "/neslgpu-bench/reduced/bh.r200.vcode";
-  if (!fs::exists(bh)) {
-    WARN("skipped: " << bh << " is not there (../shared)");
-    return;
-  }
+  INFO(bh << " comes with ../shared");
+  REQUIRE(fs::exists(bh));
   ScratchDir scratch;
   const std::string path = scratch / "bh.json";
   REQUIRE(run_vinterp({"--trace-json", path, bh}).exit_code == 0);

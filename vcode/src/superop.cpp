@@ -21,33 +21,21 @@ std::vector<OperandUse> operand_uses(const SuperOp& op) {
       use->per_segment_of.push_back(s);
   };
   for (const SuperOpNode& n : op.nodes) {
-    using Kind = SuperOpNode::Kind;
-    switch (n.kind) {
-      case Kind::Operand:
-      case Kind::Constant:
-        break;
-      case Kind::Elementwise:
-        for (std::uint8_t a = 0; a < n.arity; ++a)
+    for (std::uint8_t a = 0; a < n.arity; ++a) {
+      switch (argument_role(n.kind, a)) {
+        case ArgumentRole::Element:
           if (OperandUse* use = operand_of(n.args[a])) use->elementwise = true;
-        break;
-      case Kind::Dist:
-        mark_per_segment(n.args[0], n.args[1]);
-        if (OperandUse* use = operand_of(n.args[1])) use->segdes = true;
-        break;
-      case Kind::Index:
-        mark_per_segment(n.args[0], n.args[2]);
-        mark_per_segment(n.args[1], n.args[2]);
-        if (OperandUse* use = operand_of(n.args[2])) use->segdes = true;
-        break;
-      case Kind::Gather:
-        if (OperandUse* use = operand_of(n.args[0])) use->gathered = true;
-        if (OperandUse* use = operand_of(n.args[1])) use->elementwise = true;
-        break;
-      case Kind::Scan:
-      case Kind::Reduce:
-        if (OperandUse* use = operand_of(n.args[0])) use->elementwise = true;
-        if (OperandUse* use = operand_of(n.args[1])) use->segdes = true;
-        break;
+          break;
+        case ArgumentRole::PerSegment:
+          mark_per_segment(n.args[a], n.args[descriptor_slot(n)]);
+          break;
+        case ArgumentRole::Descriptor:
+          if (OperandUse* use = operand_of(n.args[a])) use->segdes = true;
+          break;
+        case ArgumentRole::Gathered:
+          if (OperandUse* use = operand_of(n.args[a])) use->gathered = true;
+          break;
+      }
     }
   }
   // A bare `$k` as the whole expression reads it elementwise.

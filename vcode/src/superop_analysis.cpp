@@ -116,33 +116,25 @@ SuperOpAnalysis analyze(const SuperOp& op) {
   for (std::uint32_t i = a.values_node + 1; i-- > 0;) {
     if (!a.at_element(i)) continue;
     const SuperOpNode& n = op.nodes[i];
-    switch (n.kind) {
-      case Kind::Elementwise:
-        for (std::uint8_t k = 0; k < n.arity && k < 3; ++k) at_element(n.args[k]);
-        a.divides |= can_trap(n);
-        break;
-      case Kind::Dist: {
-        give(a.roles, n.args[0], NodeRole::SegmentLeaf);
-        const std::uint32_t s = descriptor_operand(n.args[1]);
-        const bool reads_operand = n.args[0] < op.nodes.size() &&
-                                   op.nodes[n.args[0]].kind == Kind::Operand;
-        if (reads_operand && s < a.segment_of_needed.size()) a.segment_of_needed[s] = true;
-        break;
+    if (n.kind == Kind::Scan || n.kind == Kind::Reduce) continue;  // only the root folds
+    auto descriptor = static_cast<std::uint32_t>(a.segment_of_needed.size());
+    for (std::uint8_t k = 0; k < n.arity && k < 3; ++k) {
+      switch (argument_role(n.kind, k)) {
+        case ArgumentRole::Element: at_element(n.args[k]); break;
+        case ArgumentRole::PerSegment: give(a.roles, n.args[k], NodeRole::SegmentLeaf); break;
+        case ArgumentRole::Descriptor: descriptor = descriptor_operand(n.args[k]); break;
+        case ArgumentRole::Gathered: give(a.roles, n.args[k], NodeRole::Gathered); break;
       }
-      case Kind::Gather:
-        give(a.roles, n.args[0], NodeRole::Gathered);
-        at_element(n.args[1]);
-        break;
-      case Kind::Index: {
-        give(a.roles, n.args[0], NodeRole::SegmentLeaf);
-        give(a.roles, n.args[1], NodeRole::SegmentLeaf);
-        const std::uint32_t s = descriptor_operand(n.args[2]);
-        if (s < a.segment_of_needed.size()) a.segment_of_needed[s] = true;
-        break;
-      }
-      default:
-        break;
     }
+    a.divides |= n.kind == Kind::Elementwise && can_trap(n);
+    // Values at each element need the segment of j: INDEX's (j - start), and a DIST of an
+    // operand's per-segment values (a DIST of a constant is the constant everywhere).
+    const bool needs_segment =
+        n.kind == Kind::Index ||
+        (n.kind == Kind::Dist && n.args[0] < op.nodes.size() &&
+         op.nodes[n.args[0]].kind == Kind::Operand);
+    if (needs_segment && descriptor < a.segment_of_needed.size())
+      a.segment_of_needed[descriptor] = true;
   }
 
   const auto k = static_cast<std::uint32_t>(a.operands.size());

@@ -1,5 +1,7 @@
 // vinterp: runs a VCODE program, a drop-in for the classic interpreter's command line
-// (spec/VCODE.md §10) plus long options of our own.
+// (spec/VCODE.md §10) plus long options of our own. The program is vinterp::run (vinterp.hpp),
+// which main.cpp calls: so that a program of tests can be the same vinterp with backends of its
+// own registered (cmake/NeslBackends.cmake).
 #include <boost/program_options.hpp>
 #include <fcntl.h>
 #include <unistd.h>
@@ -17,15 +19,15 @@
 #include <thread>
 #include <vector>
 
-#include "../src/vm/machine.hpp"
 #include "allocator_policy.hpp"
+#include "vinterp.hpp"
 #include "cvl/registry.hpp"
-#include "cvl_cpu/cvl_cpu.hpp"
 #include "environment_options.hpp"
 #include "optimize_in_process.hpp"
 #include "vcode/lexer.hpp"
 #include "vcode/parser.hpp"
 #include "vcode/superop_print.hpp"
+#include "vm/machine.hpp"
 
 namespace po = boost::program_options;
 
@@ -92,8 +94,9 @@ int usage_error(const std::string& message = "") {
 
 // Under mpirun every process runs vinterp over the same files, and would print each message
 // before the backend exists (usage, load and -O errors, warnings, --help) once per process. Until
-// the backend can say which process is the io root, the launcher's rank does: with --backend mpi
-// (on the command line, else in VINTERP_OPTIONS), a process whose rank is not 0 prints nothing.
+// the backend can say which process is the io root, the launcher's rank does: with a backend that
+// names the variables a launcher gives the rank in (cvl::BackendEntry::rank_variables; --backend
+// on the command line, else in VINTERP_OPTIONS), a process whose rank is not 0 prints nothing.
 bool another_process_prints(int argc, char** argv) {
   const auto backend_in = [](const std::vector<std::string>& words) -> std::string {
     for (std::size_t i = 0; i < words.size(); ++i) {
@@ -104,9 +107,10 @@ bool another_process_prints(int argc, char** argv) {
   };
   std::string backend = backend_in(std::vector<std::string>(argv + 1, argv + argc));
   if (backend.empty()) backend = backend_in(vinterp::environment_options());
-  if (backend != "mpi") return false;
-  for (const char* variable : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
-    if (const char* rank = std::getenv(variable)) return std::string(rank) != "0";
+  const cvl::BackendEntry* entry = cvl::find_backend(backend);
+  if (!entry) return false;
+  for (std::string_view variable : entry->rank_variables)
+    if (const char* rank = std::getenv(std::string(variable).c_str())) return std::string(rank) != "0";
   return false;
 }
 
@@ -269,7 +273,9 @@ void print_version() {
   std::printf("vinterp %s (backends:", NESL_VERSION);
   for (const auto& name : cvl::available_backends()) std::printf(" %s", name.c_str());
   std::printf(")\n");
-  std::printf("cpu --math fast: %s\n", cvl::cpu_fast_math_description());
+  for (const cvl::BackendEntry* entry : cvl::registered_backends())
+    if (entry->version_note)
+      std::printf("%s %s\n", std::string(entry->name).c_str(), entry->version_note().c_str());
 }
 
 bool apply_debug_switch(const std::string& name, vm::DebugSwitches& d, LoadTraces& traces) {
@@ -331,6 +337,20 @@ cvl::BackendOptions backend_options(const po::variables_map& args, int device) {
   return options;
 }
 
+// An option only some backends take (cvl::BackendEntry::own_options) given for another one.
+void require_own_option(std::string_view option, const std::string& backend) {
+  std::vector<std::string> takers;
+  for (const cvl::BackendEntry* entry : cvl::registered_backends())
+    for (std::string_view own : entry->own_options)
+      if (own == option) takers.emplace_back(entry->name);
+  for (const std::string& taker : takers)
+    if (taker == backend) return;
+  std::string message = "--" + std::string(option) + " is for --backend";
+  for (std::size_t i = 0; i < takers.size(); ++i) message += (i ? " or " : " ") + takers[i];
+  if (takers.empty()) message += "s this build does not have";
+  throw UsageError(message);
+}
+
 // The settings of a run; throws UsageError for a command line that asks for none.
 RunSettings run_settings(const po::variables_map& args, int device) {
   if (args.count("-r")) throw UsageError("-r is not implemented (as in the classic interpreter)");
@@ -343,8 +363,7 @@ RunSettings run_settings(const po::variables_map& args, int device) {
   settings.machine = machine_options(args, settings.traces);
   settings.backend = backend_options(args, device);
   if (args.count("emulate-async")) {
-    if (settings.backend_name != "cuda-emulated")
-      throw UsageError("--emulate-async is for --backend cuda-emulated");
+    require_own_option("emulate-async", settings.backend_name);
     settings.backend.emulate_async_seed = args["emulate-async"].as<unsigned long long>();
   }
   settings.optimize = args.count("optimize") > 0;
@@ -465,7 +484,7 @@ std::unique_ptr<vm::TraceJson> open_trace_or_report(const RunSettings& settings)
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int vinterp::run(int argc, char** argv) {
   vinterp::keep_freed_memory_for_reuse();  // the whole process's choice (allocator_policy.hpp)
   const bool quiet = another_process_prints(argc, argv);
   std::optional<Silenced> silenced;

@@ -16,7 +16,7 @@
 #include <utility>
 
 #include "cvl/op_dispatch.hpp"
-#include "fused_kernels.hpp"
+#include "fused/fused_kernels.hpp"
 
 namespace cvl::cpu {
 namespace {

@@ -21,8 +21,8 @@ inline bool has_avx512_bw_vl() {
 }
 
 // Whether AVX-512's gather instructions beat scalar loads: measured so on an Intel CPU with
-// AVX-512 FP16 (Sapphire Rapids and later, which Downfall's microcode fix does not slow; bh 0.95
-// of the scalar loop), and not on AMD's Zen 4 (bh 1.25 times slower; bench/RESULTS.md).
+// AVX-512 FP16 (Sapphire Rapids and later, which Downfall's microcode fix does not slow), and
+// not on AMD's Zen 4, where bh ran slower with them (bench/RESULTS.md).
 inline bool has_fast_avx512_gathers() {
   static const bool yes = [] {
     __builtin_cpu_init();

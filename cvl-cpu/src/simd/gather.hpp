@@ -1,8 +1,8 @@
 // Gathers of 4- and 8-byte elements with AVX-512's gather instructions, where they pay:
 // 16 or 8 elements a step instead of a load and a store each. On a source that stays in the cache
-// (bh's bodies and cells, read at each interaction's positions) that is 1.2-1.6x the scalar loop
-// on the Xeons measured; on a source far larger than the cache the loads' misses cost the same
-// either way.
+// (bh's bodies and cells, read at each interaction's positions) that beats the scalar loop on
+// the Xeons measured (bench/RESULTS.md); on a source far larger than the cache the loads' misses
+// cost the same either way.
 #pragma once
 
 #include <cstddef>

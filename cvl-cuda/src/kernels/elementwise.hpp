@@ -19,10 +19,10 @@ struct TypedElementwise {
   unsigned long long* fault;  // INT / and %: cvl_sem::trap_word of the first trapping element
 
   template <std::size_t k>
-  CVL_HOST_DEVICE typename Sig::template In<k> input(std::size_t j) const {
+  CVL_HD typename Sig::template In<k> input(std::size_t j) const {
     return static_cast<const typename Sig::template In<k>*>(in[k])[j];
   }
-  CVL_HOST_DEVICE void operator()(std::size_t j) const {
+  CVL_HD void operator()(std::size_t j) const {
     if constexpr (checks_divisor<Sem> && kType == Type::Int) {
       const std::int32_t divisor = input<1>(j);
       if (Sem::traps(input<0>(j), divisor)) {
@@ -47,13 +47,13 @@ struct TypedSelect {
   const Bits* a;
   const Bits* b;
   Bits* out;
-  CVL_HOST_DEVICE void operator()(std::size_t j) const { out[j] = flags[j] ? a[j] : b[j]; }
+  CVL_HD void operator()(std::size_t j) const { out[j] = flags[j] ? a[j] : b[j]; }
 };
 
 // BOOL upload: any non-zero byte is T.
 struct NormalizeBools {
   std::uint8_t* data;
-  CVL_HOST_DEVICE void operator()(std::size_t j) const { data[j] = data[j] != 0; }
+  CVL_HD void operator()(std::size_t j) const { data[j] = data[j] != 0; }
 };
 
 }  // namespace cvl::CVL_CUDA_NS::kernels

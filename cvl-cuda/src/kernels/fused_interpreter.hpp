@@ -16,7 +16,7 @@ struct FusedInterpreter {
   unsigned long long* fault;
 
   // A DIST/INDEX leaf at segment k: an operand's element k or a constant.
-  CVL_HOST_DEVICE Scalar leaf(const fused::Node& node, std::size_t k) const {
+  CVL_HD Scalar leaf(const fused::Node& node, std::size_t k) const {
     if (node.kind == vcode::SuperOpNode::Kind::Operand) {
       const fused::OperandView& o = operands.at[node.operand];
       return load_element(o.data, o.type, k);
@@ -24,7 +24,7 @@ struct FusedInterpreter {
     return node.constant;
   }
 
-  CVL_HOST_DEVICE void operator()(std::size_t j) const {
+  CVL_HD void operator()(std::size_t j) const {
     using Kind = vcode::SuperOpNode::Kind;
     Scalar value[cuda_tuning::kMaxFusedNodes];
     TrapNote trap;
@@ -46,12 +46,12 @@ struct FusedInterpreter {
                        value[node.args[2]], trap);
           break;
         case Kind::Dist: {
-          const SegMap& sd = operands.at[nodes[node.args[1]].operand].segdes;
+          const SegmentView& sd = operands.at[nodes[node.args[1]].operand].segdes;
           r = leaf(nodes[node.args[0]], sd.segment_of(j));
           break;
         }
         case Kind::Index: {
-          const SegMap& sd = operands.at[nodes[node.args[2]].operand].segdes;
+          const SegmentView& sd = operands.at[nodes[node.args[2]].operand].segdes;
           const std::size_t k = sd.segment_of(j);
           r.i = cvl_sem::index_value(leaf(nodes[node.args[0]], k).i, leaf(nodes[node.args[1]], k).i,
                                      static_cast<std::uint32_t>(j - sd.start(k)));

@@ -15,11 +15,11 @@ namespace cvl::CVL_CUDA_NS::kernels {
 struct ClaimScatter {
   const std::int32_t* indices;
   const std::uint8_t* flags;  // null: every element
-  SegMap source, dest;
+  SegmentView source, dest;
   std::uint32_t* claims;
   unsigned long long* fault;
 
-  CVL_HOST_DEVICE void operator()(std::size_t j) const {
+  CVL_HD void operator()(std::size_t j) const {
     if (flags && !flags[j]) return;
     const std::size_t k = source.segment_of(j);
     if (k >= dest.segments) return;  // descriptors that disagree: the interpreter reports it
@@ -39,11 +39,11 @@ struct Scatter {
   const Bits* values;
   const std::int32_t* indices;
   const std::uint8_t* flags;
-  SegMap source, dest;
+  SegmentView source, dest;
   const std::uint32_t* claims;
   Bits* out;
 
-  CVL_HOST_DEVICE void operator()(std::size_t j) const {
+  CVL_HD void operator()(std::size_t j) const {
     if (flags && !flags[j]) return;
     const std::size_t k = source.segment_of(j);
     if (k >= dest.segments) return;
@@ -60,7 +60,7 @@ struct ClaimThenScatter {
   static constexpr int kPhases = 2;
   ClaimScatter claim;
   Scatter<Bits> write;
-  CVL_HOST_DEVICE void operator()(int phase, std::size_t j) const {
+  CVL_HD void operator()(int phase, std::size_t j) const {
     if (phase == 0)
       claim(j);
     else
@@ -75,11 +75,11 @@ struct Gather {
   const Bits* values;
   const std::int32_t* indices;
   const std::uint8_t* flags;
-  SegMap source, dest;
+  SegmentView source, dest;
   Bits* out;
   unsigned long long* fault;
 
-  CVL_HOST_DEVICE void operator()(std::size_t j) const {
+  CVL_HD void operator()(std::size_t j) const {
     if (flags && !flags[j]) {
       out[j] = 0;
       return;

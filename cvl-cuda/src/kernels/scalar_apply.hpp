@@ -19,7 +19,7 @@ struct Scalar {
   int i;
 };
 
-CVL_HOST_DEVICE inline Scalar load_element(const void* data, Type type, std::size_t j) {
+CVL_HD Scalar load_element(const void* data, Type type, std::size_t j) {
   Scalar s{0.0, 0};
   if (type == Type::Float)
     s.f = static_cast<const double*>(data)[j];
@@ -30,7 +30,7 @@ CVL_HOST_DEVICE inline Scalar load_element(const void* data, Type type, std::siz
   return s;
 }
 
-CVL_HOST_DEVICE inline void store_element(void* data, Type type, std::size_t j, Scalar s) {
+CVL_HD void store_element(void* data, Type type, std::size_t j, Scalar s) {
   if (type == Type::Float)
     static_cast<double*>(data)[j] = s.f;
   else if (type == Type::Int)
@@ -44,7 +44,7 @@ CVL_HOST_DEVICE inline void store_element(void* data, Type type, std::size_t j, 
 struct TrapNote {
   bool trapped = false;
   int divisor = 0;
-  CVL_HOST_DEVICE void note(int d) {
+  CVL_HD void note(int d) {
     if (!trapped) trapped = true, divisor = d;
   }
 };
@@ -52,14 +52,14 @@ struct TrapNote {
 namespace detail {
 
 template <Type kType>
-CVL_HOST_DEVICE host_t<kType> get(Scalar s) {
+CVL_HD host_t<kType> get(Scalar s) {
   if constexpr (kType == Type::Float)
     return s.f;
   else
     return static_cast<host_t<kType>>(s.i);
 }
 template <Type kType>
-CVL_HOST_DEVICE Scalar put(host_t<kType> v) {
+CVL_HD Scalar put(host_t<kType> v) {
   Scalar r{0.0, 0};
   if constexpr (kType == Type::Float)
     r.f = v;
@@ -70,7 +70,7 @@ CVL_HOST_DEVICE Scalar put(host_t<kType> v) {
 
 // Op kOp (cvl_sem rule Sem) at element type kType, on operands of the types ops.def gives it.
 template <vcode::Op kOp, class Sem, Type kType>
-CVL_HOST_DEVICE Scalar apply_typed(Scalar a, Scalar b, Scalar c, TrapNote& trap) {
+CVL_HD Scalar apply_typed(Scalar a, Scalar b, Scalar c, TrapNote& trap) {
   using Sig = Signature<kOp, kType>;
   if constexpr (checks_divisor<Sem> && kType == Type::Int) {
     if (Sem::traps(a.i, b.i)) {
@@ -88,7 +88,7 @@ CVL_HOST_DEVICE Scalar apply_typed(Scalar a, Scalar b, Scalar c, TrapNote& trap)
 }
 
 template <vcode::Op kOp, class Sem>
-CVL_HOST_DEVICE Scalar apply_types(Type type, Scalar a, Scalar b, Scalar c, TrapNote& trap) {
+CVL_HD Scalar apply_types(Type type, Scalar a, Scalar b, Scalar c, TrapNote& trap) {
   if constexpr (vcode::info(kOp).family == vcode::Family::Elementwise) {
     switch (type) {
       case Type::Int:
@@ -111,7 +111,7 @@ CVL_HOST_DEVICE Scalar apply_types(Type type, Scalar a, Scalar b, Scalar c, Trap
 
 // Elementwise `op` with instruction type `type` on one element, through its cvl_sem rule (a
 // switch generated from ops.def). An INT / or % whose divisor traps notes it and gives 0.
-CVL_HOST_DEVICE inline Scalar apply_op(vcode::Op op, Type type, Scalar a, Scalar b, Scalar c,
+CVL_HD Scalar apply_op(vcode::Op op, Type type, Scalar a, Scalar b, Scalar c,
                                        TrapNote& trap) {
   switch (op) {
 #define X(id, spelling, syntax, types, implied, family, sem, cost, shape, args, results, lengths, meaning) \

@@ -18,13 +18,13 @@ struct PackOutputs {
   const Bits* values;
   const std::uint8_t* flags;
   const std::int64_t* before;
-  SegMap sd;
+  SegmentView sd;
   Extent elements;
   Bits* out;
   std::int32_t* counts;
   std::int64_t* offsets;
   std::int64_t* total;
-  CVL_HOST_DEVICE void operator()(std::size_t i) const {
+  CVL_HD void operator()(std::size_t i) const {
     if (i <= sd.segments) {
       const std::int64_t first = before[sd.start(i)];
       offsets[i] = first;
@@ -51,7 +51,7 @@ struct IntRankKeys {
   bool segmented, descending;
   std::uint64_t* keys;
   std::uint32_t* elements;
-  CVL_HOST_DEVICE void operator()(std::size_t j) const {
+  CVL_HD void operator()(std::size_t j) const {
     std::uint32_t key = cvl_sem::int_rank_key(values[j]);
     if (descending) key = ~key;
     keys[j] = segmented ? (static_cast<std::uint64_t>(segment(j)) << 32) | key : key;
@@ -64,7 +64,7 @@ struct FloatRankKeys {
   bool legacy, descending;
   std::uint64_t* keys;
   std::uint32_t* elements;
-  CVL_HOST_DEVICE void operator()(std::size_t j) const {
+  CVL_HD void operator()(std::size_t j) const {
     const std::uint64_t key = legacy ? cvl_sem::legacy_float_rank_key(values[j])
                                      : cvl_sem::float_rank_key(values[j]);
     keys[j] = descending ? ~key : key;
@@ -77,15 +77,15 @@ struct SegmentOfElement {
   const std::uint32_t* elements;
   SegmentKey segment;
   std::uint32_t* segments;
-  CVL_HOST_DEVICE void operator()(std::size_t p) const { segments[p] = segment(elements[p]); }
+  CVL_HD void operator()(std::size_t p) const { segments[p] = segment(elements[p]); }
 };
 
 // Sorted position p holds element e of segment seg(p): its rank is p - start(seg(p)).
 struct ScatterRanks {
   const std::uint32_t* elements;
-  SegMap sd;
+  SegmentView sd;
   std::int32_t* rank;
-  CVL_HOST_DEVICE void operator()(std::size_t p) const {
+  CVL_HD void operator()(std::size_t p) const {
     rank[elements[p]] = static_cast<std::int32_t>(p - sd.start(sd.segment_of(p)));
   }
 };
@@ -94,7 +94,7 @@ struct ScatterRanks {
 struct CopyCount {
   const std::int64_t* count;
   std::int32_t* out;
-  CVL_HOST_DEVICE void operator()(std::size_t) const { *out = static_cast<std::int32_t>(*count); }
+  CVL_HD void operator()(std::size_t) const { *out = static_cast<std::int32_t>(*count); }
 };
 
 }  // namespace cvl::CVL_CUDA_NS::kernels

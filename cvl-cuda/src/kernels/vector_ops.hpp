@@ -10,10 +10,10 @@ template <class Bits>
 struct Extract {  // over segments
   const Bits* values;
   const std::int32_t* indices;
-  SegMap sd;
+  SegmentView sd;
   Bits* out;
   unsigned long long* fault;
-  CVL_HOST_DEVICE void operator()(std::size_t k) const {
+  CVL_HD void operator()(std::size_t k) const {
     const auto at = static_cast<std::uint32_t>(indices[k]);
     if (at >= sd.length(k)) {
       record_fault(fault, k);
@@ -27,10 +27,10 @@ template <class Bits>
 struct Replace {  // over segments; `out` holds a copy of the vector
   const std::int32_t* indices;
   const Bits* replacement;
-  SegMap sd;
+  SegmentView sd;
   Bits* out;
   unsigned long long* fault;
-  CVL_HOST_DEVICE void operator()(std::size_t k) const {
+  CVL_HD void operator()(std::size_t k) const {
     const auto at = static_cast<std::uint32_t>(indices[k]);
     if (at >= sd.length(k)) {
       record_fault(fault, k);
@@ -43,17 +43,17 @@ struct Replace {  // over segments; `out` holds a copy of the vector
 template <class Bits>
 struct Distribute {  // over elements
   const Bits* values;
-  SegMap sd;
+  SegmentView sd;
   Bits* out;
-  CVL_HOST_DEVICE void operator()(std::size_t j) const { out[j] = values[sd.segment_of(j)]; }
+  CVL_HD void operator()(std::size_t j) const { out[j] = values[sd.segment_of(j)]; }
 };
 
 struct Index {  // over elements
   const std::int32_t* starts;
   const std::int32_t* strides;
-  SegMap sd;
+  SegmentView sd;
   std::int32_t* out;
-  CVL_HOST_DEVICE void operator()(std::size_t j) const {
+  CVL_HD void operator()(std::size_t j) const {
     const std::size_t k = sd.segment_of(j);
     out[j] = cvl_sem::index_value(starts[k], strides[k], static_cast<std::uint32_t>(j - sd.start(k)));
   }

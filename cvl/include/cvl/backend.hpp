@@ -67,7 +67,7 @@ struct BackendOptions {
   // default with more than one thread). Other backends ignore it.
   bool fast_math = false;
   // cvl-cpu: elementwise ops on long vectors are computed where their result is first read, a
-  // chain of them in one pass (cvl-cpu/src/lazy_elementwise.hpp); the same values. vinterp turns
+  // chain of them in one pass (cvl-cpu/src/pending/lazy_elementwise.hpp); the same values. vinterp turns
   // it on (off with --eager); other backends ignore it. wait_for_device() computes what is pending.
   bool lazy_elementwise = false;
   // cuda-emulated: 0 runs each device operation as it is queued; any other value runs the device

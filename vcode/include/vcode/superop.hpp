@@ -39,13 +39,13 @@
 // -1): the whole FUSED fails with that error.
 //
 // Gather nodes (Kind::Gather) are never written: cvl-cpu makes them at run time, for a BPERMUTE
-// whose result is pending (cvl-cpu/src/lazy_elementwise.hpp). (GATHER <type> $k e): element e(j)
+// whose result is pending (cvl-cpu/src/pending/lazy_elementwise.hpp). (GATHER <type> $k e): element e(j)
 // of operand $k, e an INT expression whose values the BPERMUTE checked to lie in [0, len($k));
 // $k is read at those positions only, so its length is free. check_superop refuses the node, so
 // no FCODE file and no other backend ever meets one.
 //
 // Nodes: the parser makes one node per written occurrence, children before parents (a tree),
-// and refuses nesting deeper than 10000 (its recursion then stays within a default 8 MiB stack);
+// and refuses nesting deeper than 2000 (its recursion then stays within a default 8 MiB stack);
 // a definition built in memory may share nodes (a DAG), which the printer writes out at each
 // use. The static rules are vcode/superop_check.hpp's.
 #pragma once
@@ -89,6 +89,32 @@ struct SuperOpNode {
            args[1] == o.args[1] && args[2] == o.args[2];
   }
 };
+
+// How a node reads the node in its argument slot: at each element (an elementwise op's operands,
+// a gather's positions, a fold's values), once per segment of the node's descriptor (a DIST's
+// value, an INDEX's start and stride), as the descriptor itself, or at the positions a gather
+// computes (its source). The one table of it: every analysis and evaluator asks here.
+enum class ArgumentRole : std::uint8_t { Element, PerSegment, Descriptor, Gathered };
+inline ArgumentRole argument_role(SuperOpNode::Kind kind, std::uint8_t slot) {
+  using Kind = SuperOpNode::Kind;
+  switch (kind) {
+    case Kind::Dist:  // value, descriptor
+      return slot == 0 ? ArgumentRole::PerSegment : ArgumentRole::Descriptor;
+    case Kind::Index:  // start, stride, descriptor
+      return slot < 2 ? ArgumentRole::PerSegment : ArgumentRole::Descriptor;
+    case Kind::Scan:
+    case Kind::Reduce:  // values, descriptor
+      return slot == 0 ? ArgumentRole::Element : ArgumentRole::Descriptor;
+    case Kind::Gather:  // source, positions
+      return slot == 0 ? ArgumentRole::Gathered : ArgumentRole::Element;
+    default:
+      return ArgumentRole::Element;
+  }
+}
+// The slot of a node's descriptor (DIST, INDEX, a fold): the last one.
+inline std::uint8_t descriptor_slot(const SuperOpNode& n) {
+  return static_cast<std::uint8_t>(n.arity - 1);
+}
 
 struct SuperOp {
   std::uint32_t id = 0;                 // the n of `SUPEROP n` and `FUSED n`

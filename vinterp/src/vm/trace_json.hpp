@@ -7,11 +7,11 @@
 // them by opcode and sums the backend's launches, syncs and bytes. A call that ran
 // only such instructions and took under `initial_short_call` is folded into its caller's span too (it
 // counts the calls by name), so the file's size follows the run's long steps, not its
-// instruction count: a program of 150,000 instructions makes a file of about 2 MB. What is long
-// depends on the machine (a slow clock or a busy core makes every step look longer), so the two
-// thresholds double after every `events_per_coarsening` events written: a slow machine's trace
-// is as detailed at first and then coarser, not five times larger. Events are written as they
-// come (one JSON object per line); what waits is one pending span per open call.
+// instruction count. What is long depends on the machine (a slow clock or a busy core makes
+// every step look longer), so the two thresholds double after every `events_per_coarsening`
+// events written: a slow machine's trace is as detailed at first and then coarser, not many
+// times larger. Events are written as they come (one JSON object per line); what waits is one
+// pending span per open call.
 #pragma once
 
 #include <chrono>

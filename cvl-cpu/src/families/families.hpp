@@ -1,0 +1,57 @@
+// The op families of cvl-cpu, one source file each. backend.cpp forwards here (asserting the shape
+// rules in debug builds); these functions check only what depends on the data (indices, divisors,
+// lengths).
+#pragma once
+
+#include <span>
+#include <utility>
+
+#include "cvl/backend.hpp"
+#include "threads/parallel.hpp"
+#include "memory/storage.hpp"
+
+namespace cvl::cpu {
+
+struct Context {
+  Parallel par;
+  FloatRankOrder float_rank = FloatRankOrder::Correct;
+  bool fast_math = false;  // transcendentals from vector_math.hpp (BackendOptions::fast_math)
+  bool lazy = false;  // long elementwise results computed when read (lazy_elementwise.hpp)
+  // What this backend's vectors may hold (--max-memory), charged by every operation it runs
+  // (MemoryScope); never null in a backend's context.
+  std::shared_ptr<MemoryBudget> memory = std::make_shared<MemoryBudget>();
+};
+
+Vector elementwise(const Context& ctx, vcode::Op op, Type type, std::span<Vector> operands);
+Vector random(Vector bounds, RandomStream& stream);
+
+Vector scan(const Context& ctx, vcode::Op op, Vector v, const SegmentView& sd);
+Vector reduce(const Context& ctx, vcode::Op op, Vector v, const SegmentView& sd);
+
+Vector permute(const Context& ctx, vcode::Op op, PermuteOperands&& operands);
+// `length` when every element of `indices` (INT), read as unsigned, is below it, which is then
+// recorded (Buffer::indices_below); else nothing (the op that reads them reports the bad one).
+std::optional<std::uint32_t> check_indices_below(const Parallel& par, const Vector& indices,
+                                                 std::size_t length);
+
+Vector extract(const Context& ctx, Vector v, Vector indices, const SegmentView& sd);
+Vector replace(const Context& ctx, Vector v, Vector indices, Vector values, const SegmentView& sd);
+// `descriptor`: the handle `sd` views, kept by a result described instead of written
+// (SegmentValues).
+Vector distribute(const Context& ctx, Vector values, const SegmentView& sd,
+                  const Segdes& descriptor);
+Vector index(const Context& ctx, Vector starts, Vector strides, const SegmentView& sd);
+
+Vector rank(const Context& ctx, vcode::Op op, Vector v, const SegmentView& sd);
+std::pair<Vector, Segdes> pack(const Context& ctx, Vector v, Vector flags, const SegmentView& sd);
+
+// FUSED (fused.cpp): a superoperator planned once, then evaluated over operands that obey its
+// length rules (the interpreter checked them).
+std::unique_ptr<PreparedSuperOp> prepare_fused(const Context& ctx, const vcode::SuperOp& op);
+Vector fused(const Context& ctx, const PreparedSuperOp& op, std::span<FusedOperand> operands,
+             std::size_t domain);
+
+// "OP: index I at position P is outside its segment of length L"
+[[noreturn]] void throw_index_fault(vcode::Op op, const IndexFault& fault);
+
+}  // namespace cvl::cpu

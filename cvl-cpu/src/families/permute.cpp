@@ -1,0 +1,231 @@
+// The permute family (spec/CVL.md §3.5, VCODE.md §6.7): scatters (PERMUTE, FPERMUTE, DPERMUTE,
+// DFPERMUTE) walk the source segments, gathers (BPERMUTE, BFPERMUTE) the destination segments.
+// Only bits move, so each loop is instantiated per element width, not per type. Every index
+// that is used is checked against the length of the segment it addresses.
+//
+// Collisions (two sources writing one position, invalid in NESL programs but possible in
+// hand-written VCODE): the highest source index wins, as in the reference (spec/CVL.md §3.5).
+// Sequentially that is the loop's order; with several threads each thread owns a range of the
+// destination and writes it in source order (scatter_by_destination).
+#include <algorithm>
+#include <atomic>
+#include <string>
+
+#include "families/families.hpp"
+#include "pending/gather_composition.hpp"
+#include "pending/lazy_elementwise.hpp"
+#include "simd/gather.hpp"
+
+namespace cvl::cpu {
+namespace {
+
+using vcode::Op;
+using I32 = std::int32_t;
+using Flag = std::uint8_t;
+
+// out[dest.start(k) + idx[j]] = values[j] for the (flagged) elements j of source segment k whose
+// target lies in [lo, hi), in source order; returns false at the first bad index, recorded in
+// `fault`. A target outside [lo, hi) is stored to a dummy instead: no branch to mispredict on
+// random targets. kWhole: [lo, hi) is the whole destination (one thread), no test at all.
+template <class Bits, bool kFlagged, bool kWhole>
+bool scatter_segment(std::size_t k, const SegmentView& source, const SegmentView& dest, const Bits* values,
+                     const I32* idx, const Flag* flags, Bits* out, std::size_t lo, std::size_t hi,
+                     IndexFault& fault) {
+  const std::size_t start = dest.start(k);
+  const auto length = static_cast<std::uint32_t>(dest.length(k));
+  Bits discarded;
+  for (std::size_t j = source.start(k), end = source.start(k + 1); j < end; ++j) {
+    if constexpr (kFlagged)
+      if (!flags[j]) continue;
+    const auto at = static_cast<std::uint32_t>(idx[j]);  // negative indices become huge
+    if (at >= length) {
+      fault = {j, idx[j], length};
+      return false;
+    }
+    const std::size_t target = start + at;
+    if constexpr (kWhole)
+      out[target] = values[j];
+    else
+      *(target - lo < hi - lo ? out + target : &discarded) = values[j];
+  }
+  return true;
+}
+
+// Several threads: each owns a contiguous range of the destination and walks, in source order,
+// the source segments whose destination segment can meet its range, writing only the targets in
+// it. So the highest source wins as in the sequential loop, with no atomics and no extra memory.
+// A segment whose targets span several ranges (one giant segment) is read by each of their
+// threads: one range per thread keeps that to `team` reads of the indices. Every source segment
+// is walked by at least one thread (an empty destination segment by the one its start falls in),
+// so each bad index is seen; each thread stops at its first, and the lowest one is reported.
+template <class Bits, bool kFlagged>
+void scatter_by_destination(int team, const SegmentView& source, const SegmentView& dest,
+                            const Bits* values, const I32* idx, const Flag* flags, Bits* out,
+                            IndexFault& fault) {
+  const auto ranges = static_cast<std::size_t>(team);
+  run_blocks(team, ranges, [&](std::size_t b) {
+    const std::size_t lo = block_begin(dest.total, b, ranges);
+    const std::size_t hi = block_begin(dest.total, b + 1, ranges);
+    const bool last = b + 1 == ranges;
+    // The first segment ending at or after lo (one ending exactly there is walked needlessly).
+    const SegOffset* ends = dest.offsets + 1;
+    auto k = static_cast<std::size_t>(
+        std::lower_bound(ends, ends + dest.segments, static_cast<SegOffset>(lo)) - ends);
+    IndexFault local;
+    for (; k < dest.segments && (dest.start(k) < hi || last); ++k)
+      if (!scatter_segment<Bits, kFlagged, false>(k, source, dest, values, idx, flags, out, lo, hi,
+                                                  local))
+        break;
+    fault.merge(local);
+  });
+}
+
+// out[dest.start(k) + idx[j]] = values[j] for each (flagged) source element j of segment k.
+template <class Bits, bool kFlagged>
+void scatter(const Parallel& par, Op op, const SegmentView& source, const SegmentView& dest,
+             const Bits* values, const I32* idx, const Flag* flags, Bits* out) {
+  IndexFault fault;
+  const int team = par.team_for(source.total, kMemoryBoundThreshold);
+  if (team <= 1) {
+    for (std::size_t k = 0; k < source.segments; ++k)
+      if (!scatter_segment<Bits, kFlagged, true>(k, source, dest, values, idx, flags, out, 0,
+                                                 dest.total, fault))
+        break;
+  } else {
+    scatter_by_destination<Bits, kFlagged>(team, source, dest, values, idx, flags, out, fault);
+  }
+  if (fault.found()) throw_index_fault(op, fault);
+}
+
+// out[j] = segment[idx[j]] for j in [lo, hi), unflagged positions zero bits; returns the first j
+// whose index is outside [0, length), or hi. A function of its own, so that no pointer is
+// reloaded after each store, as one captured by reference would be.
+template <class Bits, bool kFlagged>
+std::size_t gather_run(const Bits* segment, std::uint32_t length, const I32* idx,
+                       const Flag* flags, Bits* out, std::size_t lo, std::size_t hi) {
+  if constexpr (!kFlagged && (sizeof(Bits) == 4 || sizeof(Bits) == 8)) {
+    static const simd::CheckedGatherFunction<Bits> wide = [] {
+      if constexpr (sizeof(Bits) == 4) return simd::checked_gather32();
+      else return simd::checked_gather64();
+    }();
+    if (wide) return wide(segment, length, idx, out, lo, hi);
+  }
+  for (std::size_t j = lo; j < hi; ++j) {
+    if constexpr (kFlagged) {
+      if (!flags[j]) {
+        out[j] = 0;
+        continue;
+      }
+    }
+    auto at = static_cast<std::uint32_t>(idx[j]);
+    if (at >= length) return j;
+    out[j] = segment[at];  // out may be idx's memory: idx[j] is read first
+  }
+  return hi;
+}
+
+// out[j] = values[source.start(k) + idx[j]] for each destination element j of segment k;
+// unflagged positions get zero bits (0, 0.0, F) and their index is not looked at.
+template <class Bits, bool kFlagged>
+void gather(const Parallel& par, Op op, const SegmentView& source, const SegmentView& dest,
+            const Bits* values, const I32* idx, const Flag* flags, Bits* out) {
+  IndexFault fault;
+  for_each_part(par, dest, kMemoryBoundThreshold, [&](const Part& p, std::size_t) {
+    IndexFault local;
+    for_each_piece(dest, p, [&](std::size_t k, std::size_t lo, std::size_t hi) {
+      if (local.found()) return;
+      const std::size_t bad = gather_run<Bits, kFlagged>(values + source.start(k),
+                                                        static_cast<std::uint32_t>(source.length(k)),
+                                                        idx, flags, out, lo, hi);
+      if (bad < hi) local = {bad, idx[bad], static_cast<std::int64_t>(source.length(k))};
+    });
+    fault.merge(local);
+  });
+  if (fault.found()) throw_index_fault(op, fault);
+}
+
+}  // namespace
+
+[[noreturn]] void throw_index_fault(Op op, const IndexFault& fault) {
+  throw Error(index_fault_message(vcode::spelling(op), fault.index, fault.position, fault.length));
+}
+
+namespace {
+
+// The largest of idx[0, n) read as unsigned (a negative index is huge). SSE2 has no unsigned
+// maximum, so the portable loop is scalar: AVX2's where the CPU has it.
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+std::uint32_t largest_unsigned(const I32* idx, std::size_t n) {
+  std::uint32_t largest = 0;
+  for (std::size_t j = 0; j < n; ++j) largest = std::max(largest, static_cast<std::uint32_t>(idx[j]));
+  return largest;
+}
+
+}  // namespace
+
+std::optional<std::uint32_t> check_indices_below(const Parallel& par, const Vector& indices,
+                                                 std::size_t length) {
+  const I32* idx = elements<I32>(indices);
+  if (!idx) return std::nullopt;
+  // The largest index: the bound recorded is the tightest, good for every source that long.
+  std::atomic<std::uint32_t> largest{0};
+  parallel_for(par, indices.length, kMemoryBoundThreshold, [&](std::size_t lo, std::size_t hi) {
+    const std::uint32_t local = largest_unsigned(idx + lo, hi - lo);
+    for (std::uint32_t seen = largest.load(); local > seen && !largest.compare_exchange_weak(seen, local);) {
+    }
+  });
+  if (largest.load() >= length) return std::nullopt;
+  const std::uint32_t bound = largest.load() + 1;
+  static_cast<Buffer*>(indices.storage.get())->set_indices_below(bound);
+  return bound;
+}
+
+Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
+  if (ctx.lazy)
+    if (std::optional<Vector> out = composed_gather(ctx, op, operands)) return std::move(*out);
+  if (ctx.lazy && op == Op::BPermute)
+    if (std::optional<Vector> out = lazy_gather(ctx, operands)) return std::move(*out);
+  const Parallel& par = ctx.par;
+  const SegmentView source = view(operands.source_segdes);
+  const SegmentView dest = op == Op::Permute ? source : view(operands.dest_segdes);
+  const Type type = operands.values.type;
+  const I32* idx = elements<I32>(operands.indices);
+  const Flag* flags = elements<Flag>(operands.flags);
+  return with_element_bits(type, [&]<class Bits>() -> Vector {
+    const Bits* values = elements<Bits>(operands.values);
+    // The ops.def row says which way the indices point and which operands there are.
+    const bool flagged = vcode::permute_has_flags(op);
+    auto run = [&](Bits* out) {
+      if (vcode::info(op).shape == vcode::Shape::Gather) {
+        if (flagged)
+          gather<Bits, true>(par, op, source, dest, values, idx, flags, out);
+        else
+          gather<Bits, false>(par, op, source, dest, values, idx, flags, out);
+      } else if (flagged) {
+        scatter<Bits, true>(par, op, source, dest, values, idx, flags, out);
+      } else {
+        scatter<Bits, false>(par, op, source, dest, values, idx, flags, out);
+      }
+    };
+    Vector out;
+    if (vcode::info(op).shape == vcode::Shape::Gather)
+      out = reuse_or_allocate(std::move(operands.indices), type, dest.total);
+    else if (vcode::permute_has_defaults(op))  // the default's memory, at its last use
+      out = unshared(par, std::move(operands.defaults));
+    else if (flagged)  // unwritten positions are 0
+      out = allocate_zeroed(par, type, dest.total);
+    else
+      out = allocate(type, dest.total);
+    run(elements<Bits>(out));
+    // Every index was good: a later gather by the same index over one segment needs no check
+    // (lazy_gather). An index reused as the result is gone (moved from).
+    if (op == Op::BPermute && dest.segments == 1)
+      if (auto* index = static_cast<Buffer*>(operands.indices.storage.get()))
+        index->set_indices_below(static_cast<std::uint32_t>(source.length(0)));
+    return out;
+  });
+}
+
+}  // namespace cvl::cpu

@@ -1,0 +1,117 @@
+// Writing one value per position, segment by segment: DIST and INDEX (fill_dist, fill_index),
+// unfused and as FUSED's leaves. Built for short segments: bh's descriptors average 1 to 8
+// elements a segment, where a loop per segment pays for its unpredictable exit on every
+// segment. Where lengths differ, a segment of at most kShortSegment elements is written as
+// kShortSegment values in one go, the excess overwritten by the segments after it; a longer one,
+// or one too near the end of the range to write past its end, goes to the caller's loop for
+// long pieces, as does every segment of a descriptor whose segments are all of one length.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "cvl/scalar_semantics.hpp"
+#include "threads/parallel.hpp"
+#include "memory/streaming_fill.hpp"
+
+namespace cvl::cpu {
+
+inline constexpr std::size_t kShortSegment = 8;
+
+// For every position pos in [lo, hi), of segment k: short_piece(at, k, first) writes at[t] for
+// t < kShortSegment, the values at offsets first + t of segment k, where the segment's piece in
+// [lo, hi) is short (whatever its length: the excess is overwritten after); else long_piece(k,
+// pos, end) writes the piece [pos, end). `k` is the segment holding lo; out has hi - lo elements.
+template <class T, class ShortPiece, class LongPiece>
+void fill_by_segment(T* out, const SegmentView& sd, std::size_t k, std::size_t lo, std::size_t hi,
+                     ShortPiece&& short_piece, LongPiece&& long_piece) {
+  // The offsets in a local: the pieces' wide stores may alias anything, so a pointer read
+  // through `sd` would be read again after each of them.
+  const SegOffset* const offsets = sd.offsets;
+  std::size_t pos = lo;
+  // Segments all of one length go to the caller's loop, whose exit is then predicted every time
+  // and which writes no excess (the short path measured slower there: quickhull's INDEX over
+  // pairs). Otherwise, while kShortSegment positions remain, a short segment is one short piece.
+  if (sd.uniform <= 0) {
+    while (hi - pos >= kShortSegment) {
+      const std::size_t start = offsets[k], end = offsets[k + 1];
+      if (end - pos <= kShortSegment) {
+        // Straight into the output: values gathered in an array first and copied were slower
+        // than the loop per segment (their wide load cannot take its data from the narrow stores)
+        short_piece(out + (pos - lo), k, pos - start);
+        pos = end;
+      } else {
+        const std::size_t to = std::min<std::size_t>(end, hi);
+        long_piece(k, pos, to);
+        pos = to;
+      }
+      ++k;
+    }
+  }
+  for (; pos < hi; ++k) {
+    const std::size_t end = std::min<std::size_t>(offsets[k + 1], hi);
+    long_piece(k, pos, end);
+    pos = end;
+  }
+}
+
+// DIST over [lo, hi) (`k` the segment holding lo): out[pos - lo] = values[k] for pos in segment
+// k; long pieces written around the cache where `streaming` (streaming_fill.hpp).
+template <class Bits>
+void fill_dist(Bits* out, const SegmentView& sd, std::size_t k, std::size_t lo, std::size_t hi,
+               const Bits* values, bool streaming) {
+  fill_by_segment(
+      out, sd, k, lo, hi,
+      [values](Bits* at, std::size_t segment, std::size_t) {  // by value: see fill_by_segment
+        const Bits value = values[segment];
+        for (std::size_t t = 0; t < kShortSegment; ++t) at[t] = value;
+      },
+      [&](std::size_t segment, std::size_t from, std::size_t to) {
+        fill_values(out + (from - lo), to - from, values[segment], streaming);
+      });
+}
+
+// at[t] = index_value(start, stride, first + t) for t < kShortSegment: two 4-lane stores where
+// SSE2 is there (every x86-64), instead of eight scalar ones (bh's INDEX over many segments of 1
+// to 8 elements spent most of its time on them).
+inline void index_run(std::int32_t* at, std::int32_t start, std::int32_t stride, std::uint32_t first) {
+  static_assert(kShortSegment == 8);
+  const auto step = static_cast<std::uint32_t>(stride);
+  const std::uint32_t base = static_cast<std::uint32_t>(start) + first * step;
+#if defined(__SSE2__)
+  const __m128i low = _mm_setr_epi32(static_cast<int>(base), static_cast<int>(base + step),
+                                     static_cast<int>(base + 2 * step), static_cast<int>(base + 3 * step));
+  const __m128i high = _mm_add_epi32(low, _mm_set1_epi32(static_cast<int>(4 * step)));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(at), low);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(at + 4), high);
+#else
+  for (std::uint32_t t = 0; t < kShortSegment; ++t) at[t] = static_cast<std::int32_t>(base + t * step);
+#endif
+}
+
+// INDEX over [lo, hi) (`k` the segment holding lo): out[pos - lo] = starts[k] + strides[k] times
+// the offset of pos in segment k, wrapping as the reference's repeated addition does.
+template <class Starts, class Strides>
+void fill_index(std::int32_t* out, const SegmentView& sd, std::size_t k, std::size_t lo, std::size_t hi,
+                const Starts& starts, const Strides& strides) {
+  fill_by_segment(
+      out, sd, k, lo, hi,
+      [starts, strides](std::int32_t* at, std::size_t segment, std::size_t first) {  // by value
+        index_run(at, starts[segment], strides[segment], static_cast<std::uint32_t>(first));
+      },
+      [&](std::size_t segment, std::size_t from, std::size_t to) {
+        const std::int32_t start = starts[segment], stride = strides[segment];
+        const auto first = static_cast<std::uint32_t>(from - sd.start(segment));
+        const auto count = static_cast<std::uint32_t>(to - from);
+        std::int32_t* piece = out + (from - lo);
+        for (std::uint32_t t = 0; t < count; ++t)
+          piece[t] = cvl_sem::index_value(start, stride, first + t);
+      });
+}
+
+}  // namespace cvl::cpu

@@ -1,0 +1,264 @@
+// The one segmented fold of cvl-cpu, over any source of element values: the unfused reductions
+// and scans read a vector (VectorValues), FUSED reads its block evaluator (fused.cpp), so both
+// combine every segment in the same order and regroup it the same way under threads. With one
+// thread every segment is combined strictly left to right from the identity, as the reference
+// does. With more, the elements are cut into equal parts whatever the segment sizes (parallel.hpp's
+// Part); a segment cut by a part boundary is finished from per-part partial results. That
+// reassociates its combination: still exact for INT and BOOL, and for FLOAT MAX/MIN unless a cut
+// segment holds a NaN (the fold then runs sequentially); within rounding for FLOAT + and *.
+//
+// A value source provides
+//   std::size_t block() const;           the most elements one call of values() may be asked for
+//   const T* values(std::size_t lo, std::size_t hi);   p with p[i] the value at element i
+// and is asked for increasing, adjacent ranges [lo, hi) of one part.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "threads/parallel.hpp"
+#include "families/combine.hpp"
+
+namespace cvl::cpu {
+
+// A vector as a value source: every range at once.
+template <class T>
+struct VectorValues {
+  const T* data;
+
+  static constexpr std::size_t block() { return std::numeric_limits<std::size_t>::max(); }
+  const T* values(std::size_t, std::size_t) const { return data; }
+};
+
+// Folds one piece of a segment, fed in runs of consecutive elements. A whole segment folds left
+// to right. A piece of a cut segment is reassociated anyway, so FLOAT + and * fold it in four
+// lanes, which do not wait on each other: lane j takes the elements at offsets 4m + j from the
+// piece's start, the last (length mod 4) go to lane 0, and the lanes combine as (0 1) (2 3).
+template <class C>
+class PieceFold {
+ public:
+  using T = typename C::value_type;
+
+  // The piece [lo, hi); `cut` when its segment crosses a part boundary.
+  void start(bool cut, std::size_t lo, std::size_t hi) {
+    acc_ = C::identity;
+    cut_ = cut;
+    lanes_ = cut && kLanes;
+    if (lanes_) {
+      std::fill(std::begin(lane_), std::end(lane_), C::identity);
+      piece_lo_ = lo;
+      lanes_end_ = lo + (hi - lo) / 4 * 4;
+    }
+  }
+
+  // Elements [pos, pos + n) of the piece, x[i] being the one at pos + i. Returns false when a
+  // cut FLOAT MAX/MIN piece holds a NaN: grouping then changes the result (max(s, NaN) = NaN but
+  // max(NaN, x) = x), and the caller must fold sequentially.
+  bool add(const T* x, std::size_t pos, std::size_t n) {
+    if (lanes_) {
+      add_to_lanes(x, pos, n);
+    } else {
+      T a = acc_;
+      for (std::size_t i = 0; i < n; ++i) a = C::apply(a, x[i]);
+      acc_ = a;
+    }
+    if constexpr (kNanSensitive<C>) {
+      // On the bits, which vectorizes: |x| + (2^52 - 1) carries into the sign bit exactly when
+      // |x| is above the pattern of infinity, that is for a NaN.
+      if (cut_) {
+        std::uint64_t carries = 0;
+        for (std::size_t i = 0; i < n; ++i)
+          carries |= (std::bit_cast<std::uint64_t>(x[i]) & 0x7FFF'FFFF'FFFF'FFFFull) +
+                     0x000F'FFFF'FFFF'FFFFull;
+        return (carries >> 63) == 0;
+      }
+    }
+    return true;
+  }
+
+  T finish() const {
+    if (!lanes_) return acc_;
+    return C::apply(C::identity,
+                    C::apply(C::apply(lane_[0], lane_[1]), C::apply(lane_[2], lane_[3])));
+  }
+
+ private:
+  static constexpr bool kLanes = kRegroupingRounds<C>;
+
+  void add_to_lanes(const T* x, std::size_t pos, std::size_t n) {
+    const std::size_t in_lanes = pos < lanes_end_ ? std::min(n, lanes_end_ - pos) : 0;
+    std::size_t i = 0;
+    for (; i < in_lanes && ((pos + i - piece_lo_) & 3) != 0; ++i) {  // up to a group of four
+      T& l = lane_[(pos + i - piece_lo_) & 3];
+      l = C::apply(l, x[i]);
+    }
+    for (; i + 4 <= in_lanes; i += 4)
+      for (std::size_t j = 0; j < 4; ++j) lane_[j] = C::apply(lane_[j], x[i + j]);
+    for (; i < in_lanes; ++i) {  // a group the next run finishes
+      T& l = lane_[(pos + i - piece_lo_) & 3];
+      l = C::apply(l, x[i]);
+    }
+    for (; i < n; ++i) lane_[0] = C::apply(lane_[0], x[i]);
+  }
+
+  T acc_ = C::identity;
+  T lane_[4] = {C::identity, C::identity, C::identity, C::identity};
+  bool cut_ = false;
+  bool lanes_ = false;
+  std::size_t piece_lo_ = 0, lanes_end_ = 0;
+};
+
+// Folds one part of the elements segment by segment: first its head (the rest of a segment begun
+// in an earlier part), then every segment starting in it, the last one clipped at the part's
+// end. Calls done(segment, value, is_head) for each, in order, empty segments included. Returns
+// false when the result needs the sequential fold (PieceFold::add).
+template <class C, class Source, class Done>
+bool fold_part(Source& source, const SegmentView& sd, const Part& p, Done&& done) {
+  using T = typename C::value_type;
+  bool head = p.has_head();
+  std::size_t k = head ? p.first - 1 : p.first;
+  auto piece_end = [&](std::size_t s) { return std::min(sd.start(s + 1), p.end); };
+  PieceFold<C> piece;
+  auto begin_segment = [&] {
+    if (k < p.last)
+      piece.start(head || sd.start(k + 1) > p.end, head ? p.begin : sd.start(k), piece_end(k));
+  };
+  auto finish_segment = [&] {
+    done(k, piece.finish(), head);
+    head = false;
+    ++k;
+    begin_segment();
+  };
+  begin_segment();
+  bool exact = true;
+  for (std::size_t lo = p.begin; lo < p.end;) {
+    const std::size_t hi = lo + std::min<std::size_t>(source.block(), p.end - lo);
+    const T* x = source.values(lo, hi);
+    std::size_t pos = lo;
+    while (true) {
+      while (k < p.last && piece_end(k) <= pos) finish_segment();
+      if (pos == hi) break;
+      // Segments that start here and end inside the block (so are not cut) fold in a tight loop.
+      if (!head && pos == sd.start(k) && sd.start(k + 1) <= hi) {
+        for (; k < p.last && sd.start(k + 1) <= hi; ++k) {
+          T a = C::identity;
+          for (std::size_t i = sd.start(k); i < sd.start(k + 1); ++i) a = C::apply(a, x[i]);
+          done(k, a, false);
+        }
+        begin_segment();
+        pos = std::min(sd.start(k), hi);
+        continue;
+      }
+      const std::size_t end = std::min(piece_end(k), hi);
+      exact &= piece.add(x + pos, pos, end - pos);
+      pos = end;
+    }
+    lo = hi;
+  }
+  while (k < p.last) finish_segment();
+  return exact;
+}
+
+// result[k] = the fold of segment k, for every segment of `sd`. `with_values(body)` calls
+// body(source) with a value source for one block (once per block, on the thread running it), so
+// a source may keep per-block state (FUSED's evaluation buffers and faults).
+template <class C, class WithValues>
+void reduce_segments(const Parallel& par, const SegmentView& sd, typename C::value_type* result,
+                     WithValues&& with_values, bool sequential = false) {
+  using T = typename C::value_type;
+  const int team = sequential              ? 1
+                   : kRegroupingRounds<C> ? par.fixed_team_for(sd.total, kMemoryBoundThreshold)
+                                          : par.team_for(sd.total, kMemoryBoundThreshold);
+  if (team <= 1) {
+    with_values([&](auto& source) {
+      fold_part<C>(source, sd, whole_part(sd),
+                   [&](std::size_t k, T value, bool) { result[k] = value; });
+    });
+    return;
+  }
+  // Each part reduces the segments starting in it; the heads (continuations of a segment begun
+  // in an earlier part) are combined afterwards in part order.
+  constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+  const std::size_t blocks = blocks_for_team(team);
+  std::vector<T> head(blocks);
+  std::vector<std::size_t> head_segment(blocks, none);
+  std::atomic<bool> inexact{false};
+  run_blocks(team, blocks, [&](std::size_t b) {
+    const Part p = make_part(sd, b, blocks);
+    with_values([&](auto& source) {
+      const bool exact =
+          fold_part<C>(source, sd, p, [&](std::size_t k, T value, bool is_head) {
+            if (!is_head) {
+              result[k] = value;
+              return;
+            }
+            head[b] = value;
+            head_segment[b] = k;
+          });
+      if (!exact) inexact.store(true, std::memory_order_relaxed);
+    });
+  });
+  if (inexact.load()) return reduce_segments<C>(par, sd, result, with_values, true);
+  for (std::size_t b = 1; b < blocks; ++b)
+    if (head_segment[b] != none)
+      result[head_segment[b]] = C::apply(result[head_segment[b]], head[b]);
+}
+
+// The fold of in[lo, hi) as a piece of a cut segment (a threaded scan's carry into the next
+// part); `inexact` is set when PieceFold::add says the parted result may differ.
+template <class C, class T = typename C::value_type>
+T fold_cut_piece(const T* in, std::size_t lo, std::size_t hi, std::atomic<bool>& inexact) {
+  PieceFold<C> piece;
+  piece.start(true, lo, hi);
+  if (!piece.add(in + lo, lo, hi - lo)) inexact.store(true, std::memory_order_relaxed);
+  return piece.finish();
+}
+
+// Exclusive scan of [lo, hi) from `acc`, returning the running value after hi. Reads in[i]
+// before writing out[i], so in may be out.
+template <class C, class T = typename C::value_type>
+T scan_range(const T* in, T* out, std::size_t lo, std::size_t hi, T acc) {
+  for (std::size_t i = lo; i < hi; ++i) {
+    T x = in[i];
+    out[i] = acc;
+    acc = C::apply(acc, x);
+  }
+  return acc;
+}
+
+// Exclusive scan of every segment on one thread: out[i] = the fold of the segment's elements
+// before i, from the identity. Each source block is taken in three parts: the rest of a segment
+// begun in an earlier block, the segments inside the block (a tight loop, all of them for a
+// vector), and the start of a segment that goes on in the next block.
+template <class C, class Source>
+void scan_sequential(Source& source, typename C::value_type* out, const SegmentView& sd) {
+  using T = typename C::value_type;
+  std::size_t k = 0;    // the first segment that does not end at or before lo
+  T acc = C::identity;  // segment k's running value, when it began before lo
+  for (std::size_t lo = 0; lo < sd.total;) {
+    const std::size_t hi = lo + std::min<std::size_t>(source.block(), sd.total - lo);
+    const T* x = source.values(lo, hi);
+    while (k < sd.segments && sd.start(k + 1) <= lo) ++k;
+    if (sd.start(k) < lo) {  // a segment carried over from the previous block
+      const std::size_t end = std::min(sd.start(k + 1), hi);
+      acc = scan_range<C>(x, out, lo, end, acc);
+      if (sd.start(k + 1) > hi) {  // and on into the next block
+        lo = hi;
+        continue;
+      }
+      ++k;
+    }
+    for (; k < sd.segments && sd.start(k + 1) <= hi; ++k)
+      scan_range<C>(x, out, sd.start(k), sd.start(k + 1), C::identity);
+    if (k < sd.segments && sd.start(k) < hi)
+      acc = scan_range<C>(x, out, sd.start(k), hi, C::identity);
+    lo = hi;
+  }
+}
+
+}  // namespace cvl::cpu

@@ -1,0 +1,538 @@
+// FCODE superoperators (vcode/superop.hpp) in one pass. prepare_fused turns a definition, by its
+// analysis (vcode/superop_analysis.hpp), into one kernel per node (fused_kernels.hpp), once; each
+// call binds the operands' data and evaluates the expression over blocks of kBlock elements,
+// each node's values for the block in a small buffer that stays in cache. Blocks are shared
+// between threads like the other ops. DIST and INDEX leaves read their per-segment values through
+// the descriptor's offsets, never through a full-length vector. A reduction or scan at the root
+// folds the block values as they are made, through the fold scan_reduce.cpp uses
+// (segmented_fold.hpp), so the results are identical to the unfused program's at any thread count.
+#include <algorithm>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "cvl/scalar_semantics.hpp"
+#include "families/families.hpp"
+#include "fused/fused_kernels.hpp"
+#include "families/combine.hpp"
+#include "cvl/op_dispatch.hpp"
+#include "families/segment_fill.hpp"
+#include "families/segmented_fold.hpp"
+#include "simd/gather.hpp"
+#include "families/vector_math.hpp"
+
+namespace cvl::cpu {
+namespace {
+
+using vcode::NodeRole;
+using vcode::Op;
+using vcode::SuperOp;
+using vcode::SuperOpNode;
+using NodeKind = SuperOpNode::Kind;
+using I32 = std::int32_t;
+using F64 = double;
+using B8 = std::uint8_t;
+
+// Elements per block: with nodes sharing buffers (CpuSuperOp::assign_buffers), 256 elements keep
+// a long expression's live buffers in the L1 cache, which larger blocks do not; smaller ones
+// gained nothing more (bench/RESULTS.md).
+constexpr std::size_t kBlock = 256;
+
+
+// ---- The plan: what does not depend on the operands.
+
+struct NodePlan {
+  NodeKind kind = NodeKind::Operand;
+  NodeRole role = NodeRole::Unused;
+  Type type = Type::Int;  // of the values this node produces
+  std::uint8_t arity = 0;
+  std::uint32_t args[3] = {0, 0, 0};
+  Kernel kernel = nullptr;         // Elementwise
+  ArrayFunction fast = nullptr;    // Elementwise, fast mode: a vector transcendental instead
+  bool checks_division = false;    // INT / and %: divisors are checked before the kernel runs
+  bool invariant = false;          // the same value at every element: computed once per frame
+  // Also invariant in a call whose descriptors each have one segment (the scalars of top-level
+  // code): such nodes keep buffers of their own.
+  bool uniform_if_one_segment = false;
+  std::uint32_t same_as = 0;       // the node whose values these are (itself when computed here)
+  std::uint32_t buffer = 0;        // its block buffer in the frame, when it has one
+  std::uint32_t operand = 0;       // Operand: k of $k
+  I32 int_value = 0;               // Constant INT, BOOL
+  F64 float_value = 0;             // Constant FLOAT
+};
+
+class CpuSuperOp final : public PreparedSuperOp {
+ public:
+  CpuSuperOp(const SuperOp& op, bool fast_math) : PreparedSuperOp(op) {
+    nodes.resize(op.nodes.size());
+    for (std::size_t i = 0; i < op.nodes.size(); ++i) {
+      const SuperOpNode& n = op.nodes[i];
+      NodePlan& p = nodes[i];
+      p.kind = n.kind;
+      p.role = analysis.roles[i];
+      p.type = to_type(n.result);
+      p.arity = n.arity;
+      std::copy(std::begin(n.args), std::end(n.args), std::begin(p.args));
+      p.operand = n.operand;
+      p.int_value = n.int_value;
+      p.float_value = n.float_value;
+      p.invariant = analysis.invariant[i];
+      p.uniform_if_one_segment = analysis.uniform_if_one_segment[i];
+      p.same_as = analysis.same_as[i];
+      if (n.kind != NodeKind::Elementwise || p.role != NodeRole::Element) continue;
+      p.kernel = kernel_for(n.op, to_type(n.type));
+      if (fast_math) p.fast = fast_math_function(n.op);
+      p.checks_division =
+          vcode::elementwise_can_trap(n.op, n.type);
+      if (vcode::info(n.op).cost == vcode::Cost::Compute) threshold = kComputeBoundThreshold;
+    }
+    assign_buffers();
+  }
+
+  std::vector<NodePlan> nodes;
+  std::size_t buffers = 1;  // block buffers a frame needs
+  std::size_t threshold = kMemoryBoundThreshold;  // elements before threads pay
+
+ private:
+  // Block buffers shared by nodes whose values are not needed at once, so that a long expression
+  // works in a few buffers that stay in the L1 cache instead of one per node. A node's buffer is
+  // free after its last reader has run (never while that reader writes: an output never shares
+  // its inputs' buffer); nodes that may be uniform keep theirs (filled once per frame).
+  void assign_buffers() {
+    const std::size_t count = nodes.size();
+    constexpr std::size_t kKept = std::numeric_limits<std::size_t>::max();
+    std::vector<std::size_t> last_read(count, 0);
+    for (std::size_t i = 0; i < count; ++i) {
+      const bool reads_buffers =
+          nodes[i].kind == NodeKind::Elementwise || nodes[i].kind == NodeKind::Gather;
+      if (!reads_buffers || nodes[i].same_as != i) continue;
+      for (std::uint8_t k = 0; k < nodes[i].arity; ++k) {
+        const std::uint32_t from = nodes[nodes[i].args[k]].same_as;
+        last_read[from] = std::max(last_read[from], i);
+      }
+    }
+    last_read[analysis.values_node] = kKept;  // the frame's result
+    auto computed = [&](std::size_t i) {
+      const NodePlan& n = nodes[i];
+      return (n.role == NodeRole::Element || n.role == NodeRole::Constant) && n.same_as == i &&
+             n.kind != NodeKind::Operand;
+    };
+    std::uint32_t made = 0;
+    for (std::size_t i = 0; i < count; ++i)  // filled once per frame: buffers of their own
+      if (computed(i) && nodes[i].uniform_if_one_segment) nodes[i].buffer = made++;
+    std::vector<std::uint32_t> free;
+    std::vector<std::vector<std::uint32_t>> freed_after(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      NodePlan& n = nodes[i];
+      if (computed(i) && !n.uniform_if_one_segment) {
+        if (free.empty()) {
+          n.buffer = made++;
+        } else {
+          n.buffer = free.back();
+          free.pop_back();
+        }
+        if (last_read[i] != kKept) freed_after[std::max(last_read[i], i)].push_back(n.buffer);
+      }
+      for (std::uint32_t b : freed_after[i]) free.push_back(b);
+    }
+    buffers = std::max<std::uint32_t>(made, 1);
+  }
+};
+
+// ---- One call: the operands' data.
+
+struct OperandData {
+  const std::byte* elements = nullptr;  // a vector's
+  SegmentView segments;                     // a descriptor's
+};
+
+struct Call {
+  const CpuSuperOp& plan;
+  std::vector<OperandData> operands;
+  std::size_t domain;
+  bool one_segment = true;  // every descriptor operand has one segment
+
+  Call(const CpuSuperOp& p, std::span<FusedOperand> given, std::size_t n)
+      : plan(p), operands(given.size()), domain(n) {
+    for (std::size_t k = 0; k < given.size(); ++k) {
+      if (p.definition.operands[k] == vcode::TypeKeyword::Segdes) {
+        operands[k].segments = view(given[k].segdes);
+        one_segment = one_segment && operands[k].segments.segments == 1;
+      } else {
+        operands[k].elements = elements<std::byte>(given[k].vector);
+      }
+    }
+  }
+
+  // Whether node i has the same value at every element of this call.
+  bool uniform(std::size_t i) const {
+    const NodePlan& n = plan.nodes[i];
+    return n.invariant || (one_segment && n.uniform_if_one_segment);
+  }
+
+  // The elements of the operand that node `node` ($k) reads, as bits.
+  template <class Bits>
+  const Bits* operand_bits(std::uint32_t node) const {
+    return reinterpret_cast<const Bits*>(operands[plan.nodes[node].operand].elements);
+  }
+
+  // An INDEX start or stride per segment: an operand's elements, or a constant (read with step
+  // 0, so that the loop over segments has no branch on which).
+  struct Leaf {
+    const I32* values;
+    std::size_t step;
+    I32 operator[](std::size_t k) const { return values[k * step]; }
+  };
+  Leaf int_leaf(std::uint32_t node) const {
+    const NodePlan& n = plan.nodes[node];
+    if (n.kind == NodeKind::Operand)
+      return {reinterpret_cast<const I32*>(operands[n.operand].elements), 1};
+    return {&n.int_value, 0};
+  }
+  const SegmentView& segments_of(std::uint32_t descriptor_node) const {
+    return operands[plan.nodes[descriptor_node].operand].segments;
+  }
+};
+
+// The lowest position where an INT division trapped, and how.
+struct DivisionFault {
+  std::size_t position = std::numeric_limits<std::size_t>::max();
+  bool by_zero = false;
+
+  bool found() const { return position != std::numeric_limits<std::size_t>::max(); }
+  void keep_lowest(const DivisionFault& other) {
+    if (other.found() && other.position < position) *this = other;
+  }
+  [[noreturn]] void raise() const {
+    throw Error(cvl_sem::trap_message(cvl_sem::trap_word(position, by_zero ? 0 : -1)));
+  }
+};
+
+
+// One thread's evaluator: a buffer per node, and the division faults it met.
+class Frame {
+ public:
+  explicit Frame(const Call& call)
+      : call_(call),
+        nodes_(call.plan.nodes),
+        last_(call.plan.analysis.values_node),
+        block_(std::min(kBlock, std::max<std::size_t>(call.domain, 1))),
+        scratch_(block_ * call.plan.buffers),
+        values_(nodes_.size()),
+        result_(nodes_[last_].same_as) {
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      if (!call.uniform(i)) continue;
+      if (nodes_[i].same_as == i) fill_uniform(i);
+      else values_[i] = values_[nodes_[i].same_as];
+    }
+    plan_steps();
+  }
+
+  std::size_t block() const { return block_; }
+  const DivisionFault& fault() const { return fault_; }
+
+  // Evaluates [lo, hi) (at most block() elements) and returns the values of the analysis's
+  // values node, written to `out` when given (the result's elements lo..hi), else to that
+  // node's buffer.
+  const void* evaluate(std::size_t lo, std::size_t hi, void* out) {
+    const std::size_t n = hi - lo;
+    for (const Step& s : steps_) {
+      const NodePlan& p = nodes_[s.node];
+      void* target = s.node == last_ && out ? out : slot(s.node);
+      switch (p.kind) {
+        case NodeKind::Operand:
+          values_[s.node] = call_.operands[p.operand].elements + lo * element_size(p.type);
+          continue;
+        case NodeKind::Elementwise: {
+          const void* in[3] = {values_[s.args[0]], values_[s.args[1]], values_[s.args[2]]};
+          if (p.checks_division) check_divisors(lo, n, in);
+          if (p.fast)
+            p.fast(n, static_cast<const F64*>(in[0]), static_cast<F64*>(target));
+          else
+            p.kernel(n, in, target);
+          break;
+        }
+        case NodeKind::Dist:
+          with_element_bits(p.type, [&]<class Bits>() {
+            distribute<Bits>(p, lo, hi, static_cast<Bits*>(target));
+          });
+          break;
+        case NodeKind::Index:
+          index(p, lo, hi, static_cast<I32*>(target));
+          break;
+        case NodeKind::Gather:
+          with_element_bits(p.type, [&]<class Bits>() {
+            gather(p, n, static_cast<const I32*>(values_[s.args[1]]), static_cast<Bits*>(target));
+          });
+          break;
+        default:
+          continue;
+      }
+      values_[s.node] = target;
+    }
+    if (out && !result_written_) copy_out(result_, n, out);
+    return values_[result_];
+  }
+
+ private:
+  // A node computed at each block, with its arguments' first equal nodes.
+  struct Step {
+    std::uint32_t node;
+    std::uint32_t args[3];
+  };
+
+  // The nodes evaluate() computes, in order: those read at each element that are neither
+  // uniform in this call (filled by the constructor) nor repeats of an earlier node. A long
+  // tree repeats its shared values at each use (black-scholes' superoperators have 200 nodes
+  // and 40 distinct ones), so walking only these keeps the per-block cost to the real work.
+  void plan_steps() {
+    for (std::uint32_t i = 0; i <= last_; ++i) {
+      const NodePlan& p = nodes_[i];
+      if (p.role != NodeRole::Element && p.role != NodeRole::Constant) continue;
+      if (call_.uniform(i) || p.same_as != i) continue;  // constants are uniform
+      Step s{i, {0, 0, 0}};
+      for (std::uint8_t k = 0; k < p.arity; ++k) s.args[k] = nodes_[p.args[k]].same_as;
+      steps_.push_back(s);
+      if (i == last_) result_written_ = p.kind != NodeKind::Operand;
+    }
+  }
+
+  void* slot(std::size_t node) { return scratch_.data() + nodes_[node].buffer * block_; }
+
+  // The block of a uniform node: its one value, computed by the node's own function (so with
+  // the bits it has at each element), then repeated.
+  void fill_uniform(std::size_t i) {
+    const NodePlan& p = nodes_[i];
+    void* buffer = slot(i);
+    values_[i] = buffer;
+    switch (p.kind) {
+      case NodeKind::Constant:
+        fill_constant(p, buffer);
+        return;
+      case NodeKind::Dist: {  // of a constant, or of an operand over one segment
+        const NodePlan& leaf = nodes_[p.args[0]];
+        if (leaf.kind == NodeKind::Constant) {
+          fill_constant(leaf, buffer);
+          return;
+        }
+        with_element_bits(p.type, [&]<class Bits>() {
+          std::fill_n(static_cast<Bits*>(buffer), block_, call_.operand_bits<Bits>(p.args[0])[0]);
+        });
+        return;
+      }
+      case NodeKind::Elementwise: {
+        const void* in[3] = {values_[p.args[0]], values_[p.args[1]], values_[p.args[2]]};
+        if (p.fast)
+          p.fast(1, static_cast<const F64*>(in[0]), static_cast<F64*>(buffer));
+        else
+          p.kernel(1, in, buffer);
+        with_element_bits(p.type, [&]<class Bits>() {
+          Bits* b = static_cast<Bits*>(buffer);
+          std::fill(b + 1, b + block_, b[0]);
+        });
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  void fill_constant(const NodePlan& c, void* buffer) const {
+    switch (c.type) {
+      case Type::Int: std::fill_n(static_cast<I32*>(buffer), block_, c.int_value); break;
+      case Type::Float: std::fill_n(static_cast<F64*>(buffer), block_, c.float_value); break;
+      case Type::Bool: std::fill_n(static_cast<B8*>(buffer), block_, B8(c.int_value != 0)); break;
+    }
+  }
+
+  void copy_out(std::size_t node, std::size_t n, void* out) const {
+    std::copy_n(static_cast<const std::byte*>(values_[node]), n * element_size(nodes_[node].type),
+                static_cast<std::byte*>(out));
+  }
+
+  void check_divisors(std::size_t lo, std::size_t n, const void* const* in) {
+    const I32* a = static_cast<const I32*>(in[0]);
+    const I32* b = static_cast<const I32*>(in[1]);
+    bool traps = false;
+    for (std::size_t i = 0; i < n; ++i) traps |= cvl_sem::divisor_traps(a[i], b[i]);
+    if (!traps) return;
+    for (std::size_t i = 0; i < n; ++i)
+      if (cvl_sem::divisor_traps(a[i], b[i])) {
+        fault_.keep_lowest({lo + i, b[i] == 0});
+        return;
+      }
+  }
+
+  template <class Bits>
+  void distribute(const NodePlan& p, std::size_t lo, std::size_t hi, Bits* out) {
+    // Of an operand: a DIST of a constant is invariant, filled once per frame (fill_uniform).
+    const SegmentView& sd = call_.segments_of(p.args[1]);
+    const Bits* values = call_.operand_bits<Bits>(p.args[0]);
+    fill_dist(out, sd, sd.segment_of(lo), lo, hi, values, false);
+  }
+
+  // The positions were checked by the BPERMUTE that made the node (lazy_elementwise.hpp).
+  template <class Bits>
+  void gather(const NodePlan& p, std::size_t n, const I32* positions, Bits* out) const {
+    const Bits* values = call_.operand_bits<Bits>(p.args[0]);
+    if constexpr (sizeof(Bits) == 4 || sizeof(Bits) == 8) {
+      static const simd::GatherFunction<Bits> wide = [] {
+        if constexpr (sizeof(Bits) == 4) return simd::gather32(); else return simd::gather64();
+      }();
+      if (wide) {
+        wide(n, positions, values, out);
+        return;
+      }
+    }
+    for (std::size_t i = 0; i < n; ++i) out[i] = values[static_cast<std::uint32_t>(positions[i])];
+  }
+
+  void index(const NodePlan& p, std::size_t lo, std::size_t hi, I32* out) {
+    const SegmentView& sd = call_.segments_of(p.args[2]);
+    const Call::Leaf starts = call_.int_leaf(p.args[0]), strides = call_.int_leaf(p.args[1]);
+    fill_index(out, sd, sd.segment_of(lo), lo, hi, starts, strides);
+  }
+
+  const Call& call_;
+  const std::vector<NodePlan>& nodes_;
+  std::size_t last_;
+  std::size_t block_;
+  Scratch<F64> scratch_;  // F64 slots: wide enough for every element type
+  std::vector<const void*> values_;
+  std::uint32_t result_;          // the first node equal to the values node
+  bool result_written_ = false;   // evaluate() writes it straight to `out`
+  std::vector<Step> steps_;
+  DivisionFault fault_;
+};
+
+// A frame as the value source of segmented_fold.hpp.
+template <class T>
+struct FrameValues {
+  Frame& frame;
+
+  std::size_t block() const { return frame.block(); }
+  const T* values(std::size_t lo, std::size_t hi) {
+    return static_cast<const T*>(frame.evaluate(lo, hi, nullptr)) - lo;
+  }
+};
+
+// Runs `body(frame, lo, hi)` over [0, domain) in blocks, on the team elementwise ops would use;
+// throws the lowest division fault.
+template <class Body>
+void for_each_block(const Parallel& par, const Call& call, Body&& body) {
+  auto run = [&](std::size_t begin, std::size_t end, DivisionFault& fault) {
+    Frame frame(call);
+    for (std::size_t lo = begin; lo < end; lo += frame.block())
+      body(frame, lo, std::min(lo + frame.block(), end));
+    fault = frame.fault();
+  };
+  DivisionFault fault;
+  if (par.team_for(call.domain, call.plan.threshold) <= 1) {  // no pool job for short vectors
+    run(0, call.domain, fault);
+  } else {
+    std::mutex fault_mutex;
+    parallel_for(par, call.domain, call.plan.threshold, [&](std::size_t begin, std::size_t end) {
+      DivisionFault mine;
+      run(begin, end, mine);
+      std::lock_guard lock(fault_mutex);
+      fault.keep_lowest(mine);
+    });
+  }
+  if (fault.found()) fault.raise();
+}
+
+// The result vector: an operand read only elementwise, unshared and of the right shape, is
+// overwritten in place (each element is read before it is written, in the same block).
+Vector result_vector(const CpuSuperOp& plan, std::span<FusedOperand> operands, Type type,
+                     std::size_t length) {
+  const std::vector<vcode::OperandUse>& uses = plan.analysis.operands;
+  for (std::size_t k = 0; k < operands.size(); ++k)
+    if (uses[k].elementwise && uses[k].per_segment_of.empty() && !uses[k].gathered &&
+        plan.definition.operands[k] != vcode::TypeKeyword::Segdes &&
+        reusable(operands[k].vector, type, length))
+      return std::move(operands[k].vector);
+  return allocate(type, length);
+}
+
+Vector map(const Context& ctx, const Call& call, std::span<FusedOperand> operands) {
+  const Type type = to_type(call.plan.analysis.values_type);
+  // The same value at every element (a DIST of a constant: NESL's rand bounds): computed on one
+  // element, written only where an op reads the elements as memory (Buffer::defer_fill).
+  if (call.domain >= kDeferredFillMin && call.uniform(call.plan.analysis.values_node)) {
+    Frame frame(call);
+    std::uint64_t bits = 0;
+    frame.evaluate(0, 1, &bits);
+    if (frame.fault().found()) frame.fault().raise();
+    return uniform_vector({}, type, call.domain, bits);
+  }
+  Vector out = result_vector(call.plan, operands, type, call.domain);
+  std::byte* o = elements<std::byte>(out);
+  const std::size_t size = element_size(type);
+  for_each_block(ctx.par, call, [&](Frame& frame, std::size_t lo, std::size_t hi) {
+    frame.evaluate(lo, hi, o + lo * size);
+  });
+  return out;
+}
+
+// ---- Reduce and scan roots: segmented_fold.hpp over the frames' values.
+
+template <class C>
+Vector reduce_typed(const Context& ctx, const Call& call, const SegmentView& sd) {
+  using T = typename C::value_type;
+  Vector out = allocate(type_of<T>(), sd.segments);
+  DivisionFault fault;
+  std::mutex fault_mutex;
+  reduce_segments<C>(ctx.par, sd, elements<T>(out), [&](auto&& fold) {
+    Frame frame(call);
+    FrameValues<T> values{frame};
+    fold(values);
+    std::lock_guard lock(fault_mutex);
+    fault.keep_lowest(frame.fault());
+  });
+  if (fault.found()) fault.raise();
+  return out;
+}
+
+// One thread: the values and their exclusive scan in the same pass.
+template <class C>
+Vector scan_typed(const Call& call, std::span<FusedOperand> operands, const SegmentView& sd) {
+  using T = typename C::value_type;
+  Vector out = result_vector(call.plan, operands, type_of<T>(), call.domain);
+  Frame frame(call);
+  FrameValues<T> values{frame};
+  scan_sequential<C>(values, elements<T>(out), sd);
+  if (frame.fault().found()) frame.fault().raise();
+  return out;
+}
+
+}  // namespace
+
+std::unique_ptr<PreparedSuperOp> prepare_fused(const Context& ctx, const SuperOp& op) {
+  return std::make_unique<CpuSuperOp>(op, ctx.fast_math);
+}
+
+Vector fused(const Context& ctx, const PreparedSuperOp& prepared, std::span<FusedOperand> operands,
+             std::size_t domain) {
+  const auto& plan = static_cast<const CpuSuperOp&>(prepared);
+  const vcode::SuperOpAnalysis& analysis = plan.analysis;
+  const SuperOpNode& root = plan.definition.root();
+  if (root.kind == NodeKind::Operand) return std::move(operands[root.operand].vector);
+  const Call call(plan, operands, domain);
+  if (!analysis.folds()) return map(ctx, call, operands);
+
+  const SegmentView& sd = call.operands[analysis.root_segdes].segments;
+  const Type type = to_type(analysis.values_type);
+  if (analysis.root_kind == vcode::RootKind::Reduce)
+    return with_combine(analysis.root_op, type,
+                        [&]<class C>() { return reduce_typed<C>(ctx, call, sd); });
+  // Several threads: the values first, then cvl-cpu's own scan in place, so the regrouping is
+  // exactly the unfused program's (whose cut is fixed_team_for's).
+  if (ctx.par.fixed_team_for(domain, kMemoryBoundThreshold) > 1)
+    return scan(ctx, analysis.root_op, map(ctx, call, operands), sd);
+  return with_combine(analysis.root_op, type,
+                      [&]<class C>() { return scan_typed<C>(call, operands, sd); });
+}
+
+}  // namespace cvl::cpu

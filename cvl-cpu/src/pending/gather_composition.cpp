@@ -1,0 +1,194 @@
+#include "pending/gather_composition.hpp"
+
+#include <algorithm>
+#include <array>
+#include <iterator>
+#include <vector>
+#include <memory>
+#include <mutex>
+
+#include "cvl/op_dispatch.hpp"
+#include "pending/lazy_elementwise.hpp"
+
+namespace cvl::cpu {
+namespace {
+
+using vcode::Op;
+
+// A vector's elements as they were when seen: the handle (not kept alive) and its version.
+struct Seen {
+  std::weak_ptr<Storage> storage;
+  std::uint64_t version = 0;
+
+  static Seen of(const Vector& v) {
+    const auto* buffer = static_cast<const Buffer*>(v.storage.get());
+    return {v.storage, buffer ? buffer->version() : 0};
+  }
+  bool same(const Vector& v) const {
+    const auto* buffer = static_cast<const Buffer*>(v.storage.get());
+    return buffer && storage.lock() == v.storage && buffer->version() == version;
+  }
+};
+
+// A segment descriptor as seen: descriptors are never written once made, but a program may make
+// one for each field it moves, so they are compared by their segments. A short one is kept alive
+// for that; a long one only while something else holds it.
+class SeenSegments {
+ public:
+  SeenSegments() = default;
+  explicit SeenSegments(const Segdes& sd) : weak_(sd.storage) {
+    if (view(sd).segments <= kKeptSegments) kept_ = sd.storage;
+  }
+  bool same(const Segdes& sd) const {
+    const std::shared_ptr<Storage> storage = weak_.lock();
+    if (storage == sd.storage) return true;
+    if (!storage || !sd.storage) return false;
+    const SegmentView a = view(Segdes{0, 0, storage}), b = view(sd);
+    return a.segments == b.segments &&
+           std::equal(a.offsets, a.offsets + a.segments + 1, b.offsets);
+  }
+
+ private:
+  static constexpr std::size_t kKeptSegments = 1024;
+  std::weak_ptr<Storage> weak_;
+  std::shared_ptr<Storage> kept_;
+};
+
+// The positions composed lately, by op, positions, index and segment descriptors: the fields
+// moved by one index find them here, one after another.
+struct Composition {
+  Op op = Op::BPermute;
+  Seen positions, index;
+  SeenSegments source_segdes, dest_segdes;
+  Seen result;
+  std::size_t result_length = 0;
+};
+
+class CompositionCache {
+ public:
+  std::optional<Vector> find(Op op, const Vector& positions, const PermuteOperands& operands) {
+    std::lock_guard lock(mutex_);
+    for (const Composition& c : entries_) {
+      if (c.op != op || !c.positions.same(positions) || !c.index.same(operands.indices) ||
+          !c.source_segdes.same(operands.source_segdes) ||
+          !c.dest_segdes.same(operands.dest_segdes))
+        continue;
+      Vector result{Type::Int, c.result_length, c.result.storage.lock()};
+      if (c.result.same(result)) return result;
+    }
+    return std::nullopt;
+  }
+
+  void add(Composition entry) {
+    std::lock_guard lock(mutex_);
+    entries_[next_] = std::move(entry);
+    next_ = (next_ + 1) % entries_.size();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::array<Composition, 8> entries_;
+  std::size_t next_ = 0;
+};
+
+CompositionCache& cache() {
+  static CompositionCache* const instance = new CompositionCache;  // never destroyed
+  return *instance;
+}
+
+}  // namespace
+
+std::optional<Vector> composed_gather(const Context& ctx, Op op, PermuteOperands& operands) {
+  if (op != Op::BPermute && op != Op::Permute) return std::nullopt;
+  const std::size_t n =
+      op == Op::Permute ? operands.values.length.get() : operands.dest_segdes.total.get();
+  if (n < kLazyMin) return std::nullopt;  // short results: computing costs less than the bookkeeping
+  std::optional<ShortGather> gathered = short_gather_of(operands.values);
+  if (!gathered) return std::nullopt;
+  std::optional<Vector> positions = cache().find(op, gathered->positions, operands);
+  if (!positions) {
+    Composition entry{op,
+                      Seen::of(gathered->positions),
+                      Seen::of(operands.indices),
+                      SeenSegments(operands.source_segdes),
+                      SeenSegments(operands.dest_segdes),
+                      {},
+                      0};
+    PermuteOperands inner;
+    inner.values = gathered->positions;
+    inner.indices = std::move(operands.indices);
+    inner.source_segdes = operands.source_segdes;
+    inner.dest_segdes = operands.dest_segdes;
+    positions = permute(ctx, op, std::move(inner));
+    elements<std::byte>(*positions);  // written once, read by every field moved by this index
+    entry.result = Seen::of(*positions);
+    entry.result_length = positions->length;
+    cache().add(std::move(entry));
+  }
+  operands.values = {};
+  return pending_gather(ctx, std::move(gathered->source), std::move(*positions));
+}
+
+std::optional<Vector> fused_through_gathers(const Context& ctx, const PreparedSuperOp& op,
+                                            std::span<FusedOperand> operands, std::size_t domain) {
+  using vcode::SuperOpNode;
+  using Kind = SuperOpNode::Kind;
+  const vcode::SuperOp& definition = op.definition;
+  if (definition.root().kind == Kind::Operand) return std::nullopt;
+  // Operands read only at each element: a gather reads as well there.
+  std::vector<std::optional<ShortGather>> gathered(operands.size());
+  bool any = false;
+  for (std::size_t k = 0; k < operands.size(); ++k) {
+    const vcode::OperandUse& use = op.analysis.operands[k];
+    if (definition.operands[k] == vcode::TypeKeyword::Segdes || !use.elementwise || use.segdes ||
+        use.gathered || !use.per_segment_of.empty())
+      continue;
+    gathered[k] = short_gather_of(operands[k].vector);
+    any = any || gathered[k].has_value();
+  }
+  if (!any) return std::nullopt;
+
+  // $k becomes the positions; the source is a new operand after the declared ones.
+  vcode::SuperOp rewritten;
+  rewritten.id = definition.id;
+  rewritten.operands = definition.operands;
+  std::vector<FusedOperand> given(std::make_move_iterator(operands.begin()),
+                                  std::make_move_iterator(operands.end()));
+  std::vector<std::uint32_t> source_of(operands.size(), 0);
+  for (std::size_t k = 0; k < operands.size(); ++k) {
+    if (!gathered[k]) continue;
+    source_of[k] = static_cast<std::uint32_t>(rewritten.operands.size());
+    rewritten.operands.push_back(to_keyword(gathered[k]->source.type));
+    rewritten.operands[k] = vcode::TypeKeyword::Int;
+    given[k].vector = std::move(gathered[k]->positions);
+    given.push_back({std::move(gathered[k]->source), {}});
+  }
+  std::vector<std::uint32_t> now_at(definition.nodes.size());
+  for (std::size_t i = 0; i < definition.nodes.size(); ++i) {
+    SuperOpNode node = definition.nodes[i];
+    for (std::uint8_t a = 0; a < node.arity; ++a) node.args[a] = now_at[node.args[a]];
+    if (node.kind == Kind::Operand && gathered[node.operand]) {
+      const vcode::TypeKeyword type = node.result;
+      SuperOpNode source;
+      source.operand = source_of[node.operand];
+      source.result = type;
+      SuperOpNode positions;
+      positions.operand = node.operand;
+      positions.result = vcode::TypeKeyword::Int;
+      rewritten.nodes.push_back(source);
+      rewritten.nodes.push_back(positions);
+      node = {};
+      node.kind = Kind::Gather;
+      node.op = Op::BPermute;
+      node.type = node.result = type;
+      node.arity = 2;
+      node.args[0] = static_cast<std::uint32_t>(rewritten.nodes.size() - 2);
+      node.args[1] = static_cast<std::uint32_t>(rewritten.nodes.size() - 1);
+    }
+    now_at[i] = static_cast<std::uint32_t>(rewritten.nodes.size());
+    rewritten.nodes.push_back(node);
+  }
+  return fused(ctx, *plan_for(ctx, rewritten), given, domain);
+}
+
+}  // namespace cvl::cpu

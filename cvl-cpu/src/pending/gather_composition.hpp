@@ -1,0 +1,31 @@
+// Gathers and permutes of a pending gather of a short source, read through a composed index.
+// If v is `source` gathered at `positions` (lazy_elementwise.hpp's ShortGather), then BPERMUTE
+// or PERMUTE of v by an index is `source` gathered at the same op applied to `positions`.
+// A program that moves a tuple of fields by one index (bh moves about 20 fields of its bodies
+// and cells, per interaction, from level to level of its tree) then moves one INT vector of
+// positions for them all, found again for each field by handle (a small cache), and no field is
+// stored: elementwise ops read each from its short, cache-resident source.
+//
+// The op on the positions checks the index exactly as it would on v (same index, same segment
+// descriptors, same op), so an error is the instruction's own, word for word.
+#pragma once
+
+#include <optional>
+#include <span>
+
+#include "families/families.hpp"
+
+namespace cvl::cpu {
+
+// BPERMUTE or PERMUTE (unflagged) of a pending gather of a short source, as a pending gather
+// of that source at composed positions; nothing when the op runs as it is. Consumes the
+// operands it uses.
+std::optional<Vector> composed_gather(const Context& ctx, vcode::Op op, PermuteOperands& operands);
+
+// A FUSED call (FCODE) whose elementwise operands include pending gathers of short sources: the
+// same superoperator with each such $k read as GATHER of its source at its positions, planned
+// once for each such rewriting; nothing when there is none. Consumes the operands then.
+std::optional<Vector> fused_through_gathers(const Context& ctx, const PreparedSuperOp& op,
+                                            std::span<FusedOperand> operands, std::size_t domain);
+
+}  // namespace cvl::cpu

@@ -1,0 +1,444 @@
+#include "pending/lazy_elementwise.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "cvl/op_dispatch.hpp"
+#include "families/families.hpp"
+
+namespace cvl::cpu {
+namespace {
+
+using vcode::Op;
+using vcode::SuperOp;
+using vcode::SuperOpNode;
+using vcode::TypeKeyword;
+using Kind = SuperOpNode::Kind;
+using I32 = std::int32_t;
+
+// Per node: whether every node that reads it reads it at each element (an elementwise op, a
+// gather's positions, a fold's values), not as a gather's source or a DIST's or INDEX's values.
+std::vector<bool> read_at_elements_only(const SuperOp& definition) {
+  std::vector<bool> at_elements(definition.nodes.size(), true);
+  for (const SuperOpNode& n : definition.nodes) {
+    if (n.kind == Kind::Elementwise) continue;
+    for (std::uint8_t a = 0; a < n.arity; ++a)
+      if (vcode::argument_role(n.kind, a) != vcode::ArgumentRole::Element)
+        at_elements[n.args[a]] = false;
+  }
+  return at_elements;
+}
+
+// One expression made from an op and its operands.
+class Builder {
+ public:
+  Builder(const Context& ctx, std::size_t domain) {
+    expression_.ctx = &ctx;
+    expression_.domain = domain;
+  }
+
+  // The node for an operand: the expression of a pending vector nothing else holds (computed
+  // now if it would make this one too large), a constant for a vector of one value, a DIST for one
+  // of values per segment, else the vector itself (pending or not).
+  std::uint32_t operand(Vector&& v) {
+    // A gather of a short source, read again at its positions: cheaper than storing it, and
+    // its holders elsewhere need not store it either.
+    if (nodes().size() + 3 < kLazyMaxNodes)
+      if (std::optional<ShortGather> g = short_gather_of(v)) {
+        const Type type = v.type;
+        v = {};
+        const std::uint32_t positions = operand(std::move(g->positions));
+        return gather(type, gathered(std::move(g->source)), positions);
+      }
+    auto* buffer = static_cast<Buffer*>(v.storage.get());
+    if (const LazyExpression* pending = buffer ? buffer->pending() : nullptr) {
+      const bool only_here = v.storage.use_count() == 1;
+      if (only_here && nodes().size() + pending->definition.nodes.size() < kLazyMaxNodes)
+        return splice(std::move(*buffer->take_expression()));
+      if (only_here || pending->depth + 1 >= kLazyMaxDepth)
+        elements<std::byte>(v);
+      else
+        expression_.depth = std::max(expression_.depth, pending->depth + 1);
+    }
+    if (const std::optional<std::uint64_t> bits = uniform_bits(v)) return constant(v.type, *bits);
+    if (const std::shared_ptr<const SegmentValues> rule = segment_values_of(v)) {
+      SuperOpNode node;
+      node.kind = Kind::Dist;
+      node.type = node.result = to_keyword(v.type);
+      node.arity = 2;
+      node.args[0] = vector_leaf(Vector(rule->values));
+      node.args[1] = segdes_leaf(rule->segments);
+      return add(node);
+    }
+    return vector_leaf(std::move(v), true);
+  }
+
+  std::uint32_t elementwise(Op op, Type type, std::span<const std::uint32_t> args) {
+    SuperOpNode node;
+    node.kind = Kind::Elementwise;
+    node.op = op;
+    node.type = to_keyword(type);
+    node.result = vcode::result_type_of(op, node.type);
+    node.arity = static_cast<std::uint8_t>(args.size());
+    for (std::size_t a = 0; a < args.size(); ++a) node.args[a] = args[a];
+    return add(node);
+  }
+
+  // An operand read other than at each element (a DIST's values per segment, INDEX's starts):
+  // the vector itself, computed.
+  std::uint32_t leaf(Vector&& v) {
+    elements<std::byte>(v);
+    return vector_leaf(std::move(v));
+  }
+  std::uint32_t descriptor(const Segdes& sd) { return segdes_leaf(sd); }
+
+  // A node of a definition over nodes already added (its args renumbered by the caller).
+  std::uint32_t copy(const SuperOpNode& node) { return add(node); }
+  std::size_t size() { return nodes().size(); }
+
+  // The source of a gather: read at positions, so never spliced (a pending one is computed).
+  std::uint32_t gathered(Vector&& v) {
+    elements<std::byte>(v);
+    return vector_leaf(std::move(v));
+  }
+
+  std::uint32_t gather(Type type, std::uint32_t source, std::uint32_t positions) {
+    SuperOpNode node;
+    node.kind = Kind::Gather;
+    node.op = Op::BPermute;
+    node.type = node.result = to_keyword(type);
+    node.arity = 2;
+    node.args[0] = source;
+    node.args[1] = positions;
+    return add(node);
+  }
+
+  // A scan or reduction (`op`) of `values` per segment of `segments`: the root of a fold.
+  std::uint32_t fold(Op op, Type type, std::uint32_t values, std::uint32_t segments) {
+    SuperOpNode node;
+    node.kind = vcode::info(op).family == vcode::Family::Scan ? Kind::Scan : Kind::Reduce;
+    node.op = op;
+    node.type = node.result = to_keyword(type);
+    node.arity = 2;
+    node.args[0] = values;
+    node.args[1] = segments;
+    return add(node);
+  }
+
+  // The expression, its root (the node added last) its last node, as a definition's root is.
+  LazyExpression finish() {
+    if (last_ + 1 != nodes().size()) nodes().push_back(nodes()[last_]);
+    return std::move(expression_);
+  }
+
+ private:
+  std::vector<SuperOpNode>& nodes() { return expression_.definition.nodes; }
+
+  // Each computation once: a value that two operands' expressions share (CND's |d| in
+  // black-scholes, read by seven subtrees of one fcode-opt tree) is one node, so the node limits
+  // count work, not repetitions. An operand read other than at each element (a gather's source,
+  // a DIST's values) keeps a node of its own, as its role differs (superop_analysis.hpp);
+  // `read_at_elements` says which (only an operand node's, and not a descriptor's, can differ).
+  std::uint32_t add(const SuperOpNode& node, bool read_at_elements = true) {
+    if (!read_at_elements && node.kind == Kind::Operand && node.result != TypeKeyword::Segdes) {
+      nodes().push_back(node);
+      return last_ = static_cast<std::uint32_t>(nodes().size() - 1);
+    }
+    const std::uint32_t args[3] = {node.arity > 0 ? node.args[0] : 0,
+                                   node.arity > 1 ? node.args[1] : 0,
+                                   node.arity > 2 ? node.args[2] : 0};
+    const auto [at, added] = index_of_.try_emplace(vcode::node_key(node, args),
+                                                   static_cast<std::uint32_t>(nodes().size()));
+    if (added) nodes().push_back(node);
+    last_ = at->second;
+    return last_;
+  }
+
+  std::uint32_t operand_node(std::uint32_t k, bool at_element) {
+    SuperOpNode node;
+    node.kind = Kind::Operand;
+    node.operand = k;
+    node.result = expression_.definition.operands[k];
+    return add(node, at_element);
+  }
+
+  // $k for `v`, one k per vector however often it is read (x * x reads one operand).
+  std::uint32_t operand_number(FusedOperand&& operand, TypeKeyword kind, const Storage* storage) {
+    auto& operands = expression_.operands;
+    for (std::uint32_t k = 0; k < operands.size(); ++k)
+      if (expression_.definition.operands[k] == kind &&
+          (kind == TypeKeyword::Segdes ? operands[k].segdes.storage.get()
+                                       : operands[k].vector.storage.get()) == storage)
+        return k;
+    operands.push_back(std::move(operand));
+    expression_.definition.operands.push_back(kind);
+    return static_cast<std::uint32_t>(operands.size() - 1);
+  }
+
+  std::uint32_t vector_leaf(Vector&& v, bool at_element = false) {
+    const TypeKeyword kind = to_keyword(v.type);
+    const Storage* storage = v.storage.get();
+    return operand_node(operand_number({std::move(v), {}}, kind, storage), at_element);
+  }
+
+  std::uint32_t segdes_leaf(const Segdes& sd) {
+    return operand_node(operand_number({{}, sd}, TypeKeyword::Segdes, sd.storage.get()), false);
+  }
+
+  std::uint32_t constant(Type type, std::uint64_t bits) {
+    SuperOpNode node;
+    node.kind = Kind::Constant;
+    node.type = node.result = to_keyword(type);
+    if (type == Type::Float)
+      node.float_value = std::bit_cast<double>(bits);
+    else if (type == Type::Bool)
+      node.int_value = (bits & 0xFF) != 0;
+    else
+      node.int_value = static_cast<std::int32_t>(static_cast<std::uint32_t>(bits));
+    return add(node);
+  }
+
+  // Appends the nodes of `inner` (its operands renumbered into this expression's); its root.
+  std::uint32_t splice(LazyExpression&& inner) {
+    expression_.depth = std::max(expression_.depth, inner.depth);
+    std::vector<std::uint32_t> renumbered(inner.operands.size());
+    for (std::size_t k = 0; k < inner.operands.size(); ++k) {
+      const TypeKeyword kind = inner.definition.operands[k];
+      FusedOperand& o = inner.operands[k];
+      const Storage* storage =
+          kind == TypeKeyword::Segdes ? o.segdes.storage.get() : o.vector.storage.get();
+      renumbered[k] = operand_number(std::move(o), kind, storage);
+    }
+    const std::vector<bool> at_elements = read_at_elements_only(inner.definition);
+    std::vector<std::uint32_t> now_at(inner.definition.nodes.size());
+    for (std::size_t i = 0; i < now_at.size(); ++i) {
+      SuperOpNode node = inner.definition.nodes[i];
+      for (std::uint8_t a = 0; a < node.arity; ++a) node.args[a] = now_at[node.args[a]];
+      if (node.kind == Kind::Operand) node.operand = renumbered[node.operand];
+      now_at[i] = add(node, at_elements[i]);
+    }
+    return now_at.back();
+  }
+
+  LazyExpression expression_;
+  std::map<vcode::NodeKey, std::uint32_t> index_of_;  // each node's computation, its args here
+  std::uint32_t last_ = 0;
+};
+
+// The operand kinds and nodes of a definition, as bytes: the key of its plan.
+std::string key_of(const SuperOp& op) {
+  std::string key;
+  auto put = [&](const auto& value) {
+    key.append(reinterpret_cast<const char*>(&value), sizeof(value));
+  };
+  for (TypeKeyword kind : op.operands) put(kind);
+  for (const SuperOpNode& n : op.nodes) {
+    put(n.kind);
+    put(n.op);
+    put(n.type);
+    put(n.result);
+    put(n.operand);
+    put(n.int_value);
+    put(std::bit_cast<std::uint64_t>(n.float_value));
+    put(n.arity);
+    for (std::uint8_t a = 0; a < n.arity; ++a) put(n.args[a]);
+  }
+  return key;
+}
+
+}  // namespace
+
+// A program makes the same few expressions over and over (one per chain of ops it runs): each is
+// planned once. Plans do not depend on the backend object, only on the math mode.
+std::shared_ptr<const PreparedSuperOp> plan_for(const Context& ctx, const SuperOp& op) {
+  constexpr std::size_t kMaxPlans = 4096;
+  static std::mutex mutex;
+  static std::unordered_map<std::string, std::shared_ptr<const PreparedSuperOp>> plans[2];
+  std::string key = key_of(op);
+  std::lock_guard lock(mutex);
+  auto& cache = plans[ctx.fast_math ? 1 : 0];
+  if (auto found = cache.find(key); found != cache.end()) return found->second;
+  if (cache.size() >= kMaxPlans) cache.clear();
+  std::shared_ptr<const PreparedSuperOp> plan = prepare_fused(ctx, op);
+  cache.emplace(std::move(key), plan);
+  return plan;
+}
+
+namespace {
+
+// The pending results made so far, for compute_pending; entries of results computed, taken into
+// another expression or dropped are pruned as the list grows.
+class PendingResults {
+ public:
+  void add(const std::shared_ptr<Storage>& storage) {
+    std::lock_guard lock(mutex_);
+    if (results_.size() >= prune_at_) {
+      std::erase_if(results_, [](const std::weak_ptr<Storage>& r) {
+        const std::shared_ptr<Storage> s = r.lock();
+        return !s || !static_cast<const Buffer*>(s.get())->pending();
+      });
+      prune_at_ = std::max<std::size_t>(1024, 2 * results_.size());
+    }
+    results_.push_back(storage);
+  }
+
+  std::vector<std::weak_ptr<Storage>> take() {
+    std::lock_guard lock(mutex_);
+    prune_at_ = 1024;
+    return std::exchange(results_, {});
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::weak_ptr<Storage>> results_;
+  std::size_t prune_at_ = 1024;
+};
+
+PendingResults& pending_results() {
+  static PendingResults* const instance = new PendingResults;  // never destroyed, like the cache
+  return *instance;
+}
+
+// The pending result of a finished expression over `n` elements, or the computed one where
+// pending would be the only holder of two or more vectors at least as long (more memory than the
+// ops one at a time hold).
+Vector pending_or_computed(LazyExpression&& expression, std::size_t n) {
+  std::size_t held_only_here = 0;
+  for (const FusedOperand& o : expression.operands)
+    if (o.vector.storage && o.vector.length >= n && o.vector.storage.use_count() == 1)
+      ++held_only_here;
+  if (held_only_here >= 2) return compute(expression);
+  const Type result = to_type(expression.definition.root().result);
+  Vector out{result, n,
+             std::make_shared<Buffer>(std::make_unique<LazyExpression>(std::move(expression)))};
+  pending_results().add(out.storage);
+  return out;
+}
+
+}  // namespace
+
+std::optional<Vector> lazy_elementwise(const Context& ctx, Op op, Type type,
+                                       std::span<Vector> operands) {
+  const std::size_t n = operands[0].length;
+  if (n < kLazyMin) return std::nullopt;
+  if (vcode::elementwise_can_trap(op, to_keyword(type))) return std::nullopt;
+  Builder builder(ctx, n);
+  std::uint32_t args[3] = {0, 0, 0};
+  for (std::size_t a = 0; a < operands.size(); ++a) args[a] = builder.operand(std::move(operands[a]));
+  builder.elementwise(op, type, std::span(args, operands.size()));
+  return pending_or_computed(builder.finish(), n);
+}
+
+std::optional<Vector> lazy_gather(const Context& ctx, PermuteOperands& operands) {
+  const SegmentView dest = view(operands.dest_segdes);
+  const std::size_t n = dest.total;
+  if (n < kLazyMin || dest.segments != 1) return std::nullopt;
+  const SegmentView source = view(operands.source_segdes);
+  // Only by an index an eager BPERMUTE has checked (bh gathers many fields by one index): a
+  // pass to check it here would cost about what leaving the result unstored saves. But a gather
+  // of a short source, which later gathers and permutes read through (gather_composition.hpp),
+  // waits even by an index not checked yet: a pass checks it here.
+  std::optional<std::uint32_t> bound = indices_below(operands.indices);
+  if ((!bound || *bound > source.length(0)) && source.length(0) <= kShortGatherSource)
+    bound = check_indices_below(ctx.par, operands.indices, source.length(0));
+  if (!bound || *bound > source.length(0)) return std::nullopt;
+  Vector& values = operands.values;
+  if (const std::optional<std::uint64_t> bits = uniform_bits(values))
+    return uniform_vector({}, values.type, n, *bits);
+  return pending_gather(ctx, std::move(values), std::move(operands.indices));
+}
+
+Vector pending_gather(const Context& ctx, Vector source, Vector positions) {
+  const std::size_t n = positions.length;
+  const Type type = source.type;
+  Builder builder(ctx, n);
+  const std::uint32_t at = builder.operand(std::move(positions));
+  const std::uint32_t from = builder.gathered(std::move(source));
+  builder.gather(type, from, at);
+  return pending_or_computed(builder.finish(), n);
+}
+
+std::optional<ShortGather> short_gather_of(const Vector& v) {
+  const auto* buffer = static_cast<const Buffer*>(v.storage.get());
+  const LazyExpression* pending = buffer ? buffer->pending() : nullptr;
+  if (!pending) return std::nullopt;
+  const std::vector<SuperOpNode>& nodes = pending->definition.nodes;
+  if (nodes.size() != 3 || nodes[2].kind != Kind::Gather) return std::nullopt;
+  const SuperOpNode& from = nodes[nodes[2].args[0]];
+  const SuperOpNode& at = nodes[nodes[2].args[1]];
+  if (from.kind != Kind::Operand || at.kind != Kind::Operand) return std::nullopt;
+  const Vector& source = pending->operands[from.operand].vector;
+  if (source.length > kShortGatherSource) return std::nullopt;
+  return ShortGather{source, pending->operands[at.operand].vector};
+}
+
+std::optional<Vector> lazy_fused(const Context& ctx, const PreparedSuperOp& op,
+                                 std::span<FusedOperand> operands, std::size_t domain) {
+  const SuperOp& definition = op.definition;
+  const vcode::SuperOpAnalysis& analysis = op.analysis;
+  // Values made of descriptors alone (a DIST of a constant: one value, written only if read as
+  // memory; an INDEX) are left to fused(), as the unfused ops leave them to theirs.
+  if (domain < kLazyMin || analysis.folds() || analysis.divides || analysis.domain_is_total ||
+      definition.root().kind == Kind::Operand || analysis.distinct_nodes >= kLazyMaxNodes)
+    return std::nullopt;
+  Builder builder(ctx, domain);
+  // Each operand once: one read only at each element as a lazy elementwise op's operand (a
+  // pending one taken in, a gather read at its positions), any other as it is.
+  std::vector<std::uint32_t> operand_node(operands.size());
+  for (std::size_t k = 0; k < operands.size(); ++k) {
+    const vcode::OperandUse& use = analysis.operands[k];
+    if (definition.operands[k] == TypeKeyword::Segdes)
+      operand_node[k] = builder.descriptor(operands[k].segdes);
+    else if (use.elementwise && !use.gathered && use.per_segment_of.empty())
+      operand_node[k] = builder.operand(std::move(operands[k].vector));
+    else
+      operand_node[k] = builder.leaf(std::move(operands[k].vector));
+  }
+  std::vector<std::uint32_t> now_at(definition.nodes.size());
+  for (std::size_t i = 0; i < definition.nodes.size(); ++i) {
+    SuperOpNode node = definition.nodes[i];
+    if (node.kind == Kind::Operand) {
+      now_at[i] = operand_node[node.operand];
+      continue;
+    }
+    for (std::uint8_t a = 0; a < node.arity; ++a) node.args[a] = now_at[node.args[a]];
+    now_at[i] = builder.copy(node);
+  }
+  return pending_or_computed(builder.finish(), domain);
+}
+
+std::optional<Vector> fold_pending(const Context& ctx, Op op, Vector& v, const Segdes& sd) {
+  auto* buffer = static_cast<Buffer*>(v.storage.get());
+  const LazyExpression* pending = buffer ? buffer->pending() : nullptr;
+  if (!pending || v.storage.use_count() != 1 ||
+      pending->definition.nodes.size() + 2 >= kLazyMaxNodes)
+    return std::nullopt;
+  const Type type = v.type;
+  Builder builder(ctx, v.length);
+  const std::uint32_t values = builder.operand(std::move(v));
+  builder.fold(op, type, values, builder.descriptor(sd));
+  LazyExpression expression = builder.finish();
+  return compute(expression);
+}
+
+void compute_pending() {
+  for (const std::weak_ptr<Storage>& r : pending_results().take())
+    if (const std::shared_ptr<Storage> storage = r.lock())
+      static_cast<const Buffer*>(storage.get())->bytes();
+}
+
+// Pending operands are computed when the pass binds its operands (fused.cpp's Call, on this
+// thread), before it shares out its blocks.
+Vector compute(LazyExpression& expression) {
+  const std::shared_ptr<const PreparedSuperOp> plan =
+      plan_for(*expression.ctx, expression.definition);
+  return fused(*expression.ctx, *plan, expression.operands, expression.domain);
+}
+
+}  // namespace cvl::cpu

@@ -1,0 +1,115 @@
+// Elementwise ops on long vectors, computed when their result is first read rather than when
+// they run: what fcode-opt's fusion does ahead of time for FCODE, done at run time for VCODE.
+//
+// An elementwise op whose operands are long returns a vector without memory that holds its
+// expression: a superoperator definition (vcode/superop.hpp) over the operands. An elementwise op
+// on such a vector that nothing else holds takes its expression into its own, so a chain such as
+// quickhull's (x1 - x0) * (y - y0) - (y1 - y0) * (x - x0) becomes one FUSED pass (fused.cpp)
+// that reads each input once and writes one result, where the ops one at a time write and read
+// back every intermediate. A result that is dropped unread is never computed.
+//
+// The values are the unfused ops' to the bit: the FUSED evaluator applies the same scalar (or, in
+// fast mode, the same vector) functions in the same order per element. Ops that can fail (INT /
+// and %) run at once, so that an error is raised by the instruction that causes it. So that a
+// pending expression never holds more memory than the ops one at a time would, it is computed at
+// once when it would be the only holder of two or more full-length vectors (one of them is where
+// the result goes, as an op reuses its operand at its last use). The timers and the profile
+// compute what is pending (compute_pending).
+//
+// A BPERMUTE over one segment by an index that an earlier BPERMUTE found good for a source as
+// long (Buffer::indices_below: bh gathers many fields by one index) is pending too: a Gather node
+// (vcode/superop.hpp) reads its source at the index's positions, so a gathered vector that only
+// feeds elementwise ops is never stored. A first BPERMUTE by an index runs at once, checking as
+// it gathers: a pass to check first would cost about what the pending result saves. But for a
+// short source (kShortGatherSource) the index is checked in a pass of its own and the gather
+// waits: gathers and permutes of it then move only its positions (gather_composition.hpp).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "cvl/backend.hpp"
+#include "memory/storage.hpp"
+#include "vcode/superop.hpp"
+
+namespace cvl::cpu {
+
+struct Context;
+
+// A pending result: `definition` over `operands` ($k is operands[k]), `domain` elements.
+struct LazyExpression {
+  const Context* ctx = nullptr;
+  vcode::SuperOp definition;
+  std::vector<FusedOperand> operands;
+  std::size_t domain = 0;
+  // The longest chain of pending operands below this one (operands held elsewhere that were not
+  // computed yet): computing reads them first, recursively.
+  std::size_t depth = 0;
+};
+
+// Elementwise ops on at least this many elements are computed when first read: below it the
+// bookkeeping costs about what a pass over the elements does.
+inline constexpr std::size_t kLazyMin = std::size_t{1} << 14;
+// Nodes at most in one pending expression (each computation counted once, as a Builder writes
+// it): past it, a pending operand is computed on its own. Black-scholes's CND is about 60
+// distinct nodes (435 as fcode-opt writes the tree); at 48 its FUSED calls ran at once and
+// stored what the next call read back.
+inline constexpr std::size_t kLazyMaxNodes = 128;
+// Pending operands below a pending expression at most: past it, the operand is computed at once.
+inline constexpr std::size_t kLazyMaxDepth = 16;
+
+// The result of `op` as a pending expression over `operands` (which it consumes), or nothing
+// when the op runs at once (short vectors, an INT division). The result may also be computed
+// already, when pending would hold more memory than computing.
+std::optional<Vector> lazy_elementwise(const Context& ctx, vcode::Op op, Type type,
+                                       std::span<Vector> operands);
+
+// A BPERMUTE (unflagged) as a pending Gather over `operands` (which it then consumes), or
+// nothing when it runs at once: short results, an index not known to be good for this source,
+// several segments (their starts would cost a DIST at each element).
+std::optional<Vector> lazy_gather(const Context& ctx, PermuteOperands& operands);
+
+// Gathers from a source short enough to stay in the cache (bh's bodies and cells, gathered into
+// one vector per field and interaction): such a pending gather is never computed for another
+// gather, a permute or an elementwise op, which read its source at their own positions instead
+// (gather_composition.hpp).
+inline constexpr std::size_t kShortGatherSource = std::size_t{1} << 16;
+
+// A pending gather of a short source: that source, and the INT positions it is read at.
+struct ShortGather {
+  Vector source;
+  Vector positions;
+};
+std::optional<ShortGather> short_gather_of(const Vector& v);
+
+// `source` read at `positions` (INT, each known to be below source.length), pending.
+Vector pending_gather(const Context& ctx, Vector source, Vector positions);
+
+// A FUSED call (FCODE) whose root is elementwise, as a pending expression like the ops it
+// fuses would make (its operands taken in as theirs are); nothing when it runs at once (short,
+// a fold, an INT division, a large definition). Consumes the operands then.
+std::optional<Vector> lazy_fused(const Context& ctx, const PreparedSuperOp& op,
+                                 std::span<FusedOperand> operands, std::size_t domain);
+
+// A scan or reduction (`op`) of a pending result nothing else holds, in one FUSED pass with the
+// fold at its root: the values are folded as they are computed and never stored, as fcode-opt's
+// map-reduce fusion does for FCODE (the fold is the unfused op's, segmented_fold.hpp, so the bits
+// are too). Nothing when `v` is not such a result; `v` is consumed otherwise.
+std::optional<Vector> fold_pending(const Context& ctx, vcode::Op op, Vector& v, const Segdes& sd);
+
+// The plan of a definition made at run time, planned once for all calls (a program makes the
+// same few).
+std::shared_ptr<const PreparedSuperOp> plan_for(const Context& ctx, const vcode::SuperOp& op);
+
+// Computes a pending expression (Buffer::bytes() calls it through the buffer).
+Vector compute(LazyExpression& expression);
+
+// Computes every pending result still held: the backend's wait_for_device(), which the VM calls
+// at START_TIMER and STOP_TIMER (so the timed region holds the work of its own instructions, as
+// fcode-opt fuses nothing across a timer) and after each instruction under --profile and
+// --trace-json (so each instruction is charged its own work).
+void compute_pending();
+
+}  // namespace cvl::cpu

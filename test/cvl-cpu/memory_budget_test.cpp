@@ -1,0 +1,47 @@
+// Each cvl-cpu backend has a memory budget of its own: making a backend with other options never
+// changes the limit or the count of one made before it (the arena behind them is shared).
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "cvl/errors.hpp"
+#include "cvl_cpu/cvl_cpu.hpp"
+
+namespace cvl {
+namespace {
+
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+
+Vector upload_ints(Backend& backend, std::size_t count) {
+  const std::vector<std::int32_t> values(count, 7);
+  return backend.upload(Type::Int, values.data(), values.size());
+}
+
+}  // namespace
+
+TEST_CASE("cpu backends: each keeps its own --max-memory and counts its own bytes",
+          "[cpu][memory]") {
+  BackendOptions tight;
+  tight.threads = 1;
+  tight.max_memory = 8 * kMiB;
+  auto small = make_cpu_backend(tight);
+  Vector held = upload_ints(*small, 1 << 20);  // 4 MiB
+  const std::uint64_t small_bytes = small->stats().host_bytes_in_use;
+  CHECK(small_bytes >= 4 * kMiB);
+
+  // A second backend with the default limit, made later: before budgets, it reset the first's.
+  BackendOptions roomy;
+  roomy.threads = 2;
+  auto large = make_cpu_backend(roomy);
+  Vector big = upload_ints(*large, 4 << 20);  // 16 MiB: past the first backend's limit
+  CHECK(large->stats().host_bytes_in_use >= 16 * kMiB);
+  CHECK(small->stats().host_bytes_in_use == small_bytes);  // the other's 16 MiB are not its own
+
+  REQUIRE_THROWS_AS(upload_ints(*small, 2 << 20), Error);  // 4 + 8 MiB: still limited to 8
+  big = Vector{};
+  CHECK(large->stats().host_bytes_in_use < 16 * kMiB);
+  held = Vector{};
+  CHECK(small->stats().host_bytes_in_use == 0);
+}
+
+}  // namespace cvl
