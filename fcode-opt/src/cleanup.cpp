@@ -56,8 +56,12 @@ std::string key_of(const Stmt& s) {
   return key.str();
 }
 
-void share(Block& block, std::unordered_map<std::string, std::vector<VarId>> available,
+// `available` holds the values computed in the blocks around this one, before it. What this block
+// adds is forgotten when it ends, so that neither a sibling branch nor the code after the IF uses
+// it (one map with an undo list: a copy per branch costs quadratic time in deep nests).
+void share(Block& block, std::unordered_map<std::string, std::vector<VarId>>& available,
            Substitution& same) {
+  std::vector<std::string> added;
   std::vector<Stmt> kept;
   for (Stmt& s : block.stmts) {
     for (VarId& v : s.args) v = resolve(same, v);
@@ -68,11 +72,13 @@ void share(Block& block, std::unordered_map<std::string, std::vector<VarId>> ava
         for (std::size_t r = 0; r < s.results.size(); ++r) same[s.results[r]] = it->second[r];
         continue;
       }
+      added.push_back(it->first);
     }
     kept.push_back(std::move(s));
   }
   block.stmts = std::move(kept);
   for (VarId& v : block.yields) v = resolve(same, v);
+  for (const std::string& key : added) available.erase(key);
 }
 
 // An INT scalar constant's value, if `v` is one.
@@ -292,7 +298,8 @@ void cleanup(Module& module, const PassOptions&) {
     std::unordered_map<VarId, const Stmt*> defs;
     fold_block(f.body, defs);
     Substitution same;
-    share(f.body, {}, same);
+    std::unordered_map<std::string, std::vector<VarId>> available;
+    share(f.body, available, same);
   }
   // Parameters can go only where every caller is ours (an unoptimized caller pushes them all).
   const std::set<std::string> fixed_signature = functions_with_fixed_signature(module);

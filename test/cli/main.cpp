@@ -1,6 +1,5 @@
 // Catch2's main for the command-line tests. A test tagged [shared] needs the shared programs
 // (NESL_SHARED_DIR); where they are absent, such tests are skipped (catch_preconditions.hpp).
-#define CATCH_CONFIG_RUNNER
 #include <filesystem>
 
 #include "catch_preconditions.hpp"

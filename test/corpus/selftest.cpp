@@ -1,5 +1,4 @@
 // Unit tests of the corpus runner's comparison rules and process runner.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <csignal>

@@ -1,6 +1,5 @@
 // Catch2's main for cvl-cpu's internals. A test tagged [populate-write] needs a kernel that takes
 // MADV_POPULATE_WRITE (Linux 5.14 and later); on others it is skipped (catch_preconditions.hpp).
-#define CATCH_CONFIG_RUNNER
 #include <sys/mman.h>
 
 #include "catch_preconditions.hpp"

@@ -1,6 +1,5 @@
 // The CUDA source vcode generates for superoperators compiles with NVRTC, as cvl-cuda compiles it
 // at first use on a GPU: checked here for sm_90 without a GPU (NVRTC needs none).
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include "cvl_cuda/superop_compiler.hpp"

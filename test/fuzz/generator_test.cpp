@@ -1,7 +1,6 @@
 // Tests of the differential fuzzer's parts that need no interpreter run: the program generator
 // (valid VCODE, every opcode it promises, deterministic), the known-differences file and the
 // minimizer.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <cstdio>

@@ -5,59 +5,23 @@
 //    SKIP_RETURN_CODE turns into "Skipped" (CTest runs one test case per process);
 //  - a run of the whole executable (no test named) leaves those tests out, and says so;
 //  - a run that names them runs them, and they fail, saying what is missing.
+// A precondition with no tag is needed by every test case of its executable: where it does not
+// hold, every run but a listing reports itself skipped.
 #pragma once
 
-#include <catch2/catch.hpp>
-
-#include <algorithm>
 #include <initializer_list>
-#include <iostream>
-#include <string>
 
 namespace nesl_test {
 
 inline constexpr int kSkipReturnCode = 77;
 
 struct Precondition {
-  const char* tag;  // without brackets: "shared"
+  const char* tag;  // without brackets: "shared"; nullptr: every test case
   bool (*holds)();
   const char* missing;  // what a skipped run prints: "../shared/corpus not found"
 };
 
-inline int run_with_preconditions(int argc, char* argv[],
-                                  std::initializer_list<Precondition> preconditions) {
-  Catch::Session session;
-  if (int status = session.applyCommandLine(argc, argv); status != 0) return status;
-  Catch::ConfigData data = session.configData();
-  const bool listing = data.listTests || data.listTestNamesOnly || data.listTags ||
-                       data.listReporters || data.showHelp;
-  if (listing) return session.run();
-
-  const bool whole_executable = data.testsOrTags.empty();
-  std::string left_out;
-  for (const Precondition& p : preconditions) {
-    if (p.holds()) continue;
-    const Catch::Config& config = session.config();
-    const auto selected =
-        Catch::filterTests(Catch::getAllTestCasesSorted(config), config.testSpec(), config);
-    const bool all_need_it =
-        !selected.empty() && std::all_of(selected.begin(), selected.end(), [&](const auto& test) {
-          return std::find(test.tags.begin(), test.tags.end(), p.tag) != test.tags.end();
-        });
-    if (all_need_it) {
-      std::cout << "skipped: " << p.missing << "\n";
-      return kSkipReturnCode;
-    }
-    if (whole_executable) {
-      left_out += std::string("~[") + p.tag + "]";
-      std::cout << "left out: the tests tagged [" << p.tag << "] (" << p.missing << ")\n";
-    }
-  }
-  if (!left_out.empty()) {
-    data.testsOrTags.push_back(left_out);
-    session.useConfigData(data);
-  }
-  return session.run();
-}
+// Defined with Catch's implementation (catch_session.cpp), so that a main need not compile it.
+int run_with_preconditions(int argc, char* argv[], std::initializer_list<Precondition> preconditions);
 
 }  // namespace nesl_test

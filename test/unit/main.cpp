@@ -1,6 +1,5 @@
 // Catch2's main for the unit tests. A test tagged [shared] needs the shared corpus
 // (NESL_SHARED_DIR); where it is absent, such tests are skipped (catch_preconditions.hpp).
-#define CATCH_CONFIG_RUNNER
 #include <filesystem>
 
 #include "catch_preconditions.hpp"
