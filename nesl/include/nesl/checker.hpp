@@ -1,0 +1,36 @@
+// Name resolution and Hindley-Milner type inference with NESL's type classes over a parsed program.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nesl/ast.hpp"
+#include "nesl/basis.hpp"
+#include "nesl/types.hpp"
+
+namespace nesl {
+
+// What checking one top-level form found, in the classic REPL's words.
+struct FormType {
+  std::string name;  // the function, datatype or bound variable; "it" for an expression
+  Type type;
+  bool is_function = false;  // functions and datatype constructors print as `NAME = fn : T`
+};
+
+struct CheckedProgram {
+  std::vector<FormType> forms;   // one per function, datatype and expression; one per bound variable
+  std::vector<Type> expressions; // the types of the top-level expressions, in order
+};
+
+// Checks every form in order against the basis; throws CompileError at the first error.
+CheckedProgram check_program(const Program& program, const Basis& basis);
+
+// The program's type: the tuple of its top-level expressions, as NAME.type writes it.
+std::string program_type(const CheckedProgram& checked);
+
+// One line per form, as the classic REPL prints it but without values: `f = fn : int -> int`,
+// `xs : [int]`, `it : [int]`.
+std::string describe_form(const FormType& form);
+
+}  // namespace nesl

@@ -1,0 +1,14 @@
+// Splits NESL source into tokens: case-insensitive words, %comments%, numbers, `chars, "strings", operators.
+#pragma once
+
+#include <vector>
+
+#include "nesl/source.hpp"
+#include "nesl/token.hpp"
+
+namespace nesl {
+
+// The tokens of the whole file, ending with one End token; throws CompileError on bad input.
+std::vector<Token> tokenize(const SourceFile& source);
+
+}  // namespace nesl

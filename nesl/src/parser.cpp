@@ -1,0 +1,485 @@
+#include "nesl/parser.hpp"
+
+#include "nesl/diagnostics.hpp"
+#include "nesl/lexer.hpp"
+
+namespace nesl {
+
+ExprPtr make_expr(ExprKind kind, Location where, std::string text) {
+  auto expr = std::make_unique<Expr>();
+  expr->kind = kind;
+  expr->where = where;
+  expr->text = std::move(text);
+  return expr;
+}
+
+namespace {
+
+// The classic's binding powers (parse.lisp): a token continues an expression parsed at `rbp`
+// only while its left binding power is above rbp. Terminators have none.
+constexpr int kCommaPower = 4;
+constexpr int kArrowPower = 24;  // `->` is right-associative: its right side is parsed at 23
+constexpr int kPostfixPower = 30;  // calls f(x) and indexing a[i]
+constexpr int kPrefixPower = 25;   // - # @
+constexpr int kBodyPower = 3;      // if parts, let bindings, bodies, arguments, brackets
+constexpr int kElementPower = 4;   // sequence elements stop at the comma
+constexpr int kEmptyTypePower = 29;
+
+int binary_power(const Token& token) {
+  if (token.kind == TokenKind::Identifier) {
+    if (token.text == "or" || token.text == "nor" || token.text == "xor") return 7;
+    if (token.text == "and" || token.text == "nand") return 8;
+    return 0;
+  }
+  if (token.kind != TokenKind::Symbol) return 0;
+  const std::string& s = token.text;
+  if (s == ",") return kCommaPower;
+  if (s == "==" || s == "/=" || s == "<" || s == ">" || s == "<=" || s == ">=") return 10;
+  if (s == "+" || s == "-" || s == "++") return 20;
+  if (s == "*" || s == "/" || s == "||") return 21;
+  if (s == "^") return 22;
+  if (s == "<-") return 23;
+  if (s == "->") return kArrowPower;
+  if (s == "(" || s == "[") return kPostfixPower;
+  return 0;
+}
+
+// Parses over one token vector; every method leaves position_ on the first unconsumed token.
+class Parser {
+ public:
+  Parser(const std::vector<Token>& tokens, std::size_t position)
+      : tokens_(tokens), position_(position) {}
+
+  std::size_t position() const { return position_; }
+
+  Program program(std::shared_ptr<SourceFile> source) {
+    Program program;
+    program.source = std::move(source);
+    while (peek().kind != TokenKind::End) program.forms.push_back(top_level_form());
+    return program;
+  }
+
+  TypeSignature type_signature() {
+    TypeSignature signature;
+    signature.type = type(kBodyPower);
+    if (accept_symbol("::")) signature.context = type_context();
+    return signature;
+  }
+
+ private:
+  const Token& peek(std::size_t ahead = 0) const {
+    std::size_t at = position_ + ahead;
+    return at < tokens_.size() ? tokens_[at] : tokens_.back();
+  }
+  const Token& next() {
+    const Token& token = peek();
+    if (position_ < tokens_.size() - 1) ++position_;
+    return token;
+  }
+  bool accept_symbol(std::string_view symbol) {
+    if (!peek().is_symbol(symbol)) return false;
+    next();
+    return true;
+  }
+  bool accept_keyword(std::string_view word) {
+    if (!peek().is_keyword(word)) return false;
+    next();
+    return true;
+  }
+  [[noreturn]] void fail(const std::string& expected) const {
+    throw CompileError(peek().where, "expected " + expected + ", found " + describe_token(peek()));
+  }
+  void expect_symbol(std::string_view symbol, const std::string& context) {
+    if (!accept_symbol(symbol)) fail("'" + std::string(symbol) + "' " + context);
+  }
+  void expect_keyword(std::string_view word, const std::string& context) {
+    if (!accept_keyword(word)) fail("'" + std::string(word) + "' " + context);
+  }
+  std::string name(const std::string& what) {
+    if (peek().kind != TokenKind::Identifier || is_keyword(peek().text)) fail(what);
+    return next().text;
+  }
+  void end_of_form(const std::string& what) {
+    if (!accept_symbol(";") && !accept_symbol("$")) fail("';' or '$' to end " + what);
+  }
+
+  TopLevelForm top_level_form() {
+    TopLevelForm form;
+    form.where = peek().where;
+    if (accept_keyword("function")) {
+      form.kind = TopLevelForm::Kind::Function;
+      FunctionDefinition& function = form.function;
+      function.name = name("a function name after 'function'");
+      expect_symbol("(", "before the parameters of " + function.name);
+      if (peek().is_symbol(")")) fail("a parameter (functions take at least one)");
+      function.arguments = expression(kBodyPower);
+      check_pattern(*function.arguments);
+      expect_symbol(")", "after the parameters of " + function.name);
+      if (accept_symbol(":")) function.signature = type_signature();
+      if (!accept_symbol("=")) {
+        fail(function.signature ? "'=' after the type of " + function.name
+                                : "'=' or ':' after the parameters of " + function.name);
+      }
+      function.body = expression(kBodyPower);
+      end_of_form("the definition of " + function.name);
+    } else if (accept_keyword("datatype")) {
+      form.kind = TopLevelForm::Kind::Datatype;
+      DatatypeDefinition& datatype = form.datatype;
+      datatype.name = name("a datatype name after 'datatype'");
+      expect_symbol("(", "before the fields of " + datatype.name);
+      datatype.fields.type = type(kBodyPower);
+      expect_symbol(")", "after the fields of " + datatype.name);
+      if (accept_symbol("::")) datatype.fields.context = type_context();
+      end_of_form("the datatype " + datatype.name);
+    } else {
+      ExprPtr value = expression(kBodyPower);
+      if (accept_symbol("=")) {
+        check_pattern(*value);
+        form.kind = TopLevelForm::Kind::Binding;
+        form.binding.pattern = std::move(value);
+        form.binding.value = expression(kBodyPower);
+        end_of_form("the binding");
+      } else {
+        form.kind = TopLevelForm::Kind::Expression;
+        form.expression.value = std::move(value);
+        end_of_form("the expression");
+      }
+    }
+    return form;
+  }
+
+  // Deeply nested input must end in a diagnostic, not in a stack overflow.
+  class NestingGuard {
+   public:
+    explicit NestingGuard(Parser& parser) : parser_(parser) {
+      if (++parser_.depth_ > kMaxNesting) {
+        throw CompileError(parser_.peek().where, "expected at most " + std::to_string(kMaxNesting) +
+                                                     " levels of nesting, found more");
+      }
+    }
+    ~NestingGuard() { --parser_.depth_; }
+    NestingGuard(const NestingGuard&) = delete;
+    NestingGuard& operator=(const NestingGuard&) = delete;
+
+   private:
+    Parser& parser_;
+  };
+  static constexpr int kMaxNesting = 1000;
+
+  ExprPtr expression(int rbp) {
+    NestingGuard guard(*this);
+    ExprPtr left = prefix();
+    // Each operator applied in this loop nests the tree one level deeper on the left.
+    for (int chain = 1;; ++chain) {
+      if (depth_ + chain > kMaxNesting && (rbp < binary_power(peek()) ||
+                                          (rbp < kPostfixPower && starts_operand(peek())))) {
+        throw CompileError(peek().where, "expected at most " + std::to_string(kMaxNesting) +
+                                             " levels of nesting, found more");
+      }
+      if (rbp < binary_power(peek())) {
+        left = infix(std::move(left));
+      } else if (rbp < kPostfixPower && starts_operand(peek())) {
+        // As in the classic, an operand right after an expression applies it: `(float) n`.
+        ExprPtr call = make_expr(ExprKind::Call, peek().where);
+        call->children.push_back(std::move(left));
+        call->children.push_back(expression(kPostfixPower));
+        left = std::move(call);
+      } else {
+        return left;
+      }
+    }
+  }
+
+  static bool starts_operand(const Token& token) {
+    switch (token.kind) {
+      case TokenKind::Integer:
+      case TokenKind::Float:
+      case TokenKind::Character:
+      case TokenKind::String: return true;
+      case TokenKind::Identifier:
+        return !is_keyword(token.text) || token.text == "if" || token.text == "let";
+      case TokenKind::Symbol: return token.text == "{";
+      case TokenKind::End: return false;
+    }
+    return false;
+  }
+
+  ExprPtr prefix() {
+    const Token& token = peek();
+    switch (token.kind) {
+      case TokenKind::Integer: return make_expr(ExprKind::Integer, token.where, next().text);
+      case TokenKind::Float: return make_expr(ExprKind::Float, token.where, next().text);
+      case TokenKind::Character: return make_expr(ExprKind::Character, token.where, next().text);
+      case TokenKind::String: return make_expr(ExprKind::String, token.where, next().text);
+      case TokenKind::Identifier:
+        if (token.text == "if") return if_expression();
+        if (token.text == "let") return let_expression();
+        if (is_keyword(token.text)) fail("an expression");
+        return make_expr(ExprKind::Variable, token.where, next().text);
+      case TokenKind::Symbol: break;
+      case TokenKind::End: fail("an expression");
+    }
+    Location where = token.where;
+    if (accept_symbol("(")) {
+      if (peek().is_symbol(")")) fail("an expression inside ( )");
+      ExprPtr inner = expression(kBodyPower);
+      expect_symbol(")", "to close the parenthesis");
+      return inner;
+    }
+    if (accept_symbol("[")) return bracket(where);
+    if (accept_symbol("{")) return apply_to_each(where);
+    for (std::string_view op : {"-", "#", "@"}) {
+      if (accept_symbol(op)) {
+        ExprPtr unary = make_expr(ExprKind::Unary, where, std::string(op));
+        unary->children.push_back(expression(kPrefixPower));
+        return unary;
+      }
+    }
+    fail("an expression");
+  }
+
+  ExprPtr infix(ExprPtr left) {
+    const Token& token = next();
+    Location where = token.where;
+    if (token.is_symbol("(")) {
+      if (peek().is_symbol(")")) fail("an argument (functions take at least one)");
+      ExprPtr call = make_expr(ExprKind::Call, where);
+      call->children.push_back(std::move(left));
+      call->children.push_back(expression(kBodyPower));
+      expect_symbol(")", "to close the arguments");
+      return call;
+    }
+    if (token.is_symbol("[")) {
+      ExprPtr index = make_expr(ExprKind::Index, where);
+      index->children.push_back(std::move(left));
+      index->children.push_back(expression(kBodyPower));
+      expect_symbol("]", "to close the index");
+      return index;
+    }
+    int power = binary_power(token);
+    int right_power = token.is_symbol(",") ? kCommaPower - 1
+                      : token.is_symbol("->") ? kArrowPower - 1
+                                              : power;
+    // A tuple is located where it starts, an operator application at its operator.
+    ExprPtr node = token.is_symbol(",") ? make_expr(ExprKind::Pair, left->where)
+                                        : make_expr(ExprKind::Binary, where, token.text);
+    node->children.push_back(std::move(left));
+    node->children.push_back(expression(right_power));
+    return node;
+  }
+
+  ExprPtr if_expression() {
+    ExprPtr node = make_expr(ExprKind::If, next().where);
+    node->children.push_back(expression(kBodyPower));
+    expect_keyword("then", "after the condition of 'if'");
+    node->children.push_back(expression(kBodyPower));
+    expect_keyword("else", "after the 'then' branch");
+    node->children.push_back(expression(kBodyPower));
+    return node;
+  }
+
+  ExprPtr let_expression() {
+    ExprPtr node = make_expr(ExprKind::Let, next().where);
+    for (;;) {
+      Binding binding;
+      binding.pattern = expression(kBodyPower);
+      check_pattern(*binding.pattern);
+      expect_symbol("=", "after the pattern of a let binding");
+      binding.value = expression(kBodyPower);
+      node->bindings.push_back(std::move(binding));
+      if (!accept_symbol(";") || peek().is_keyword("in")) break;
+    }
+    expect_keyword("in", "or ';' after a let binding");
+    node->children.push_back(expression(kBodyPower));
+    return node;
+  }
+
+  // After `[`: an empty sequence `[] type`, a range `[s:e]`/`[s:e:d]`, or elements `[a, b]`.
+  ExprPtr bracket(Location where) {
+    if (accept_symbol("]")) {
+      ExprPtr empty = make_expr(ExprKind::Empty, where);
+      empty->type = type(kEmptyTypePower);
+      return empty;
+    }
+    ExprPtr first = expression(kElementPower);
+    if (accept_symbol(":")) {
+      ExprPtr range = make_expr(ExprKind::Range, where);
+      range->children.push_back(std::move(first));
+      range->children.push_back(expression(kBodyPower));
+      if (accept_symbol(":")) range->children.push_back(expression(kBodyPower));
+      expect_symbol("]", "to close the range");
+      return range;
+    }
+    ExprPtr sequence = make_expr(ExprKind::Sequence, where);
+    sequence->children.push_back(std::move(first));
+    while (accept_symbol(",")) sequence->children.push_back(expression(kElementPower));
+    expect_symbol("]", "or ',' in the sequence");
+    return sequence;
+  }
+
+  // After `{`: `{e : p in s; q in t | filter}` or `{p in s | filter}`; a generator that is a
+  // bare variable x stands for `x in x`.
+  ExprPtr apply_to_each(Location where) {
+    ExprPtr node = make_expr(ExprKind::Over, where);
+    ExprPtr body = expression(kBodyPower);
+    ExprPtr first_pattern;
+    if (accept_symbol(":")) {
+      first_pattern = expression(kBodyPower);
+    } else {
+      first_pattern = std::move(body);
+    }
+    node->bindings.push_back(generator(std::move(first_pattern)));
+    while (accept_symbol(";")) node->bindings.push_back(generator(expression(kBodyPower)));
+    node->children.push_back(std::move(body));
+    if (accept_symbol("|")) {
+      node->children.push_back(expression(kBodyPower));
+    } else {
+      node->children.push_back(nullptr);
+    }
+    expect_symbol("}", "to close the apply-to-each");
+    return node;
+  }
+
+  Binding generator(ExprPtr pattern) {
+    check_pattern(*pattern);
+    Binding binding;
+    if (accept_keyword("in")) {
+      binding.value = expression(kBodyPower);
+    } else if (pattern->kind == ExprKind::Variable) {
+      binding.value = make_expr(ExprKind::Variable, pattern->where, pattern->text);
+    } else {
+      fail("'in' after the pattern of an apply-to-each");
+    }
+    binding.pattern = std::move(pattern);
+    return binding;
+  }
+
+  // Patterns are parsed as expressions and then checked: variables, tuples of patterns, and a
+  // datatype constructor applied to a pattern.
+  static void check_pattern(const Expr& pattern) {
+    switch (pattern.kind) {
+      case ExprKind::Variable: return;
+      case ExprKind::Pair:
+        check_pattern(*pattern.children[0]);
+        check_pattern(*pattern.children[1]);
+        return;
+      case ExprKind::Call:
+        if (pattern.children[0]->kind == ExprKind::Variable) {
+          check_pattern(*pattern.children[1]);
+          return;
+        }
+        break;
+      default: break;
+    }
+    throw CompileError(pattern.where,
+                       "expected a pattern (a variable, a tuple, or a datatype constructor "
+                       "applied to patterns), found " + describe_expression(pattern));
+  }
+
+  static std::string describe_expression(const Expr& expr) {
+    switch (expr.kind) {
+      case ExprKind::Integer: return "the integer " + expr.text;
+      case ExprKind::Float: return "the float " + expr.text;
+      case ExprKind::Character: return "a character";
+      case ExprKind::String: return "a string";
+      case ExprKind::Binary: return "an application of " + expr.text;
+      case ExprKind::Unary: return "an application of " + expr.text;
+      case ExprKind::Call: return "a call";
+      case ExprKind::Index: return "an indexing";
+      case ExprKind::If: return "an if expression";
+      case ExprKind::Let: return "a let expression";
+      case ExprKind::Over: return "an apply-to-each";
+      case ExprKind::Sequence:
+      case ExprKind::Empty:
+      case ExprKind::Range: return "a sequence";
+      default: return "an expression";
+    }
+  }
+
+  // Type syntax: `,` and `->` as in expressions; names with optional parameters, `[t]`, `(t)`.
+  TypeExprPtr type(int rbp) {
+    NestingGuard guard(*this);
+    TypeExprPtr left = type_prefix();
+    for (;;) {
+      bool comma = peek().is_symbol(",");
+      bool arrow = peek().is_symbol("->");
+      int power = comma ? kCommaPower : arrow ? kArrowPower : 0;
+      if (rbp >= power) return left;
+      auto node = std::make_unique<TypeExpr>();
+      node->kind = comma ? TypeExpr::Kind::Pair : TypeExpr::Kind::Function;
+      node->where = left->where;
+      next();
+      node->children.push_back(std::move(left));
+      node->children.push_back(type(power - 1));
+      left = std::move(node);
+    }
+  }
+
+  TypeExprPtr type_prefix() {
+    auto node = std::make_unique<TypeExpr>();
+    node->where = peek().where;
+    if (accept_symbol("[")) {
+      node->kind = TypeExpr::Kind::Sequence;
+      node->children.push_back(type(kBodyPower));
+      expect_symbol("]", "to close the sequence type");
+      return node;
+    }
+    if (accept_symbol("(")) {
+      TypeExprPtr inner = type(kBodyPower);
+      expect_symbol(")", "to close the parenthesized type");
+      return inner;
+    }
+    if (peek().kind != TokenKind::Identifier || is_keyword(peek().text)) fail("a type");
+    node->kind = TypeExpr::Kind::Name;
+    node->name = next().text;
+    if (accept_symbol("(")) {
+      do {
+        node->children.push_back(type(kCommaPower));
+      } while (accept_symbol(","));
+      expect_symbol(")", "to close the type parameters of " + node->name);
+    }
+    return node;
+  }
+
+  // `(a in number; b in any)`; the parentheses may be left out, and then a `;` separates entries
+  // only when `NAME in` follows it, so that `;` can still end the form.
+  std::vector<TypeContextEntry> type_context() {
+    bool parenthesized = accept_symbol("(");
+    std::vector<TypeContextEntry> entries;
+    for (;;) {
+      TypeContextEntry entry;
+      entry.where = peek().where;
+      entry.variable = name("a type variable in the type context");
+      expect_keyword("in", "after the type variable " + entry.variable);
+      entry.type_class = name("a type class (number, ordinal, logical or any)");
+      entries.push_back(std::move(entry));
+      bool more = parenthesized ? peek().is_symbol(";")
+                                : peek().is_symbol(";") && peek(1).kind == TokenKind::Identifier &&
+                                      peek(2).is_keyword("in");
+      if (!more) break;
+      next();
+    }
+    if (parenthesized) expect_symbol(")", "to close the type context");
+    return entries;
+  }
+
+  const std::vector<Token>& tokens_;
+  std::size_t position_;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+Program parse_program(std::shared_ptr<SourceFile> source) {
+  std::vector<Token> tokens = tokenize(*source);
+  return Parser(tokens, 0).program(std::move(source));
+}
+
+TypeSignature parse_type_signature(const std::vector<Token>& tokens, std::size_t& position) {
+  Parser parser(tokens, position);
+  TypeSignature signature = parser.type_signature();
+  position = parser.position();
+  return signature;
+}
+
+}  // namespace nesl

@@ -1,0 +1,265 @@
+// Runs the nesl front end over a directory of programs and compares with expected files:
+// reparse (print/reparse fixpoint), type (NAME.type), repl (NAME.repl's type lines),
+// check (type-checks cleanly) and errors (NAME.expected holds the exact diagnostic).
+// Prints a count per mode; exits 77 when the directory is absent, so CTest reports a skip.
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "nesl/diagnostics.hpp"
+#include "nesl/parser.hpp"
+#include "nesl/printer.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+struct CommandResult {
+  int exit_status = -1;
+  std::string output;
+};
+
+CommandResult run_command(const std::string& command) {
+  CommandResult result;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buffer[4096];
+  std::size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.output.append(buffer, n);
+  int status = pclose(pipe);
+  result.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The classic wrapped long lines, leaving stray spaces and newlines (`[float] , [float]`), so
+// types are compared with whitespace runs collapsed and no space before a comma.
+std::string normalize(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+    if (space) {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+    } else {
+      if (c == ',' && !out.empty() && out.back() == ' ') out.pop_back();
+      out += c;
+    }
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// What the classic REPL printed for one form, reduced to the line `nesl --check` prints:
+// `NAME = fn : T` stays, `NAME = VALUE : T` becomes `NAME : T`; empty when no type was printed
+// (the form failed at run time).
+std::string expected_check_line(const std::vector<std::string>& block) {
+  // What the program printed comes first; the REPL's own line is the last that starts with a
+  // name and ` =` (or the name alone, when the REPL wrapped it: `it` / ` = ` / value).
+  static const std::regex result_start("^[A-Za-z_][A-Za-z0-9_]*( =.*)?$");
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < block.size(); ++i) {
+    if (std::regex_match(block[i], result_start)) start = i;
+  }
+  std::string joined;
+  for (std::size_t i = start; i < block.size(); ++i) joined += block[i] + "\n";
+  std::string text = normalize(joined);
+  std::size_t equals = text.find(" = ");
+  std::size_t fn = text.find(" = fn : ");
+  if (fn != std::string::npos && fn == equals) return text;
+  std::size_t name_end = text.find_first_of(" =");
+  std::size_t type_start = text.rfind(" : ");
+  if (equals == std::string::npos || type_start == std::string::npos || type_start < equals) return "";
+  return text.substr(0, name_end) + " : " + text.substr(type_start + 3);
+}
+
+std::vector<std::vector<std::string>> repl_blocks(const std::string& text) {
+  std::vector<std::vector<std::string>> blocks;
+  for (const std::string& line : split_lines(text)) {
+    if (line.rfind("<Nesl>", 0) == 0) {
+      blocks.emplace_back();
+    } else if (!blocks.empty()) {
+      blocks.back().push_back(line);
+    }
+  }
+  return blocks;
+}
+
+struct Tally {
+  int passed = 0;
+  int failed = 0;
+  int known_gaps = 0;
+  std::vector<std::string> notes;
+};
+
+std::string reparse_failure(const fs::path& file) {
+  try {
+    nesl::Program first = nesl::parse_program(nesl::read_source_file(file.string()));
+    std::string printed = nesl::print_program(first);
+    auto again = std::make_shared<nesl::SourceFile>(file.string() + " (printed)", printed);
+    std::string reprinted = nesl::print_program(nesl::parse_program(again));
+    if (reprinted != printed) return "print/reparse/print differs:\n" + printed + "---\n" + reprinted;
+    if (first.forms.empty()) return "no forms parsed";
+    return "";
+  } catch (const nesl::CompileError& error) {
+    return nesl::format_diagnostic(error);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string mode, nesl_program, directory, known_gaps_file;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string option = argv[i];
+    if (option == "--mode") mode = argv[i + 1];
+    else if (option == "--nesl") nesl_program = argv[i + 1];
+    else if (option == "--dir") directory = argv[i + 1];
+    else if (option == "--known-gaps") known_gaps_file = argv[i + 1];
+  }
+  if (mode.empty() || directory.empty()) {
+    std::cerr << "usage: nesl_program_check --mode reparse|type|repl|check|errors --dir DIR "
+                 "[--nesl PROGRAM] [--known-gaps FILE]\n";
+    return 2;
+  }
+  // The errors mode runs the program from each test's folder, so a relative path would break.
+  if (!nesl_program.empty()) nesl_program = fs::absolute(nesl_program).string();
+  if (!fs::is_directory(directory)) {
+    std::cout << "SKIPPED: " << directory << " is absent (set NESL_SHARED_DIR)\n";
+    return 77;
+  }
+  // Programs the front end is known to get wrong, one name a line: each is reported, and one
+  // that starts passing fails the run so that the list shrinks with the gaps.
+  std::set<std::string> known_gaps;
+  if (!known_gaps_file.empty()) {
+    for (const std::string& line : split_lines(read_file(known_gaps_file))) {
+      if (!line.empty() && line[0] != '#') known_gaps.insert(line);
+    }
+  }
+  std::vector<fs::path> programs;
+  for (const auto& entry : fs::directory_iterator(directory)) {
+    if (entry.path().extension() == ".nesl") programs.push_back(entry.path());
+  }
+  std::sort(programs.begin(), programs.end());
+  if (programs.empty()) {
+    std::cout << "FAILED: no .nesl programs in " << directory << "\n";
+    return 1;
+  }
+
+  Tally tally;
+  int repl_lines = 0, repl_lines_matched = 0, repl_lines_without_type = 0;
+  for (const fs::path& program : programs) {
+    std::string name = program.stem().string();
+    std::string failure;
+    if (mode == "reparse") {
+      failure = reparse_failure(program);
+    } else if (mode == "type") {
+      CommandResult result = run_command(shell_quote(nesl_program) + " --type " +
+                                         shell_quote(program.string()) + " 2>&1");
+      std::string expected = normalize(read_file(program.parent_path() / (name + ".type")));
+      std::string found = normalize(result.output);
+      if (result.exit_status != 0 || found != expected) {
+        failure = "expected type: " + expected + "\n  found: " + found;
+      }
+    } else if (mode == "repl") {
+      fs::path repl = program.parent_path() / (name + ".repl");
+      if (!fs::exists(repl)) continue;
+      CommandResult result = run_command(shell_quote(nesl_program) + " --check " +
+                                         shell_quote(program.string()) + " 2>&1");
+      std::vector<std::string> found = split_lines(result.output);
+      auto blocks = repl_blocks(read_file(repl));
+      if (result.exit_status != 0) {
+        failure = "nesl --check failed:\n" + result.output;
+      } else if (found.size() != blocks.size()) {
+        failure = std::to_string(blocks.size()) + " forms in the .repl, " +
+                  std::to_string(found.size()) + " lines from nesl --check";
+      } else {
+        for (std::size_t i = 0; i < blocks.size(); ++i) {
+          std::string expected = expected_check_line(blocks[i]);
+          if (expected.empty()) {
+            ++repl_lines_without_type;
+            continue;
+          }
+          ++repl_lines;
+          if (normalize(found[i]) == expected) {
+            ++repl_lines_matched;
+          } else {
+            failure += "  form " + std::to_string(i + 1) + ": expected " + expected +
+                       "\n          found    " + found[i] + "\n";
+          }
+        }
+      }
+    } else if (mode == "check") {
+      CommandResult result = run_command(shell_quote(nesl_program) + " --check " +
+                                         shell_quote(program.string()) + " 2>&1");
+      if (result.exit_status != 0) failure = result.output;
+    } else if (mode == "errors") {
+      // Run from the program's folder so the diagnostic names it as NAME.nesl.
+      CommandResult result =
+          run_command("cd " + shell_quote(program.parent_path().string()) + " && " +
+                      shell_quote(nesl_program) + " --check " +
+                      shell_quote(program.filename().string()) + " 2>&1 >/dev/null");
+      fs::path expected_file = program.parent_path() / (name + ".expected");
+      std::string expected = fs::exists(expected_file) ? read_file(expected_file) : "(no .expected file)";
+      if (result.exit_status == 0 || result.exit_status == -1) {
+        failure = "expected a non-zero exit, found " + std::to_string(result.exit_status);
+      } else if (result.output != expected) {
+        failure = "expected diagnostic:\n" + expected + "found:\n" + result.output;
+      }
+    } else {
+      std::cerr << "unknown mode " << mode << "\n";
+      return 2;
+    }
+    bool gap = known_gaps.count(name) > 0;
+    if (failure.empty() && gap) {
+      ++tally.failed;
+      tally.notes.push_back(name + ": listed as a known gap but passes; remove it from the list");
+    } else if (failure.empty()) {
+      ++tally.passed;
+    } else if (gap) {
+      ++tally.known_gaps;
+      tally.notes.push_back(name + ": KNOWN GAP\n" + failure);
+    } else {
+      ++tally.failed;
+      tally.notes.push_back(name + ": FAILED\n" + failure);
+    }
+  }
+  for (const std::string& note : tally.notes) std::cout << note << "\n";
+  std::cout << mode << ": " << tally.passed << " of " << programs.size() << " programs pass";
+  if (tally.known_gaps > 0) std::cout << ", " << tally.known_gaps << " known gaps";
+  if (tally.failed > 0) std::cout << ", " << tally.failed << " FAILED";
+  std::cout << "\n";
+  if (mode == "repl") {
+    std::cout << "repl: " << repl_lines_matched << " of " << repl_lines
+              << " typed lines match; " << repl_lines_without_type
+              << " forms printed no type (run-time errors)\n";
+  }
+  return tally.failed > 0 ? 1 : 0;
+}
