@@ -118,6 +118,7 @@ class Checker {
 
   CheckedProgram run(const Program& program) {
     CheckedProgram checked;
+    record_ = &checked;
     for (const TopLevelForm& form : program.forms) {
       switch (form.kind) {
         case TopLevelForm::Kind::Function: check_function(form, checked); break;
@@ -132,6 +133,8 @@ class Checker {
         }
       }
     }
+    for (const auto& [name, datatype] : datatypes_) checked.datatype_constructors[name] = datatype.constructor;
+    record_ = nullptr;
     return checked;
   }
 
@@ -315,6 +318,12 @@ class Checker {
   }
 
   Type infer(const Expr& expr) {
+    Type type = infer_unrecorded(expr);
+    record_->expression_types[&expr] = type;
+    return type;
+  }
+
+  Type infer_unrecorded(const Expr& expr) {
     const auto& c = expr.children;
     switch (expr.kind) {
       case ExprKind::Integer: return make_base(BaseType::Int);
@@ -329,7 +338,9 @@ class Checker {
       case ExprKind::Call: {
         const Expr& callee = *c[0];
         if (callee.kind == ExprKind::Variable) {
-          return apply(lookup_or_fail(callee.text, callee.where), *c[1], expr.where, callee.text);
+          Type instance = lookup_or_fail(callee.text, callee.where);
+          record_->expression_types[&callee] = instance;
+          return apply(instance, *c[1], expr.where, callee.text);
         }
         return apply(infer(callee), *c[1], expr.where, "the called expression");
       }
@@ -340,6 +351,7 @@ class Checker {
         if (!lookup(name, type) && !(expr.text == "#" && lookup("length", type))) {
           throw CompileError(expr.where, "expected a built-in for " + expr.text + ", found none in the basis");
         }
+        record_->operator_instances[&expr] = type;
         return apply(type, *c[0], expr.where, expr.text);
       }
       case ExprKind::Index: {
@@ -401,6 +413,7 @@ class Checker {
   Type binary(const Expr& expr) {
     const auto& c = expr.children;
     Type function = lookup_or_fail(expr.text, expr.where);
+    record_->operator_instances[&expr] = function;
     Type left = infer(*c[0]);
     Type right = infer(*c[1]);
     Type resolved = resolve(function);
@@ -416,7 +429,10 @@ class Checker {
 
   void bind_pattern(const Expr& pattern, const Type& type, const std::string& what) {
     switch (pattern.kind) {
-      case ExprKind::Variable: locals_.emplace_back(pattern.text, type); return;
+      case ExprKind::Variable:
+        locals_.emplace_back(pattern.text, type);
+        record_->expression_types[&pattern] = type;
+        return;
       case ExprKind::Pair: {
         Type left = make_variable();
         Type right = make_variable();
@@ -486,6 +502,7 @@ class Checker {
     }
     locals_.clear();
     globals_[function.name] = type;
+    checked.function_types[function.name] = type;
     checked.forms.push_back({function.name, type, true});
   }
 
@@ -534,6 +551,7 @@ class Checker {
   std::map<std::string, Type> basis_types_;
   std::map<std::string, Datatype> datatypes_;
   std::vector<std::pair<std::string, Type>> locals_;
+  CheckedProgram* record_ = nullptr;
 };
 
 }  // namespace

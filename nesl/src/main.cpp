@@ -1,11 +1,13 @@
 // The nesl program: parses and type-checks a NESL file and prints what the options ask for.
 #include <boost/program_options.hpp>
+#include <fstream>
 #include <iostream>
 
 #include "nesl/basis.hpp"
 #include "nesl/checker.hpp"
 #include "nesl/diagnostics.hpp"
 #include "nesl/parser.hpp"
+#include "nesl/pipeline.hpp"
 #include "nesl/printer.hpp"
 
 namespace po = boost::program_options;
@@ -13,15 +15,20 @@ namespace po = boost::program_options;
 namespace {
 
 constexpr const char* usage =
-    "usage: nesl [--check | --type | --dump-after PASS] [--basis FILE] FILE.nesl\n"
+    "usage: nesl [--check | --type | --vcode [-o OUT] | --dump-after PASS] [--arg-check on|off]\n"
+    "            [--basis FILE] FILE.nesl\n"
     "  --check            parse and type-check; one line per top-level form\n"
     "  --type             print the program's type (the tuple of its top-level expressions)\n"
-    "  --dump-after PASS  print the program after PASS (parse: as NESL source)\n"
+    "  --vcode            compile to VCODE, written to OUT (default: standard output)\n"
+    "  --dump-after PASS  print the program after PASS: parse, typecheck, specialize,\n"
+    "                     normalize, flatten or lower\n"
+    "  --arg-check off    leave out the runtime argument checks (the classic's set arg_check off)\n"
     "  --basis FILE       read the built-ins' signatures from FILE instead of the embedded ones\n";
 
 int run(int argc, char** argv) {
   po::options_description options;
-  options.add_options()("help,h", "")("check", "")("type", "")(
+  options.add_options()("help,h", "")("check", "")("type", "")("vcode", "")(
+      "output,o", po::value<std::string>(), "")("arg-check", po::value<std::string>(), "")(
       "dump-after", po::value<std::string>(), "")("basis", po::value<std::string>(), "")(
       "file", po::value<std::vector<std::string>>(), "");
   po::positional_options_description positional;
@@ -42,14 +49,22 @@ int run(int argc, char** argv) {
     std::cerr << "nesl: expected one input file\n" << usage;
     return 2;
   }
-  int modes = static_cast<int>(vm.count("check") + vm.count("type") + vm.count("dump-after"));
+  int modes = static_cast<int>(vm.count("check") + vm.count("type") + vm.count("dump-after") +
+                               vm.count("vcode"));
   if (modes > 1) {
-    std::cerr << "nesl: expected at most one of --check, --type, --dump-after\n" << usage;
+    std::cerr << "nesl: expected at most one of --check, --type, --vcode, --dump-after\n" << usage;
     return 2;
   }
   std::string dump_after = vm.count("dump-after") ? vm["dump-after"].as<std::string>() : "";
-  if (!dump_after.empty() && dump_after != "parse") {
-    std::cerr << "nesl: --dump-after knows only the pass 'parse' so far, not '" << dump_after << "'\n";
+  if (!dump_after.empty() && !nesl::is_compiler_pass(dump_after)) {
+    std::cerr << "nesl: --dump-after expects one of";
+    for (const nesl::PassInfo& pass : nesl::compiler_passes()) std::cerr << " " << pass.name;
+    std::cerr << ", not '" << dump_after << "'\n";
+    return 2;
+  }
+  std::string arg_check = vm.count("arg-check") ? vm["arg-check"].as<std::string>() : "on";
+  if (arg_check != "on" && arg_check != "off") {
+    std::cerr << "nesl: --arg-check expects on or off, not '" << arg_check << "'\n";
     return 2;
   }
   try {
@@ -63,6 +78,29 @@ int run(int argc, char** argv) {
                             ? nesl::parse_basis(nesl::read_source_file(vm["basis"].as<std::string>()))
                             : nesl::load_embedded_basis();
     nesl::CheckedProgram checked = nesl::check_program(program, basis);
+    if (dump_after == "typecheck") {
+      for (const nesl::FormType& form : checked.forms) std::cout << nesl::describe_form(form) << "\n";
+      return 0;
+    }
+    if (vm.count("vcode") || !dump_after.empty()) {
+      nesl::CompileOptions options;
+      options.argument_checks = arg_check == "on";
+      options.dump_after = dump_after;
+      options.dump = &std::cout;
+      std::string vcode = nesl::compile_to_vcode(program, checked, basis, options);
+      if (!dump_after.empty()) return 0;
+      if (vm.count("output")) {
+        std::ofstream out(vm["output"].as<std::string>(), std::ios::binary);
+        out << vcode;
+        if (!out) {
+          std::cerr << "nesl: cannot write " << vm["output"].as<std::string>() << "\n";
+          return 1;
+        }
+      } else {
+        std::cout << vcode;
+      }
+      return 0;
+    }
     if (vm.count("type")) {
       std::cout << nesl::program_type(checked) << "\n";
     } else {

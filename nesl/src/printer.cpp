@@ -1,17 +1,10 @@
 #include "nesl/printer.hpp"
 
+#include "enclose.hpp"
+
 namespace nesl {
 namespace {
 
-// Wraps text in brackets; also keeps GCC 12 from a false -Wrestrict on `"(" + text + ")"`.
-std::string enclose(char open, const std::string& text, char close) {
-  std::string out;
-  out.reserve(text.size() + 2);
-  out += open;
-  out += text;
-  out += close;
-  return out;
-}
 
 
 // How tightly each node binds, on the parser's scale: a child printed where the parser reads

@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "enclose.hpp"
+
 namespace nesl {
 
 bool TypeClass::admits(BaseType base) const {
@@ -34,15 +36,6 @@ bool type_class_from_name(const std::string& name, TypeClass& out) {
 
 namespace {
 
-// Wraps text in brackets; also keeps GCC 12 from a false -Wrestrict on `"(" + text + ")"`.
-std::string enclose(char open, const std::string& text, char close) {
-  std::string out;
-  out.reserve(text.size() + 2);
-  out += open;
-  out += text;
-  out += close;
-  return out;
-}
 
 int next_variable_id = 0;
 

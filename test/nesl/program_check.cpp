@@ -1,10 +1,15 @@
 // Runs the nesl front end over a directory of programs and compares with expected files:
 // reparse (print/reparse fixpoint), type (NAME.type), repl (NAME.repl's type lines),
-// check (type-checks cleanly) and errors (NAME.expected holds the exact diagnostic).
+// check (type-checks cleanly), errors (NAME.expected holds the exact diagnostic) and run
+// (compiled to VCODE and run by the --vinterp command: stdout, stderr and exit status must be
+// NAME.expected, NAME.stderr and NAME.exitcode) and bench (the neslgpu benchmarks with a driver
+// expression each, their results but the time compared with the classic's).
 // Prints a count per mode; exits 77 when the directory is absent, so CTest reports a skip.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -133,20 +138,84 @@ std::string reparse_failure(const fs::path& file) {
   }
 }
 
+// Compiles one program to VCODE and runs it; empty when everything the run printed matches.
+std::string run_failure(const fs::path& program, const std::string& nesl_program,
+                        const std::string& vinterp_command, const fs::path& scratch) {
+  std::string name = program.stem().string();
+  fs::path dir = program.parent_path();
+  fs::path argcheck_file = dir / (name + ".argcheck");
+  std::string arg_check = "on";
+  if (fs::exists(argcheck_file)) arg_check = normalize(read_file(argcheck_file));
+  fs::path vcode = scratch / (name + ".vcode");
+  fs::path out = scratch / (name + ".out");
+  fs::path err = scratch / (name + ".err");
+  CommandResult compiled = run_command(shell_quote(nesl_program) + " --vcode --arg-check " + arg_check + " " +
+                                       shell_quote(program.string()) + " -o " + shell_quote(vcode.string()) +
+                                       " 2>&1");
+  if (compiled.exit_status != 0) return "nesl --vcode failed:\n" + compiled.output;
+  // The shell reports a run killed by a signal as 128 + the signal, as the expected files do.
+  // The subshell's own stderr is dropped: that is where the shell reports the signal.
+  CommandResult ran = run_command("( timeout 120 " + vinterp_command + " " + shell_quote(vcode.string()) + " > " +
+                                  shell_quote(out.string()) + " 2> " + shell_quote(err.string()) +
+                                  " < /dev/null ) 2> /dev/null; echo $?");
+  int status = std::atoi(ran.output.c_str());
+  std::string failure;
+  fs::path expected_status_file = dir / (name + ".exitcode");
+  int expected_status = fs::exists(expected_status_file) ? std::atoi(read_file(expected_status_file).c_str()) : 0;
+  if (status != expected_status) {
+    failure += "  exit status: expected " + std::to_string(expected_status) + ", found " + std::to_string(status) + "\n";
+  }
+  if (read_file(out) != read_file(dir / (name + ".expected"))) failure += "  stdout differs from NAME.expected\n";
+  fs::path expected_err = dir / (name + ".stderr");
+  std::string expected_stderr = fs::exists(expected_err) ? read_file(expected_err) : "";
+  std::string found_stderr = read_file(err);
+  if (found_stderr != expected_stderr) failure += "  stderr differs: found " + found_stderr.substr(0, 300) + "\n";
+  return failure;
+}
+
+// A neslgpu benchmark with a driver expression appended, compiled and run: every line it
+// prints but the last (the time) must be the reference's.
+std::string bench_failure(const fs::path& source, const std::string& expression, const fs::path& reference,
+                          const std::string& nesl_program, const std::string& vinterp_command,
+                          const fs::path& scratch) {
+  std::string name = source.stem().string();
+  fs::path program = scratch / (name + "_driven.nesl");
+  {
+    std::ofstream out(program, std::ios::binary);
+    out << read_file(source) << "\n" << expression << "\n";
+  }
+  fs::path vcode = scratch / (name + ".vcode");
+  CommandResult compiled = run_command(shell_quote(nesl_program) + " --vcode " + shell_quote(program.string()) +
+                                       " -o " + shell_quote(vcode.string()) + " 2>&1");
+  if (compiled.exit_status != 0) return "nesl --vcode failed:\n" + compiled.output;
+  CommandResult ran = run_command("timeout 120 " + vinterp_command + " " + shell_quote(vcode.string()) +
+                                  " 2>&1 < /dev/null");
+  std::vector<std::string> found = split_lines(ran.output);
+  std::vector<std::string> expected = split_lines(read_file(reference));
+  if (!found.empty()) found.pop_back();
+  if (!expected.empty()) expected.pop_back();
+  if (ran.exit_status != 0 || found != expected) {
+    return "expected, but the time:\n" + read_file(reference) + "found:\n" + ran.output;
+  }
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string mode, nesl_program, directory, known_gaps_file;
+  std::string mode, nesl_program, directory, known_gaps_file, vinterp_command, drivers_file;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string option = argv[i];
     if (option == "--mode") mode = argv[i + 1];
     else if (option == "--nesl") nesl_program = argv[i + 1];
     else if (option == "--dir") directory = argv[i + 1];
     else if (option == "--known-gaps") known_gaps_file = argv[i + 1];
+    else if (option == "--vinterp") vinterp_command = argv[i + 1];
+    else if (option == "--drivers") drivers_file = argv[i + 1];
   }
   if (mode.empty() || directory.empty()) {
-    std::cerr << "usage: nesl_program_check --mode reparse|type|repl|check|errors --dir DIR "
-                 "[--nesl PROGRAM] [--known-gaps FILE]\n";
+    std::cerr << "usage: nesl_program_check --mode reparse|type|repl|check|errors|run|bench --dir DIR "
+                 "[--nesl PROGRAM] [--known-gaps FILE] [--vinterp COMMAND] [--drivers FILE]\n";
     return 2;
   }
   // The errors mode runs the program from each test's folder, so a relative path would break.
@@ -162,6 +231,46 @@ int main(int argc, char** argv) {
     for (const std::string& line : split_lines(read_file(known_gaps_file))) {
       if (!line.empty() && line[0] != '#') known_gaps.insert(line);
     }
+  }
+  // The run mode needs the interpreter; the classic one is outside this repository.
+  std::string vinterp_path = vinterp_command.substr(0, vinterp_command.find(' '));
+  if ((mode == "run" || mode == "bench") && !fs::exists(vinterp_path)) {
+    std::cout << "SKIPPED: the interpreter " << vinterp_path << " is absent\n";
+    return 77;
+  }
+  fs::path scratch = fs::temp_directory_path() / ("nesl_program_check_" + std::to_string(getpid()));
+  if (mode == "run" || mode == "bench") fs::create_directories(scratch);
+  // bench: each line of the drivers file is `NAME | EXPRESSION | REFERENCE`, the benchmark
+  // nesl/NAME.nesl and its expected output REFERENCE under the directory.
+  if (mode == "bench") {
+    Tally tally;
+    int count = 0;
+    for (const std::string& line : split_lines(read_file(drivers_file))) {
+      if (line.empty() || line[0] == '#') continue;
+      std::size_t bar1 = line.find('|'), bar2 = line.rfind('|');
+      if (bar1 == std::string::npos || bar2 == bar1) continue;
+      auto trim = [](std::string text) {
+        text.erase(0, text.find_first_not_of(' '));
+        text.erase(text.find_last_not_of(' ') + 1);
+        return text;
+      };
+      std::string name = trim(line.substr(0, bar1));
+      std::string expression = trim(line.substr(bar1 + 1, bar2 - bar1 - 1));
+      std::string reference = trim(line.substr(bar2 + 1));
+      ++count;
+      std::string failure = bench_failure(fs::path(directory) / "nesl" / (name + ".nesl"), expression,
+                                          fs::path(directory) / reference, nesl_program, vinterp_command, scratch);
+      if (failure.empty()) {
+        ++tally.passed;
+      } else {
+        ++tally.failed;
+        tally.notes.push_back(name + ": FAILED\n" + failure);
+      }
+    }
+    fs::remove_all(scratch);
+    for (const std::string& note : tally.notes) std::cout << note << "\n";
+    std::cout << "bench: " << tally.passed << " of " << count << " benchmarks match\n";
+    return tally.failed > 0 || count == 0 ? 1 : 0;
   }
   std::vector<fs::path> programs;
   for (const auto& entry : fs::directory_iterator(directory)) {
@@ -233,6 +342,8 @@ int main(int argc, char** argv) {
       } else if (result.output != expected) {
         failure = "expected diagnostic:\n" + expected + "found:\n" + result.output;
       }
+    } else if (mode == "run") {
+      failure = run_failure(program, nesl_program, vinterp_command, scratch);
     } else {
       std::cerr << "unknown mode " << mode << "\n";
       return 2;
@@ -251,6 +362,7 @@ int main(int argc, char** argv) {
       tally.notes.push_back(name + ": FAILED\n" + failure);
     }
   }
+  if (mode == "run") fs::remove_all(scratch);
   for (const std::string& note : tally.notes) std::cout << note << "\n";
   std::cout << mode << ": " << tally.passed << " of " << programs.size() << " programs pass";
   if (tally.known_gaps > 0) std::cout << ", " << tally.known_gaps << " known gaps";

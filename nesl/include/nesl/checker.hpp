@@ -1,8 +1,10 @@
 // Name resolution and Hindley-Milner type inference with NESL's type classes over a parsed program.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "nesl/ast.hpp"
@@ -21,6 +23,13 @@ struct FormType {
 struct CheckedProgram {
   std::vector<FormType> forms;   // one per function, datatype and expression; one per bound variable
   std::vector<Type> expressions; // the types of the top-level expressions, in order
+  // What code generation needs: every expression's and pattern variable's type, and at each use
+  // of an operator (Binary, Unary) the instance of its function type. The types still hold the
+  // variables of their function's generic type; a substitution of those gives an instance.
+  std::unordered_map<const Expr*, Type> expression_types;
+  std::unordered_map<const Expr*, Type> operator_instances;
+  std::map<std::string, Type> function_types;  // each user function's generic type
+  std::map<std::string, Type> datatype_constructors;  // fields -> datatype, generic
 };
 
 // Checks every form in order against the basis; throws CompileError at the first error.

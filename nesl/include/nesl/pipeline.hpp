@@ -1,0 +1,34 @@
+// The compiler's passes in order, from the checked program to VCODE, with dumps and verifiers.
+#pragma once
+
+#include <ostream>
+#include <span>
+#include <string>
+
+#include "nesl/ast.hpp"
+#include "nesl/basis.hpp"
+#include "nesl/checker.hpp"
+
+namespace nesl {
+
+struct PassInfo {
+  std::string_view name;
+  std::string_view description;
+};
+
+// parse, typecheck, specialize, normalize, flatten, lower.
+std::span<const PassInfo> compiler_passes();
+bool is_compiler_pass(std::string_view name);
+
+struct CompileOptions {
+  bool argument_checks = true;
+  std::string dump_after;          // a pass name, or empty
+  std::ostream* dump = nullptr;    // where the dump goes
+};
+
+// Runs specialize through lower on a checked program; each IR is verified after the pass that
+// made it (a failure is an internal error naming the pass). Throws CompileError.
+std::string compile_to_vcode(const Program& program, const CheckedProgram& checked, const Basis& basis,
+                             const CompileOptions& options);
+
+}  // namespace nesl

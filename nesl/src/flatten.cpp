@@ -1,0 +1,1195 @@
+#include "nesl/flatten.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <map>
+#include <set>
+
+#include "nesl/diagnostics.hpp"
+#include "nesl/primitives.hpp"
+
+namespace nesl {
+namespace {
+
+using flat::Leaf;
+using flat::Value;
+using Leaves = std::vector<Value>;
+
+// --- value layout ------------------------------------------------------------------------------
+
+Leaf base_leaf(BaseType base) {
+  switch (base) {
+    case BaseType::Float: return Leaf::Float;
+    case BaseType::Bool: return Leaf::Bool;
+    default: return Leaf::Int;  // int, and char as its code
+  }
+}
+
+void collect_leaves(const Type& type, std::vector<Leaf>& out) {
+  Type t = resolve(type);
+  switch (t->kind) {
+    case TypeNode::Kind::Base: out.push_back(base_leaf(t->base)); return;
+    case TypeNode::Kind::Sequence:
+      out.push_back(Leaf::Segdes);
+      collect_leaves(t->children[0], out);
+      return;
+    case TypeNode::Kind::Pair:
+      collect_leaves(t->children[0], out);
+      collect_leaves(t->children[1], out);
+      return;
+    default: throw CompileError({}, "not supported yet: a value of type " + print_type(t));
+  }
+}
+
+std::vector<Leaf> leaves_of(const Type& type) {
+  std::vector<Leaf> out;
+  collect_leaves(type, out);
+  return out;
+}
+
+std::size_t slots(const Type& type) { return leaves_of(type).size(); }
+
+Leaves slice(const Leaves& leaves, std::size_t from, std::size_t count) {
+  return Leaves(leaves.begin() + static_cast<long>(from), leaves.begin() + static_cast<long>(from + count));
+}
+
+// The components of a right-nested tuple type, as many as the primitive takes.
+std::vector<Type> components(const Type& type, int count) {
+  std::vector<Type> parts;
+  Type t = resolve(type);
+  for (int i = 1; i < count; ++i) {
+    parts.push_back(resolve(t)->children[0]);
+    t = resolve(t)->children[1];
+  }
+  parts.push_back(t);
+  return parts;
+}
+
+Type element_type(const Type& sequence) { return resolve(sequence)->children[0]; }
+
+// A float literal as VCODE reads it: always with a point, and with round-trip digits.
+std::string float_text(const std::string& literal) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.17e", std::strtod(literal.c_str(), nullptr));
+  return buffer;
+}
+
+std::string constant_text(Leaf leaf, const std::string& literal) {
+  switch (leaf) {
+    case Leaf::Float: return "FLOAT " + float_text(literal);
+    case Leaf::Bool: return std::string("BOOL ") + literal;
+    default: return "INT " + literal;
+  }
+}
+
+std::string zero_text(Leaf leaf) {
+  switch (leaf) {
+    case Leaf::Float: return "FLOAT 0.0";
+    case Leaf::Bool: return "BOOL F";
+    default: return "INT 0";
+  }
+}
+
+// Opcodes that take no type keyword, and what their result is.
+bool untyped_opcode(const std::string& opcode) {
+  static const std::set<std::string> untyped = {
+      "%",    "LSHIFT", "RSHIFT", "RAND", "FLOOR", "CEIL", "TRUNC", "ROUND", "LOG",    "SQRT", "EXP",
+      "SIN",  "COS",    "TAN",    "ASIN", "ACOS",  "ATAN", "SINH",  "COSH", "TANH", "I_TO_F", "I_TO_B",
+      "B_TO_I", "INDEX", "MAKE_SEGDES", "LENGTHS", "START_TIMER", "STOP_TIMER", "RAND"};
+  return untyped.count(opcode) > 0;
+}
+
+Leaf result_leaf(const std::string& opcode, Leaf operand) {
+  static const std::set<std::string> to_bool = {"<", "<=", ">", ">=", "=", "!=", "I_TO_B", "SRAND"};
+  static const std::set<std::string> to_int = {"%",    "LSHIFT", "RSHIFT", "RAND",  "FLOOR", "LENGTH",
+                                               "RANK_UP", "RANK_DOWN",
+                                               "CEIL", "TRUNC",  "ROUND",  "B_TO_I", "INDEX", "LENGTHS"};
+  static const std::set<std::string> to_float = {"LOG",  "SQRT", "EXP",  "SIN",  "COS",  "TAN",   "ASIN",
+                                                 "ACOS", "ATAN", "SINH", "COSH", "TANH", "I_TO_F"};
+  if (to_bool.count(opcode)) return Leaf::Bool;
+  if (to_int.count(opcode)) return Leaf::Int;
+  if (to_float.count(opcode)) return Leaf::Float;
+  return operand;
+}
+
+// --- free variables ----------------------------------------------------------------------------
+
+void pattern_names(const core::Pattern& pattern, std::set<std::string>& out) {
+  if (pattern.kind == core::Pattern::Kind::Variable) {
+    out.insert(pattern.name);
+    return;
+  }
+  for (const auto& child : pattern.children) pattern_names(*child, out);
+}
+
+void free_variables(const core::Expr& e, std::set<std::string> bound, std::set<std::string>& out) {
+  switch (e.kind) {
+    case core::Kind::Variable:
+      if (!bound.count(e.name)) out.insert(e.name);
+      return;
+    case core::Kind::Let:
+      free_variables(*e.children[0], bound, out);
+      pattern_names(*e.pattern, bound);
+      free_variables(*e.children[1], bound, out);
+      return;
+    case core::Kind::Over:
+      for (const core::Generator& g : e.generators) free_variables(*g.sequence, bound, out);
+      for (const core::Generator& g : e.generators) pattern_names(*g.pattern, bound);
+      free_variables(*e.children[0], bound, out);
+      return;
+    default:
+      for (const core::ExprPtr& child : e.children) free_variables(*child, bound, out);
+  }
+}
+
+std::set<std::string> free_variables(const core::Expr& e) {
+  std::set<std::string> out;
+  free_variables(e, {}, out);
+  return out;
+}
+
+// Variables, constants and tuples of them: both arms of an `if` made of these can be computed
+// everywhere and combined with SELECT.
+bool is_simple(const core::Expr& e) {
+  if (e.kind == core::Kind::Pair) return is_simple(*e.children[0]) && is_simple(*e.children[1]);
+  return e.kind == core::Kind::Variable || e.kind == core::Kind::Constant;
+}
+
+// A variable in scope: its leaves in the current context, and its type to lift it further.
+struct Variable {
+  std::string name;
+  Leaves leaves;
+  Type type;
+};
+
+// An apply-to-each's body being flattened: what a closed subexpression needs to be computed once
+// outside, in the enclosing context, and copied to each element.
+struct HoistScope {
+  std::vector<Variable> outer_env;  // the enclosing variables, with closed lets added as found
+  Value outer_context;
+  Value segdes;                     // the generator's: how many elements each outer instance has
+  Value inner;                      // the body's context
+  std::set<std::string> closed;     // names whose values do not depend on the element
+};
+
+// One part of a merge: a lifted value over part_context's instances, going to the positions
+// (within the merged instances) that positions holds.
+struct Part {
+  Leaves leaves;
+  Value positions;
+  Value context;
+};
+
+class Flattener {
+ public:
+  Flattener(const core::Program& program, const FlattenOptions& options) : program_(program), options_(options) {
+    for (const core::Function& function : program.functions) functions_[function.name] = &function;
+  }
+
+  flat::Program run() {
+    flat::Program result;
+    result.functions.push_back(main_function());
+    while (!pending_.empty()) {
+      auto [name, lifted] = pending_.front();
+      pending_.pop_front();
+      result.functions.push_back(function(*functions_.at(name), lifted));
+    }
+    for (auto& [message, error_function] : error_functions_) result.functions.push_back(std::move(error_function));
+    return result;
+  }
+
+ private:
+  // --- building statements -------------------------------------------------------------------
+
+  Value fresh(Leaf leaf) {
+    current_->leaves.push_back(leaf);
+    return static_cast<Value>(current_->leaves.size() - 1);
+  }
+
+  Leaves op(const std::string& opcode, const Leaves& inputs, const std::vector<Leaf>& outputs) {
+    flat::Statement s;
+    s.kind = flat::Statement::Kind::Op;
+    s.text = opcode;
+    s.inputs = inputs;
+    for (Leaf leaf : outputs) s.outputs.push_back(fresh(leaf));
+    block_->push_back(s);
+    return s.outputs;
+  }
+
+  Value op1(const std::string& opcode, const Leaves& inputs, Leaf output) { return op(opcode, inputs, {output})[0]; }
+
+  // An opcode with the type keyword of the given leaf when it takes one.
+  static std::string typed(const std::string& opcode, Leaf leaf) {
+    return untyped_opcode(opcode) ? opcode : opcode + " " + flat::leaf_keyword(leaf);
+  }
+
+  Value constant(const std::string& text, Leaf leaf) {
+    flat::Statement s;
+    s.kind = flat::Statement::Kind::Const;
+    s.text = text;
+    s.outputs = {fresh(leaf)};
+    block_->push_back(s);
+    return s.outputs[0];
+  }
+
+  Value int_constant(long value) { return constant("INT " + std::to_string(value), Leaf::Int); }
+
+  Value make_segdes(Value lengths) { return op1("MAKE_SEGDES", {lengths}, Leaf::Segdes); }
+
+  Value lengths(Value segdes) { return op1("LENGTHS", {segdes}, Leaf::Int); }
+
+  Leaf leaf_of(Value v) const { return current_->leaves[v]; }
+
+  // The context segdes: one segment counting the active instances (one when not lifted).
+  Value context() {
+    if (context_ >= 0) return context_;
+    return make_segdes(int_constant(1));
+  }
+
+  // A scalar constant in every active instance.
+  Value everywhere(const std::string& text, Leaf leaf) {
+    Value scalar = constant(text, leaf);
+    if (context_ < 0) return scalar;
+    return op1(typed("DIST", leaf), {scalar, context_}, leaf);
+  }
+
+  Value distribute(const std::string& text, Leaf leaf, Value over) {
+    return op1(typed("DIST", leaf), {constant(text, leaf), over}, leaf);
+  }
+
+  // A one-segment segdes over the elements a segdes describes; over counts its segments.
+  Value total_context(Value segdes, Value over) {
+    Value total = op1("+_REDUCE INT", {lengths(segdes), over}, Leaf::Int);
+    return make_segdes(total);
+  }
+
+  // Stops the program with the classic's runtime error message when any flag is set.
+  void check(Value flags, const std::string& message) {
+    if (context_ < 0) return raise_if(flags, message);
+    any_in(flags, context_, message);
+  }
+
+  // The same for flags over the elements that `over` (one segment) counts.
+  void any_in(Value flags, Value over, const std::string& message) {
+    raise_if(op1("OR_REDUCE BOOL", {flags, over}, Leaf::Bool), message);
+  }
+
+  void raise_if(Value any, const std::string& message) {
+    flat::Statement s;
+    s.kind = flat::Statement::Kind::If;
+    s.inputs = {any};
+    flat::Statement call;
+    call.kind = flat::Statement::Kind::Call;
+    call.text = error_function(message);
+    s.then_block.push_back(call);
+    block_->push_back(s);
+  }
+
+  std::string error_function(const std::string& message) {
+    auto found = error_functions_.find(message);
+    if (found != error_functions_.end()) return found->second.name;
+    flat::Function function;
+    function.name = "RUNTIME_ERROR_" + std::to_string(error_functions_.size() + 1);
+    flat::Function* saved_function = current_;
+    flat::Block* saved_block = block_;
+    current_ = &function;
+    block_ = &function.body;
+    Value text = constant("CHAR \"\nRUNTIME ERROR: " + message + "\n\"", Leaf::Int);
+    op("WRITE CHAR", {text}, {Leaf::Int, Leaf::Bool});
+    flat::Statement exit;
+    exit.kind = flat::Statement::Kind::Exit;
+    block_->push_back(exit);
+    current_ = saved_function;
+    block_ = saved_block;
+    std::string name = function.name;
+    error_functions_.emplace(message, std::move(function));
+    return name;
+  }
+
+  // --- functions -----------------------------------------------------------------------------
+
+  std::string request(const std::string& name, bool lifted) {
+    std::string flat_name = lifted ? "L" + name : name;
+    if (requested_.insert(flat_name).second) pending_.emplace_back(name, lifted);
+    return flat_name;
+  }
+
+  flat::Function main_function() {
+    flat::Function function;
+    function.name = "MAIN_0";
+    current_ = &function;
+    block_ = &function.body;
+    context_ = -1;
+    env_.clear();
+    hoist_.clear();
+    function.results = expr(*program_.main);
+    return function;
+  }
+
+  flat::Function function(const core::Function& source, bool lifted) {
+    flat::Function function;
+    function.name = lifted ? "L" + source.name : source.name;
+    current_ = &function;
+    block_ = &function.body;
+    env_.clear();
+    hoist_.clear();
+    for (Leaf leaf : leaves_of(source.parameter->type)) function.parameters.push_back(fresh(leaf));
+    context_ = -1;
+    if (lifted) {
+      context_ = fresh(Leaf::Segdes);
+      function.parameters.push_back(context_);
+    }
+    bind(*source.parameter, slice(function.parameters, 0, slots(source.parameter->type)));
+    function.results = expr(*source.body);
+    return function;
+  }
+
+  void bind(const core::Pattern& pattern, const Leaves& leaves) {
+    if (pattern.kind == core::Pattern::Kind::Variable) {
+      env_.push_back({pattern.name, leaves, pattern.type});
+      return;
+    }
+    std::size_t left = slots(pattern.children[0]->type);
+    bind(*pattern.children[0], slice(leaves, 0, left));
+    bind(*pattern.children[1], slice(leaves, left, leaves.size() - left));
+  }
+
+  const Variable& find(const std::string& name) const {
+    for (auto it = env_.rbegin(); it != env_.rend(); ++it) {
+      if (it->name == name) return *it;
+    }
+    throw CompileError({}, "internal error: flatten found the unbound variable " + name);
+  }
+
+  const Leaves& lookup(const std::string& name) const { return find(name).leaves; }
+
+  // --- expressions ---------------------------------------------------------------------------
+
+  bool hoistable(const core::Expr& e) const {
+    if (hoist_.empty() || !hoist_.back()) return false;
+    switch (e.kind) {
+      case core::Kind::Call:
+      case core::Kind::Primitive:
+      case core::Kind::Over:
+      case core::Kind::Sequence:
+      case core::Kind::If: break;
+      default: return false;
+    }
+    for (const std::string& name : free_variables(e)) {
+      if (!hoist_.back()->closed.count(name)) return false;
+    }
+    return true;
+  }
+
+  // A closed subexpression of an apply-to-each's body is computed once, in the enclosing
+  // context, then copied to each element: `{rand(10) : i in s}` draws once. Returns the value in
+  // the enclosing context and copied.
+  std::pair<Leaves, Leaves> hoisted(const core::Expr& e) {
+    HoistScope* scope = hoist_.back();
+    auto saved_env = env_;
+    Value saved_context = context_;
+    hoist_.pop_back();
+    env_ = scope->outer_env;
+    context_ = scope->outer_context;
+    Leaves outer_value = expr(e);
+    Leaves copies = replicate(e.type, outer_value, scope->segdes, scope->inner);
+    hoist_.push_back(scope);
+    env_ = saved_env;
+    context_ = saved_context;
+    return {outer_value, copies};
+  }
+
+  Leaves expr(const core::Expr& e) {
+    const auto& c = e.children;
+    if (e.kind != core::Kind::Let && hoistable(e)) return hoisted(e).second;
+    switch (e.kind) {
+      case core::Kind::Constant: {
+        Leaf leaf = base_leaf(resolve(e.type)->base);
+        return {everywhere(constant_text(leaf, e.text), leaf)};
+      }
+      case core::Kind::Variable: return lookup(e.name);
+      case core::Kind::Pair: {
+        Leaves left = expr(*c[0]);
+        Leaves right = expr(*c[1]);
+        left.insert(left.end(), right.begin(), right.end());
+        return left;
+      }
+      case core::Kind::Let: {
+        Leaves value;
+        if (hoistable(*c[0])) {
+          auto [outer_value, copies] = hoisted(*c[0]);
+          HoistScope* scope = hoist_.back();
+          std::swap(env_, scope->outer_env);
+          bind(*e.pattern, outer_value);
+          std::swap(env_, scope->outer_env);
+          pattern_names(*e.pattern, scope->closed);
+          value = copies;
+        } else {
+          value = expr(*c[0]);
+        }
+        std::size_t mark = env_.size();
+        bind(*e.pattern, value);
+        Leaves body = expr(*c[1]);
+        env_.resize(mark);
+        return body;
+      }
+      case core::Kind::If: return context_ < 0 ? serial_if(e) : lifted_if(e);
+      case core::Kind::Call: {
+        flat::Statement s;
+        s.kind = flat::Statement::Kind::Call;
+        s.text = request(e.name, context_ >= 0);
+        s.inputs = expr(*c[0]);
+        if (context_ >= 0) s.inputs.push_back(context_);
+        for (Leaf leaf : leaves_of(e.type)) s.outputs.push_back(fresh(leaf));
+        block_->push_back(s);
+        return s.outputs;
+      }
+      case core::Kind::Primitive: return primitive(e);
+      case core::Kind::Over: return over(e);
+      case core::Kind::Sequence: return sequence(e);
+      case core::Kind::Empty: return empty_sequence(e.type);
+    }
+    throw CompileError({}, "internal error: flatten met an unknown expression");
+  }
+
+  Leaves serial_if(const core::Expr& e) {
+    Value condition = expr(*e.children[0])[0];
+    flat::Statement s;
+    s.kind = flat::Statement::Kind::If;
+    s.inputs = {condition};
+    flat::Block* saved = block_;
+    std::size_t mark = env_.size();
+    block_ = &s.then_block;
+    s.then_results = expr(*e.children[1]);
+    env_.resize(mark);
+    block_ = &s.else_block;
+    s.else_results = expr(*e.children[2]);
+    env_.resize(mark);
+    block_ = saved;
+    for (Leaf leaf : leaves_of(e.type)) s.outputs.push_back(fresh(leaf));
+    block_->push_back(s);
+    return s.outputs;
+  }
+
+  // Runs an expression in its own block and returns the statement that chooses between them.
+  template <typename ThenFn, typename ElseFn>
+  Leaves choose(Value condition, const Type& type, ThenFn then_fn, ElseFn else_fn) {
+    flat::Statement s;
+    s.kind = flat::Statement::Kind::If;
+    s.inputs = {condition};
+    flat::Block* saved = block_;
+    block_ = &s.then_block;
+    s.then_results = then_fn();
+    block_ = &s.else_block;
+    s.else_results = else_fn();
+    block_ = saved;
+    for (Leaf leaf : leaves_of(type)) s.outputs.push_back(fresh(leaf));
+    block_->push_back(s);
+    return s.outputs;
+  }
+
+  Leaves lifted_if(const core::Expr& e) {
+    Value flags = expr(*e.children[0])[0];
+    const core::Expr& then_branch = *e.children[1];
+    const core::Expr& else_branch = *e.children[2];
+    std::vector<Leaf> kinds = leaves_of(e.type);
+    bool scalar_leaves = std::find(kinds.begin(), kinds.end(), Leaf::Segdes) == kinds.end();
+    if (scalar_leaves && is_simple(then_branch) && is_simple(else_branch)) {
+      Leaves a = expr(then_branch);
+      Leaves b = expr(else_branch);
+      Leaves result;
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        result.push_back(op1(typed("SELECT", kinds[i]), {flags, a[i], b[i]}, kinds[i]));
+      }
+      return result;
+    }
+    Value count = lengths(context_);
+    Value none = op1("= INT", {count, int_constant(0)}, Leaf::Bool);
+    return choose(
+        none, e.type, [&] { return empty_lifted(e.type); },
+        [&] {
+          Value trues = op1("+_REDUCE INT", {op1("B_TO_I", {flags}, Leaf::Int), context_}, Leaf::Int);
+          Value all_true = op1("= INT", {trues, count}, Leaf::Bool);
+          return choose(
+              all_true, e.type, [&] { return branch_everywhere(then_branch); },
+              [&] {
+                Value all_false = op1("= INT", {trues, int_constant(0)}, Leaf::Bool);
+                return choose(
+                    all_false, e.type, [&] { return branch_everywhere(else_branch); },
+                    [&] { return mixed_if(e, flags, trues, count); });
+              });
+        });
+  }
+
+  Leaves branch_everywhere(const core::Expr& branch) {
+    std::size_t mark = env_.size();
+    Leaves result = expr(branch);
+    env_.resize(mark);
+    return result;
+  }
+
+  // Both arms, each on the instances that take it, then before else, merged by position.
+  Leaves mixed_if(const core::Expr& e, Value flags, Value trues, Value count) {
+    Value outer = context_;
+    Value not_flags = op1("NOT BOOL", {flags}, Leaf::Bool);
+    Value falses = op1("- INT", {count, trues}, Leaf::Int);
+    Value positions = op1("INDEX", {int_constant(0), int_constant(1), outer}, Leaf::Int);
+    std::vector<Part> parts;
+    for (auto [branch, branch_flags, branch_count] :
+         {std::tuple{e.children[1].get(), flags, trues}, std::tuple{e.children[2].get(), not_flags, falses}}) {
+      Value branch_context = make_segdes(branch_count);
+      Value branch_positions = op(typed("PACK", Leaf::Int), {positions, branch_flags, outer}, {Leaf::Int, Leaf::Segdes})[0];
+      auto saved_env = env_;
+      std::vector<Variable> packed;
+      for (const std::string& name : free_variables(*branch)) {
+        const Variable& v = find(name);
+        packed.push_back({name, pack_value(v.type, v.leaves, branch_flags, outer), v.type});
+      }
+      env_ = packed;
+      context_ = branch_context;
+      // The branch runs on a subset of the elements, so nothing in it is copied to all of them.
+      hoist_.push_back(nullptr);
+      Leaves result = expr(*branch);
+      hoist_.pop_back();
+      context_ = outer;
+      env_ = saved_env;
+      parts.push_back({result, branch_positions, branch_context});
+    }
+    return merge(e.type, parts, outer);
+  }
+
+  // The lifted value over `over`'s instances restricted to those whose flag is set.
+  Leaves pack_value(const Type& type, const Leaves& leaves, Value flags, Value over) {
+    Type t = resolve(type);
+    if (t->kind == TypeNode::Kind::Base) {
+      Leaf leaf = leaf_of(leaves[0]);
+      return {op(typed("PACK", leaf), {leaves[0], flags, over}, {leaf, Leaf::Segdes})[0]};
+    }
+    if (t->kind == TypeNode::Kind::Pair) {
+      std::size_t left = slots(t->children[0]);
+      Leaves result = pack_value(t->children[0], slice(leaves, 0, left), flags, over);
+      Leaves right = pack_value(t->children[1], slice(leaves, left, leaves.size() - left), flags, over);
+      result.insert(result.end(), right.begin(), right.end());
+      return result;
+    }
+    Value segment_lengths = lengths(leaves[0]);
+    Value kept = op(typed("PACK", Leaf::Int), {segment_lengths, flags, over}, {Leaf::Int, Leaf::Segdes})[0];
+    Leaves result = {make_segdes(kept)};
+    Value inner_flags = op1(typed("DIST", Leaf::Bool), {flags, leaves[0]}, Leaf::Bool);
+    Value inner = total_context(leaves[0], over);
+    Leaves rest = pack_value(t->children[0], slice(leaves, 1, leaves.size() - 1), inner_flags, inner);
+    result.insert(result.end(), rest.begin(), rest.end());
+    return result;
+  }
+
+  // One lifted value over `over`'s instances from parts that each fill some positions.
+  Leaves merge(const Type& type, const std::vector<Part>& parts, Value over) {
+    Type t = resolve(type);
+    if (t->kind == TypeNode::Kind::Base) {
+      Leaf leaf = base_leaf(t->base);
+      Value merged = distribute(zero_text(leaf), leaf, over);
+      for (const Part& part : parts) {
+        merged = op1(typed("DPERMUTE", leaf), {part.leaves[0], part.positions, merged, part.context, over}, leaf);
+      }
+      return {merged};
+    }
+    if (t->kind == TypeNode::Kind::Pair) {
+      std::size_t left = slots(t->children[0]);
+      std::vector<Part> lefts, rights;
+      for (const Part& part : parts) {
+        lefts.push_back({slice(part.leaves, 0, left), part.positions, part.context});
+        rights.push_back({slice(part.leaves, left, part.leaves.size() - left), part.positions, part.context});
+      }
+      Leaves result = merge(t->children[0], lefts, over);
+      Leaves right = merge(t->children[1], rights, over);
+      result.insert(result.end(), right.begin(), right.end());
+      return result;
+    }
+    std::vector<Part> length_parts;
+    for (const Part& part : parts) length_parts.push_back({{lengths(part.leaves[0])}, part.positions, part.context});
+    Value merged_lengths = merge(make_base(BaseType::Int), length_parts, over)[0];
+    Value segdes = make_segdes(merged_lengths);
+    Value starts = op1("+_SCAN INT", {merged_lengths, over}, Leaf::Int);
+    Value inner = make_segdes(op1("+_REDUCE INT", {merged_lengths, over}, Leaf::Int));
+    std::vector<Part> inner_parts;
+    for (const Part& part : parts) {
+      Value part_starts = op1("BPERMUTE INT", {starts, part.positions, over, part.context}, Leaf::Int);
+      Value ones = distribute("INT 1", Leaf::Int, part.context);
+      Value inner_positions = op1("INDEX", {part_starts, ones, part.leaves[0]}, Leaf::Int);
+      inner_parts.push_back({slice(part.leaves, 1, part.leaves.size() - 1), inner_positions,
+                             total_context(part.leaves[0], part.context)});
+    }
+    Leaves result = {segdes};
+    Leaves rest = merge(t->children[0], inner_parts, inner);
+    result.insert(result.end(), rest.begin(), rest.end());
+    return result;
+  }
+
+  // The lifted value over `destination`'s instances whose instance j is the source's instance
+  // positions[j]; `source` counts the source's instances.
+  Leaves gather(const Type& type, const Leaves& leaves, Value positions, Value source, Value destination) {
+    Type t = resolve(type);
+    if (t->kind == TypeNode::Kind::Base) {
+      Leaf leaf = base_leaf(t->base);
+      return {op1(typed("BPERMUTE", leaf), {leaves[0], positions, source, destination}, leaf)};
+    }
+    if (t->kind == TypeNode::Kind::Pair) {
+      std::size_t left = slots(t->children[0]);
+      Leaves result = gather(t->children[0], slice(leaves, 0, left), positions, source, destination);
+      Leaves right = gather(t->children[1], slice(leaves, left, leaves.size() - left), positions, source, destination);
+      result.insert(result.end(), right.begin(), right.end());
+      return result;
+    }
+    Value source_lengths = lengths(leaves[0]);
+    Value new_lengths = op1("BPERMUTE INT", {source_lengths, positions, source, destination}, Leaf::Int);
+    Value segdes = make_segdes(new_lengths);
+    Value starts = op1("+_SCAN INT", {source_lengths, source}, Leaf::Int);
+    Value gathered_starts = op1("BPERMUTE INT", {starts, positions, source, destination}, Leaf::Int);
+    Value ones = distribute("INT 1", Leaf::Int, destination);
+    Value inner_positions = op1("INDEX", {gathered_starts, ones, segdes}, Leaf::Int);
+    Leaves result = {segdes};
+    Leaves rest = gather(t->children[0], slice(leaves, 1, leaves.size() - 1), inner_positions,
+                         total_context(leaves[0], source), total_context(segdes, destination));
+    result.insert(result.end(), rest.begin(), rest.end());
+    return result;
+  }
+
+  // The value of each of the current instances copied to each element of its segment.
+  Leaves replicate(const Type& type, const Leaves& leaves, Value segdes, Value inner) {
+    Type t = resolve(type);
+    if (t->kind == TypeNode::Kind::Base) {
+      Leaf leaf = base_leaf(t->base);
+      return {op1(typed("DIST", leaf), {leaves[0], segdes}, leaf)};
+    }
+    if (t->kind == TypeNode::Kind::Pair) {
+      std::size_t left = slots(t->children[0]);
+      Leaves result = replicate(t->children[0], slice(leaves, 0, left), segdes, inner);
+      Leaves right = replicate(t->children[1], slice(leaves, left, leaves.size() - left), segdes, inner);
+      result.insert(result.end(), right.begin(), right.end());
+      return result;
+    }
+    Value outer = context();
+    Value instance = op1("INDEX", {int_constant(0), int_constant(1), outer}, Leaf::Int);
+    Value owners = op1("DIST INT", {instance, segdes}, Leaf::Int);
+    return gather(type, leaves, owners, outer, inner);
+  }
+
+  // Empty value of the type, lifted over no instances.
+  Leaves empty_lifted(const Type& type) {
+    Leaves result;
+    for (Leaf leaf : leaves_of(type)) {
+      if (leaf == Leaf::Segdes) {
+        result.push_back(make_segdes(constant("INT ()", Leaf::Int)));
+      } else {
+        result.push_back(constant(std::string(flat::leaf_keyword(leaf)) + " ()", leaf));
+      }
+    }
+    return result;
+  }
+
+  Leaves empty_sequence(const Type& type) {
+    Value segdes = make_segdes(everywhere("INT 0", Leaf::Int));
+    Leaves result = {segdes};
+    Leaves rest = empty_lifted(element_type(type));
+    result.insert(result.end(), rest.begin(), rest.end());
+    return result;
+  }
+
+  Leaves over(const core::Expr& e) {
+    Value outer = context();
+    std::vector<Leaves> sequences;
+    for (const core::Generator& g : e.generators) sequences.push_back(expr(*g.sequence));
+    Value segdes = sequences[0][0];
+    Value first_lengths = lengths(segdes);
+    for (std::size_t i = 1; i < sequences.size() && options_.argument_checks; ++i) {
+      Value mismatch = op1("!= INT", {first_lengths, lengths(sequences[i][0])}, Leaf::Bool);
+      check(mismatch, "Length mismatch in an apply-to-each.");
+    }
+    Value inner = context_ < 0 ? segdes : total_context(segdes, outer);
+    std::vector<Variable> inner_env;
+    std::set<std::string> bound;
+    for (const core::Generator& g : e.generators) pattern_names(*g.pattern, bound);
+    std::set<std::string> free;
+    free_variables(*e.children[0], bound, free);
+    for (const std::string& name : free) {
+      const Variable& v = find(name);
+      inner_env.push_back({name, replicate(v.type, v.leaves, segdes, inner), v.type});
+    }
+    HoistScope scope{env_, context_, segdes, inner, free};
+    auto saved_env = env_;
+    Value saved_context = context_;
+    env_ = inner_env;
+    context_ = inner;
+    for (std::size_t i = 0; i < e.generators.size(); ++i) {
+      bind(*e.generators[i].pattern, slice(sequences[i], 1, sequences[i].size() - 1));
+    }
+    hoist_.push_back(&scope);
+    Leaves body = expr(*e.children[0]);
+    hoist_.pop_back();
+    env_ = saved_env;
+    context_ = saved_context;
+    Leaves result = {segdes};
+    result.insert(result.end(), body.begin(), body.end());
+    return result;
+  }
+
+  Leaves sequence(const core::Expr& e) {
+    Type element = element_type(e.type);
+    std::size_t count = e.children.size();
+    Type resolved = resolve(element);
+    bool all_constant = context_ < 0 && resolved->kind == TypeNode::Kind::Base;
+    for (const core::ExprPtr& child : e.children) all_constant = all_constant && child->kind == core::Kind::Constant;
+    if (all_constant) {
+      Leaf leaf = base_leaf(resolved->base);
+      std::string text;
+      for (const core::ExprPtr& child : e.children) {
+        text += (text.empty() ? "" : " ") +
+                (leaf == Leaf::Float ? float_text(child->text) : child->text);
+      }
+      Value segdes = make_segdes(int_constant(static_cast<long>(count)));
+      return {segdes, constant(std::string(flat::leaf_keyword(leaf)) + " (" + text + ")", leaf)};
+    }
+    std::vector<Leaves> elements;
+    for (const core::ExprPtr& child : e.children) elements.push_back(expr(*child));
+    // Instance j's element i goes to position j * count + i of the concatenation.
+    Value outer = context();
+    Value instances = lengths(outer);
+    Value segdes = make_segdes(op1("DIST INT", {int_constant(static_cast<long>(count)), outer}, Leaf::Int));
+    Value total = make_segdes(op1("* INT", {instances, int_constant(static_cast<long>(count))}, Leaf::Int));
+    std::vector<Part> parts;
+    for (std::size_t i = 0; i < count; ++i) {
+      Value positions =
+          op1("INDEX", {int_constant(static_cast<long>(i)), int_constant(static_cast<long>(count)), outer}, Leaf::Int);
+      parts.push_back({elements[i], positions, outer});
+    }
+    Leaves result = {segdes};
+    Leaves rest = merge(element, parts, total);
+    result.insert(result.end(), rest.begin(), rest.end());
+    return result;
+  }
+
+  // --- primitives ----------------------------------------------------------------------------
+
+  Leaves primitive(const core::Expr& e) {
+    const Primitive& p = *find_primitive(e.name);
+    const core::Expr& argument = *e.children[0];
+    Leaves all = expr(argument);
+    std::vector<Type> types = components(argument.type, p.arity == 0 ? 1 : p.arity);
+    std::vector<Leaves> args;
+    std::size_t at = 0;
+    for (const Type& type : types) {
+      std::size_t n = slots(type);
+      args.push_back(slice(all, at, n));
+      at += n;
+    }
+    std::string opcode(p.opcode);
+    auto first = [&] { return args[0][0]; };
+    switch (p.kind) {
+      case PrimitiveKind::Elementwise: {
+        Leaves inputs;
+        for (const Leaves& a : args) inputs.push_back(a[0]);
+        Leaf operand = leaf_of(inputs[opcode == "SELECT" ? 1 : 0]);
+        return {op1(typed(opcode, operand), inputs, result_leaf(opcode, operand))};
+      }
+      case PrimitiveKind::Complement: {
+        Leaf leaf = leaf_of(first());
+        Value both = op1(typed(opcode, leaf), {first(), args[1][0]}, leaf);
+        return {op1(typed("NOT", leaf), {both}, leaf)};
+      }
+      case PrimitiveKind::CompareToZero: {
+        Leaf leaf = leaf_of(first());
+        return {op1(typed(opcode, leaf), {first(), everywhere(zero_text(leaf), leaf)}, Leaf::Bool)};
+      }
+      case PrimitiveKind::Negate: {
+        Leaf leaf = leaf_of(first());
+        return {op1(typed("-", leaf), {everywhere(zero_text(leaf), leaf), first()}, leaf)};
+      }
+      case PrimitiveKind::Abs: {
+        Leaf leaf = leaf_of(first());
+        Value zero = everywhere(zero_text(leaf), leaf);
+        Value negative = op1(typed("<", leaf), {first(), zero}, Leaf::Bool);
+        Value negated = op1(typed("-", leaf), {zero, first()}, leaf);
+        return {op1(typed("SELECT", leaf), {negative, negated, first()}, leaf)};
+      }
+      case PrimitiveKind::Identity: return args[0];
+      case PrimitiveKind::CheckedDivide: {
+        Leaf leaf = leaf_of(first());
+        Value divisor = args[1][0];
+        if (options_.argument_checks) {
+          Value zero = op1(typed("=", leaf), {divisor, everywhere(zero_text(leaf), leaf)}, Leaf::Bool);
+          check(zero, opcode == "%" ? "Divide by zero in function REM." : "Divide by zero.");
+        }
+        return {op1(typed(opcode, leaf), {first(), divisor}, leaf)};
+      }
+      case PrimitiveKind::CheckedSqrt: {
+        if (options_.argument_checks) {
+          Value negative = op1("< FLOAT", {first(), everywhere("FLOAT 0.0", Leaf::Float)}, Leaf::Bool);
+          check(negative, "Sqrt of negative number.");
+        }
+        return {op1("SQRT", {first()}, Leaf::Float)};
+      }
+      case PrimitiveKind::Constant: {
+        Leaf leaf = opcode.starts_with("FLOAT") ? Leaf::Float : Leaf::Int;
+        return {everywhere(opcode, leaf)};
+      }
+      case PrimitiveKind::Reduce: {
+        require_flat(types[0], e.name);
+        Leaf leaf = leaf_of(args[0][1]);
+        return {op1(typed(opcode, leaf), {args[0][1], args[0][0]}, leaf)};
+      }
+      case PrimitiveKind::Count: {
+        Value as_int = op1("B_TO_I", {args[0][1]}, Leaf::Int);
+        return {op1("+_REDUCE INT", {as_int, args[0][0]}, Leaf::Int)};
+      }
+      case PrimitiveKind::Scan: {
+        require_flat(types[0], e.name);
+        Leaf leaf = leaf_of(args[0][1]);
+        return {args[0][0], op1(typed(opcode, leaf), {args[0][1], args[0][0]}, leaf)};
+      }
+      case PrimitiveKind::Length: return {lengths(args[0][0])};
+      case PrimitiveKind::Dist: {
+        Value segdes = make_segdes(args[1][0]);
+        Leaves result = {segdes};
+        Leaves copies = replicate(types[0], args[0], segdes, total_context(segdes, context()));
+        result.insert(result.end(), copies.begin(), copies.end());
+        return result;
+      }
+      case PrimitiveKind::Element: {
+        Value segdes = args[0][0];
+        Value index = args[1][0];
+        Value outer = context();
+        Value sizes = lengths(segdes);
+        if (options_.argument_checks) {
+          Value below = op1("< INT", {index, everywhere("INT 0", Leaf::Int)}, Leaf::Bool);
+          Value above = op1(">= INT", {index, sizes}, Leaf::Bool);
+          check(op1("OR BOOL", {below, above}, Leaf::Bool), "Sequence reference (a[i]) out of bounds.");
+        }
+        Value starts = op1("+_SCAN INT", {sizes, outer}, Leaf::Int);
+        Value positions = op1("+ INT", {starts, index}, Leaf::Int);
+        return gather(element_type(types[0]), slice(args[0], 1, args[0].size() - 1), positions,
+                      total_context(segdes, outer), outer);
+      }
+      case PrimitiveKind::Range: {
+        Value start = args[0][0], end = args[1][0], stride = args[2][0];
+        if (options_.argument_checks) {
+          Value backwards = op1("< INT", {end, start}, Leaf::Bool);
+          Value not_positive = op1("<= INT", {stride, everywhere("INT 0", Leaf::Int)}, Leaf::Bool);
+          check(op1("OR BOOL", {backwards, not_positive}, Leaf::Bool),
+                "In [s:e:l], e must be >= to s, and l must be positive.");
+        }
+        Value span = op1("- INT", {op1("+ INT", {op1("- INT", {end, start}, Leaf::Int), stride}, Leaf::Int),
+                                   everywhere("INT 1", Leaf::Int)},
+                         Leaf::Int);
+        Value count = op1("/ INT", {span, stride}, Leaf::Int);
+        Value segdes = make_segdes(count);
+        return {segdes, op1("INDEX", {start, stride, segdes}, Leaf::Int)};
+      }
+      case PrimitiveKind::Pack: {
+        Value segdes = args[0][0];
+        Value flags = args[1][1];
+        Value kept = op(typed("PACK", Leaf::Bool), {flags, flags, segdes}, {Leaf::Bool, Leaf::Segdes})[1];
+        Leaves result = {kept};
+        Leaves rest = pack_value(element_type(types[0]), slice(args[0], 1, args[0].size() - 1), flags,
+                                 total_context(segdes, context()));
+        result.insert(result.end(), rest.begin(), rest.end());
+        return result;
+      }
+      case PrimitiveKind::Get: {
+        Value outer = context();
+        Value source = args[0][0];
+        Value wanted = args[1][0];
+        Value source_lengths = lengths(source);
+        Value indices = args[1][1];
+        if (options_.argument_checks) {
+          Value limit = op1("DIST INT", {source_lengths, wanted}, Leaf::Int);
+          Value below = op1("< INT", {indices, distribute("INT 0", Leaf::Int, total_context(wanted, outer))}, Leaf::Bool);
+          Value above = op1(">= INT", {indices, limit}, Leaf::Bool);
+          Value bad = op1("OR BOOL", {below, above}, Leaf::Bool);
+          any_in(bad, total_context(wanted, outer), "Index out of bounds for function ->.");
+        }
+        Value starts = op1("DIST INT", {op1("+_SCAN INT", {source_lengths, outer}, Leaf::Int), wanted}, Leaf::Int);
+        Value positions = op1("+ INT", {indices, starts}, Leaf::Int);
+        Leaves result = {wanted};
+        Leaves rest = gather(element_type(types[0]), slice(args[0], 1, args[0].size() - 1), positions,
+                             total_context(source, outer), total_context(wanted, outer));
+        result.insert(result.end(), rest.begin(), rest.end());
+        return result;
+      }
+      case PrimitiveKind::Put: {
+        require_scalar_leaves(types[0], e.name);
+        Value outer = context();
+        Value target = args[0][0];
+        Value pairs = args[1][0];
+        Value indices = args[1][1];
+        Value target_lengths = lengths(target);
+        Value pairs_context = total_context(pairs, outer);
+        if (options_.argument_checks) {
+          Value limit = op1("DIST INT", {target_lengths, pairs}, Leaf::Int);
+          Value below = op1("< INT", {indices, distribute("INT 0", Leaf::Int, pairs_context)}, Leaf::Bool);
+          Value above = op1(">= INT", {indices, limit}, Leaf::Bool);
+          any_in(op1("OR BOOL", {below, above}, Leaf::Bool), pairs_context, "Index out of bounds for function <-.");
+        }
+        Value starts = op1("DIST INT", {op1("+_SCAN INT", {target_lengths, outer}, Leaf::Int), pairs}, Leaf::Int);
+        Value positions = op1("+ INT", {indices, starts}, Leaf::Int);
+        // Each leaf of the elements (a tuple's components side by side) is scattered alike.
+        Value target_context = total_context(target, outer);
+        Leaves result = {target};
+        for (std::size_t j = 1; j < args[0].size(); ++j) {
+          Leaf leaf = leaf_of(args[0][j]);
+          result.push_back(op1(typed("DPERMUTE", leaf),
+                               {args[1][j + 1], positions, args[0][j], pairs_context, target_context}, leaf));
+        }
+        return result;
+      }
+      case PrimitiveKind::CondPut:
+      case PrimitiveKind::FlagPermute: {
+        require_flat(types[0], e.name);
+        Leaf leaf = leaf_of(args[0][1]);
+        Value source = args[0][0];
+        Value target = args[3][0];
+        Value flags = args[2][1];
+        if (p.kind == PrimitiveKind::FlagPermute) {
+          return {target, op1(typed("FPERMUTE", leaf), {args[0][1], args[1][1], flags, source, target}, leaf)};
+        }
+        Leaves values = op(typed("PACK", leaf), {args[0][1], flags, source}, {leaf, Leaf::Segdes});
+        Value indices = op(typed("PACK", Leaf::Int), {args[1][1], flags, source}, {Leaf::Int, Leaf::Segdes})[0];
+        return {target, op1(typed("DPERMUTE", leaf), {values[0], indices, args[3][1], values[1], target}, leaf)};
+      }
+      case PrimitiveKind::Flatten: {
+        Value outer = context();
+        Value totals = op1("+_REDUCE INT", {lengths(args[0][1]), args[0][0]}, Leaf::Int);
+        (void)outer;
+        Leaves result = {make_segdes(totals)};
+        Leaves rest = slice(args[0], 2, args[0].size() - 2);
+        result.insert(result.end(), rest.begin(), rest.end());
+        return result;
+      }
+      case PrimitiveKind::Partition: {
+        Value outer = context();
+        Value wanted = args[1][0];
+        Value sizes = args[1][1];
+        if (options_.argument_checks) {
+          Value sums = op1("+_REDUCE INT", {sizes, wanted}, Leaf::Int);
+          Value mismatch = op1("!= INT", {sums, lengths(args[0][0])}, Leaf::Bool);
+          check(mismatch, "Length mismatch in function PARTITION.");
+        }
+        (void)outer;
+        Leaves result = {wanted, make_segdes(sizes)};
+        Leaves rest = slice(args[0], 1, args[0].size() - 1);
+        result.insert(result.end(), rest.begin(), rest.end());
+        return result;
+      }
+      case PrimitiveKind::Replace: {
+        require_scalar_leaves(types[0], e.name);
+        Leaves result = {args[0][0]};
+        for (std::size_t j = 1; j < args[0].size(); ++j) {
+          Leaf leaf = leaf_of(args[0][j]);
+          result.push_back(op1(typed("REPLACE", leaf), {args[0][j], args[2][0], args[1][j - 1], args[0][0]}, leaf));
+        }
+        return result;
+      }
+      case PrimitiveKind::Rand: {
+        Leaf leaf = leaf_of(first());
+        if (options_.argument_checks) {
+          Value bad = op1(typed("<=", leaf), {first(), everywhere(zero_text(leaf), leaf)}, Leaf::Bool);
+          check(bad, "Rand only works with positive numbers.");
+        }
+        if (leaf == Leaf::Int) return {op1("RAND", {first()}, Leaf::Int)};
+        // A float draw scales an int draw below 2^30, as the classic does.
+        Value scale = everywhere("INT 1073741824", Leaf::Int);
+        Value draw = op1("I_TO_F", {op1("RAND", {scale}, Leaf::Int)}, Leaf::Float);
+        Value fraction = op1("/ FLOAT", {draw, op1("I_TO_F", {scale}, Leaf::Float)}, Leaf::Float);
+        return {op1("* FLOAT", {first(), fraction}, Leaf::Float)};
+      }
+      case PrimitiveKind::OneLike: {
+        Leaf leaf = leaf_of(first());
+        return {everywhere(leaf == Leaf::Float ? "FLOAT 1.0" : "INT 1", leaf)};
+      }
+      case PrimitiveKind::Permute: {
+        Value segdes = args[0][0];
+        Type element = element_type(types[0]);
+        if (resolve(element)->kind == TypeNode::Kind::Base) {
+          Leaf leaf = leaf_of(args[0][1]);
+          return {segdes, op1(typed("PERMUTE", leaf), {args[0][1], args[1][1], segdes}, leaf)};
+        }
+        // Each element goes to its index within its own sequence.
+        Value outer = context();
+        Value starts = op1("DIST INT", {op1("+_SCAN INT", {lengths(segdes), outer}, Leaf::Int), segdes}, Leaf::Int);
+        Value positions = op1("+ INT", {args[1][1], starts}, Leaf::Int);
+        Value inner = total_context(segdes, outer);
+        Leaves result = {segdes};
+        Leaves rest = merge(element, {{slice(args[0], 1, args[0].size() - 1), positions, inner}}, inner);
+        result.insert(result.end(), rest.begin(), rest.end());
+        return result;
+      }
+      case PrimitiveKind::Timer: {
+        if (opcode == "START_TIMER") {
+          op("START_TIMER", {}, {});
+          return {everywhere("INT 0", Leaf::Int)};
+        }
+        return {op1("STOP_TIMER", {}, Leaf::Float)};
+      }
+      case PrimitiveKind::Append: {
+        Value outer = context();
+        Value left_lengths = lengths(args[0][0]);
+        Value right_lengths = lengths(args[1][0]);
+        Value sizes = op1("+ INT", {left_lengths, right_lengths}, Leaf::Int);
+        Value segdes = make_segdes(sizes);
+        Value starts = op1("+_SCAN INT", {sizes, outer}, Leaf::Int);
+        Value right_starts = op1("+ INT", {starts, left_lengths}, Leaf::Int);
+        Value ones = everywhere("INT 1", Leaf::Int);
+        std::vector<Part> parts = {
+            {slice(args[0], 1, args[0].size() - 1), op1("INDEX", {starts, ones, args[0][0]}, Leaf::Int),
+             total_context(args[0][0], outer)},
+            {slice(args[1], 1, args[1].size() - 1), op1("INDEX", {right_starts, ones, args[1][0]}, Leaf::Int),
+             total_context(args[1][0], outer)}};
+        Leaves result = {segdes};
+        Leaves rest = merge(element_type(types[0]), parts, total_context(segdes, outer));
+        result.insert(result.end(), rest.begin(), rest.end());
+        return result;
+      }
+      case PrimitiveKind::Print: {
+        op("WRITE CHAR", {args[0][1]}, {Leaf::Int, Leaf::Bool});
+        return {everywhere("BOOL T", Leaf::Bool)};
+      }
+      case PrimitiveKind::WriteString: {
+        Leaves status = op("FWRITE CHAR", {args[0][1], args[1][0]}, {Leaf::Int, Leaf::Bool});
+        return {status[1], sized(status[0]), status[0]};
+      }
+      case PrimitiveKind::ReadLine: {
+        Value delimiters = constant("INT (10)", Leaf::Int);
+        Value no_limit = constant("INT -1", Leaf::Int);
+        Leaves read = op("FREAD_CHAR", {delimiters, no_limit, first()}, {Leaf::Int, Leaf::Int, Leaf::Int, Leaf::Bool});
+        Value at_end = op1("= INT", {read[1], constant("INT -1", Leaf::Int)}, Leaf::Bool);
+        return {sized(read[0]), read[0], at_end, read[3], sized(read[2]), read[2]};
+      }
+      case PrimitiveKind::WriteObject: {
+        auto [ok, message] = write_leaves(args[0], args[1][0]);
+        return {ok, sized(message), message};
+      }
+      case PrimitiveKind::ReadObject: {
+        Leaves result = read_leaves(args[0], args[1][0]);
+        Value message = result.back();
+        result.pop_back();
+        result.insert(result.end(), {sized(message), message});
+        return result;
+      }
+      case PrimitiveKind::Spawn: {
+        Leaves started = op("SPAWN", {args[0][1], args[1][0], args[2][0], args[3][0]},
+                            {Leaf::Int, Leaf::Int, Leaf::Int, Leaf::Int, Leaf::Bool});
+        return {started[2], started[1], started[0], started[4], sized(started[3]), started[3]};
+      }
+      case PrimitiveKind::WriteObjectToFile:
+      case PrimitiveKind::WriteStringToFile: {
+        Value file = open_file(args[1][1], 2);
+        Value written = p.kind == PrimitiveKind::WriteStringToFile
+                            ? op("FWRITE CHAR", {args[0][1], file}, {Leaf::Int, Leaf::Bool})[1]
+                            : write_leaves(args[0], file).first;
+        Value closed = op("FCLOSE", {file}, {Leaf::Int, Leaf::Bool})[1];
+        return {op1("AND BOOL", {written, closed}, Leaf::Bool)};
+      }
+      case PrimitiveKind::ReadObjectFromFile: {
+        Value file = open_file(args[1][1], 1);
+        Leaves result = read_leaves(args[0], file);
+        result.resize(result.size() - 2);
+        op("FCLOSE", {file}, {Leaf::Int, Leaf::Bool});
+        return result;
+      }
+      case PrimitiveKind::ReadStringFromFile: {
+        Value file = open_file(args[0][1], 1);
+        Value no_delimiters = constant("INT ()", Leaf::Int);
+        Value no_limit = constant("INT -1", Leaf::Int);
+        Leaves read = op("FREAD_CHAR", {no_delimiters, no_limit, file}, {Leaf::Int, Leaf::Int, Leaf::Int, Leaf::Bool});
+        op("FCLOSE", {file}, {Leaf::Int, Leaf::Bool});
+        return {sized(read[0]), read[0]};
+      }
+      case PrimitiveKind::UserError: {
+        Value prefix = constant("CHAR \"ERROR: \"", Leaf::Int);
+        op("WRITE CHAR", {prefix}, {Leaf::Int, Leaf::Bool});
+        op("WRITE CHAR", {args[0][1]}, {Leaf::Int, Leaf::Bool});
+        Value newline = constant("CHAR \"\n\"", Leaf::Int);
+        op("WRITE CHAR", {newline}, {Leaf::Int, Leaf::Bool});
+        flat::Statement exit;
+        exit.kind = flat::Statement::Kind::Exit;
+        block_->push_back(exit);
+        return {everywhere("BOOL F", Leaf::Bool)};
+      }
+    }
+    throw CompileError({}, "internal error: unknown primitive " + e.name);
+  }
+
+  // FOPEN of a file name in a mode (1 read, 2 write): the stream.
+  Value open_file(Value name, int mode) {
+    return op("FOPEN", {name, int_constant(mode)}, {Leaf::Int, Leaf::Int, Leaf::Bool})[0];
+  }
+
+  // Writes each leaf, segdes included, in order: whether all went well, and the last message.
+  std::pair<Value, Value> write_leaves(const Leaves& leaves, Value stream) {
+    Value ok = -1, message = -1;
+    for (Value leaf : leaves) {
+      Leaves status = op(std::string("FWRITE ") + flat::leaf_keyword(leaf_of(leaf)), {leaf, stream},
+                         {Leaf::Int, Leaf::Bool});
+      ok = ok < 0 ? status[1] : op1("AND BOOL", {ok, status[1]}, Leaf::Bool);
+      message = status[0];
+    }
+    return {ok, message};
+  }
+
+  // Reads a value of the leaves' kinds, in order; then whether all went well and the last message.
+  Leaves read_leaves(const Leaves& like, Value stream) {
+    Leaves result;
+    Value ok = -1, message = -1;
+    for (Value leaf : like) {
+      Leaf kind = leaf_of(leaf);
+      Leaves read = op(std::string("FREAD ") + flat::leaf_keyword(kind), {stream}, {kind, Leaf::Int, Leaf::Bool});
+      result.push_back(read[0]);
+      ok = ok < 0 ? read[2] : op1("AND BOOL", {ok, read[2]}, Leaf::Bool);
+      message = read[1];
+    }
+    result.push_back(ok);
+    result.push_back(message);
+    return result;
+  }
+
+  // The segdes of a string an I/O instruction left as a bare vector of codes.
+  Value sized(Value codes) { return make_segdes(op1("LENGTH INT", {codes}, Leaf::Int)); }
+
+  // Elements that are base values or tuples of them: one leaf per component, no segdes.
+  static void require_scalar_leaves(const Type& sequence, const std::string& name) {
+    for (Leaf leaf : leaves_of(element_type(sequence))) {
+      if (leaf == Leaf::Segdes) {
+        throw CompileError({}, "not supported yet: " + name + " of a sequence of " +
+                                   print_type(element_type(sequence)));
+      }
+    }
+  }
+
+  static void require_flat(const Type& sequence, const std::string& name) {
+    if (resolve(element_type(sequence))->kind != TypeNode::Kind::Base) {
+      throw CompileError({}, "not supported yet: " + name + " of a sequence of " +
+                                 print_type(element_type(sequence)));
+    }
+  }
+
+  const core::Program& program_;
+  FlattenOptions options_;
+  std::map<std::string, const core::Function*> functions_;
+  std::set<std::string> requested_;
+  std::deque<std::pair<std::string, bool>> pending_;
+  std::map<std::string, flat::Function> error_functions_;
+  flat::Function* current_ = nullptr;
+  flat::Block* block_ = nullptr;
+  Value context_ = -1;
+  std::vector<Variable> env_;
+  std::vector<HoistScope*> hoist_;  // innermost last; null where hoisting must stop
+};
+
+}  // namespace
+
+flat::Program flatten(const core::Program& program, const FlattenOptions& options) {
+  return Flattener(program, options).run();
+}
+
+}  // namespace nesl

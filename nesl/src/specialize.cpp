@@ -1,0 +1,671 @@
+#include "nesl/specialize.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <deque>
+#include <map>
+#include <set>
+
+#include "nesl/diagnostics.hpp"
+#include "nesl/primitives.hpp"
+
+namespace nesl {
+namespace {
+
+using Substitution = std::map<const TypeNode*, Type>;
+
+// Where a definition comes from: the user's program or basis.nesl; each has its own types.
+struct Source {
+  const Program* program;
+  const CheckedProgram* checked;
+  std::map<std::string, const FunctionDefinition*> functions;
+};
+
+// A function instance to make, or a top-level binding's variable read inside a function.
+struct Pending {
+  const FunctionDefinition* definition;
+  const Source* source;
+  Substitution substitution;
+  std::string name;
+  const GlobalBinding* global = nullptr;
+  std::string global_variable;
+};
+
+std::string vcode_name(const std::string& nesl_name, int number) {
+  std::string name;
+  for (char c : nesl_name) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      name += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    } else {
+      name += '_';
+    }
+  }
+  if (name.size() > 30) name.resize(30);
+  return name + "_" + std::to_string(number);
+}
+
+class Specializer {
+ public:
+  Specializer(const Program& program, const CheckedProgram& checked, const Library& library)
+      : user_{&program, &checked, {}}, library_{&library.program, &library.checked, {}} {
+    for (Source* source : {&user_, &library_}) {
+      for (const TopLevelForm& form : source->program->forms) {
+        if (form.kind == TopLevelForm::Kind::Function) source->functions[form.function.name] = &form.function;
+        if (form.kind == TopLevelForm::Kind::Datatype) datatypes_.insert(form.datatype.name);
+        if (source == &user_ && form.kind == TopLevelForm::Kind::Binding) {
+          collect_globals(*form.binding.pattern, form.binding);
+        }
+      }
+    }
+  }
+
+  core::Program run() {
+    core::Program result;
+    result.main = main_body(false);
+    drain(result);
+    // The classic runs each top-level binding in a VM of its own, so each, and the program
+    // after them, draws from a fresh random stream; SRAND 1 restarts the default one.
+    if (has_bindings() && uses_primitive(result, "rand")) {
+      result.main = main_body(true);
+      drain(result);
+    }
+    return result;
+  }
+
+  void drain(core::Program& result) {
+    while (!pending_.empty()) {
+      Pending next = std::move(pending_.front());
+      pending_.pop_front();
+      result.functions.push_back(instance(next));
+    }
+  }
+
+  bool has_bindings() const {
+    for (const TopLevelForm& form : user_.program->forms) {
+      if (form.kind == TopLevelForm::Kind::Binding) return true;
+    }
+    return false;
+  }
+
+  static bool uses_primitive(const core::Expr& e, const std::string& name) {
+    if (e.kind == core::Kind::Primitive && e.name == name) return true;
+    for (const core::ExprPtr& child : e.children) {
+      if (uses_primitive(*child, name)) return true;
+    }
+    for (const core::Generator& g : e.generators) {
+      if (uses_primitive(*g.sequence, name)) return true;
+    }
+    return false;
+  }
+
+  static bool uses_primitive(const core::Program& program, const std::string& name) {
+    if (uses_primitive(*program.main, name)) return true;
+    for (const core::Function& f : program.functions) {
+      if (uses_primitive(*f.body, name)) return true;
+    }
+    return false;
+  }
+
+ private:
+  // --- types ---------------------------------------------------------------------------------
+
+  // The concrete type: variables by the substitution (unconstrained ones are int: nothing
+  // observable depends on them), datatypes by their fields.
+  Type concrete(const Type& type, const Substitution& substitution) const {
+    Type t = resolve(type);
+    switch (t->kind) {
+      case TypeNode::Kind::Variable: {
+        auto found = substitution.find(t.get());
+        if (found != substitution.end()) return found->second;
+        if (!t->type_class.any && !t->type_class.admits(BaseType::Int)) {
+          for (BaseType base : {BaseType::Float, BaseType::Char, BaseType::Bool}) {
+            if (t->type_class.admits(base)) return make_base(base);
+          }
+        }
+        return make_base(BaseType::Int);
+      }
+      case TypeNode::Kind::Base: return t;
+      case TypeNode::Kind::Sequence: return make_sequence(concrete(t->children[0], substitution));
+      case TypeNode::Kind::Pair:
+        return make_pair(concrete(t->children[0], substitution), concrete(t->children[1], substitution));
+      case TypeNode::Kind::Function:
+        return make_function(concrete(t->children[0], substitution), concrete(t->children[1], substitution));
+      case TypeNode::Kind::Datatype: {
+        Type constructor = constructor_of(t->name);
+        Type generic_result = resolve(resolve(constructor)->children[1]);
+        Substitution parameters;
+        for (std::size_t i = 0; i < t->children.size(); ++i) {
+          Type parameter = resolve(generic_result->children[i]);
+          if (parameter->kind == TypeNode::Kind::Variable) {
+            parameters[parameter.get()] = concrete(t->children[i], substitution);
+          }
+        }
+        return concrete(resolve(constructor)->children[0], parameters);
+      }
+    }
+    return t;
+  }
+
+  Type constructor_of(const std::string& name) const {
+    for (const Source* source : {&user_, &library_}) {
+      auto found = source->checked->datatype_constructors.find(name);
+      if (found != source->checked->datatype_constructors.end()) return found->second;
+    }
+    throw CompileError({}, "internal error: unknown datatype " + name);
+  }
+
+  // Extends the substitution so that the generic type becomes the concrete one.
+  void match(const Type& generic, const Type& concrete_type, Substitution& substitution) const {
+    Type g = resolve(generic);
+    Type c = resolve(concrete_type);
+    switch (g->kind) {
+      case TypeNode::Kind::Variable: substitution.emplace(g.get(), c); return;
+      case TypeNode::Kind::Base: return;
+      case TypeNode::Kind::Datatype: {
+        // Match the fields, then read each parameter's value off the constructor's variables.
+        Type constructor = resolve(constructor_of(g->name));
+        Substitution fields;
+        match(constructor->children[0], c, fields);
+        Type generic_result = resolve(constructor->children[1]);
+        for (std::size_t i = 0; i < g->children.size(); ++i) {
+          Type parameter = resolve(generic_result->children[i]);
+          auto found = fields.find(parameter.get());
+          if (found != fields.end()) match(g->children[i], found->second, substitution);
+        }
+        return;
+      }
+      default:
+        if (c->kind != g->kind || c->children.size() != g->children.size()) return;
+        for (std::size_t i = 0; i < g->children.size(); ++i) match(g->children[i], c->children[i], substitution);
+    }
+  }
+
+  // --- instances -----------------------------------------------------------------------------
+
+  std::string request(const FunctionDefinition& definition, const Source& source, const Type& type) {
+    std::string key = (&source == &user_ ? "user:" : "basis:") + definition.name + ":" + print_type(type);
+    auto found = instances_.find(key);
+    if (found != instances_.end()) return found->second;
+    if (static_cast<int>(instances_.size()) >= kInstanceLimit) {
+      throw CompileError(definition.body->where, "expected at most " + std::to_string(kInstanceLimit) +
+                                                     " function instances, found more while specializing " +
+                                                     definition.name + " (endless polymorphic recursion?)");
+    }
+    std::string name = vcode_name(definition.name, ++instance_count_);
+    instances_[key] = name;
+    Pending pending{&definition, &source, {}, name, nullptr, {}};
+    match(source.checked->function_types.at(definition.name), type, pending.substitution);
+    pending_.push_back(std::move(pending));
+    return name;
+  }
+
+  void collect_globals(const Expr& pattern, const GlobalBinding& binding) {
+    if (pattern.kind == ExprKind::Variable) globals_[pattern.text] = &binding;
+    if (pattern.kind == ExprKind::Pair) {
+      for (const ExprPtr& child : pattern.children) collect_globals(*child, binding);
+    }
+    if (pattern.kind == ExprKind::Call) collect_globals(*pattern.children[1], binding);
+  }
+
+  // A top-level variable read inside a function: a function of no real argument that computes
+  // the binding's value again (the value does not depend on where it is computed).
+  core::ExprPtr global_read(const std::string& name, Type type) {
+    std::string key = "global:" + name;
+    auto found = instances_.find(key);
+    std::string instance_name;
+    if (found != instances_.end()) {
+      instance_name = found->second;
+    } else {
+      instance_name = vcode_name(name, ++instance_count_);
+      instances_[key] = instance_name;
+      Pending pending{nullptr, &user_, {}, instance_name, globals_.at(name), name};
+      pending_.push_back(std::move(pending));
+    }
+    auto call = core::make(core::Kind::Call, std::move(type));
+    call->name = instance_name;
+    call->children = {constant(BaseType::Int, "0")};
+    return call;
+  }
+
+  core::Function global_instance(const Pending& pending) {
+    source_ = &user_;
+    Substitution none;
+    substitution_ = &none;
+    locals_.clear();
+    core::Function function;
+    function.name = pending.name;
+    function.parameter = std::make_shared<core::Pattern>();
+    function.parameter->name = "unused_";
+    function.parameter->type = make_base(BaseType::Int);
+    core::ExprPtr value = expr(*pending.global->value);
+    core::PatternPtr bound = pattern(*pending.global->pattern);
+    Type type = variable_type(*bound, pending.global_variable);
+    function.result = type;
+    function.body = let(bound, value, variable(pending.global_variable, type));
+    substitution_ = nullptr;
+    return function;
+  }
+
+  static Type variable_type(const core::Pattern& pattern, const std::string& name) {
+    if (pattern.kind == core::Pattern::Kind::Variable) return pattern.name == name ? pattern.type : nullptr;
+    for (const auto& child : pattern.children) {
+      if (Type found = variable_type(*child, name)) return found;
+    }
+    return nullptr;
+  }
+
+  core::Function instance(const Pending& pending) {
+    if (pending.global) return global_instance(pending);
+    source_ = pending.source;
+    substitution_ = &pending.substitution;
+    locals_.clear();
+    core::Function function;
+    function.name = pending.name;
+    Type type = resolve(concrete(source_->checked->function_types.at(pending.definition->name), *substitution_));
+    function.parameter = pattern(*pending.definition->arguments);
+    function.result = type->children[1];
+    function.body = expr(*pending.definition->body);
+    return function;
+  }
+
+  core::ExprPtr main_body(bool fresh_streams) {
+    source_ = &user_;
+    Substitution none;
+    substitution_ = &none;
+    locals_.clear();
+    auto restart_stream = [&](std::vector<std::pair<core::PatternPtr, core::ExprPtr>>& lets) {
+      core::ExprPtr seeded = primitive("rand_seed", constant(BaseType::Int, "1"), make_base(BaseType::Bool));
+      core::PatternPtr ignored;
+      fresh_variable_pattern(seeded, ignored);
+      lets.emplace_back(ignored, seeded);
+    };
+    std::vector<const TopLevelForm*> bindings, expressions;
+    for (const TopLevelForm& form : user_.program->forms) {
+      if (form.kind == TopLevelForm::Kind::Binding) bindings.push_back(&form);
+      if (form.kind == TopLevelForm::Kind::Expression) expressions.push_back(&form);
+    }
+    if (expressions.empty()) throw CompileError({}, "expected at least one top-level expression, found none");
+    // Bindings first, each in scope for the ones after it, then the expressions' tuple.
+    std::vector<std::pair<core::PatternPtr, core::ExprPtr>> lets;
+    for (const TopLevelForm* form : bindings) {
+      if (fresh_streams) restart_stream(lets);
+      core::ExprPtr value = expr(*form->binding.value);
+      core::PatternPtr bound = pattern(*form->binding.pattern);
+      lets.emplace_back(bound, value);
+    }
+    if (fresh_streams) restart_stream(lets);
+    core::ExprPtr body = expr(*expressions.back()->expression.value);
+    for (std::size_t i = expressions.size() - 1; i-- > 0;) {
+      core::ExprPtr left = expr(*expressions[i]->expression.value);
+      body = pair(left, body);
+    }
+    for (auto it = lets.rbegin(); it != lets.rend(); ++it) body = let(it->first, it->second, body);
+    return body;
+  }
+
+  // --- expressions ---------------------------------------------------------------------------
+
+  Type type_of(const Expr& e) const {
+    auto found = source_->checked->expression_types.find(&e);
+    if (found == source_->checked->expression_types.end()) {
+      throw CompileError(e.where, "internal error: an expression without a recorded type");
+    }
+    return concrete(found->second, *substitution_);
+  }
+
+  static core::ExprPtr pair(core::ExprPtr left, core::ExprPtr right) {
+    auto e = core::make(core::Kind::Pair, make_pair(left->type, right->type));
+    e->children = {std::move(left), std::move(right)};
+    return e;
+  }
+
+  static core::ExprPtr let(core::PatternPtr bound, core::ExprPtr value, core::ExprPtr body) {
+    auto e = core::make(core::Kind::Let, body->type);
+    e->pattern = std::move(bound);
+    e->children = {std::move(value), std::move(body)};
+    return e;
+  }
+
+  static core::ExprPtr constant(BaseType base, std::string text) {
+    auto e = core::make(core::Kind::Constant, make_base(base));
+    e->text = std::move(text);
+    return e;
+  }
+
+  static core::ExprPtr variable(const std::string& name, Type type) {
+    auto e = core::make(core::Kind::Variable, std::move(type));
+    e->name = name;
+    return e;
+  }
+
+  static core::ExprPtr primitive(const std::string& name, core::ExprPtr argument, Type type) {
+    auto e = core::make(core::Kind::Primitive, std::move(type));
+    e->name = name;
+    e->children = {std::move(argument)};
+    return e;
+  }
+
+  core::ExprPtr fresh_variable_pattern(core::ExprPtr value, core::PatternPtr& bound) {
+    bound = std::make_shared<core::Pattern>();
+    bound->name = "tmp" + std::to_string(++temporaries_) + "_";
+    bound->type = value->type;
+    return variable(bound->name, value->type);
+  }
+
+  core::PatternPtr pattern(const Expr& p) {
+    switch (p.kind) {
+      case ExprKind::Variable: {
+        auto bound = std::make_shared<core::Pattern>();
+        bound->name = p.text;
+        bound->type = type_of(p);
+        locals_.push_back(p.text);
+        return bound;
+      }
+      case ExprKind::Pair: {
+        auto bound = std::make_shared<core::Pattern>();
+        bound->kind = core::Pattern::Kind::Pair;
+        bound->children = {pattern(*p.children[0]), pattern(*p.children[1])};
+        bound->type = make_pair(bound->children[0]->type, bound->children[1]->type);
+        return bound;
+      }
+      case ExprKind::Call: return pattern(*p.children[1]);  // a datatype is its fields
+      default: throw CompileError(p.where, "expected a pattern, found an expression");
+    }
+  }
+
+  bool is_local(const std::string& name) const {
+    return std::find(locals_.rbegin(), locals_.rend(), name) != locals_.rend();
+  }
+
+  // A call of a named function: a datatype constructor, a program or basis.nesl function, or a
+  // primitive, in that order after the locals.
+  core::ExprPtr call(const std::string& name, const Type& instance, core::ExprPtr argument, Type result,
+                     Location where) {
+    if (is_local(name)) {
+      throw CompileError(where, "not supported yet: calling the function-valued variable " + name);
+    }
+    if (datatypes_.count(name)) {
+      argument->type = result;
+      return argument;
+    }
+    // Operators that basis.nesl defines under a name, since NESL cannot define an operator.
+    static const std::map<std::string, std::string> operator_functions = {{"^", "power"}};
+    auto alias = operator_functions.find(name);
+    const std::string& defined_name = alias != operator_functions.end() ? alias->second : name;
+    for (const Source* source : std::initializer_list<const Source*>{source_, &library_}) {
+      auto found = source->functions.find(source == &library_ ? defined_name : name);
+      if (found == source->functions.end()) continue;
+      auto e = core::make(core::Kind::Call, std::move(result));
+      e->name = request(*found->second, *source, instance);
+      e->children = {std::move(argument)};
+      return e;
+    }
+    if (find_primitive(name)) return primitive(name, std::move(argument), std::move(result));
+    throw CompileError(where, "not supported yet: the built-in " + name);
+  }
+
+  core::ExprPtr expr(const Expr& e) {
+    const auto& c = e.children;
+    switch (e.kind) {
+      case ExprKind::Integer: return constant(BaseType::Int, e.text);
+      case ExprKind::Float: return constant(BaseType::Float, e.text);
+      case ExprKind::Character:
+        return constant(BaseType::Char, std::to_string(static_cast<unsigned char>(e.text[0])));
+      case ExprKind::String: {
+        Type type = make_sequence(make_base(BaseType::Char));
+        if (e.text.empty()) return core::make(core::Kind::Empty, type);
+        auto sequence = core::make(core::Kind::Sequence, type);
+        for (char ch : e.text) {
+          sequence->children.push_back(constant(BaseType::Char, std::to_string(static_cast<unsigned char>(ch))));
+        }
+        return sequence;
+      }
+      case ExprKind::Variable: {
+        if (is_local(e.text)) return variable(e.text, type_of(e));
+        if (source_ == &user_ && globals_.count(e.text)) return global_read(e.text, type_of(e));
+        if ((e.text == "t" || e.text == "f") && !source_->functions.count(e.text)) {
+          return constant(BaseType::Bool, e.text == "t" ? "T" : "F");
+        }
+        const Primitive* p = find_primitive(e.text);
+        if (p && p->kind == PrimitiveKind::Constant && !source_->functions.count(e.text)) {
+          return primitive(e.text, constant(BaseType::Int, "0"), type_of(e));
+        }
+        throw CompileError(e.where, "not supported yet: " + e.text + " as a value");
+      }
+      case ExprKind::Pair: {
+        core::ExprPtr left = expr(*c[0]);
+        return pair(left, expr(*c[1]));
+      }
+      case ExprKind::Call: {
+        if (c[0]->kind == ExprKind::Variable && c[0]->text == "time" && !is_local("time") &&
+            !source_->functions.count("time")) {
+          return timed(e);
+        }
+        if (c[0]->kind != ExprKind::Variable) {
+          throw CompileError(e.where, "not supported yet: calling a computed function");
+        }
+        Type instance = type_of(*c[0]);
+        return call(c[0]->text, instance, expr(*c[1]), type_of(e), e.where);
+      }
+      case ExprKind::Binary:
+      case ExprKind::Unary: {
+        std::string name = e.text;
+        if (e.kind == ExprKind::Unary && name == "-") name = "negate";
+        auto found = source_->checked->operator_instances.find(&e);
+        if (found == source_->checked->operator_instances.end()) {
+          throw CompileError(e.where, "internal error: an operator without a recorded instance");
+        }
+        Type instance = concrete(found->second, *substitution_);
+        core::ExprPtr argument = expr(*c[0]);
+        if (e.kind == ExprKind::Unary && name == "@") return string_of(argument, resolve(instance)->children[0]);
+        if (e.kind == ExprKind::Binary) argument = pair(argument, expr(*c[1]));
+        return call(name, instance, argument, type_of(e), e.where);
+      }
+      case ExprKind::Index: {
+        core::ExprPtr sequence = expr(*c[0]);
+        return primitive("elt", pair(sequence, expr(*c[1])), type_of(e));
+      }
+      case ExprKind::If: {
+        auto result = core::make(core::Kind::If, type_of(e));
+        core::ExprPtr condition = expr(*c[0]);
+        core::ExprPtr then_branch = expr(*c[1]);
+        result->children = {condition, then_branch, expr(*c[2])};
+        return result;
+      }
+      case ExprKind::Let: {
+        std::size_t mark = locals_.size();
+        std::vector<std::pair<core::PatternPtr, core::ExprPtr>> lets;
+        for (const Binding& binding : e.bindings) {
+          core::ExprPtr value = expr(*binding.value);
+          lets.emplace_back(pattern(*binding.pattern), value);
+        }
+        core::ExprPtr body = expr(*c[0]);
+        for (auto it = lets.rbegin(); it != lets.rend(); ++it) body = let(it->first, it->second, body);
+        locals_.resize(mark);
+        return body;
+      }
+      case ExprKind::Over: return over(e);
+      case ExprKind::Sequence: {
+        auto sequence = core::make(core::Kind::Sequence, type_of(e));
+        for (const ExprPtr& element : c) sequence->children.push_back(expr(*element));
+        return sequence;
+      }
+      case ExprKind::Empty: return core::make(core::Kind::Empty, type_of(e));
+      case ExprKind::Range: {
+        core::ExprPtr start = expr(*c[0]);
+        core::ExprPtr end = expr(*c[1]);
+        core::ExprPtr stride = c.size() > 2 && c[2] ? expr(*c[2]) : constant(BaseType::Int, "1");
+        return primitive("range", pair(start, pair(end, stride)), type_of(e));
+      }
+    }
+    throw CompileError(e.where, "internal error: unknown expression");
+  }
+
+  // --- `@`: the classic's typecase on the argument's type, unrolled at the concrete type ----------
+
+  static Type string_type() { return make_sequence(make_base(BaseType::Char)); }
+
+  core::ExprPtr library_call(const std::string& name, core::ExprPtr argument, Type result) {
+    auto e = core::make(core::Kind::Call, result);
+    e->name = request(*library_.functions.at(name), library_, make_function(argument->type, result));
+    e->children = {std::move(argument)};
+    return e;
+  }
+
+  static core::ExprPtr string_constant(const std::string& text) {
+    if (text.empty()) return core::make(core::Kind::Empty, string_type());
+    auto sequence = core::make(core::Kind::Sequence, string_type());
+    for (char ch : text) {
+      sequence->children.push_back(constant(BaseType::Char, std::to_string(static_cast<unsigned char>(ch))));
+    }
+    return sequence;
+  }
+
+  static core::ExprPtr append(core::ExprPtr left, core::ExprPtr right) {
+    return primitive("++", pair(std::move(left), std::move(right)), string_type());
+  }
+
+  core::ExprPtr fresh_variable(const Type& type, core::PatternPtr& bound) {
+    bound = std::make_shared<core::Pattern>();
+    bound->name = "tmp" + std::to_string(++temporaries_) + "_";
+    bound->type = type;
+    return variable(bound->name, type);
+  }
+
+  // Binds the two parts of a pair value and makes the body from their names.
+  template <typename Body>
+  core::ExprPtr with_parts(core::ExprPtr value, const Type& type, Body body) {
+    Type t = resolve(type);
+    core::PatternPtr left, right;
+    core::ExprPtr left_use = fresh_variable(t->children[0], left);
+    core::ExprPtr right_use = fresh_variable(t->children[1], right);
+    auto both = std::make_shared<core::Pattern>();
+    both->kind = core::Pattern::Kind::Pair;
+    both->children = {left, right};
+    both->type = t;
+    return let(both, std::move(value), body(left_use, right_use));
+  }
+
+  // @v: numbers, booleans and characters as basis.nesl writes them, a sequence as
+  // [e1, e2, ...], a tuple as (a, b, c).
+  core::ExprPtr string_of(core::ExprPtr value, const Type& type) {
+    Type t = resolve(type);
+    switch (t->kind) {
+      case TypeNode::Kind::Base: {
+        static const std::map<BaseType, std::string> writers = {{BaseType::Int, "int_string"},
+                                                                 {BaseType::Float, "float_string"},
+                                                                 {BaseType::Bool, "bool_string"},
+                                                                 {BaseType::Char, "char_string"}};
+        return library_call(writers.at(t->base), std::move(value), string_type());
+      }
+      case TypeNode::Kind::Sequence: {
+        auto strings = core::make(core::Kind::Over, make_sequence(string_type()));
+        core::PatternPtr element;
+        core::ExprPtr use = fresh_variable(t->children[0], element);
+        strings->generators.push_back({element, std::move(value)});
+        strings->children = {string_of(use, t->children[0])};
+        return library_call("vector_string", strings, string_type());
+      }
+      case TypeNode::Kind::Pair:
+        return with_parts(std::move(value), t, [&](core::ExprPtr left, core::ExprPtr right) {
+          return append(string_constant("("),
+                        append(string_of(left, t->children[0]),
+                               append(string_constant(", "),
+                                      append(tuple_rest_string(right, t->children[1]), string_constant(")")))));
+        });
+      default: throw CompileError({}, "not supported yet: @ of a value of type " + print_type(t));
+    }
+  }
+
+  // The components after the first of a tuple, without the parentheses.
+  core::ExprPtr tuple_rest_string(core::ExprPtr value, const Type& type) {
+    Type t = resolve(type);
+    if (t->kind != TypeNode::Kind::Pair) return string_of(std::move(value), t);
+    return with_parts(std::move(value), t, [&](core::ExprPtr left, core::ExprPtr right) {
+      return append(string_of(left, t->children[0]),
+                    append(string_constant(", "), tuple_rest_string(right, t->children[1])));
+    });
+  }
+
+  // time(e) is (e, seconds): the clock starts before e is evaluated and stops after.
+  core::ExprPtr timed(const Expr& e) {
+    Type result = type_of(e);
+    core::ExprPtr started = primitive("start_timer", constant(BaseType::Int, "0"), make_base(BaseType::Int));
+    core::PatternPtr start_pattern;
+    fresh_variable_pattern(started, start_pattern);
+    core::ExprPtr value = expr(*e.children[1]);
+    core::PatternPtr value_pattern;
+    core::ExprPtr value_use = fresh_variable_pattern(value, value_pattern);
+    core::ExprPtr seconds = primitive("stop_timer", value_use, make_base(BaseType::Float));
+    core::PatternPtr seconds_pattern;
+    core::ExprPtr seconds_use = fresh_variable_pattern(seconds, seconds_pattern);
+    core::ExprPtr body = pair(value_use, seconds_use);
+    body = let(seconds_pattern, seconds, body);
+    body = let(value_pattern, value, body);
+    return let(start_pattern, started, body);
+  }
+
+  // {body : p1 in s1; ... | filter}. The sequences are evaluated first, in order; a filter
+  // computes its flags over them and packs each before the body runs over what is left.
+  core::ExprPtr over(const Expr& e) {
+    std::vector<std::pair<core::PatternPtr, core::ExprPtr>> lets;
+    std::vector<core::ExprPtr> sequences;
+    for (const Binding& generator : e.bindings) {
+      core::ExprPtr value = expr(*generator.value);
+      core::PatternPtr bound;
+      sequences.push_back(fresh_variable_pattern(value, bound));
+      lets.emplace_back(bound, value);
+    }
+    auto build = [&](const Expr& body_syntax, const std::vector<core::ExprPtr>& inputs) {
+      std::size_t mark = locals_.size();
+      auto result = core::make(core::Kind::Over, {});
+      for (std::size_t i = 0; i < inputs.size(); ++i) {
+        result->generators.push_back({pattern(*e.bindings[i].pattern), inputs[i]});
+      }
+      result->children = {expr(body_syntax)};
+      result->type = make_sequence(result->children[0]->type);
+      locals_.resize(mark);
+      return result;
+    };
+    const Expr& body = e.children[0] ? *e.children[0] : *e.bindings[0].pattern;
+    core::ExprPtr result;
+    if (e.children.size() > 1 && e.children[1]) {
+      core::ExprPtr flags_value = build(*e.children[1], sequences);
+      core::PatternPtr flags_pattern;
+      core::ExprPtr flags = fresh_variable_pattern(flags_value, flags_pattern);
+      lets.emplace_back(flags_pattern, flags_value);
+      std::vector<core::ExprPtr> packed;
+      for (const core::ExprPtr& sequence : sequences) {
+        core::ExprPtr value = primitive("pack_flags", pair(sequence, flags), sequence->type);
+        core::PatternPtr bound;
+        packed.push_back(fresh_variable_pattern(value, bound));
+        lets.emplace_back(bound, value);
+      }
+      result = build(body, packed);
+    } else {
+      result = build(body, sequences);
+    }
+    for (auto it = lets.rbegin(); it != lets.rend(); ++it) result = let(it->first, it->second, result);
+    return result;
+  }
+
+  Source user_;
+  Source library_;
+  std::set<std::string> datatypes_;
+  std::map<std::string, const GlobalBinding*> globals_;
+  std::map<std::string, std::string> instances_;
+  std::deque<Pending> pending_;
+  int instance_count_ = 0;
+  int temporaries_ = 0;
+  const Source* source_ = nullptr;
+  const Substitution* substitution_ = nullptr;
+  std::vector<std::string> locals_;
+};
+
+}  // namespace
+
+core::Program specialize(const Program& program, const CheckedProgram& checked, const Library& library) {
+  return Specializer(program, checked, library).run();
+}
+
+}  // namespace nesl

@@ -1,0 +1,211 @@
+// Code generation: specialize, normalize, flatten and lower on small programs, and the verifier of
+// each IR on programs broken on purpose, so that a verifier that accepts everything fails here.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "nesl/basis.hpp"
+#include "nesl/checker.hpp"
+#include "nesl/core.hpp"
+#include "nesl/diagnostics.hpp"
+#include "nesl/flat.hpp"
+#include "nesl/flatten.hpp"
+#include "nesl/library.hpp"
+#include "nesl/lower.hpp"
+#include "nesl/normalize.hpp"
+#include "nesl/parser.hpp"
+#include "nesl/specialize.hpp"
+#include "vcode/parser.hpp"
+#include "vcode/verify.hpp"
+
+namespace {
+
+// Everything a test needs to keep alive: the syntax tree the checked types point into.
+struct Compiled {
+  nesl::Program program;
+  nesl::CheckedProgram checked;
+  nesl::core::Program specialized;
+  nesl::core::Program normalized;
+  nesl::flat::Program flattened;
+  std::string vcode;
+};
+
+const nesl::Basis& basis() {
+  static const nesl::Basis embedded = nesl::load_embedded_basis();
+  return embedded;
+}
+
+const nesl::Library& library() {
+  static const nesl::Library loaded = nesl::load_library(basis());
+  return loaded;
+}
+
+Compiled compile(const std::string& text) {
+  Compiled c;
+  c.program = nesl::parse_program(std::make_shared<nesl::SourceFile>("test.nesl", text));
+  c.checked = nesl::check_program(c.program, basis());
+  c.specialized = nesl::specialize(c.program, c.checked, library());
+  c.normalized = nesl::normalize(c.specialized);
+  c.flattened = nesl::flatten(c.normalized, {});
+  c.vcode = nesl::lower(c.flattened);
+  return c;
+}
+
+int count_named(const nesl::core::Program& program, const std::string& prefix) {
+  int n = 0;
+  for (const auto& f : program.functions) n += f.name.rfind(prefix, 0) == 0 ? 1 : 0;
+  return n;
+}
+
+bool has_flat_function(const nesl::flat::Program& program, const std::string& prefix) {
+  for (const auto& f : program.functions) {
+    if (f.name.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("specialize copies a polymorphic function once per concrete type", "[codegen]") {
+  Compiled c = compile("function same(x) = x;\n(same(1), same(1.5), same(2), same([t]));\n");
+  CHECK(count_named(c.specialized, "SAME_") == 3);
+  CHECK(nesl::core::verify_program(c.specialized, false).empty());
+  CHECK(nesl::print_type(c.specialized.main->type) == "int, float, int, [bool]");
+}
+
+TEST_CASE("specialize reaches basis.nesl functions and datatypes become their fields", "[codegen]") {
+  Compiled c = compile("datatype pt(int, float);\nfunction x_of(p) = let pt(a, b) = p in a;\n"
+                       "(x_of(pt(3, 1.0)), max(2, 7));\n");
+  CHECK(count_named(c.specialized, "MAX_") == 1);
+  CHECK(count_named(c.specialized, "X_OF_") == 1);
+  CHECK(nesl::core::verify_program(c.specialized, false).empty());
+}
+
+TEST_CASE("normalize names every nested operand", "[codegen]") {
+  Compiled c = compile("function f(x) = x + 1;\nf(f(2) * 3);\n");
+  CHECK_FALSE(nesl::core::verify_program(c.specialized, true).empty());
+  CHECK(nesl::core::verify_program(c.normalized, true).empty());
+}
+
+TEST_CASE("the core verifier finds an unbound variable and a missing instance", "[codegen]") {
+  nesl::core::Program broken;
+  broken.main = nesl::core::make(nesl::core::Kind::Variable, nesl::make_base(nesl::BaseType::Int));
+  broken.main->name = "nowhere";
+  CHECK_FALSE(nesl::core::verify_program(broken, false).empty());
+  auto call = nesl::core::make(nesl::core::Kind::Call, nesl::make_base(nesl::BaseType::Int));
+  call->name = "MISSING_1";
+  auto argument = nesl::core::make(nesl::core::Kind::Constant, nesl::make_base(nesl::BaseType::Int));
+  argument->text = "1";
+  call->children = {argument};
+  broken.main = call;
+  CHECK_FALSE(nesl::core::verify_program(broken, false).empty());
+}
+
+TEST_CASE("flatten gives a function called under apply-to-each a lifted twin", "[codegen]") {
+  Compiled c = compile("function sq(x) = x * x;\n(sq(3), {sq(x) : x in [1, 2, 3]});\n");
+  CHECK(has_flat_function(c.flattened, "SQ_"));
+  CHECK(has_flat_function(c.flattened, "LSQ_"));
+  CHECK(nesl::flat::verify_program(c.flattened).empty());
+  // The lifted twin takes the context segdes after the argument.
+  for (const auto& f : c.flattened.functions) {
+    if (f.name.rfind("LSQ_", 0) == 0) {
+      REQUIRE(f.parameters.size() == 2);
+      CHECK(f.leaves[f.parameters[1]] == nesl::flat::Leaf::Segdes);
+    }
+  }
+}
+
+TEST_CASE("the flat verifier finds a use before definition and arms of another kind", "[codegen]") {
+  nesl::flat::Program program;
+  nesl::flat::Function f;
+  f.name = "MAIN_0";
+  f.leaves = {nesl::flat::Leaf::Int, nesl::flat::Leaf::Int};
+  nesl::flat::Statement add;
+  add.kind = nesl::flat::Statement::Kind::Op;
+  add.text = "+ INT";
+  add.inputs = {0, 0};
+  add.outputs = {1};
+  f.body = {add};
+  f.results = {1};
+  program.functions = {f};
+  CHECK_FALSE(nesl::flat::verify_program(program).empty());
+
+  nesl::flat::Function g;
+  g.name = "MAIN_0";
+  g.leaves = {nesl::flat::Leaf::Bool, nesl::flat::Leaf::Int, nesl::flat::Leaf::Float, nesl::flat::Leaf::Int};
+  nesl::flat::Statement condition;
+  condition.kind = nesl::flat::Statement::Kind::Const;
+  condition.text = "BOOL T";
+  condition.outputs = {0};
+  nesl::flat::Statement choice;
+  choice.kind = nesl::flat::Statement::Kind::If;
+  choice.inputs = {0};
+  nesl::flat::Statement one, half;
+  one.kind = half.kind = nesl::flat::Statement::Kind::Const;
+  one.text = "INT 1";
+  one.outputs = {1};
+  half.text = "FLOAT 0.5";
+  half.outputs = {2};
+  choice.then_block = {one};
+  choice.then_results = {1};
+  choice.else_block = {half};
+  choice.else_results = {2};
+  choice.outputs = {3};
+  g.body = {condition, choice};
+  g.results = {3};
+  program.functions = {g};
+  CHECK_FALSE(nesl::flat::verify_program(program).empty());
+}
+
+TEST_CASE("lower writes VCODE the shared parser and verifier accept, entry function first", "[codegen]") {
+  const char* programs[] = {
+      "1 + 2;\n",
+      "function fib(n) = if n < 2 then n else fib(n - 1) + fib(n - 2);\n(fib(10), {fib(i) : i in [0:8]});\n",
+      "{if oddp(x) then [x, x] else [x] : x in [1:6]};\n",
+      "xs = [3, 1, 2];\n({x in xs | x > 1}, {sum(r) : r in [[1, 2], [] int, [3]]}, xs[1]);\n",
+  };
+  for (const char* text : programs) {
+    Compiled c = compile(text);
+    INFO(text);
+    REQUIRE(c.vcode.rfind("FUNC MAIN_0\n", 0) == 0);
+    vcode::Program parsed = vcode::parse_program(c.vcode, "test.vcode");
+    CHECK(vcode::verify_program(parsed).empty());
+  }
+}
+
+TEST_CASE("what code generation does not support yet is a compile error, not a crash", "[codegen]") {
+  CHECK_THROWS_AS(compile("function apply(g, x) = g(x);\nfunction inc(x) = x + 1;\napply(inc, 1);\n"),
+                  nesl::CompileError);
+}
+
+TEST_CASE("specialize unrolls @ at the argument's concrete type", "[codegen]") {
+  Compiled c = compile("(@[1, 2], @(t, `a, 2.5));\n");
+  CHECK(count_named(c.specialized, "VECTOR_STRING_") == 1);
+  CHECK(count_named(c.specialized, "INT_STRING_") == 1);
+  CHECK(count_named(c.specialized, "BOOL_STRING_") == 1);
+  CHECK(count_named(c.specialized, "CHAR_STRING_") == 1);
+  CHECK(count_named(c.specialized, "FLOAT_STRING_") == 1);
+  CHECK(nesl::core::verify_program(c.specialized, false).empty());
+}
+
+TEST_CASE("top-level bindings draw from a fresh random stream, as in the classic", "[codegen]") {
+  auto count = [](const std::string& text, const std::string& word) {
+    int n = 0;
+    for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) ++n;
+    return n;
+  };
+  // One restart before the binding and one before the expressions.
+  CHECK(count(compile("x = rand(5);\n(x, rand(5));\n").vcode, "SRAND") == 2);
+  CHECK(count(compile("x = 5;\n(x, rand(5));\n").vcode, "SRAND") == 2);
+  CHECK(count(compile("x = 5;\n(x, x + 1);\n").vcode, "SRAND") == 0);
+}
+
+TEST_CASE("lower emits functions with the same code once", "[codegen]") {
+  // same at int and at float have the same code: nothing to do but return the argument.
+  Compiled c = compile("function same(x) = x;\n(same(1), same(2.5));\n");
+  CHECK(count_named(c.specialized, "SAME_") == 2);
+  std::size_t first = c.vcode.find("FUNC SAME_");
+  REQUIRE(first != std::string::npos);
+  CHECK(c.vcode.find("FUNC SAME_", first + 1) == std::string::npos);
+  vcode::Program parsed = vcode::parse_program(c.vcode, "test.vcode");
+  CHECK(vcode::verify_program(parsed).empty());
+}
