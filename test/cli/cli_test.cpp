@@ -120,11 +120,12 @@ bool backend_available(const std::string& name) {
 
 }  // namespace
 
-// The tests that need a GPU backend are compiled only where it is built (NESL_HAS_...): the
-// build's word for it must be vinterp's.
-TEST_CASE("the GPU backends this build has are the ones vinterp --version names", "[cli]") {
+// The tests that need a GPU or MPI backend are compiled only where it is built (NESL_HAS_...):
+// the build's word for it must be vinterp's.
+TEST_CASE("the GPU and MPI backends this build has are the ones vinterp --version names", "[cli]") {
   CHECK(backend_available("cuda") == bool(NESL_HAS_CUDA));
   CHECK(backend_available("cuda-emulated") == bool(NESL_HAS_CUDA_EMULATED));
+  CHECK(backend_available("mpi") == bool(NESL_HAS_MPI));
 }
 
 TEST_CASE("GPU options are accepted and leave a cpu run unchanged", "[cli]") {
@@ -210,6 +211,7 @@ struct ScopedVariable {
   const char* name;
 };
 
+#if NESL_HAS_MPI  // the test needs the backend; builds without it have no such test
 TEST_CASE("under mpirun, processes other than rank 0 print nothing before the backend exists",
           "[cli][mpi]") {
   const std::vector<std::vector<std::string>> failures = {
@@ -253,6 +255,7 @@ TEST_CASE("under mpirun, processes other than rank 0 print nothing before the ba
   }
   std::remove(trace.c_str());
 }
+#endif
 
 TEST_CASE("vinterp --help documents the GPU options", "[cli]") {
   auto result = run_vinterp({"--help"});
