@@ -629,6 +629,23 @@ class Flattener {
 
   // The lifted value over `destination`'s instances whose instance j is the source's instance
   // positions[j]; `source` counts the source's instances.
+  // Where each index of `indices` (segmented by `wanted`) falls in the concatenated data of the
+  // sequences `sequences`, one per instance of `outer`; with argument checks, an index outside its
+  // sequence stops the program with `message` first (-> and <- share the rule).
+  Value checked_positions(Value sequences, Value wanted, Value indices, Value outer,
+                          const std::string& message) {
+    Value sequence_lengths = lengths(sequences);
+    if (options_.argument_checks) {
+      Value wanted_context = total_context(wanted, outer);
+      Value limit = op1("DIST INT", {sequence_lengths, wanted}, Leaf::Int);
+      Value below = op1("< INT", {indices, distribute("INT 0", Leaf::Int, wanted_context)}, Leaf::Bool);
+      Value above = op1(">= INT", {indices, limit}, Leaf::Bool);
+      any_in(op1("OR BOOL", {below, above}, Leaf::Bool), wanted_context, message);
+    }
+    Value starts = op1("DIST INT", {op1("+_SCAN INT", {sequence_lengths, outer}, Leaf::Int), wanted}, Leaf::Int);
+    return op1("+ INT", {indices, starts}, Leaf::Int);
+  }
+
   Leaves gather(const Type& type, const Leaves& leaves, Value positions, Value source, Value destination) {
     Type t = resolve(type);
     if (t->kind == TypeNode::Kind::Base) {
@@ -900,17 +917,8 @@ class Flattener {
         Value outer = context();
         Value source = args[0][0];
         Value wanted = args[1][0];
-        Value source_lengths = lengths(source);
-        Value indices = args[1][1];
-        if (options_.argument_checks) {
-          Value limit = op1("DIST INT", {source_lengths, wanted}, Leaf::Int);
-          Value below = op1("< INT", {indices, distribute("INT 0", Leaf::Int, total_context(wanted, outer))}, Leaf::Bool);
-          Value above = op1(">= INT", {indices, limit}, Leaf::Bool);
-          Value bad = op1("OR BOOL", {below, above}, Leaf::Bool);
-          any_in(bad, total_context(wanted, outer), "Index out of bounds for function ->.");
-        }
-        Value starts = op1("DIST INT", {op1("+_SCAN INT", {source_lengths, outer}, Leaf::Int), wanted}, Leaf::Int);
-        Value positions = op1("+ INT", {indices, starts}, Leaf::Int);
+        Value positions = checked_positions(source, wanted, args[1][1], outer,
+                                            "Index out of bounds for function ->.");
         Leaves result = {wanted};
         Leaves rest = gather(element_type(types[0]), slice(args[0], 1, args[0].size() - 1), positions,
                              total_context(source, outer), total_context(wanted, outer));
@@ -922,17 +930,9 @@ class Flattener {
         Value outer = context();
         Value target = args[0][0];
         Value pairs = args[1][0];
-        Value indices = args[1][1];
-        Value target_lengths = lengths(target);
         Value pairs_context = total_context(pairs, outer);
-        if (options_.argument_checks) {
-          Value limit = op1("DIST INT", {target_lengths, pairs}, Leaf::Int);
-          Value below = op1("< INT", {indices, distribute("INT 0", Leaf::Int, pairs_context)}, Leaf::Bool);
-          Value above = op1(">= INT", {indices, limit}, Leaf::Bool);
-          any_in(op1("OR BOOL", {below, above}, Leaf::Bool), pairs_context, "Index out of bounds for function <-.");
-        }
-        Value starts = op1("DIST INT", {op1("+_SCAN INT", {target_lengths, outer}, Leaf::Int), pairs}, Leaf::Int);
-        Value positions = op1("+ INT", {indices, starts}, Leaf::Int);
+        Value positions = checked_positions(target, pairs, args[1][1], outer,
+                                            "Index out of bounds for function <-.");
         // Each leaf of the elements (a tuple's components side by side) is scattered alike.
         Value target_context = total_context(target, outer);
         Leaves result = {target};
@@ -958,9 +958,7 @@ class Flattener {
         return {target, op1(typed("DPERMUTE", leaf), {values[0], indices, args[3][1], values[1], target}, leaf)};
       }
       case PrimitiveKind::Flatten: {
-        Value outer = context();
         Value totals = op1("+_REDUCE INT", {lengths(args[0][1]), args[0][0]}, Leaf::Int);
-        (void)outer;
         Leaves result = {make_segdes(totals)};
         Leaves rest = slice(args[0], 2, args[0].size() - 2);
         result.insert(result.end(), rest.begin(), rest.end());
