@@ -296,7 +296,8 @@ class Flattener {
     flat::Block* saved_block = block_;
     current_ = &function;
     block_ = &function.body;
-    Value text = constant("CHAR \"\nRUNTIME ERROR: " + message + "\n\"", Leaf::Int);
+    const std::string opening = options_.blank_line_before_errors ? "\n" : "";
+    Value text = constant("CHAR \"" + opening + "RUNTIME ERROR: " + message + "\n\"", Leaf::Int);
     op("WRITE CHAR", {text}, {Leaf::Int, Leaf::Bool});
     flat::Statement exit;
     exit.kind = flat::Statement::Kind::Exit;

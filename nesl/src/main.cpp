@@ -1,4 +1,5 @@
-// The nesl program: parses and type-checks a NESL file and prints what the options ask for.
+// The nesl program: runs a NESL file or an interactive session in this process, or compiles a
+// file and prints what the options ask for.
 #include <boost/program_options.hpp>
 #include <fstream>
 #include <iostream>
@@ -9,14 +10,22 @@
 #include "nesl/parser.hpp"
 #include "nesl/pipeline.hpp"
 #include "nesl/printer.hpp"
+#include "nesl/repl.hpp"
+#include "nesl/session.hpp"
 
 namespace po = boost::program_options;
 
 namespace {
 
 constexpr const char* usage =
-    "usage: nesl [--check | --type | --vcode [-o OUT] | --dump-after PASS] [--arg-check on|off]\n"
+    "usage: nesl [--backend NAME] [--threads N] [-O] [--arg-check on|off] [FILE.nesl]\n"
+    "       nesl [--check | --type | --vcode [-o OUT] | --dump-after PASS] [--arg-check on|off]\n"
     "            [--basis FILE] FILE.nesl\n"
+    "  FILE.nesl          run each top-level form in this process, printing what the classic\n"
+    "                     REPL prints; with no file, an interactive session (exit; to leave)\n"
+    "  --backend NAME     the VM's vector library, as vinterp's (default cpu)\n"
+    "  --threads N        CPU threads (default 0: all cores; 1: sequential, exact)\n"
+    "  -O, --optimize     run through fcode-opt's pipeline first, as vinterp -O\n"
     "  --check            parse and type-check; one line per top-level form\n"
     "  --type             print the program's type (the tuple of its top-level expressions)\n"
     "  --vcode            compile to VCODE, written to OUT (default: standard output)\n"
@@ -30,6 +39,8 @@ int run(int argc, char** argv) {
   options.add_options()("help,h", "")("check", "")("type", "")("vcode", "")(
       "output,o", po::value<std::string>(), "")("arg-check", po::value<std::string>(), "")(
       "dump-after", po::value<std::string>(), "")("basis", po::value<std::string>(), "")(
+      "backend", po::value<std::string>()->default_value("cpu"), "")(
+      "threads", po::value<int>()->default_value(0), "")("optimize,O", "")(
       "file", po::value<std::vector<std::string>>(), "");
   po::positional_options_description positional;
   positional.add("file", -1);
@@ -45,14 +56,19 @@ int run(int argc, char** argv) {
     std::cout << usage;
     return 0;
   }
-  if (!vm.count("file") || vm["file"].as<std::vector<std::string>>().size() != 1) {
-    std::cerr << "nesl: expected one input file\n" << usage;
-    return 2;
-  }
   int modes = static_cast<int>(vm.count("check") + vm.count("type") + vm.count("dump-after") +
                                vm.count("vcode"));
   if (modes > 1) {
     std::cerr << "nesl: expected at most one of --check, --type, --vcode, --dump-after\n" << usage;
+    return 2;
+  }
+  const std::size_t files = vm.count("file") ? vm["file"].as<std::vector<std::string>>().size() : 0;
+  if (files > 1 || (modes == 1 && files == 0)) {
+    std::cerr << "nesl: expected one input file\n" << usage;
+    return 2;
+  }
+  if (vm["threads"].as<int>() < 0) {
+    std::cerr << "nesl: --threads must be 0 (all cores) or more\n";
     return 2;
   }
   std::string dump_after = vm.count("dump-after") ? vm["dump-after"].as<std::string>() : "";
@@ -68,6 +84,21 @@ int run(int argc, char** argv) {
     return 2;
   }
   try {
+    if (modes == 0) {  // run the file, or a session
+      nesl::SessionSettings settings;
+      settings.vm.backend = vm["backend"].as<std::string>();
+      settings.vm.threads = vm["threads"].as<int>();
+      settings.vm.optimize = vm.count("optimize") > 0;
+      settings.argument_checks = arg_check == "on";
+      nesl::Basis basis = vm.count("basis") ? nesl::parse_basis(nesl::read_source_file(
+                                                  vm["basis"].as<std::string>()))
+                                            : nesl::load_embedded_basis();
+      nesl::Session session(std::move(basis), settings, std::cout, std::cerr);
+      if (files == 0) return nesl::run_repl(session);
+      nesl::Program program =
+          nesl::parse_program(nesl::read_source_file(vm["file"].as<std::vector<std::string>>()[0]));
+      return session.run(std::move(program)) ? 0 : 1;
+    }
     nesl::Program program =
         nesl::parse_program(nesl::read_source_file(vm["file"].as<std::vector<std::string>>()[0]));
     if (dump_after == "parse") {

@@ -52,7 +52,8 @@ std::string compile_to_vcode(const Program& program, const CheckedProgram& check
   core::Program normalized = normalize(specialized);
   verified("normalize", core::verify_program(normalized, true));
   if (dumping(options, "normalize")) *options.dump << core::print_program(normalized);
-  flat::Program flattened = flatten(normalized, FlattenOptions{options.argument_checks});
+  flat::Program flattened =
+      flatten(normalized, FlattenOptions{options.argument_checks, options.blank_line_before_errors});
   verified("flatten", flat::verify_program(flattened));
   if (dumping(options, "flatten")) *options.dump << flat::print_program(flattened);
   std::string vcode = lower(flattened);

@@ -3,7 +3,8 @@
 // check (type-checks cleanly), errors (NAME.expected holds the exact diagnostic) and run
 // (compiled to VCODE and run by the --vinterp command: stdout, stderr and exit status must be
 // NAME.expected, NAME.stderr and NAME.exitcode) and bench (the neslgpu benchmarks with a driver
-// expression each, their results but the time compared with the classic's).
+// expression each, their results but the time compared with the classic's) and repl-run
+// (`nesl FILE` run in-process must print NAME.repl's lines but the `<Nesl>` echoes).
 // Prints a count per mode; exits 77 when the directory is absent, so CTest reports a skip.
 #include <sys/wait.h>
 #include <unistd.h>
@@ -202,6 +203,33 @@ std::string bench_failure(const fs::path& source, const std::string& expression,
 
 }  // namespace
 
+// Runs `nesl FILE` (in-process, one thread, arg_check as NAME.argcheck says) and compares what
+// it prints, stdout and stderr together, with the lines of NAME.repl that follow the echoed
+// forms; the exit status must be 1 exactly when the classic reported an error.
+std::string repl_run_failure(const fs::path& program, const std::string& nesl_program) {
+  std::string name = program.stem().string();
+  fs::path dir = program.parent_path();
+  std::string arg_check = "on";
+  if (fs::exists(dir / (name + ".argcheck"))) arg_check = normalize(read_file(dir / (name + ".argcheck")));
+  std::string expected;
+  for (const std::string& line : split_lines(read_file(dir / (name + ".repl"))))
+    if (line.rfind("<Nesl>", 0) != 0) expected += line + "\n";
+  CommandResult ran = run_command("timeout 120 " + shell_quote(nesl_program) + " --threads 1 --arg-check " +
+                                  arg_check + " " + shell_quote(program.string()) + " 2>&1 </dev/null");
+  std::string failure;
+  if (ran.output != expected) {
+    std::vector<std::string> want = split_lines(expected), got = split_lines(ran.output);
+    std::size_t i = 0;
+    while (i < want.size() && i < got.size() && want[i] == got[i]) ++i;
+    failure = "output differs at line " + std::to_string(i + 1) + ":\n  expected: " +
+              (i < want.size() ? want[i] : "(end)") + "\n  found:    " + (i < got.size() ? got[i] : "(end)") + "\n";
+  }
+  const bool classic_error = expected.find("Error at top level.") != std::string::npos;
+  if (ran.exit_status != (classic_error ? 1 : 0))
+    failure += "exit status " + std::to_string(ran.exit_status) + ", expected " + (classic_error ? "1" : "0") + "\n";
+  return failure;
+}
+
 int main(int argc, char** argv) {
   std::string mode, nesl_program, directory, known_gaps_file, vinterp_command, drivers_file;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -214,7 +242,7 @@ int main(int argc, char** argv) {
     else if (option == "--drivers") drivers_file = argv[i + 1];
   }
   if (mode.empty() || directory.empty()) {
-    std::cerr << "usage: nesl_program_check --mode reparse|type|repl|check|errors|run|bench --dir DIR "
+    std::cerr << "usage: nesl_program_check --mode reparse|type|repl|repl-run|check|errors|run|bench --dir DIR "
                  "[--nesl PROGRAM] [--known-gaps FILE] [--vinterp COMMAND] [--drivers FILE]\n";
     return 2;
   }
@@ -344,6 +372,9 @@ int main(int argc, char** argv) {
       }
     } else if (mode == "run") {
       failure = run_failure(program, nesl_program, vinterp_command, scratch);
+    } else if (mode == "repl-run") {
+      if (!fs::exists(program.parent_path() / (name + ".repl"))) continue;
+      failure = repl_run_failure(program, nesl_program);
     } else {
       std::cerr << "unknown mode " << mode << "\n";
       return 2;

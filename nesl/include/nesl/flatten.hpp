@@ -9,6 +9,8 @@ namespace nesl {
 struct FlattenOptions {
   // The classic's `set arg_check off`: no division, sqrt, index or range checks.
   bool argument_checks = true;
+  // "\nRUNTIME ERROR: ..." as the classic writes it; without the newline for the REPL.
+  bool blank_line_before_errors = true;
 };
 
 // Vectorizes the program (the rules are in FRONTEND.md): a value becomes its leaves, an

@@ -22,6 +22,8 @@ bool is_compiler_pass(std::string_view name);
 
 struct CompileOptions {
   bool argument_checks = true;
+  // A runtime error's message starts with a newline, as the classic compiler's VCODE writes it.
+  bool blank_line_before_errors = true;
   std::string dump_after;          // a pass name, or empty
   std::ostream* dump = nullptr;    // where the dump goes
 };

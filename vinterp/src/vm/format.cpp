@@ -86,6 +86,10 @@ void Machine::dump_stack() {
   for (const Value& v : stack_) {
     std::string line = format_value(v);
     if (!io_.is_io_root()) continue;
+    if (options_.final_stack) {
+      *options_.final_stack += line;
+      continue;
+    }
     std::fwrite(line.data(), 1, line.size(), stdout);
     std::fflush(stdout);
   }

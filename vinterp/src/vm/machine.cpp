@@ -103,6 +103,7 @@ int Machine::report_error(const Failure& failure) {
     if (e.site < program_.code.size()) pc_ = e.site;
   } catch (...) {
   }
+  if (!options_.print_failures) return 1;
   return report_failure(backend_, failure_line(failure, location()), options_.debug.abort);
 }
 

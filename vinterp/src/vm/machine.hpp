@@ -48,6 +48,11 @@ struct MachineOptions {
   DebugSwitches debug;
   TraceJson* trace_json = nullptr;  // --trace-json: the timeline's writer, owned by the caller
   double optimize_seconds = -1;     // -O: the optimizer's time before the run (for --profile)
+  // For a caller that runs programs in its own process and prints their results its own way
+  // (the nesl REPL): the final stack's text goes here instead of stdout, and a failure is not
+  // printed, only returned (reported_failure()).
+  std::string* final_stack = nullptr;
+  bool print_failures = true;
 };
 
 // A VCODE runtime error found by the machine (a data error, like cvl::Error); the machine adds

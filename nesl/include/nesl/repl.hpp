@@ -1,0 +1,21 @@
+// The interactive NESL loop: forms ended by `;` or `$`, read with libedit at a terminal or from
+// any input, run by a Session, and the classic's commands (load, set, exit).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "nesl/session.hpp"
+
+namespace nesl {
+
+// Whether `text` holds a `;` or `$` outside strings, comments and character literals: the point
+// where the classic REPL tries to read what was typed as forms.
+bool has_form_end(std::string_view text);
+
+// Reads and runs forms from standard input until `exit;` or its end. At a terminal: prompt
+// `<Nesl> `, line editing and history (~/.nesl_history) through libedit. Errors of any kind are
+// printed and the loop goes on. Returns the exit status: 0.
+int run_repl(Session& session);
+
+}  // namespace nesl

@@ -1,0 +1,70 @@
+// Top-level forms run one at a time as the classic REPL runs them: each compiled with what was
+// defined and bound before it, run on the VM in this process, its result printed as the classic's.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "nesl/ast.hpp"
+#include "nesl/basis.hpp"
+#include "nesl/value.hpp"
+#include "nesl/value_printer.hpp"
+#include "nesl/vm_run.hpp"
+
+namespace cvl {
+class Backend;
+}
+
+namespace nesl {
+
+struct SessionSettings {
+  VmSettings vm;
+  bool argument_checks = true;  // the classic's `set arg_check`
+  int print_length = kDefaultPrintLength;
+};
+
+class Session {
+ public:
+  // Results and the classic's error lines go to `out`; compile errors to `errors`.
+  Session(Basis basis, SessionSettings settings, std::ostream& out, std::ostream& errors);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Runs each form in order. An error is printed and the next form still runs; false when any
+  // form failed.
+  bool run(Program program);
+  bool run_form(TopLevelForm form);
+
+  const SessionSettings& settings() const { return settings_; }
+  // Takes effect at the next form (a new backend when the VM settings changed).
+  void change_settings(const SessionSettings& settings);
+
+ private:
+  bool define(TopLevelForm form);
+  bool bind(TopLevelForm form);
+  // Compiles `expression` after the context, runs it and prints `NAME = VALUE : TYPE`; nothing
+  // after printing why there is no value.
+  std::optional<Value> evaluate(TopLevelForm expression, const std::string& name);
+  // Drops the context's other definitions of `name` (a function, datatype or variable) than
+  // the form at `keep`.
+  void forget(const std::string& name, std::size_t keep);
+  void add_binding(const std::string& name, const Value& value);
+  cvl::Backend* backend();
+  void flush();
+
+  Basis basis_;
+  SessionSettings settings_;
+  std::ostream& out_;
+  std::ostream& errors_;
+  // The definitions so far and each top-level variable bound to its value as a literal: what
+  // a form may refer to. It never holds an expression, so a program's result is its last form's.
+  Program context_;
+  std::vector<std::shared_ptr<SourceFile>> sources_;  // the context's forms point into them
+  std::unique_ptr<cvl::Backend> backend_;
+};
+
+}  // namespace nesl

@@ -1,0 +1,38 @@
+// Runs compiled VCODE in this process as vinterp does (backend registry, VM, -O through fcode-opt's
+// pipeline), keeping the final stack for the caller.
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace cvl {
+class Backend;
+}
+
+namespace nesl {
+
+// vinterp's --backend, --threads and -O.
+struct VmSettings {
+  std::string backend = "cpu";
+  int threads = 0;  // 0: all cores; 1: sequential, with the C library's exact transcendentals
+  bool optimize = false;
+};
+
+// A backend from the registry, made as vinterp makes it; throws std::runtime_error saying why
+// there is none (not in this build, no device).
+std::unique_ptr<cvl::Backend> make_vm_backend(const VmSettings& settings);
+
+struct VmOutcome {
+  bool failed = false;      // the VM stopped on a failure: `failure` says which
+  std::string failure;      // the VM's message, as vinterp would print it
+  bool division = false;    // the failure is an INT division fault (the classic's SIGFPE)
+  std::string final_stack;  // one line per slot; empty when the program stopped with EXIT
+};
+
+// Parses `vcode` (named `name` in messages), optimizes it with -O, and runs it on `backend`.
+// The program's own output goes where vinterp's does. Throws std::runtime_error when the text
+// does not load or -O fails (a fault of the compiler, not of the program).
+VmOutcome run_vcode(const std::string& vcode, const std::string& name, const VmSettings& settings,
+                    cvl::Backend& backend);
+
+}  // namespace nesl

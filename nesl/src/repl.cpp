@@ -1,0 +1,251 @@
+#include "nesl/repl.hpp"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <vector>
+
+#include "nesl/diagnostics.hpp"
+#include "nesl/parser.hpp"
+
+// libedit's GNU readline interface (after <cstdio>: it uses FILE).
+#include <editline/readline.h>
+
+namespace nesl {
+namespace {
+
+constexpr const char* help_text =
+    "NESL top-level forms:\n"
+    "  function NAME(ARGS) [: TYPE] = EXP;   define a function\n"
+    "  datatype NAME(TYPES) [:: CONTEXT];    define a datatype\n"
+    "  PATTERN = EXP;                        bind top-level variables\n"
+    "  EXP;                                  evaluate (its value is then `it`)\n"
+    "Commands:\n"
+    "  load \"FILE\";                 run the forms of a file\n"
+    "  set arg_check on|off;        runtime argument checks\n"
+    "  set backend NAME;            the VM's vector library (cpu, cuda-emulated, ...)\n"
+    "  set threads N;               CPU threads (0: all cores; 1: sequential, exact)\n"
+    "  set optimize on|off;         run through fcode-opt's pipeline (vinterp -O)\n"
+    "  set print_length N;          elements shown of a sequence\n"
+    "  show status;                 the settings\n"
+    "  help;                        this text\n"
+    "  exit;                        leave (end of input does too)\n";
+
+// Where lines come from: libedit at a terminal, std::getline elsewhere.
+class LineInput {
+ public:
+  LineInput() : terminal_(isatty(STDIN_FILENO) == 1) {
+    if (!terminal_) return;
+    if (const char* home = std::getenv("HOME")) history_ = std::string(home) + "/.nesl_history";
+    using_history();
+    stifle_history(1000);
+    if (!history_.empty()) read_history(history_.c_str());
+  }
+  ~LineInput() {
+    if (terminal_ && !history_.empty()) write_history(history_.c_str());
+  }
+  LineInput(const LineInput&) = delete;
+  LineInput& operator=(const LineInput&) = delete;
+
+  bool terminal() const { return terminal_; }
+
+  // The next line without its newline; nothing at the end of input.
+  std::optional<std::string> read(bool continuation) {
+    if (!terminal_) {
+      std::string line;
+      if (!std::getline(std::cin, line)) return std::nullopt;
+      return line;
+    }
+    std::fflush(stdout);
+    char* raw = readline(continuation ? "> " : "<Nesl> ");
+    if (!raw) return std::nullopt;
+    std::string line(raw);
+    std::free(raw);
+    if (line.find_first_not_of(" \t") != std::string::npos) add_history(line.c_str());
+    return line;
+  }
+
+ private:
+  bool terminal_;
+  std::string history_;
+};
+
+std::string lowercase(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// The words of a command, its terminator dropped: `set arg_check off;` -> set, arg_check, off.
+std::vector<std::string> command_words(const std::string& text) {
+  std::string body = text;
+  while (!body.empty() && std::isspace(static_cast<unsigned char>(body.back()))) body.pop_back();
+  if (!body.empty() && (body.back() == ';' || body.back() == '$')) body.pop_back();
+  std::istringstream in(body);
+  std::vector<std::string> words;
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
+}
+
+class Repl {
+ public:
+  explicit Repl(Session& session) : session_(session) {}
+
+  int run() {
+    if (input_.terminal())
+      std::cout << "NESL (in-process VCODE). Type help; for the commands, exit; to leave.\n";
+    std::string pending;
+    while (true) {
+      std::optional<std::string> line = input_.read(!pending.empty());
+      if (!line) {
+        if (pending.find_first_not_of(" \t\n") != std::string::npos) submit(pending, true);
+        break;
+      }
+      pending += *line + "\n";
+      if (!has_form_end(pending)) continue;
+      if (submit(pending, false)) pending.clear();
+      if (leaving_) break;
+    }
+    if (input_.terminal()) std::cout << "\n";
+    std::cout.flush();
+    return 0;
+  }
+
+ private:
+  // Runs what was typed; false when it is not complete yet (more lines are needed).
+  bool submit(const std::string& text, bool at_end) {
+    if (command(text)) return true;
+    auto source = std::make_shared<SourceFile>("stdin", text);
+    Program program;
+    try {
+      program = parse_program(source);
+    } catch (const CompileError& error) {
+      const bool incomplete = error.message().ends_with("found end of file");
+      if (incomplete && !at_end) return false;
+      std::cerr << format_diagnostic(error);
+      std::cerr.flush();
+      return true;
+    }
+    session_.run(std::move(program));
+    return true;
+  }
+
+  // The classic's top-level commands; false for anything else (a NESL form).
+  bool command(const std::string& text) {
+    const std::vector<std::string> words = command_words(text);
+    if (words.empty()) return true;
+    const std::string verb = lowercase(words[0]);
+    if (words.size() == 1 && (verb == "exit" || verb == "quit")) {
+      leaving_ = true;
+      return true;
+    }
+    if (words.size() == 1 && verb == "help") {
+      std::cout << help_text << std::flush;
+      return true;
+    }
+    if (words.size() == 2 && verb == "show" && lowercase(words[1]) == "status") {
+      show_status();
+      return true;
+    }
+    if (verb == "load" && words.size() >= 2 && words[1].front() == '"') {
+      load(text);
+      return true;
+    }
+    if (verb == "set" && words.size() == 3 && words[1] != "=") {
+      set(lowercase(words[1]), words[2]);
+      return true;
+    }
+    return false;
+  }
+
+  void load(const std::string& text) {
+    const std::size_t open = text.find('"');
+    const std::size_t close = text.find('"', open + 1);
+    if (close == std::string::npos) return error("The argument to LOAD must be a character string.");
+    const std::string file = text.substr(open + 1, close - open - 1);
+    try {
+      session_.run(parse_program(read_source_file(file)));
+    } catch (const CompileError& e) {
+      std::cerr << format_diagnostic(e) << std::flush;
+    }
+  }
+
+  void set(const std::string& what, const std::string& value) {
+    SessionSettings settings = session_.settings();
+    const std::string lower = lowercase(value);
+    const auto on_off = [&](bool& flag) {
+      if (lower != "on" && lower != "off")
+        return error("Expected either ON or OFF for command " + what + ".");
+      flag = lower == "on";
+      session_.change_settings(settings);
+    };
+    const auto number = [&](int& out, int least) {
+      char* end = nullptr;
+      const long n = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || n < least)
+        return error("The argument to SET " + what + " must be an integer, at least " +
+                     std::to_string(least) + ".");
+      out = static_cast<int>(n);
+      session_.change_settings(settings);
+    };
+    if (what == "arg_check") return on_off(settings.argument_checks);
+    if (what == "optimize") return on_off(settings.vm.optimize);
+    if (what == "threads") return number(settings.vm.threads, 0);
+    if (what == "print_length") return number(settings.print_length, 0);
+    if (what == "backend") {
+      settings.vm.backend = value;
+      session_.change_settings(settings);
+      return;
+    }
+    error("Unknown top level command: SET " + what);
+  }
+
+  void show_status() {
+    const SessionSettings& s = session_.settings();
+    std::cout << "arg_check " << (s.argument_checks ? "on" : "off") << "\n"
+              << "backend " << s.vm.backend << "\n"
+              << "threads " << s.vm.threads << "\n"
+              << "optimize " << (s.vm.optimize ? "on" : "off") << "\n"
+              << "print_length = " << s.print_length << "\n"
+              << std::flush;
+  }
+
+  void error(const std::string& message) {
+    std::cout << "Error at top level.  \n" << message << "\n" << std::flush;
+  }
+
+  Session& session_;
+  LineInput input_;
+  bool leaving_ = false;
+};
+
+}  // namespace
+
+bool has_form_end(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '`') {
+      ++i;  // the character itself, whatever it is
+    } else if (c == '%') {
+      const std::size_t close = text.find('%', i + 1);
+      if (close == std::string_view::npos) return false;
+      i = close;
+    } else if (c == '"') {
+      ++i;
+      while (i < text.size() && text[i] != '"') i += text[i] == '\\' ? 2 : 1;
+      if (i >= text.size()) return false;
+    } else if (c == ';' || c == '$') {
+      return true;
+    }
+  }
+  return false;
+}
+
+int run_repl(Session& session) { return Repl(session).run(); }
+
+}  // namespace nesl

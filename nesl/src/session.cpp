@@ -1,0 +1,328 @@
+#include "nesl/session.hpp"
+
+#include <cstdio>
+#include <optional>
+#include <set>
+
+#include "cvl/backend.hpp"
+#include "nesl/checker.hpp"
+#include "nesl/diagnostics.hpp"
+#include "nesl/parser.hpp"
+#include "nesl/pipeline.hpp"
+#include "nesl/result_layout.hpp"
+#include "nesl/result_reader.hpp"
+#include "nesl/value_source.hpp"
+
+namespace nesl {
+namespace {
+
+const char* const kErrorAtTopLevel = "Error at top level.  ";
+
+// The pattern of a top-level binding as the classic prints it before ` = `.
+std::string pattern_text(const Expr& pattern, bool parenthesized) {
+  switch (pattern.kind) {
+    case ExprKind::Pair: {
+      std::string inside = pattern_text(*pattern.children[0], true) + ", " +
+                           pattern_text(*pattern.children[1], false);
+      return parenthesized ? "(" + inside + ")" : inside;
+    }
+    case ExprKind::Call:
+      return pattern.children[0]->text + "(" + pattern_text(*pattern.children[1], false) + ")";
+    default: return pattern.text;
+  }
+}
+
+// Each variable of `pattern` with its part of `value`; false when they do not match.
+bool match_pattern(const Expr& pattern, const Value& value,
+                   std::vector<std::pair<std::string, const Value*>>& out) {
+  switch (pattern.kind) {
+    case ExprKind::Variable: out.emplace_back(pattern.text, &value); return true;
+    case ExprKind::Pair:
+      return value.kind == Value::Kind::Pair &&
+             match_pattern(*pattern.children[0], value.children[0], out) &&
+             match_pattern(*pattern.children[1], value.children[1], out);
+    case ExprKind::Call:
+      return value.kind == Value::Kind::Datatype && value.name == pattern.children[0]->text &&
+             match_pattern(*pattern.children[1], value.children[0], out);
+    default: return false;
+  }
+}
+
+void collect_names(const Expr* expr, std::set<std::string>& names) {
+  if (!expr) return;
+  if (expr->kind == ExprKind::Variable) names.insert(expr->text);
+  for (const ExprPtr& child : expr->children) collect_names(child.get(), names);
+  for (const Binding& binding : expr->bindings) collect_names(binding.value.get(), names);
+}
+
+// Every name `form` and the context's functions mention: the variables a program made of them
+// may read (shadowing is ignored, so a few more).
+std::set<std::string> mentioned_names(const Program& context, const std::optional<TopLevelForm>& form) {
+  std::set<std::string> names;
+  for (const TopLevelForm& defined : context.forms)
+    if (defined.kind == TopLevelForm::Kind::Function) collect_names(defined.function.body.get(), names);
+  if (!form) return names;
+  switch (form->kind) {
+    case TopLevelForm::Kind::Function: collect_names(form->function.body.get(), names); break;
+    case TopLevelForm::Kind::Binding: collect_names(form->binding.value.get(), names); break;
+    case TopLevelForm::Kind::Expression: collect_names(form->expression.value.get(), names); break;
+    case TopLevelForm::Kind::Datatype: break;
+  }
+  return names;
+}
+
+// The one variable a context binding binds (the context's bindings are all `NAME = LITERAL`).
+const std::string* bound_name(const TopLevelForm& form) {
+  if (form.kind != TopLevelForm::Kind::Binding || form.binding.pattern->kind != ExprKind::Variable)
+    return nullptr;
+  return &form.binding.pattern->text;
+}
+
+// A program of the context's definitions, the variables `form` may read, and `form` last. The
+// context's forms are lent to it and taken back when it goes. Datatypes come first (a literal
+// may construct one), then the variables (literals need nothing else), then the functions, so
+// that a function sees a variable bound again after it was defined.
+class Lent {
+ public:
+  Lent(Program& context, std::optional<TopLevelForm> form) : context_(context) {
+    const std::set<std::string> names = mentioned_names(context, form);
+    for (TopLevelForm::Kind kind : {TopLevelForm::Kind::Datatype, TopLevelForm::Kind::Binding,
+                                    TopLevelForm::Kind::Function}) {
+      for (std::size_t i = 0; i < context.forms.size(); ++i) {
+        if (context.forms[i].kind != kind) continue;
+        const std::string* name = bound_name(context.forms[i]);
+        if (name && !names.count(*name)) continue;  // not read: not computed
+        from_.push_back(i);
+        program_.forms.push_back(std::move(context.forms[i]));
+      }
+    }
+    if (form) program_.forms.push_back(std::move(*form));
+  }
+  ~Lent() {
+    for (std::size_t i = 0; i < from_.size(); ++i)
+      context_.forms[from_[i]] = std::move(program_.forms[i]);
+  }
+  Lent(const Lent&) = delete;
+  Lent& operator=(const Lent&) = delete;
+
+  const Program& program() const { return program_; }
+  // The form given to it, if any.
+  TopLevelForm* last() { return from_.size() < program_.forms.size() ? &program_.forms.back() : nullptr; }
+
+ private:
+  Program& context_;
+  Program program_;
+  std::vector<std::size_t> from_;
+};
+
+}  // namespace
+
+Session::Session(Basis basis, SessionSettings settings, std::ostream& out, std::ostream& errors)
+    : basis_(std::move(basis)), settings_(std::move(settings)), out_(out), errors_(errors) {}
+
+Session::~Session() = default;
+
+void Session::change_settings(const SessionSettings& settings) {
+  if (settings.vm.backend != settings_.vm.backend || settings.vm.threads != settings_.vm.threads)
+    backend_.reset();
+  settings_ = settings;
+}
+
+bool Session::run(Program program) {
+  sources_.push_back(program.source);
+  bool all = true;
+  for (TopLevelForm& form : program.forms) all = run_form(std::move(form)) && all;
+  return all;
+}
+
+bool Session::run_form(TopLevelForm form) {
+  switch (form.kind) {
+    case TopLevelForm::Kind::Function:
+    case TopLevelForm::Kind::Datatype: return define(std::move(form));
+    case TopLevelForm::Kind::Binding: return bind(std::move(form));
+    case TopLevelForm::Kind::Expression: {
+      std::optional<Value> value = evaluate(std::move(form), "it");
+      if (value) add_binding("it", *value);  // as the classic, a later form may read `it`
+      return value.has_value();
+    }
+  }
+  return false;
+}
+
+bool Session::define(TopLevelForm form) {
+  const std::string name =
+      form.kind == TopLevelForm::Kind::Function ? form.function.name : form.datatype.name;
+  // A definition made again takes the earlier one's place, so that the functions defined since,
+  // which call it, still come after it. One they no longer type-check with is refused, and the
+  // earlier one stays: a later form would otherwise fail in them.
+  for (std::size_t i = 0; i < context_.forms.size(); ++i) {
+    const TopLevelForm& earlier = context_.forms[i];
+    const bool same = earlier.kind == form.kind &&
+                      (form.kind == TopLevelForm::Kind::Function ? earlier.function.name == name
+                                                                  : earlier.datatype.name == name);
+    if (!same) continue;
+    std::swap(context_.forms[i], form);
+    try {
+      Lent lent(context_, std::nullopt);
+      const CheckedProgram checked = check_program(lent.program(), basis_);
+      Type type;
+      for (const FormType& defined : checked.forms)
+        if (defined.is_function && defined.name == name) type = defined.type;
+      forget(name, i);
+      out_ << layout_result(name, "fn", print_type(type, true));
+      flush();
+      return true;
+    } catch (const CompileError& error) {
+      std::swap(context_.forms[i], form);
+      errors_ << format_diagnostic(error);
+      flush();
+      return false;
+    }
+  }
+  Type type;
+  std::optional<Lent> lent;
+  try {
+    lent.emplace(context_, std::move(form));
+    CheckedProgram checked = check_program(lent->program(), basis_);
+    type = checked.forms.back().type;
+    form = std::move(*lent->last());
+  } catch (const CompileError& error) {
+    errors_ << format_diagnostic(error);
+    flush();
+    return false;
+  }
+  lent.reset();
+  context_.forms.push_back(std::move(form));
+  forget(name, context_.forms.size() - 1);
+  out_ << layout_result(name, "fn", print_type(type, true));
+  flush();
+  return true;
+}
+
+bool Session::bind(TopLevelForm form) {
+  // Checked as written first, so that a pattern its value does not fit is a compile error.
+  try {
+    Lent lent(context_, std::move(form));
+    check_program(lent.program(), basis_);
+    form = std::move(*lent.last());
+  } catch (const CompileError& error) {
+    errors_ << format_diagnostic(error);
+    flush();
+    return false;
+  }
+  ExprPtr pattern = std::move(form.binding.pattern);
+  TopLevelForm expression;
+  expression.kind = TopLevelForm::Kind::Expression;
+  expression.where = form.where;
+  expression.expression.value = std::move(form.binding.value);
+  std::optional<Value> value = evaluate(std::move(expression), pattern_text(*pattern, true));
+  if (!value) return false;
+  std::vector<std::pair<std::string, const Value*>> parts;
+  if (!match_pattern(*pattern, *value, parts)) {
+    out_ << kErrorAtTopLevel << "\nPattern " << pattern_text(*pattern, true)
+         << " does not match value in an assignment.\n";
+    flush();
+    return false;
+  }
+  for (const auto& [name, part] : parts) add_binding(name, *part);
+  return true;
+}
+
+std::optional<Value> Session::evaluate(TopLevelForm expression, const std::string& name) {
+  CheckedProgram checked;
+  std::string vcode;
+  try {
+    Lent lent(context_, std::move(expression));
+    checked = check_program(lent.program(), basis_);
+    CompileOptions options;
+    options.argument_checks = settings_.argument_checks;
+    // The classic REPL's transcript has no blank line before a runtime error's message.
+    options.blank_line_before_errors = false;
+    vcode = compile_to_vcode(lent.program(), checked, basis_, options);
+  } catch (const CompileError& error) {
+    errors_ << format_diagnostic(error);
+    flush();
+    return std::nullopt;
+  }
+  // Only the types are read from here on: the checked expressions are gone with the program.
+  const Type type = checked.expressions.back();
+  cvl::Backend* vm = backend();
+  if (!vm) return std::nullopt;
+  VmOutcome outcome;
+  try {
+    outcome = run_vcode(vcode, "top level", settings_.vm, *vm);
+  } catch (const std::exception& e) {
+    errors_ << "nesl: " << e.what() << "\n";
+    flush();
+    return std::nullopt;
+  }
+  if (outcome.failed) {
+    // The classic's interpreter died of SIGFPE where ours reports an INT division fault.
+    out_ << (outcome.division ? "Floating point exception" : outcome.failure) << "\n"
+         << kErrorAtTopLevel << "\nError while running VCODE.\n";
+    backend_.reset();  // made again for the next form, whatever state the failure left it in
+    flush();
+    return std::nullopt;
+  }
+  std::optional<Value> value;
+  try {
+    value = read_result(outcome.final_stack, type, checked.datatype_constructors);
+  } catch (const ResultError& error) {
+    out_ << kErrorAtTopLevel << "\n" << error.what() << "\n";
+    flush();
+    return std::nullopt;
+  }
+  out_ << layout_result(name, print_value(*value, settings_.print_length), print_type(type, true));
+  flush();
+  return value;
+}
+
+void Session::add_binding(const std::string& name, const Value& value) {
+  auto source = std::make_shared<SourceFile>("value of " + name,
+                                             name + " = " + value_source(value) + ";\n");
+  Program parsed;
+  try {
+    parsed = parse_program(source);
+  } catch (const CompileError& error) {  // a value we cannot write back: the name stays unbound
+    errors_ << format_diagnostic(error);
+    return;
+  }
+  sources_.push_back(source);
+  context_.forms.push_back(std::move(parsed.forms.front()));
+  forget(name, context_.forms.size() - 1);
+}
+
+void Session::forget(const std::string& name, std::size_t keep) {
+  std::vector<TopLevelForm> kept;
+  for (std::size_t i = 0; i < context_.forms.size(); ++i) {
+    TopLevelForm& form = context_.forms[i];
+    const std::string* bound = bound_name(form);
+    const bool defines = (form.kind == TopLevelForm::Kind::Function && form.function.name == name) ||
+                         (form.kind == TopLevelForm::Kind::Datatype && form.datatype.name == name) ||
+                         (bound && *bound == name);
+    if (i != keep && defines) continue;
+    kept.push_back(std::move(form));
+  }
+  context_.forms = std::move(kept);
+}
+
+cvl::Backend* Session::backend() {
+  if (!backend_) {
+    try {
+      backend_ = make_vm_backend(settings_.vm);
+    } catch (const std::exception& e) {
+      errors_ << "nesl: " << e.what() << "\n";
+      flush();
+      return nullptr;
+    }
+  }
+  return backend_.get();
+}
+
+void Session::flush() {
+  out_.flush();
+  errors_.flush();
+  std::fflush(stdout);
+}
+
+}  // namespace nesl

@@ -1,0 +1,69 @@
+#include "nesl/vm_run.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+
+#include "cvl/registry.hpp"
+#include "optimize_in_process.hpp"
+#include "vcode/diagnostics.hpp"
+#include "vcode/parser.hpp"
+#include "vm/error_report.hpp"
+#include "vm/machine.hpp"
+
+namespace nesl {
+
+std::unique_ptr<cvl::Backend> make_vm_backend(const VmSettings& settings) {
+  cvl::BackendOptions options;
+  options.threads = settings.threads;
+  // As vinterp: exact results are what one thread promises.
+  options.fast_math = settings.threads != 1;
+  options.lazy_elementwise = true;
+  std::unique_ptr<cvl::Backend> backend;
+  try {
+    backend = cvl::make_backend(settings.backend, options);
+  } catch (...) {
+    throw std::runtime_error(vm::failure_line(vm::current_failure(), ""));
+  }
+  if (!backend) {
+    std::string names;
+    for (const auto& name : cvl::available_backends()) names += " " + name;
+    throw std::runtime_error("backend '" + settings.backend +
+                             "' is not available in this build (available:" + names + ")");
+  }
+  return backend;
+}
+
+VmOutcome run_vcode(const std::string& vcode, const std::string& name, const VmSettings& settings,
+                    cvl::Backend& backend) {
+  vcode::Program program;
+  try {
+    program = vcode::parse_program(vcode, name);
+  } catch (const vcode::LoadError& e) {
+    throw std::runtime_error(std::string("the compiled VCODE does not load: ") + e.what());
+  }
+  if (settings.optimize) vinterp::optimize_in_process(program);
+  VmOutcome outcome;
+  vm::MachineOptions options;
+  options.final_stack = &outcome.final_stack;
+  options.print_failures = false;
+  std::fflush(stdout);
+  try {
+    vm::Machine machine(program, backend, options);
+    if (machine.run() != 0) {
+      outcome.failed = true;
+      const vm::Failure failure =
+          machine.reported_failure() ? *machine.reported_failure() : vm::Failure{};
+      outcome.failure = vm::failure_line(failure, name);
+      outcome.division = failure.kind == vm::FailureKind::Data &&
+                         (failure.message.find("division by zero") != std::string::npos ||
+                          failure.message.find("overflow in division") != std::string::npos);
+    }
+  } catch (...) {  // while the machine prepared the constants
+    outcome.failed = true;
+    outcome.failure = vm::failure_line(vm::current_failure(), name);
+  }
+  std::fflush(stderr);
+  return outcome;
+}
+
+}  // namespace nesl
