@@ -6,6 +6,9 @@
 #   test_bench_scripts.sh mpi BUILD_DIR SHARED_DIR
 #     bench/mpi_benchmarks.sh on a reduced program at 1 and 2 processes, one round: a ratio row and a
 #     communication row per count, nothing sent at 1, something at 2. Exit 77 without SHARED_DIR.
+#   test_bench_scripts.sh nesl BUILD_DIR SHARED_DIR
+#     bench/nesl_compiler_bench.sh on two reduced programs, one round: two rows each, every
+#     output the classic compiler's; an unknown program rejected. Exit 77 without SHARED_DIR.
 #   test_bench_scripts.sh plot
 #     bench/plot.py on a small made-up CSV (plus a GPU CSV): a PNG; bad CSVs rejected with a
 #     message. Exit 77 (skipped) without matplotlib.
@@ -64,6 +67,28 @@ case "${1:-}" in
       awk '/^# communication per run/ {on = 1; next} on && $1 == "qs" {m[$3] = $4} END {exit !(m[1] == 0 && m[2] > 0)}' \
       "$work/stdout"
     check "a per-opcode table at 2 processes" grep -q "^# per opcode at 2 processes: qs" "$work/stdout"
+    ;;
+  nesl)
+    build_dir=$2 shared_dir=$3
+    if [[ ! -d "$shared_dir/neslgpu-bench/nesl" ]]; then
+      echo "skipped: no $shared_dir/neslgpu-bench/nesl (the shared corpus)"
+      exit 77
+    fi
+    "$bench/nesl_compiler_bench.sh" "$build_dir" --shared "$shared_dir" --reduced --runs 1 \
+      --programs "dotp bh" > "$work/stdout" 2>&1
+    rc=$?
+    cat "$work/stdout"
+    check "nesl_compiler_bench.sh exits 0 (every output the classic compiler's)" test $rc -eq 0
+    check "a header and 4 rows (2 programs x VCODE, FCODE)" \
+      test "$(grep -cE ' (VCODE|FCODE) ' "$work/stdout")" -eq 4
+    check "every row has positive wall times" \
+      awk 'NR > 1 && !($3 > 0 && $4 > 0 && $5 > 0) {bad = 1; print "  bad row: " $0} END {exit bad}' \
+      "$work/stdout"
+    "$bench/nesl_compiler_bench.sh" "$build_dir" --shared "$shared_dir" --programs nosuch \
+      > "$work/bad" 2>&1
+    rc=$?
+    check "an unknown program: exit 2 and its name" \
+      bash -c "test $rc -eq 2 && grep -q nosuch '$work/bad'"
     ;;
   plot)
     if ! /usr/bin/python3 -c 'import matplotlib' 2> /dev/null; then
