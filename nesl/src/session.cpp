@@ -9,6 +9,7 @@
 #include "nesl/diagnostics.hpp"
 #include "nesl/parser.hpp"
 #include "nesl/pipeline.hpp"
+#include "nesl/printer.hpp"
 #include "nesl/result_layout.hpp"
 #include "nesl/result_reader.hpp"
 #include "nesl/value_source.hpp"
@@ -114,6 +115,42 @@ class Lent {
   Program program_;
   std::vector<std::size_t> from_;
 };
+
+// A pattern of one variable per component of an argument of this type: `(arg1_, arg2_)`.
+std::string parameters_for(const Type& argument) {
+  std::string text = "(";
+  int count = 1;
+  for (Type t = resolve(argument); t->kind == TypeNode::Kind::Pair; t = resolve(t->children[1])) {
+    text += "arg" + std::to_string(count++) + "_, ";
+  }
+  return text + "arg" + std::to_string(count) + "_)";
+}
+
+// A form whose value is a function: nothing runs (a function value is known when compiling),
+// but the program `let function_value_ = VALUE in 0` is compiled, so that specialize checks that
+// VALUE names a function it can know. A variable already bound to a function stands for the
+// source naming it, so that `it;` never makes `it` call itself. Throws CompileError.
+Value function_value(Lent& lent, const Type& type, const std::map<std::string, std::string>& function_values,
+                     const Basis& basis, const CompileOptions& options) {
+  TopLevelForm& form = *lent.last();
+  const Expr& value = *form.expression.value;
+  Value function;
+  function.kind = Value::Kind::Function;
+  auto known = value.kind == ExprKind::Variable ? function_values.find(value.text) : function_values.end();
+  function.name = known != function_values.end() ? known->second : print_expression(value);
+  function.parameters = parameters_for(resolve(type)->children[0]);
+  const Location where = form.expression.value->where;
+  ExprPtr wrapped = make_expr(ExprKind::Let, where);
+  Binding binding;
+  binding.pattern = make_expr(ExprKind::Variable, where, "function_value_");
+  binding.value = std::move(form.expression.value);
+  wrapped->bindings.push_back(std::move(binding));
+  wrapped->children.push_back(make_expr(ExprKind::Integer, where, "0"));
+  form.expression.value = std::move(wrapped);
+  const CheckedProgram checked = check_program(lent.program(), basis);
+  compile_to_vcode(lent.program(), checked, basis, options);
+  return function;
+}
 
 }  // namespace
 
@@ -238,6 +275,13 @@ std::optional<Value> Session::evaluate(TopLevelForm expression, const std::strin
     options.argument_checks = settings_.argument_checks;
     // The classic REPL's transcript has no blank line before a runtime error's message.
     options.blank_line_before_errors = false;
+    const Type type = checked.expressions.back();
+    if (resolve(type)->kind == TypeNode::Kind::Function) {
+      Value function = function_value(lent, type, function_values_, basis_, options);
+      out_ << layout_result(name, print_value(function), print_type(type, true));
+      flush();
+      return function;
+    }
     vcode = compile_to_vcode(lent.program(), checked, basis_, options);
   } catch (const CompileError& error) {
     errors_ << format_diagnostic(error);
@@ -277,9 +321,15 @@ std::optional<Value> Session::evaluate(TopLevelForm expression, const std::strin
   return value;
 }
 
+// A variable bound to a function is kept as a function that calls it (`function g(arg1_) =
+// (sq)(arg1_);`), so that it is defined after the functions it names and before those that
+// read it, as a function value must be known when compiling.
 void Session::add_binding(const std::string& name, const Value& value) {
-  auto source = std::make_shared<SourceFile>("value of " + name,
-                                             name + " = " + value_source(value) + ";\n");
+  const std::string text =
+      value.kind == Value::Kind::Function
+          ? "function " + name + value.parameters + " = (" + value.name + ")" + value.parameters + ";\n"
+          : name + " = " + value_source(value) + ";\n";
+  auto source = std::make_shared<SourceFile>("value of " + name, text);
   Program parsed;
   try {
     parsed = parse_program(source);
@@ -290,9 +340,11 @@ void Session::add_binding(const std::string& name, const Value& value) {
   sources_.push_back(source);
   context_.forms.push_back(std::move(parsed.forms.front()));
   forget(name, context_.forms.size() - 1);
+  if (value.kind == Value::Kind::Function) function_values_[name] = value.name;
 }
 
 void Session::forget(const std::string& name, std::size_t keep) {
+  function_values_.erase(name);
   std::vector<TopLevelForm> kept;
   for (std::size_t i = 0; i < context_.forms.size(); ++i) {
     TopLevelForm& form = context_.forms[i];

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "nesl/diagnostics.hpp"
@@ -21,6 +22,23 @@ struct Source {
   std::map<std::string, const FunctionDefinition*> functions;
 };
 
+// A function value, which is always known when compiling: a named function of the program or
+// basis.nesl, a primitive, or a datatype's constructor. It has no data at run time: a function
+// taking one is copied for each function it is given, which it then calls directly.
+struct FunctionValue {
+  enum class Kind { Definition, Primitive, Constructor };
+  Kind kind = Kind::Definition;
+  const FunctionDefinition* definition = nullptr;  // Definition
+  const Source* source = nullptr;                  // Definition
+  std::string name;
+};
+
+// A variable in scope; a function-valued one holds the function it names.
+struct Local {
+  std::string name;
+  std::optional<FunctionValue> function;
+};
+
 // A function instance to make, or a top-level binding's variable read inside a function.
 struct Pending {
   const FunctionDefinition* definition;
@@ -29,7 +47,21 @@ struct Pending {
   std::string name;
   const GlobalBinding* global = nullptr;
   std::string global_variable;
+  // The functions its function-valued parameters are bound to, left to right.
+  std::vector<FunctionValue> known = {};
 };
+
+// Whether a value of this type is or holds a function.
+bool holds_function(const Type& type) {
+  Type t = resolve(type);
+  if (t->kind == TypeNode::Kind::Function) return true;
+  if (t->kind == TypeNode::Kind::Sequence || t->kind == TypeNode::Kind::Pair) {
+    for (const Type& child : t->children) {
+      if (holds_function(child)) return true;
+    }
+  }
+  return false;
+}
 
 std::string vcode_name(const std::string& nesl_name, int number) {
   std::string name;
@@ -182,8 +214,22 @@ class Specializer {
 
   // --- instances -----------------------------------------------------------------------------
 
-  std::string request(const FunctionDefinition& definition, const Source& source, const Type& type) {
-    std::string key = (&source == &user_ ? "user:" : "basis:") + definition.name + ":" + print_type(type);
+  std::string source_prefix(const Source& source) const { return &source == &user_ ? "user:" : "basis:"; }
+
+  // What tells one function value from another in an instance's key.
+  std::string function_key(const FunctionValue& function) const {
+    switch (function.kind) {
+      case FunctionValue::Kind::Definition: return source_prefix(*function.source) + function.name;
+      case FunctionValue::Kind::Primitive: return "primitive:" + function.name;
+      case FunctionValue::Kind::Constructor: return "constructor:" + function.name;
+    }
+    return function.name;
+  }
+
+  std::string request(const FunctionDefinition& definition, const Source& source, const Type& type,
+                      const std::vector<FunctionValue>& known = {}) {
+    std::string key = source_prefix(source) + definition.name + ":" + print_type(type);
+    for (const FunctionValue& function : known) key += " with " + function_key(function);
     auto found = instances_.find(key);
     if (found != instances_.end()) return found->second;
     if (static_cast<int>(instances_.size()) >= kInstanceLimit) {
@@ -193,7 +239,7 @@ class Specializer {
     }
     std::string name = vcode_name(definition.name, ++instance_count_);
     instances_[key] = name;
-    Pending pending{&definition, &source, {}, name, nullptr, {}};
+    Pending pending{&definition, &source, {}, name, nullptr, {}, known};
     match(source.checked->function_types.at(definition.name), type, pending.substitution);
     pending_.push_back(std::move(pending));
     return name;
@@ -234,16 +280,22 @@ class Specializer {
     locals_.clear();
     core::Function function;
     function.name = pending.name;
-    function.parameter = std::make_shared<core::Pattern>();
-    function.parameter->name = "unused_";
-    function.parameter->type = make_base(BaseType::Int);
-    core::ExprPtr value = expr(*pending.global->value);
-    core::PatternPtr bound = pattern(*pending.global->pattern);
+    function.parameter = unused_parameter();
+    std::vector<std::pair<core::PatternPtr, core::ExprPtr>> lets;
+    bind(*pending.global->pattern, *pending.global->value, lets);
+    const auto& [bound, value] = lets.at(0);  // the variable read is data, so something is left
     Type type = variable_type(*bound, pending.global_variable);
     function.result = type;
     function.body = let(bound, value, variable(pending.global_variable, type));
     substitution_ = nullptr;
     return function;
+  }
+
+  static core::PatternPtr unused_parameter() {
+    auto parameter = std::make_shared<core::Pattern>();
+    parameter->name = "unused_";
+    parameter->type = make_base(BaseType::Int);
+    return parameter;
   }
 
   static Type variable_type(const core::Pattern& pattern, const std::string& name) {
@@ -262,7 +314,10 @@ class Specializer {
     core::Function function;
     function.name = pending.name;
     Type type = resolve(concrete(source_->checked->function_types.at(pending.definition->name), *substitution_));
-    function.parameter = pattern(*pending.definition->arguments);
+    std::deque<FunctionValue> known(pending.known.begin(), pending.known.end());
+    function.parameter = pattern(*pending.definition->arguments, &known);
+    // Only functions: the instance still takes one (unused) argument, as a binding's does.
+    if (!function.parameter) function.parameter = unused_parameter();
     function.result = type->children[1];
     function.body = expr(*pending.definition->body);
     return function;
@@ -289,9 +344,7 @@ class Specializer {
     std::vector<std::pair<core::PatternPtr, core::ExprPtr>> lets;
     for (const TopLevelForm* form : bindings) {
       if (fresh_streams) restart_stream(lets);
-      core::ExprPtr value = expr(*form->binding.value);
-      core::PatternPtr bound = pattern(*form->binding.pattern);
-      lets.emplace_back(bound, value);
+      bind(*form->binding.pattern, *form->binding.value, lets);
     }
     if (fresh_streams) restart_stream(lets);
     core::ExprPtr body = expr(*expressions.back()->expression.value);
@@ -352,41 +405,132 @@ class Specializer {
     return variable(bound->name, value->type);
   }
 
-  core::PatternPtr pattern(const Expr& p) {
+  // The pattern's variables come into scope; a function-valued one is bound to the next of
+  // `known` and leaves the runtime pattern, which is null when nothing is left of it.
+  core::PatternPtr pattern(const Expr& p, std::deque<FunctionValue>* known = nullptr) {
     switch (p.kind) {
       case ExprKind::Variable: {
+        Type type = type_of(p);
+        if (holds_function(type)) {
+          if (resolve(type)->kind != TypeNode::Kind::Function) {
+            throw CompileError(p.where, "not supported: binding " + p.text + " to a value of type " +
+                                            print_type(type) + ", which holds a function");
+          }
+          if (!known || known->empty()) {
+            throw CompileError(p.where, "internal error: no function known for " + p.text);
+          }
+          locals_.push_back({p.text, known->front()});
+          known->pop_front();
+          return nullptr;
+        }
         auto bound = std::make_shared<core::Pattern>();
         bound->name = p.text;
-        bound->type = type_of(p);
-        locals_.push_back(p.text);
+        bound->type = type;
+        locals_.push_back({p.text, std::nullopt});
         return bound;
       }
       case ExprKind::Pair: {
+        core::PatternPtr left = pattern(*p.children[0], known);
+        core::PatternPtr right = pattern(*p.children[1], known);
+        if (!left || !right) return left ? left : right;
         auto bound = std::make_shared<core::Pattern>();
         bound->kind = core::Pattern::Kind::Pair;
-        bound->children = {pattern(*p.children[0]), pattern(*p.children[1])};
-        bound->type = make_pair(bound->children[0]->type, bound->children[1]->type);
+        bound->children = {left, right};
+        bound->type = make_pair(left->type, right->type);
         return bound;
       }
-      case ExprKind::Call: return pattern(*p.children[1]);  // a datatype is its fields
+      case ExprKind::Call: return pattern(*p.children[1], known);  // a datatype is its fields
       default: throw CompileError(p.where, "expected a pattern, found an expression");
     }
   }
 
-  bool is_local(const std::string& name) const {
-    return std::find(locals_.rbegin(), locals_.rend(), name) != locals_.rend();
+  // `pattern = value` as a let: the functions in the value are bound when compiling, and the
+  // rest, if any, is a let around what follows.
+  void bind(const Expr& bound_pattern, const Expr& value_syntax,
+            std::vector<std::pair<core::PatternPtr, core::ExprPtr>>& lets) {
+    std::vector<FunctionValue> functions;
+    core::ExprPtr value = split(value_syntax, functions);
+    std::deque<FunctionValue> known(functions.begin(), functions.end());
+    core::PatternPtr bound = pattern(bound_pattern, &known);
+    if (!bound != !value) throw CompileError(bound_pattern.where, "internal error: a pattern and its value disagree");
+    if (value) lets.emplace_back(bound, value);
   }
 
-  // A call of a named function: a datatype constructor, a program or basis.nesl function, or a
-  // primitive, in that order after the locals.
-  core::ExprPtr call(const std::string& name, const Type& instance, core::ExprPtr argument, Type result,
-                     Location where) {
-    if (is_local(name)) {
-      throw CompileError(where, "not supported yet: calling the function-valued variable " + name);
+  const Local* find_local(const std::string& name) const {
+    for (auto local = locals_.rbegin(); local != locals_.rend(); ++local) {
+      if (local->name == name) return &*local;
     }
+    return nullptr;
+  }
+
+  bool is_local(const std::string& name) const { return find_local(name) != nullptr; }
+
+  // --- function values -----------------------------------------------------------------------
+
+  // The value of an expression of a type that holds functions: the functions, left to right, go
+  // to `known`, and what is left is returned (null when nothing is). Only a function, or a tuple
+  // written out, can be taken apart so.
+  core::ExprPtr split(const Expr& e, std::vector<FunctionValue>& known) {
+    Type type = type_of(e);
+    if (!holds_function(type)) return expr(e);
+    if (resolve(type)->kind == TypeNode::Kind::Function) {
+      known.push_back(function_value(e));
+      return nullptr;
+    }
+    if (e.kind == ExprKind::Pair) {
+      core::ExprPtr left = split(*e.children[0], known);
+      core::ExprPtr right = split(*e.children[1], known);
+      if (!left || !right) return left ? left : right;
+      return pair(left, right);
+    }
+    throw CompileError(e.where, "not supported: a value of type " + print_type(type) +
+                                    " here, which holds a function (only a function itself, or a tuple "
+                                    "written out, may be passed or bound)");
+  }
+
+  // The function an expression of function type denotes, which must be known when compiling.
+  FunctionValue function_value(const Expr& e) {
+    switch (e.kind) {
+      case ExprKind::Variable: return named_function(e.text, e.where);
+      case ExprKind::Let: {
+        std::size_t mark = locals_.size();
+        std::vector<std::pair<core::PatternPtr, core::ExprPtr>> lets;
+        for (const Binding& binding : e.bindings) bind(*binding.pattern, *binding.value, lets);
+        if (!lets.empty()) {
+          throw CompileError(e.where, "not supported: a let that computes data and whose value is a function");
+        }
+        FunctionValue result = function_value(*e.children[0]);
+        locals_.resize(mark);
+        return result;
+      }
+      case ExprKind::If:
+        throw CompileError(e.where, "not supported: a function chosen at run time by an if (a function "
+                                    "value must be known when compiling)");
+      case ExprKind::Index:
+        throw CompileError(e.where, "not supported: a function taken from a sequence (a function value "
+                                    "must be known when compiling)");
+      case ExprKind::Call:
+        throw CompileError(e.where, "not supported: a function returned by a call (a function value "
+                                    "must be known when compiling)");
+      default:
+        throw CompileError(e.where, "not supported: a function computed at run time (a function value "
+                                    "must be known when compiling)");
+    }
+  }
+
+  // A name used as a function: a local, a top-level binding, a datatype constructor, a program or
+  // basis.nesl function, or a primitive, in that order.
+  FunctionValue named_function(const std::string& name, Location where) {
+    if (const Local* local = find_local(name)) {
+      if (!local->function) throw CompileError(where, "internal error: " + name + " is not a function");
+      return *local->function;
+    }
+    if (source_ == &user_ && globals_.count(name) && binds_function(name)) return global_function(name, where);
+    FunctionValue function;
+    function.name = name;
     if (datatypes_.count(name)) {
-      argument->type = result;
-      return argument;
+      function.kind = FunctionValue::Kind::Constructor;
+      return function;
     }
     // Operators that basis.nesl defines under a name, since NESL cannot define an operator.
     static const std::map<std::string, std::string> operator_functions = {{"^", "power"}};
@@ -395,17 +539,94 @@ class Specializer {
     for (const Source* source : std::initializer_list<const Source*>{source_, &library_}) {
       auto found = source->functions.find(source == &library_ ? defined_name : name);
       if (found == source->functions.end()) continue;
-      auto e = core::make(core::Kind::Call, std::move(result));
-      e->name = request(*found->second, *source, instance);
-      e->children = {std::move(argument)};
-      return e;
+      function.kind = FunctionValue::Kind::Definition;
+      function.definition = found->second;
+      function.source = source;
+      function.name = found->second->name;
+      return function;
     }
-    if (find_primitive(name)) return primitive(name, std::move(argument), std::move(result));
+    const Primitive* primitive_found = find_primitive(name);
+    if (primitive_found && primitive_found->kind != PrimitiveKind::Constant) {
+      function.kind = FunctionValue::Kind::Primitive;
+      return function;
+    }
     throw CompileError(where, "not supported yet: the built-in " + name);
+  }
+
+  // Whether the top-level binding of `name` binds it to a function (a function defined after a
+  // binding of the same name hides it).
+  bool binds_function(const std::string& name) const {
+    const Expr* bound = pattern_variable(*globals_.at(name)->pattern, name);
+    auto found = user_.checked->expression_types.find(bound);
+    return found != user_.checked->expression_types.end() && resolve(found->second)->kind == TypeNode::Kind::Function;
+  }
+
+  static const Expr* pattern_variable(const Expr& pattern, const std::string& name) {
+    if (pattern.kind == ExprKind::Variable) return pattern.text == name ? &pattern : nullptr;
+    if (pattern.kind == ExprKind::Call) return pattern_variable(*pattern.children[1], name);
+    for (const ExprPtr& child : pattern.children) {
+      if (const Expr* found = pattern_variable(*child, name)) return found;
+    }
+    return nullptr;
+  }
+
+  // A top-level binding whose value is a function, read in a function: the same function,
+  // found from the binding's expression in the top level's scope.
+  FunctionValue global_function(const std::string& name, Location where) {
+    const GlobalBinding& binding = *globals_.at(name);
+    if (binding.pattern->kind != ExprKind::Variable) {
+      throw CompileError(where, "not supported: the function " + name + " bound by a tuple pattern at top level");
+    }
+    if (!resolving_globals_.insert(name).second) {
+      throw CompileError(where, "expected a function for " + name + ", found its own binding");
+    }
+    std::vector<Local> saved_locals = std::move(locals_);
+    locals_.clear();
+    const Substitution* saved_substitution = substitution_;
+    Substitution none;
+    substitution_ = &none;
+    FunctionValue function = function_value(*binding.value);
+    substitution_ = saved_substitution;
+    locals_ = std::move(saved_locals);
+    resolving_globals_.erase(name);
+    return function;
+  }
+
+  // A call of a known function. `argument` is the runtime part of the argument (null when it is
+  // all functions) and `known` the functions in it, left to right.
+  core::ExprPtr apply(const FunctionValue& function, const Type& instance, core::ExprPtr argument,
+                      const std::vector<FunctionValue>& known, Type result, Location where) {
+    if (holds_function(result)) {
+      throw CompileError(where, "not supported: a call whose result is or holds a function (of type " +
+                                    print_type(result) + ")");
+    }
+    switch (function.kind) {
+      case FunctionValue::Kind::Constructor:
+        if (!known.empty()) throw CompileError(where, "not supported: a function stored in the datatype " + function.name);
+        argument->type = result;
+        return argument;
+      case FunctionValue::Kind::Primitive:
+        if (!known.empty()) throw CompileError(where, "not supported: a function given to the built-in " + function.name);
+        return primitive(function.name, std::move(argument), std::move(result));
+      case FunctionValue::Kind::Definition: {
+        auto e = core::make(core::Kind::Call, std::move(result));
+        e->name = request(*function.definition, *function.source, instance, known);
+        e->children = {argument ? std::move(argument) : constant(BaseType::Int, "0")};
+        return e;
+      }
+    }
+    throw CompileError(where, "internal error: unknown function value");
+  }
+
+  // A call of a named function (an operator's): see named_function.
+  core::ExprPtr call(const std::string& name, const Type& instance, core::ExprPtr argument, Type result,
+                     Location where) {
+    return apply(named_function(name, where), instance, std::move(argument), {}, std::move(result), where);
   }
 
   core::ExprPtr expr(const Expr& e) {
     const auto& c = e.children;
+    if (records_function(e)) function_out_of_place(e);
     switch (e.kind) {
       case ExprKind::Integer: return constant(BaseType::Int, e.text);
       case ExprKind::Float: return constant(BaseType::Float, e.text);
@@ -430,7 +651,7 @@ class Specializer {
         if (p && p->kind == PrimitiveKind::Constant && !source_->functions.count(e.text)) {
           return primitive(e.text, constant(BaseType::Int, "0"), type_of(e));
         }
-        throw CompileError(e.where, "not supported yet: " + e.text + " as a value");
+        throw CompileError(e.where, "internal error: the unknown name " + e.text);
       }
       case ExprKind::Pair: {
         core::ExprPtr left = expr(*c[0]);
@@ -441,11 +662,11 @@ class Specializer {
             !source_->functions.count("time")) {
           return timed(e);
         }
-        if (c[0]->kind != ExprKind::Variable) {
-          throw CompileError(e.where, "not supported yet: calling a computed function");
-        }
-        Type instance = type_of(*c[0]);
-        return call(c[0]->text, instance, expr(*c[1]), type_of(e), e.where);
+        FunctionValue callee = c[0]->kind == ExprKind::Variable ? named_function(c[0]->text, c[0]->where)
+                                                                 : function_value(*c[0]);
+        std::vector<FunctionValue> known;
+        core::ExprPtr argument = split(*c[1], known);
+        return apply(callee, type_of(*c[0]), std::move(argument), known, type_of(e), e.where);
       }
       case ExprKind::Binary:
       case ExprKind::Unary: {
@@ -475,10 +696,7 @@ class Specializer {
       case ExprKind::Let: {
         std::size_t mark = locals_.size();
         std::vector<std::pair<core::PatternPtr, core::ExprPtr>> lets;
-        for (const Binding& binding : e.bindings) {
-          core::ExprPtr value = expr(*binding.value);
-          lets.emplace_back(pattern(*binding.pattern), value);
-        }
+        for (const Binding& binding : e.bindings) bind(*binding.pattern, *binding.value, lets);
         core::ExprPtr body = expr(*c[0]);
         for (auto it = lets.rbegin(); it != lets.rend(); ++it) body = let(it->first, it->second, body);
         locals_.resize(mark);
@@ -499,6 +717,39 @@ class Specializer {
       }
     }
     throw CompileError(e.where, "internal error: unknown expression");
+  }
+
+  // Whether the checker gave e a type that holds a function (a tuple pattern used as a body has
+  // no type of its own).
+  bool records_function(const Expr& e) const {
+    auto found = source_->checked->expression_types.find(&e);
+    return found != source_->checked->expression_types.end() && holds_function(concrete(found->second, *substitution_));
+  }
+
+  // An expression whose value is or holds a function where only data can go: in a sequence, an
+  // if's branch, a function's result, a program's result.
+  [[noreturn]] void function_out_of_place(const Expr& e) {
+    Type type = type_of(e);
+    switch (e.kind) {
+      case ExprKind::If:
+        throw CompileError(e.where, "not supported: a function chosen at run time by an if (a function "
+                                    "value must be known when compiling)");
+      case ExprKind::Sequence:
+      case ExprKind::Over:
+      case ExprKind::Empty:
+        throw CompileError(e.where, "not supported: a sequence of functions (of type " + print_type(type) + ")");
+      case ExprKind::Variable:
+        if (resolve(type)->kind == TypeNode::Kind::Function) {
+          throw CompileError(e.where, "not supported: the function " + e.text +
+                                          " as data (a function value may be called, passed as an "
+                                          "argument or bound by let)");
+        }
+        break;
+      default: break;
+    }
+    throw CompileError(e.where, "not supported: a value of type " + print_type(type) +
+                                    " here, which holds a function (a function value may be called, "
+                                    "passed as an argument or bound by let)");
   }
 
   // --- `@`: the classic's typecase on the argument's type, unrolled at the concrete type ----------
@@ -659,7 +910,8 @@ class Specializer {
   int temporaries_ = 0;
   const Source* source_ = nullptr;
   const Substitution* substitution_ = nullptr;
-  std::vector<std::string> locals_;
+  std::vector<Local> locals_;
+  std::set<std::string> resolving_globals_;
 };
 
 }  // namespace

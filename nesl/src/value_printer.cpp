@@ -51,6 +51,7 @@ std::string print(const Value& value, bool parenthesized, int print_length) {
       append_piece(text, print(value.children[0], false, print_length));
       return text + ")";
     }
+    case Value::Kind::Function: return "fn";  // as the classic prints a function
   }
   return "";
 }

@@ -57,6 +57,7 @@ std::string source(const Value& value, bool parenthesized) {
       return parenthesized ? "(" + inside + ")" : inside;
     }
     case Value::Kind::Datatype: return value.name + "(" + source(value.children[0], false) + ")";
+    case Value::Kind::Function: return parenthesized ? "(" + value.name + ")" : value.name;
   }
   return "";
 }

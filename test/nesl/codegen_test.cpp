@@ -173,8 +173,42 @@ TEST_CASE("lower writes VCODE the shared parser and verifier accept, entry funct
 }
 
 TEST_CASE("what code generation does not support yet is a compile error, not a crash", "[codegen]") {
-  CHECK_THROWS_AS(compile("function apply(g, x) = g(x);\nfunction inc(x) = x + 1;\napply(inc, 1);\n"),
+  // A function value chosen at run time.
+  CHECK_THROWS_AS(compile("function apply(g, x) = g(x);\nfunction inc(x) = x + 1;\n"
+                          "{apply(if x > 1 then inc else negate, x) : x in [1, 2]};\n"),
                   nesl::CompileError);
+}
+
+TEST_CASE("a function value is known when compiling: one instance per function given", "[codegen]") {
+  Compiled c = compile(
+      "function apply(g, x) = g(x);\nfunction inc(x) = x + 1;\nfunction dec(x) = x - 1;\n"
+      "function sq(x) = x * x;\nfunction both(g, x) = apply(g, x) + {apply(g, y) : y in [x]}[0];\n"
+      "(apply(inc, 1), apply(dec, 1), apply(inc, 2), apply(sq, 2), apply(sq, 2.5), both(inc, 3),\n"
+      " apply(sqrt, 4.0));\n");
+  // With inc, dec and sq at int, sq and the primitive sqrt at float; both passes its inc on.
+  CHECK(count_named(c.specialized, "APPLY_") == 5);
+  CHECK(count_named(c.specialized, "INC_") == 1);
+  CHECK(count_named(c.specialized, "SQ_") == 2);
+  CHECK(count_named(c.specialized, "DEC_") == 1);
+  CHECK(count_named(c.specialized, "BOTH_") == 1);
+  CHECK(nesl::core::verify_program(c.specialized, false).empty());
+  // apply takes only the data: the function is gone from its parameter.
+  for (const auto& f : c.specialized.functions) {
+    if (f.name.rfind("APPLY_", 0) == 0) CHECK(f.parameter->kind == nesl::core::Pattern::Kind::Variable);
+  }
+  // apply(inc, ...) is lifted inside both's apply-to-each.
+  CHECK(has_flat_function(c.flattened, "LAPPLY_"));
+  vcode::Program parsed = vcode::parse_program(c.vcode, "test.vcode");
+  CHECK(vcode::verify_program(parsed).empty());
+}
+
+TEST_CASE("a parameter that is only a function leaves an instance an unused argument", "[codegen]") {
+  Compiled c = compile("function one(g) = g(1);\nfunction inc(x) = x + 1;\none(inc);\n");
+  REQUIRE(count_named(c.specialized, "ONE_") == 1);
+  for (const auto& f : c.specialized.functions) {
+    if (f.name.rfind("ONE_", 0) == 0) CHECK(f.parameter->name == "unused_");
+  }
+  CHECK(nesl::core::verify_program(c.specialized, false).empty());
 }
 
 TEST_CASE("specialize unrolls @ at the argument's concrete type", "[codegen]") {

@@ -1,6 +1,7 @@
 // Runs the nesl front end over a directory of programs and compares with expected files:
 // reparse (print/reparse fixpoint), type (NAME.type), repl (NAME.repl's type lines),
-// check (type-checks cleanly), errors (NAME.expected holds the exact diagnostic) and run
+// check (type-checks cleanly), errors (NAME.expected holds the exact diagnostic of --check, or
+// of --vcode when the program type-checks) and run
 // (compiled to VCODE and run by the --vinterp command: stdout, stderr and exit status must be
 // NAME.expected, NAME.stderr and NAME.exitcode) and bench (the neslgpu benchmarks with a driver
 // expression each, their results but the time compared with the classic's) and repl-run
@@ -358,11 +359,15 @@ int main(int argc, char** argv) {
                                          shell_quote(program.string()) + " 2>&1");
       if (result.exit_status != 0) failure = result.output;
     } else if (mode == "errors") {
-      // Run from the program's folder so the diagnostic names it as NAME.nesl.
-      CommandResult result =
-          run_command("cd " + shell_quote(program.parent_path().string()) + " && " +
-                      shell_quote(nesl_program) + " --check " +
-                      shell_quote(program.filename().string()) + " 2>&1 >/dev/null");
+      // Run from the program's folder so the diagnostic names it as NAME.nesl. A program that
+      // type-checks must fail when compiled (specialize refuses what it cannot compile).
+      auto diagnose = [&](const std::string& how) {
+        return run_command("cd " + shell_quote(program.parent_path().string()) + " && " +
+                           shell_quote(nesl_program) + " " + how + " " +
+                           shell_quote(program.filename().string()) + " 2>&1 >/dev/null");
+      };
+      CommandResult result = diagnose("--check");
+      if (result.exit_status == 0) result = diagnose("--vcode -o /dev/null");
       fs::path expected_file = program.parent_path() / (name + ".expected");
       std::string expected = fs::exists(expected_file) ? read_file(expected_file) : "(no .expected file)";
       if (result.exit_status == 0 || result.exit_status == -1) {

@@ -2,6 +2,7 @@
 // defined and bound before it, run on the VM in this process, its result printed as the classic's.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -64,6 +65,9 @@ class Session {
   // a form may refer to. It never holds an expression, so a program's result is its last form's.
   Program context_;
   std::vector<std::shared_ptr<SourceFile>> sources_;  // the context's forms point into them
+  // Each variable bound to a function, with the source that names the function: the variable
+  // is kept as a function that calls it (see add_binding).
+  std::map<std::string, std::string> function_values_;
   std::unique_ptr<cvl::Backend> backend_;
 };
 

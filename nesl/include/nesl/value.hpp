@@ -1,4 +1,5 @@
-// A NESL value on the host, as the REPL holds a top-level result: scalars, sequences, tuples and datatypes.
+// A NESL value on the host, as the REPL holds a top-level result: scalars, sequences, tuples,
+// datatypes and functions.
 #pragma once
 
 #include <cstdint>
@@ -8,13 +9,14 @@
 namespace nesl {
 
 struct Value {
-  enum class Kind { Int, Float, Bool, Char, Sequence, Pair, Datatype };
+  enum class Kind { Int, Float, Bool, Char, Sequence, Pair, Datatype, Function };
   Kind kind = Kind::Int;
   std::int64_t integer = 0;  // Int, Bool (0 or 1), Char (its code)
   double real = 0;           // Float
   // Sequence: the elements; Pair: left and right (tuples nest to the right); Datatype: its fields.
   std::vector<Value> children;
-  std::string name;  // Datatype: its name
+  std::string name;  // Datatype: its name; Function: the NESL expression that names it
+  std::string parameters;  // Function: a pattern of its arguments' shape, `(arg1_, arg2_)`
   // Sequence: whether its elements are characters, so that an empty one still prints as "".
   bool of_chars = false;
   // Sequence: its element type as NESL source, so that an empty one can be written `[] TYPE`.
