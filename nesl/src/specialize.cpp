@@ -389,7 +389,8 @@ class Specializer {
       return argument;
     }
     // Operators that basis.nesl defines under a name, since NESL cannot define an operator.
-    static const std::map<std::string, std::string> operator_functions = {{"^", "power"}};
+    static const std::map<std::string, std::string> operator_functions = {{"^", "power"},
+                                                                          {"||", "pad_string"}};
     auto alias = operator_functions.find(name);
     const std::string& defined_name = alias != operator_functions.end() ? alias->second : name;
     for (const Source* source : std::initializer_list<const Source*>{source_, &library_}) {
@@ -399,6 +400,23 @@ class Specializer {
       e->name = request(*found->second, *source, instance);
       e->children = {std::move(argument)};
       return e;
+    }
+    if (name == "eql") {
+      Type arguments = argument->type;
+      Type compared = resolve(arguments)->children[0];
+      return with_parts(std::move(argument), arguments, [&](core::ExprPtr left, core::ExprPtr right) {
+        return equal_of(left, right, compared);
+      });
+    }
+    // The writes flatten does with one scatter per leaf; elements holding sequences take the
+    // general versions basis.nesl writes over them.
+    static const std::map<std::string, std::string> general_writes = {{"<-", "general_write"},
+                                                                      {"rep", "general_rep"},
+                                                                      {"cond_put", "general_cond_put"},
+                                                                      {"fpermute_hack", "general_cond_put"}};
+    auto general = general_writes.find(name);
+    if (general != general_writes.end() && needs_general_write(name, result)) {
+      return library_call(general->second, std::move(argument), std::move(result));
     }
     if (find_primitive(name)) return primitive(name, std::move(argument), std::move(result));
     throw CompileError(where, "not supported yet: the built-in " + name);
@@ -499,6 +517,64 @@ class Specializer {
       }
     }
     throw CompileError(e.where, "internal error: unknown expression");
+  }
+
+  static bool contains_sequence(const Type& type) {
+    Type t = resolve(type);
+    if (t->kind == TypeNode::Kind::Sequence) return true;
+    if (t->kind == TypeNode::Kind::Pair) return contains_sequence(t->children[0]) || contains_sequence(t->children[1]);
+    return false;
+  }
+
+  // Whether a write's result, of type [a], needs the general version: `<-` and rep scatter each
+  // leaf of a base type or a tuple of them; cond_put and fpermute_hack only base types.
+  static bool needs_general_write(const std::string& name, const Type& result) {
+    Type element = resolve(resolve(result)->children[0]);
+    if (name == "<-" || name == "rep") return contains_sequence(element);
+    return element->kind != TypeNode::Kind::Base;
+  }
+
+  // --- eql: the classic's typecase on the arguments' type, unrolled at the concrete type ---------
+
+  // eql(a, b): == on numbers and characters, not-xor on booleans, componentwise on tuples, and
+  // on sequences equal lengths and then every pair of elements equal.
+  core::ExprPtr equal_of(core::ExprPtr left, core::ExprPtr right, const Type& type) {
+    Type t = resolve(type);
+    Type boolean = make_base(BaseType::Bool);
+    switch (t->kind) {
+      case TypeNode::Kind::Base:
+        if (t->base == BaseType::Bool) {
+          return primitive("not", primitive("xor", pair(std::move(left), std::move(right)), boolean), boolean);
+        }
+        return primitive("==", pair(std::move(left), std::move(right)), boolean);
+      case TypeNode::Kind::Pair:
+        return with_parts(std::move(left), t, [&](core::ExprPtr l1, core::ExprPtr l2) {
+          return with_parts(std::move(right), t, [&](core::ExprPtr r1, core::ExprPtr r2) {
+            return primitive("and", pair(equal_of(l1, r1, t->children[0]), equal_of(l2, r2, t->children[1])),
+                             boolean);
+          });
+        });
+      case TypeNode::Kind::Sequence: {
+        core::ExprPtr both = pair(std::move(left), std::move(right));
+        Type both_type = both->type;
+        return with_parts(std::move(both), both_type, [&](core::ExprPtr l, core::ExprPtr r) {
+          Type integer = make_base(BaseType::Int);
+          core::ExprPtr same_length = primitive(
+              "==", pair(primitive("#", l, integer), primitive("#", variable(r->name, r->type), integer)), boolean);
+          auto each = core::make(core::Kind::Over, make_sequence(boolean));
+          core::PatternPtr x, y;
+          core::ExprPtr x_use = fresh_variable(t->children[0], x);
+          core::ExprPtr y_use = fresh_variable(t->children[0], y);
+          each->generators.push_back({x, variable(l->name, l->type)});
+          each->generators.push_back({y, r});
+          each->children = {equal_of(x_use, y_use, t->children[0])};
+          auto choice = core::make(core::Kind::If, boolean);
+          choice->children = {same_length, primitive("all", each, boolean), constant(BaseType::Bool, "F")};
+          return choice;
+        });
+      }
+      default: throw CompileError({}, "not supported yet: eql of a value of type " + print_type(t));
+    }
   }
 
   // --- `@`: the classic's typecase on the argument's type, unrolled at the concrete type ----------
