@@ -401,6 +401,15 @@ class Specializer {
       e->children = {std::move(argument)};
       return e;
     }
+    if (name == "name") {
+      static const std::map<BaseType, std::string> by_sorting = {{BaseType::Int, "sorted_name"},
+                                                                 {BaseType::Float, "sorted_name"},
+                                                                 {BaseType::Char, "char_name"},
+                                                                 {BaseType::Bool, "bool_name"}};
+      Type element = resolve(resolve(argument->type)->children[0]);
+      std::string version = element->kind == TypeNode::Kind::Base ? by_sorting.at(element->base) : "general_name";
+      return library_call(version, std::move(argument), std::move(result));
+    }
     if (name == "eql") {
       Type arguments = argument->type;
       Type compared = resolve(arguments)->children[0];

@@ -229,3 +229,11 @@ TEST_CASE("writes of elements holding sequences take basis.nesl's general versio
   vcode::Program parsed = vcode::parse_program(c.vcode, "test.vcode");
   CHECK(vcode::verify_program(parsed).empty());
 }
+
+TEST_CASE("name sorts base values and compares every pair of other values", "[codegen]") {
+  CHECK(count_named(compile("name([3, 1, 3]);\n").specialized, "SORTED_NAME_") == 1);
+  CHECK(count_named(compile("name(\"aba\");\n").specialized, "CHAR_NAME_") == 1);
+  Compiled c = compile("name([[1], [1]]);\n");
+  CHECK(count_named(c.specialized, "GENERAL_NAME_") == 1);
+  CHECK(count_named(c.specialized, "SORTED_NAME_") == 0);
+}
