@@ -707,6 +707,23 @@ class Flattener {
     return result;
   }
 
+  // What a position no value was written to holds, in every active instance (the classic's
+  // len_put): 0, 0.0, F, a space for a character, an empty sequence; a tuple of these.
+  Leaves zero_value(const Type& type) {
+    Type t = resolve(type);
+    if (t->kind == TypeNode::Kind::Base) {
+      Leaf leaf = base_leaf(t->base);
+      return {everywhere(t->base == BaseType::Char ? "INT 32" : zero_text(leaf), leaf)};
+    }
+    if (t->kind == TypeNode::Kind::Pair) {
+      Leaves result = zero_value(t->children[0]);
+      Leaves right = zero_value(t->children[1]);
+      result.insert(result.end(), right.begin(), right.end());
+      return result;
+    }
+    return empty_sequence(t);
+  }
+
   Leaves empty_sequence(const Type& type) {
     Value segdes = make_segdes(everywhere("INT 0", Leaf::Int));
     Leaves result = {segdes};
@@ -1006,6 +1023,11 @@ class Flattener {
         Leaf leaf = leaf_of(first());
         return {everywhere(leaf == Leaf::Float ? "FLOAT 1.0" : "INT 1", leaf)};
       }
+      case PrimitiveKind::ZeroLike: return zero_value(element_type(types[0]));
+      case PrimitiveKind::ArgCheck: {
+        if (options_.argument_checks) check(first(), opcode);
+        return {first()};
+      }
       case PrimitiveKind::Permute: {
         Value segdes = args[0][0];
         Type element = element_type(types[0]);
@@ -1082,7 +1104,7 @@ class Flattener {
       }
       case PrimitiveKind::WriteObjectToFile:
       case PrimitiveKind::WriteStringToFile: {
-        Value file = open_file(args[1][1], 2);
+        Value file = open_file(args[1][1], e.name == "append_string_to_file" ? 3 : 2);
         Value written = p.kind == PrimitiveKind::WriteStringToFile
                             ? op("FWRITE CHAR", {args[0][1], file}, {Leaf::Int, Leaf::Bool})[1]
                             : write_leaves(args[0], file).first;
@@ -1095,6 +1117,20 @@ class Flattener {
         result.resize(result.size() - 2);
         op("FCLOSE", {file}, {Leaf::Int, Leaf::Bool});
         return result;
+      }
+      case PrimitiveKind::OpenFile: {
+        Value mode = int_constant(std::stol(opcode));
+        Leaves opened = op("FOPEN", {args[0][1], mode}, {Leaf::Int, Leaf::Int, Leaf::Bool});
+        return {opened[0], opened[2], sized(opened[1]), opened[1]};
+      }
+      case PrimitiveKind::CloseFile: {
+        Leaves closed = op("FCLOSE", {first()}, {Leaf::Int, Leaf::Bool});
+        return {closed[1], sized(closed[0]), closed[0]};
+      }
+      case PrimitiveKind::ReadString: {
+        Leaves read = op("FREAD_CHAR", {args[0][1], args[1][0], args[2][0]},
+                         {Leaf::Int, Leaf::Int, Leaf::Int, Leaf::Bool});
+        return {sized(read[0]), read[0], read[1], read[3], sized(read[2]), read[2]};
       }
       case PrimitiveKind::ReadStringFromFile: {
         Value file = open_file(args[0][1], 1);

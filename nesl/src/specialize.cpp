@@ -533,7 +533,8 @@ class Specializer {
       return function;
     }
     // Operators that basis.nesl defines under a name, since NESL cannot define an operator.
-    static const std::map<std::string, std::string> operator_functions = {{"^", "power"}};
+    static const std::map<std::string, std::string> operator_functions = {{"^", "power"},
+                                                                          {"||", "pad_string"}};
     auto alias = operator_functions.find(name);
     const std::string& defined_name = alias != operator_functions.end() ? alias->second : name;
     for (const Source* source : std::initializer_list<const Source*>{source_, &library_}) {
@@ -547,6 +548,10 @@ class Specializer {
     }
     const Primitive* primitive_found = find_primitive(name);
     if (primitive_found && primitive_found->kind != PrimitiveKind::Constant) {
+      function.kind = FunctionValue::Kind::Primitive;
+      return function;
+    }
+    if (unrolled_builtins().count(name)) {
       function.kind = FunctionValue::Kind::Primitive;
       return function;
     }
@@ -607,7 +612,7 @@ class Specializer {
         return argument;
       case FunctionValue::Kind::Primitive:
         if (!known.empty()) throw CompileError(where, "not supported: a function given to the built-in " + function.name);
-        return primitive(function.name, std::move(argument), std::move(result));
+        return builtin(function.name, std::move(argument), std::move(result));
       case FunctionValue::Kind::Definition: {
         auto e = core::make(core::Kind::Call, std::move(result));
         e->name = request(*function.definition, *function.source, instance, known);
@@ -616,6 +621,42 @@ class Specializer {
       }
     }
     throw CompileError(where, "internal error: unknown function value");
+  }
+
+  // The built-ins specialize writes out at the argument's type (name, eql), and the writes whose
+  // elements hold sequences, which take the general versions basis.nesl writes; the rest are
+  // flatten's primitives.
+  static const std::set<std::string>& unrolled_builtins() {
+    static const std::set<std::string> names = {"name", "eql"};
+    return names;
+  }
+
+  core::ExprPtr builtin(const std::string& name, core::ExprPtr argument, Type result) {
+    if (name == "name") {
+      static const std::map<BaseType, std::string> by_sorting = {{BaseType::Int, "sorted_name"},
+                                                                 {BaseType::Float, "sorted_name"},
+                                                                 {BaseType::Char, "char_name"},
+                                                                 {BaseType::Bool, "bool_name"}};
+      Type element = resolve(resolve(argument->type)->children[0]);
+      std::string version = element->kind == TypeNode::Kind::Base ? by_sorting.at(element->base) : "general_name";
+      return library_call(version, std::move(argument), std::move(result));
+    }
+    if (name == "eql") {
+      Type arguments = argument->type;
+      Type compared = resolve(arguments)->children[0];
+      return with_parts(std::move(argument), arguments, [&](core::ExprPtr left, core::ExprPtr right) {
+        return equal_of(left, right, compared);
+      });
+    }
+    static const std::map<std::string, std::string> general_writes = {{"<-", "general_write"},
+                                                                      {"rep", "general_rep"},
+                                                                      {"cond_put", "general_cond_put"},
+                                                                      {"fpermute_hack", "general_cond_put"}};
+    auto general = general_writes.find(name);
+    if (general != general_writes.end() && needs_general_write(name, result)) {
+      return library_call(general->second, std::move(argument), std::move(result));
+    }
+    return primitive(name, std::move(argument), std::move(result));
   }
 
   // A call of a named function (an operator's): see named_function.
@@ -750,6 +791,62 @@ class Specializer {
     throw CompileError(e.where, "not supported: a value of type " + print_type(type) +
                                     " here, which holds a function (a function value may be called, "
                                     "passed as an argument or bound by let)");
+  static bool contains_sequence(const Type& type) {
+    Type t = resolve(type);
+    if (t->kind == TypeNode::Kind::Sequence) return true;
+    if (t->kind == TypeNode::Kind::Pair) return contains_sequence(t->children[0]) || contains_sequence(t->children[1]);
+    return false;
+  }
+
+  // Whether a write's result, of type [a], needs the general version: `<-` and rep scatter each
+  // leaf of a base type or a tuple of them; cond_put and fpermute_hack only base types.
+  static bool needs_general_write(const std::string& name, const Type& result) {
+    Type element = resolve(resolve(result)->children[0]);
+    if (name == "<-" || name == "rep") return contains_sequence(element);
+    return element->kind != TypeNode::Kind::Base;
+  }
+
+  // --- eql: the classic's typecase on the arguments' type, unrolled at the concrete type ---------
+
+  // eql(a, b): == on numbers and characters, not-xor on booleans, componentwise on tuples, and
+  // on sequences equal lengths and then every pair of elements equal.
+  core::ExprPtr equal_of(core::ExprPtr left, core::ExprPtr right, const Type& type) {
+    Type t = resolve(type);
+    Type boolean = make_base(BaseType::Bool);
+    switch (t->kind) {
+      case TypeNode::Kind::Base:
+        if (t->base == BaseType::Bool) {
+          return primitive("not", primitive("xor", pair(std::move(left), std::move(right)), boolean), boolean);
+        }
+        return primitive("==", pair(std::move(left), std::move(right)), boolean);
+      case TypeNode::Kind::Pair:
+        return with_parts(std::move(left), t, [&](core::ExprPtr l1, core::ExprPtr l2) {
+          return with_parts(std::move(right), t, [&](core::ExprPtr r1, core::ExprPtr r2) {
+            return primitive("and", pair(equal_of(l1, r1, t->children[0]), equal_of(l2, r2, t->children[1])),
+                             boolean);
+          });
+        });
+      case TypeNode::Kind::Sequence: {
+        core::ExprPtr both = pair(std::move(left), std::move(right));
+        Type both_type = both->type;
+        return with_parts(std::move(both), both_type, [&](core::ExprPtr l, core::ExprPtr r) {
+          Type integer = make_base(BaseType::Int);
+          core::ExprPtr same_length = primitive(
+              "==", pair(primitive("#", l, integer), primitive("#", variable(r->name, r->type), integer)), boolean);
+          auto each = core::make(core::Kind::Over, make_sequence(boolean));
+          core::PatternPtr x, y;
+          core::ExprPtr x_use = fresh_variable(t->children[0], x);
+          core::ExprPtr y_use = fresh_variable(t->children[0], y);
+          each->generators.push_back({x, variable(l->name, l->type)});
+          each->generators.push_back({y, r});
+          each->children = {equal_of(x_use, y_use, t->children[0])};
+          auto choice = core::make(core::Kind::If, boolean);
+          choice->children = {same_length, primitive("all", each, boolean), constant(BaseType::Bool, "F")};
+          return choice;
+        });
+      }
+      default: throw CompileError({}, "not supported yet: eql of a value of type " + print_type(t));
+    }
   }
 
   // --- `@`: the classic's typecase on the argument's type, unrolled at the concrete type ----------

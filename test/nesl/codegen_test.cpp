@@ -243,3 +243,31 @@ TEST_CASE("lower emits functions with the same code once", "[codegen]") {
   vcode::Program parsed = vcode::parse_program(c.vcode, "test.vcode");
   CHECK(vcode::verify_program(parsed).empty());
 }
+
+TEST_CASE("eql is unrolled at the arguments' concrete type, with no function of its own", "[codegen]") {
+  Compiled c = compile("(eql([(1, [t])], [(2, [] bool)]), {eql(x, 2.5) : x in [1.5]});\n");
+  CHECK(count_named(c.specialized, "EQL_") == 0);
+  CHECK(nesl::core::verify_program(c.specialized, false).empty());
+  vcode::Program parsed = vcode::parse_program(c.vcode, "test.vcode");
+  CHECK(vcode::verify_program(parsed).empty());
+}
+
+TEST_CASE("writes of elements holding sequences take basis.nesl's general versions", "[codegen]") {
+  // Flat elements keep the one-scatter primitive; nested ones, and tuples for cond_put, do not.
+  CHECK(count_named(compile("[1, 2] <- [(0, 5)];\n").specialized, "GENERAL_WRITE_") == 0);
+  CHECK(count_named(compile("[[1], [2]] <- [(0, [5])];\n").specialized, "GENERAL_WRITE_") == 1);
+  CHECK(count_named(compile("rep([[1]], [2], 0);\n").specialized, "GENERAL_REP_") == 1);
+  CHECK(count_named(compile("cond_put([(1, t)], [0], [t], [(0, f)]);\n").specialized, "GENERAL_COND_PUT_") == 1);
+  Compiled c = compile("fpermute_hack([[4]], [0], [t], [[] int]);\n");
+  CHECK(count_named(c.specialized, "GENERAL_COND_PUT_") == 1);
+  vcode::Program parsed = vcode::parse_program(c.vcode, "test.vcode");
+  CHECK(vcode::verify_program(parsed).empty());
+}
+
+TEST_CASE("name sorts base values and compares every pair of other values", "[codegen]") {
+  CHECK(count_named(compile("name([3, 1, 3]);\n").specialized, "SORTED_NAME_") == 1);
+  CHECK(count_named(compile("name(\"aba\");\n").specialized, "CHAR_NAME_") == 1);
+  Compiled c = compile("name([[1], [1]]);\n");
+  CHECK(count_named(c.specialized, "GENERAL_NAME_") == 1);
+  CHECK(count_named(c.specialized, "SORTED_NAME_") == 0);
+}

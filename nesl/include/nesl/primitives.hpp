@@ -33,6 +33,9 @@ enum class PrimitiveKind {
   Replace,         // rep(a, v, i): a with v at i
   Rand,            // rand(n): a random number below n, drawn once per element in order
   OneLike,         // one_like(x): 1 in x's type
+  ZeroLike,        // zero_like(s): the value unset positions get, of s's element type
+  ArgCheck,        // a basis.nesl argument check: t stops the program with the opcode column's
+                   // message, unless argument checks are off; the result is the flag
   Timer,           // start_timer(x) starts the clock; stop_timer(x) reads it (time(e) uses both)
   Permute,         // permute(v, i)
   Append,          // a ++ b
@@ -45,8 +48,11 @@ enum class PrimitiveKind {
   Spawn,           // spawn(command, in, out, err): ((in, out, err), ok, error message)
   WriteObjectToFile,   // write_object_to_file(v, name): open, write each leaf, close; ok
   ReadObjectFromFile,  // read_object_from_file(like, name): open, read each leaf, close
-  WriteStringToFile,   // write_string_to_file(s, name): ok
+  WriteStringToFile,   // write_string_to_file(s, name) and append_string_to_file: ok
   ReadStringFromFile,  // read_string_from_file(name): the whole file
+  OpenFile,        // open_*_file(name): FOPEN in the opcode column's mode; (stream, ok, message)
+  CloseFile,       // close_file(stream): (ok, message)
+  ReadString,      // read_string(delimiters, limit, stream): ((text, what stopped it), ok, message)
 };
 
 struct Primitive {
