@@ -791,6 +791,8 @@ class Specializer {
     throw CompileError(e.where, "not supported: a value of type " + print_type(type) +
                                     " here, which holds a function (a function value may be called, "
                                     "passed as an argument or bound by let)");
+  }
+
   static bool contains_sequence(const Type& type) {
     Type t = resolve(type);
     if (t->kind == TypeNode::Kind::Sequence) return true;
