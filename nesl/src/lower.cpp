@@ -27,7 +27,7 @@ void add_uses(const Statement& s, Live& out) {
 
 class Lowerer {
  public:
-  explicit Lowerer(std::ostringstream& out) : out_(out) {}
+  Lowerer(std::string& out, std::vector<Location>& lines) : out_(out), lines_(lines) {}
 
   // The body of a function: its instructions up to and including RET.
   void function_body(const flat::Function& f) {
@@ -38,9 +38,10 @@ class Lowerer {
     block(f.body, Live(f.results.begin(), f.results.end()));
     bring_to_top(f.results, {});
     if (stack_.size() > f.results.size()) {
-      out_ << "POP " << stack_.size() - f.results.size() << " " << f.results.size() << "\n";
+      line("POP " + std::to_string(stack_.size() - f.results.size()) + " " +
+           std::to_string(f.results.size()));
     }
-    out_ << "RET\n";
+    line("RET");
   }
 
  private:
@@ -54,7 +55,7 @@ class Lowerer {
   void drop_unneeded(const Live& needed) {
     for (int i = static_cast<int>(stack_.size()) - 1; i >= 0; --i) {
       if (!needed.count(stack_[i])) {
-        out_ << "POP 1 " << stack_.size() - 1 - i << "\n";
+        line("POP 1 " + std::to_string(stack_.size() - 1 - i));
         stack_.erase(stack_.begin() + i);
       }
     }
@@ -80,9 +81,9 @@ class Lowerer {
       if (index < 0) throw std::logic_error("lower: v" + std::to_string(v) + " is not on the stack");
       std::size_t d = stack_.size() - 1 - static_cast<std::size_t>(index);
       if (again || live_after.count(v)) {
-        out_ << "COPY 1 " << d << "\n";
+        line("COPY 1 " + std::to_string(d));
       } else {
-        if (d != 0) out_ << "CPOP 1 " << d << "\n";
+        if (d != 0) line("CPOP 1 " + std::to_string(d));
         stack_.erase(stack_.begin() + index);
       }
       stack_.push_back(v);
@@ -96,7 +97,7 @@ class Lowerer {
     for (Value v : outputs) stack_.push_back(v);
     for (Value v : outputs) {
       if (!live_after.count(v)) {
-        out_ << "POP 1 " << depth(v) << "\n";
+        line("POP 1 " + std::to_string(depth(v)));
         stack_.erase(stack_.end() - 1 - depth(v));
       }
     }
@@ -113,19 +114,20 @@ class Lowerer {
   }
 
   void statement(const Statement& s, const Live& live_after) {
+    where_ = s.where;
     switch (s.kind) {
       case Statement::Kind::Const:
-        out_ << "CONST " << s.text << "\n";
+        line("CONST " + s.text);
         define(s.outputs, live_after);
         return;
       case Statement::Kind::Op:
       case Statement::Kind::Call:
         bring_to_top(s.inputs, live_after);
-        out_ << (s.kind == Statement::Kind::Call ? "CALL " : "") << s.text << "\n";
+        line(s.kind == Statement::Kind::Call ? "CALL " + s.text : s.text);
         consume(s.inputs.size());
         define(s.outputs, live_after);
         return;
-      case Statement::Kind::Exit: out_ << "EXIT\n"; return;
+      case Statement::Kind::Exit: line("EXIT"); return;
       case Statement::Kind::If: {
         Live after_arms = live_after;
         for (const Block* arm : {&s.then_block, &s.else_block}) {
@@ -134,15 +136,17 @@ class Lowerer {
         after_arms.insert(s.then_results.begin(), s.then_results.end());
         after_arms.insert(s.else_results.begin(), s.else_results.end());
         bring_to_top(s.inputs, after_arms);
-        out_ << "IF\n";
+        line("IF");
         consume(1);
         std::vector<Value> before = stack_;
         arm(s.then_block, s.then_results, live_after);
         std::vector<Value> then_stack = stack_;
         stack_ = before;
-        out_ << "ELSE\n";
+        where_ = s.where;
+        line("ELSE");
         arm(s.else_block, s.else_results, live_after);
-        out_ << "ENDIF\n";
+        where_ = s.where;
+        line("ENDIF");
         // Both arms leave the values needed later, in their old order, then the results.
         consume(s.outputs.size());
         if (stack_ != std::vector<Value>(then_stack.begin(), then_stack.end() - static_cast<long>(s.outputs.size()))) {
@@ -163,13 +167,24 @@ class Lowerer {
     std::size_t n = results.size();
     for (int i = static_cast<int>(stack_.size() - n) - 1; i >= 0; --i) {
       if (!live_after.count(stack_[i])) {
-        out_ << "POP 1 " << stack_.size() - 1 - i << "\n";
+        line("POP 1 " + std::to_string(stack_.size() - 1 - i));
         stack_.erase(stack_.begin() + i);
       }
     }
   }
 
-  std::ostringstream& out_;
+  // One instruction, at the place of the statement being lowered; a CHAR constant may hold
+  // line breaks, and each text line gets the place.
+  void line(const std::string& text) {
+    out_ += text;
+    out_ += '\n';
+    const auto breaks = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+    lines_.insert(lines_.end(), 1 + breaks, where_);
+  }
+
+  std::string& out_;
+  std::vector<Location>& lines_;
+  Location where_;
   std::vector<Value> stack_;
 };
 
@@ -180,6 +195,7 @@ namespace {
 struct LoweredFunction {
   std::string name;
   std::string body;
+  std::vector<Location> lines;  // where each line of the body came from
 };
 
 // Replaces each function whose body is the same as an earlier one's by that one: instances
@@ -219,13 +235,13 @@ void share_identical_bodies(std::vector<LoweredFunction>& functions) {
 
 }  // namespace
 
-std::string lower(const flat::Program& program) {
+std::string lower(const flat::Program& program, std::vector<Location>* line_locations) {
   std::vector<LoweredFunction> functions;
   for (const flat::Function& f : program.functions) {
-    std::ostringstream body;
-    Lowerer lowerer(body);
+    LoweredFunction lowered{f.name, {}, {}};
+    Lowerer lowerer(lowered.body, lowered.lines);
     lowerer.function_body(f);
-    functions.push_back({f.name, body.str()});
+    functions.push_back(std::move(lowered));
   }
   share_identical_bodies(functions);
   std::string text;
@@ -235,6 +251,10 @@ std::string lower(const flat::Program& program) {
     text += '\n';
     text += f.body;
     text += '\n';
+    if (!line_locations) continue;
+    line_locations->emplace_back();  // FUNC
+    line_locations->insert(line_locations->end(), f.lines.begin(), f.lines.end());
+    line_locations->emplace_back();  // the blank line
   }
   return text;
 }

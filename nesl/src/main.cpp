@@ -19,8 +19,8 @@ namespace {
 
 constexpr const char* usage =
     "usage: nesl [--backend NAME] [--threads N] [-O] [--arg-check on|off] [FILE.nesl]\n"
-    "       nesl [--check | --type | --vcode [-o OUT] | --dump-after PASS] [--arg-check on|off]\n"
-    "            [--basis FILE] FILE.nesl\n"
+    "       nesl [--check | --type | --vcode [-o OUT] [--source-map MAP] | --dump-after PASS]\n"
+    "            [--arg-check on|off] [--basis FILE] FILE.nesl\n"
     "  FILE.nesl          run each top-level form in this process, printing what the classic\n"
     "                     REPL prints; with no file, an interactive session (exit; to leave)\n"
     "  --backend NAME     the VM's vector library, as vinterp's (default cpu)\n"
@@ -29,15 +29,19 @@ constexpr const char* usage =
     "  --check            parse and type-check; one line per top-level form\n"
     "  --type             print the program's type (the tuple of its top-level expressions)\n"
     "  --vcode            compile to VCODE, written to OUT (default: standard output)\n"
+    "  -o, --output OUT   with --vcode, the file the VCODE is written to\n"
+    "  --source-map MAP   with --vcode, also write where each VCODE line came from in the\n"
+    "                     source: lines `VCODE_LINE NESL_LINE NESL_COLUMN NESL_FILE`\n"
     "  --dump-after PASS  print the program after PASS: parse, typecheck, specialize,\n"
     "                     normalize, flatten or lower\n"
     "  --arg-check off    leave out the runtime argument checks (the classic's set arg_check off)\n"
-    "  --basis FILE       read the built-ins' signatures from FILE instead of the embedded ones\n";
+    "  --basis FILE       read the built-ins' signatures from FILE instead of the embedded ones\n"
+    "  -h, --help         print this text\n";
 
 int run(int argc, char** argv) {
   po::options_description options;
   options.add_options()("help,h", "")("check", "")("type", "")("vcode", "")(
-      "output,o", po::value<std::string>(), "")("arg-check", po::value<std::string>(), "")(
+      "output,o", po::value<std::string>(), "")("source-map", po::value<std::string>(), "")("arg-check", po::value<std::string>(), "")(
       "dump-after", po::value<std::string>(), "")("basis", po::value<std::string>(), "")(
       "backend", po::value<std::string>()->default_value("cpu"), "")(
       "threads", po::value<int>()->default_value(0), "")("optimize,O", "")(
@@ -76,6 +80,10 @@ int run(int argc, char** argv) {
     std::cerr << "nesl: --dump-after expects one of";
     for (const nesl::PassInfo& pass : nesl::compiler_passes()) std::cerr << " " << pass.name;
     std::cerr << ", not '" << dump_after << "'\n";
+    return 2;
+  }
+  if ((vm.count("output") || vm.count("source-map")) && !vm.count("vcode")) {
+    std::cerr << "nesl: -o and --source-map go with --vcode\n" << usage;
     return 2;
   }
   std::string arg_check = vm.count("arg-check") ? vm["arg-check"].as<std::string>() : "on";
@@ -118,6 +126,8 @@ int run(int argc, char** argv) {
       options.argument_checks = arg_check == "on";
       options.dump_after = dump_after;
       options.dump = &std::cout;
+      nesl::SourceMap source_map;
+      if (vm.count("source-map")) options.source_map = &source_map;
       std::string vcode = nesl::compile_to_vcode(program, checked, basis, options);
       if (!dump_after.empty()) return 0;
       if (vm.count("output")) {
@@ -129,6 +139,14 @@ int run(int argc, char** argv) {
         }
       } else {
         std::cout << vcode;
+      }
+      if (vm.count("source-map")) {
+        std::ofstream out(vm["source-map"].as<std::string>(), std::ios::binary);
+        out << source_map.text();
+        if (!out) {
+          std::cerr << "nesl: cannot write " << vm["source-map"].as<std::string>() << "\n";
+          return 1;
+        }
       }
       return 0;
     }

@@ -56,7 +56,9 @@ std::string compile_to_vcode(const Program& program, const CheckedProgram& check
       flatten(normalized, FlattenOptions{options.argument_checks, options.blank_line_before_errors});
   verified("flatten", flat::verify_program(flattened));
   if (dumping(options, "flatten")) *options.dump << flat::print_program(flattened);
-  std::string vcode = lower(flattened);
+  std::vector<Location> lines;
+  std::string vcode = lower(flattened, options.source_map ? &lines : nullptr);
+  if (options.source_map) *options.source_map = SourceMap(lines, library.program.source.get());
   if (dumping(options, "lower")) *options.dump << vcode;
   return vcode;
 }

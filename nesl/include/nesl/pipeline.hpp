@@ -8,6 +8,7 @@
 #include "nesl/ast.hpp"
 #include "nesl/basis.hpp"
 #include "nesl/checker.hpp"
+#include "nesl/source_map.hpp"
 
 namespace nesl {
 
@@ -26,6 +27,7 @@ struct CompileOptions {
   bool blank_line_before_errors = true;
   std::string dump_after;          // a pass name, or empty
   std::ostream* dump = nullptr;    // where the dump goes
+  SourceMap* source_map = nullptr;  // when given, set to where each VCODE line came from
 };
 
 // Runs specialize through lower on a checked program; each IR is verified after the pass that
