@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -12,7 +11,22 @@ namespace {
 using flat::Block;
 using flat::Statement;
 using flat::Value;
-using Live = std::set<Value>;
+// The values live at a point of a function: one bit for each of its values. Lowering keeps one
+// for each statement, so copies must be cheap.
+class Live {
+ public:
+  explicit Live(std::size_t values) : bits_(values) {}
+  Live(std::size_t values, const std::vector<Value>& live) : bits_(values) { insert(live.begin(), live.end()); }
+  bool count(Value v) const { return bits_[static_cast<std::size_t>(v)]; }
+  void insert(Value v) { bits_[static_cast<std::size_t>(v)] = true; }
+  template <typename Iterator>
+  void insert(Iterator first, Iterator last) {
+    for (; first != last; ++first) insert(*first);
+  }
+
+ private:
+  std::vector<bool> bits_;
+};
 
 // Every value a statement reads, its nested arms included.
 void add_uses(const Statement& s, Live& out) {
@@ -32,11 +46,11 @@ class Lowerer {
   // The body of a function: its instructions up to and including RET.
   void function_body(const flat::Function& f) {
     stack_ = f.parameters;
-    Live needed(f.results.begin(), f.results.end());
+    Live needed(f.leaves.size(), f.results);
     for (const Statement& s : f.body) add_uses(s, needed);
     drop_unneeded(needed);
-    block(f.body, Live(f.results.begin(), f.results.end()));
-    bring_to_top(f.results, {});
+    block(f.body, Live(f.leaves.size(), f.results));
+    bring_to_top(f.results, Live(f.leaves.size()));
     if (stack_.size() > f.results.size()) {
       line("POP " + std::to_string(stack_.size() - f.results.size()) + " " +
            std::to_string(f.results.size()));
@@ -104,7 +118,7 @@ class Lowerer {
   }
 
   void block(const Block& statements, const Live& live_out) {
-    std::vector<Live> live_after(statements.size());
+    std::vector<Live> live_after(statements.size(), live_out);
     Live live = live_out;
     for (std::size_t i = statements.size(); i-- > 0;) {
       live_after[i] = live;

@@ -1,6 +1,7 @@
 // The nesl program: runs a NESL file or an interactive session in this process, or compiles a
 // file and prints what the options ask for.
 #include <boost/program_options.hpp>
+#include <chrono>
 #include <fstream>
 #include <iostream>
 
@@ -36,12 +37,13 @@ constexpr const char* usage =
     "                     normalize, flatten or lower\n"
     "  --arg-check off    leave out the runtime argument checks (the classic's set arg_check off)\n"
     "  --basis FILE       read the built-ins' signatures from FILE instead of the embedded ones\n"
+    "  --time-passes      with --vcode, print each pass's time on standard error\n"
     "  -h, --help         print this text\n";
 
 int run(int argc, char** argv) {
   po::options_description options;
   options.add_options()("help,h", "")("check", "")("type", "")("vcode", "")(
-      "output,o", po::value<std::string>(), "")("source-map", po::value<std::string>(), "")("arg-check", po::value<std::string>(), "")(
+      "output,o", po::value<std::string>(), "")("source-map", po::value<std::string>(), "")("time-passes", "")("arg-check", po::value<std::string>(), "")(
       "dump-after", po::value<std::string>(), "")("basis", po::value<std::string>(), "")(
       "backend", po::value<std::string>()->default_value("cpu"), "")(
       "threads", po::value<int>()->default_value(0), "")("optimize,O", "")(
@@ -82,8 +84,8 @@ int run(int argc, char** argv) {
     std::cerr << ", not '" << dump_after << "'\n";
     return 2;
   }
-  if ((vm.count("output") || vm.count("source-map")) && !vm.count("vcode")) {
-    std::cerr << "nesl: -o and --source-map go with --vcode\n" << usage;
+  if ((vm.count("output") || vm.count("source-map") || vm.count("time-passes")) && !vm.count("vcode")) {
+    std::cerr << "nesl: -o, --source-map and --time-passes go with --vcode\n" << usage;
     return 2;
   }
   std::string arg_check = vm.count("arg-check") ? vm["arg-check"].as<std::string>() : "on";
@@ -107,8 +109,17 @@ int run(int argc, char** argv) {
           nesl::parse_program(nesl::read_source_file(vm["file"].as<std::vector<std::string>>()[0]));
       return session.run(std::move(program)) ? 0 : 1;
     }
+    std::ostream* timings = vm.count("time-passes") ? &std::cerr : nullptr;
+    auto started = std::chrono::steady_clock::now();
+    // The time since the last mark, printed for `pass` with --time-passes.
+    const auto mark = [&](std::string_view pass) {
+      const auto now = std::chrono::steady_clock::now();
+      if (timings) nesl::print_pass_time(*timings, pass, std::chrono::duration<double>(now - started).count());
+      started = now;
+    };
     nesl::Program program =
         nesl::parse_program(nesl::read_source_file(vm["file"].as<std::vector<std::string>>()[0]));
+    mark("parse");
     if (dump_after == "parse") {
       std::cout << nesl::print_program(program);
       return 0;
@@ -116,7 +127,9 @@ int run(int argc, char** argv) {
     nesl::Basis basis = vm.count("basis")
                             ? nesl::parse_basis(nesl::read_source_file(vm["basis"].as<std::string>()))
                             : nesl::load_embedded_basis();
+    mark("basis");
     nesl::CheckedProgram checked = nesl::check_program(program, basis);
+    mark("typecheck");
     if (dump_after == "typecheck") {
       for (const nesl::FormType& form : checked.forms) std::cout << nesl::describe_form(form) << "\n";
       return 0;
@@ -126,6 +139,7 @@ int run(int argc, char** argv) {
       options.argument_checks = arg_check == "on";
       options.dump_after = dump_after;
       options.dump = &std::cout;
+      options.timings = timings;
       nesl::SourceMap source_map;
       if (vm.count("source-map")) options.source_map = &source_map;
       std::string vcode = nesl::compile_to_vcode(program, checked, basis, options);
