@@ -39,7 +39,8 @@ constexpr const char* help_text =
     "  set print_length N;          elements shown of a sequence\n"
     "  show status;                 the settings\n"
     "  help;                        this text\n"
-    "  exit;                        leave (end of input does too)\n";
+    "  exit;                        leave (end of input does too)\n"
+    "Ctrl-C stops the form that is running; at the prompt it drops what was typed.\n";
 
 // Set by Ctrl-C (SIGINT): the VM stops the running form at its next call (VmSettings::interrupt);
 // at the prompt it drops what was typed.
