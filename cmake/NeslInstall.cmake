@@ -1,8 +1,8 @@
 # What `cmake --install` installs, and the CMake package NeslBackend that lets another project use
 # the libraries (README "Installing"):
 #
-#   bin/                      vinterp, fcode-opt
-#   share/man/man1/           vinterp.1, fcode-opt.1 (doc/man/)
+#   bin/                      vinterp, fcode-opt, nesl
+#   share/man/man1/           vinterp.1, fcode-opt.1, nesl.1 (doc/man/)
 #   include/nesl/             vcode/ (vcode/include), cvl/ (cvl/include), vm/ (the VM's headers,
 #                             vinterp/src/vm),
 #                             cvl_cpu/, fopt/, cvl_cuda/ (the CUDA source generator, and the
@@ -71,7 +71,10 @@ if(TARGET cvl_mpi)
 endif()
 
 install(FILES ${PROJECT_SOURCE_DIR}/doc/man/vinterp.1 ${PROJECT_SOURCE_DIR}/doc/man/fcode-opt.1
+              ${PROJECT_SOURCE_DIR}/doc/man/nesl.1
         DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+# The NESL compiler and REPL: a program only (its libraries are not part of the package).
+install(TARGETS nesl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/LICENSE
         DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/nesl-backend)
 

@@ -14,14 +14,19 @@ CompileError::CompileError(Location where, std::string message)
 std::string format_diagnostic(const CompileError& error) {
   const Location& at = error.where();
   if (error.file_name().empty()) return "nesl: error: " + error.message() + "\n";
-  std::string out = error.file_name() + ":" + std::to_string(at.line) + ":" +
-                    std::to_string(at.column) + ": error: " + error.message() + "\n";
-  const std::string& line = error.source_line();
-  out += std::string(line) + "\n";
+  return format_located(error.file_name(), at.line, at.column, error.source_line(), "error",
+                        error.message());
+}
+
+std::string format_located(const std::string& file, int line, int column, const std::string& source_line,
+                           const std::string& kind, const std::string& message) {
+  std::string out = file + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + kind +
+                    ": " + message + "\n";
+  out += source_line + "\n";
   // Tabs stay tabs so the caret lines up however the terminal expands them.
   std::string caret;
-  for (int i = 0; i + 1 < at.column; ++i) {
-    caret += (static_cast<std::size_t>(i) < line.size() && line[i] == '\t') ? '\t' : ' ';
+  for (int i = 0; i + 1 < column; ++i) {
+    caret += (static_cast<std::size_t>(i) < source_line.size() && source_line[i] == '\t') ? '\t' : ' ';
   }
   out += caret + "^\n";
   return out;

@@ -65,10 +65,11 @@ class Verifier {
   void function(const Function& f) {
     function_ = &f;
     defined_.assign(f.leaves.size(), false);
+    visible_.assign(f.leaves.size(), false);
     std::vector<Value> scope;
     for (Value v : f.parameters) define(v, scope);
     block(f.body, scope);
-    uses(f.results, scope);
+    uses(f.results);
   }
 
   std::vector<std::string> problems;
@@ -80,27 +81,31 @@ class Verifier {
     if (v < 0 || v >= static_cast<int>(defined_.size())) return fail("value out of range");
     if (defined_[v]) fail(value_name(v) + " defined twice");
     defined_[v] = true;
+    visible_[v] = true;
     scope.push_back(v);
   }
 
-  void uses(const std::vector<Value>& values, const std::vector<Value>& scope) {
-    std::set<Value> visible(scope.begin(), scope.end());
+  void uses(const std::vector<Value>& values) {
     for (Value v : values) {
-      if (!visible.count(v)) fail(value_name(v) + " used where it is not defined");
+      if (v < 0 || v >= static_cast<int>(visible_.size()) || !visible_[v])
+        fail(value_name(v) + " used where it is not defined");
     }
   }
 
   void block(const Block& statements, std::vector<Value>& scope) {
     for (const Statement& s : statements) {
-      uses(s.inputs, scope);
+      uses(s.inputs);
       if (s.kind == Statement::Kind::Call && !functions_.count(s.text)) fail("call of unknown " + s.text);
       if (s.kind == Statement::Kind::If) {
         if (s.inputs.size() != 1 || function_->leaves[s.inputs[0]] != Leaf::Bool) fail("IF needs one BOOL");
         for (auto [arm, results] : {std::pair{&s.then_block, &s.then_results},
                                     std::pair{&s.else_block, &s.else_results}}) {
-          std::vector<Value> inner = scope;
-          block(*arm, inner);
-          uses(*results, inner);
+          // What the arm defines is visible in it only.
+          const std::size_t mark = scope.size();
+          block(*arm, scope);
+          uses(*results);
+          for (std::size_t i = mark; i < scope.size(); ++i) visible_[scope[i]] = false;
+          scope.resize(mark);
           if (results->size() != s.outputs.size()) {
             fail("an IF arm yields " + std::to_string(results->size()) + " values for " +
                  std::to_string(s.outputs.size()) + " outputs");
@@ -120,6 +125,7 @@ class Verifier {
   std::set<std::string> functions_;
   const Function* function_ = nullptr;
   std::vector<bool> defined_;
+  std::vector<bool> visible_;  // defined in the scope being checked
 };
 
 }  // namespace

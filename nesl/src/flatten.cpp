@@ -203,6 +203,28 @@ class Flattener {
  private:
   // --- building statements -------------------------------------------------------------------
 
+  // Appends a statement to the block being built, at the expression being flattened.
+  flat::Statement& emit(flat::Statement s) {
+    s.where = where_;
+    block_->push_back(std::move(s));
+    return block_->back();
+  }
+
+  // The place of the expression being flattened while it is, when it has one.
+  class Located {
+   public:
+    Located(Location& current, const Location& at) : current_(current), saved_(current) {
+      if (at.file) current = at;
+    }
+    ~Located() { current_ = saved_; }
+    Located(const Located&) = delete;
+    Located& operator=(const Located&) = delete;
+
+   private:
+    Location& current_;
+    Location saved_;
+  };
+
   Value fresh(Leaf leaf) {
     current_->leaves.push_back(leaf);
     return static_cast<Value>(current_->leaves.size() - 1);
@@ -214,8 +236,7 @@ class Flattener {
     s.text = opcode;
     s.inputs = inputs;
     for (Leaf leaf : outputs) s.outputs.push_back(fresh(leaf));
-    block_->push_back(s);
-    return s.outputs;
+    return emit(std::move(s)).outputs;
   }
 
   Value op1(const std::string& opcode, const Leaves& inputs, Leaf output) { return op(opcode, inputs, {output})[0]; }
@@ -230,8 +251,7 @@ class Flattener {
     s.kind = flat::Statement::Kind::Const;
     s.text = text;
     s.outputs = {fresh(leaf)};
-    block_->push_back(s);
-    return s.outputs[0];
+    return emit(std::move(s)).outputs[0];
   }
 
   Value int_constant(long value) { return constant("INT " + std::to_string(value), Leaf::Int); }
@@ -283,8 +303,9 @@ class Flattener {
     flat::Statement call;
     call.kind = flat::Statement::Kind::Call;
     call.text = error_function(message);
-    s.then_block.push_back(call);
-    block_->push_back(s);
+    call.where = where_;  // the call a runtime error is reported at: the check's own place
+    s.then_block.push_back(std::move(call));
+    emit(std::move(s));
   }
 
   std::string error_function(const std::string& message) {
@@ -294,16 +315,19 @@ class Flattener {
     function.name = "RUNTIME_ERROR_" + std::to_string(error_functions_.size() + 1);
     flat::Function* saved_function = current_;
     flat::Block* saved_block = block_;
+    const Location saved_where = where_;
     current_ = &function;
     block_ = &function.body;
+    where_ = {};  // shared by every check with this message: each call says where it was
     const std::string opening = options_.blank_line_before_errors ? "\n" : "";
     Value text = constant("CHAR \"" + opening + "RUNTIME ERROR: " + message + "\n\"", Leaf::Int);
     op("WRITE CHAR", {text}, {Leaf::Int, Leaf::Bool});
     flat::Statement exit;
     exit.kind = flat::Statement::Kind::Exit;
-    block_->push_back(exit);
+    emit(exit);
     current_ = saved_function;
     block_ = saved_block;
+    where_ = saved_where;
     std::string name = function.name;
     error_functions_.emplace(message, std::move(function));
     return name;
@@ -320,6 +344,7 @@ class Flattener {
   flat::Function main_function() {
     flat::Function function;
     function.name = "MAIN_0";
+    where_ = {};
     current_ = &function;
     block_ = &function.body;
     context_ = -1;
@@ -332,6 +357,7 @@ class Flattener {
   flat::Function function(const core::Function& source, bool lifted) {
     flat::Function function;
     function.name = lifted ? "L" + source.name : source.name;
+    where_ = {};
     current_ = &function;
     block_ = &function.body;
     env_.clear();
@@ -403,6 +429,7 @@ class Flattener {
   }
 
   Leaves expr(const core::Expr& e) {
+    const Located located(where_, e.where);
     const auto& c = e.children;
     if (e.kind != core::Kind::Let && hoistable(e)) return hoisted(e).second;
     switch (e.kind) {
@@ -444,8 +471,7 @@ class Flattener {
         s.inputs = expr(*c[0]);
         if (context_ >= 0) s.inputs.push_back(context_);
         for (Leaf leaf : leaves_of(e.type)) s.outputs.push_back(fresh(leaf));
-        block_->push_back(s);
-        return s.outputs;
+        return emit(std::move(s)).outputs;
       }
       case core::Kind::Primitive: return primitive(e);
       case core::Kind::Over: return over(e);
@@ -470,8 +496,7 @@ class Flattener {
     env_.resize(mark);
     block_ = saved;
     for (Leaf leaf : leaves_of(e.type)) s.outputs.push_back(fresh(leaf));
-    block_->push_back(s);
-    return s.outputs;
+    return emit(std::move(s)).outputs;
   }
 
   // Runs an expression in its own block and returns the statement that chooses between them.
@@ -487,8 +512,7 @@ class Flattener {
     s.else_results = else_fn();
     block_ = saved;
     for (Leaf leaf : leaves_of(type)) s.outputs.push_back(fresh(leaf));
-    block_->push_back(s);
-    return s.outputs;
+    return emit(std::move(s)).outputs;
   }
 
   Leaves lifted_if(const core::Expr& e) {
@@ -1148,7 +1172,7 @@ class Flattener {
         op("WRITE CHAR", {newline}, {Leaf::Int, Leaf::Bool});
         flat::Statement exit;
         exit.kind = flat::Statement::Kind::Exit;
-        block_->push_back(exit);
+        emit(exit);
         return {everywhere("BOOL F", Leaf::Bool)};
       }
     }
@@ -1216,6 +1240,7 @@ class Flattener {
   std::map<std::string, flat::Function> error_functions_;
   flat::Function* current_ = nullptr;
   flat::Block* block_ = nullptr;
+  Location where_;  // where the statements being made come from
   Value context_ = -1;
   std::vector<Variable> env_;
   std::vector<HoistScope*> hoist_;  // innermost last; null where hoisting must stop

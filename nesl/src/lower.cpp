@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -12,7 +11,22 @@ namespace {
 using flat::Block;
 using flat::Statement;
 using flat::Value;
-using Live = std::set<Value>;
+// The values live at a point of a function: one bit for each of its values. Lowering keeps one
+// for each statement, so copies must be cheap.
+class Live {
+ public:
+  explicit Live(std::size_t values) : bits_(values) {}
+  Live(std::size_t values, const std::vector<Value>& live) : bits_(values) { insert(live.begin(), live.end()); }
+  bool count(Value v) const { return bits_[static_cast<std::size_t>(v)]; }
+  void insert(Value v) { bits_[static_cast<std::size_t>(v)] = true; }
+  template <typename Iterator>
+  void insert(Iterator first, Iterator last) {
+    for (; first != last; ++first) insert(*first);
+  }
+
+ private:
+  std::vector<bool> bits_;
+};
 
 // Every value a statement reads, its nested arms included.
 void add_uses(const Statement& s, Live& out) {
@@ -27,20 +41,21 @@ void add_uses(const Statement& s, Live& out) {
 
 class Lowerer {
  public:
-  explicit Lowerer(std::ostringstream& out) : out_(out) {}
+  Lowerer(std::string& out, std::vector<Location>& lines) : out_(out), lines_(lines) {}
 
   // The body of a function: its instructions up to and including RET.
   void function_body(const flat::Function& f) {
     stack_ = f.parameters;
-    Live needed(f.results.begin(), f.results.end());
+    Live needed(f.leaves.size(), f.results);
     for (const Statement& s : f.body) add_uses(s, needed);
     drop_unneeded(needed);
-    block(f.body, Live(f.results.begin(), f.results.end()));
-    bring_to_top(f.results, {});
+    block(f.body, Live(f.leaves.size(), f.results));
+    bring_to_top(f.results, Live(f.leaves.size()));
     if (stack_.size() > f.results.size()) {
-      out_ << "POP " << stack_.size() - f.results.size() << " " << f.results.size() << "\n";
+      line("POP " + std::to_string(stack_.size() - f.results.size()) + " " +
+           std::to_string(f.results.size()));
     }
-    out_ << "RET\n";
+    line("RET");
   }
 
  private:
@@ -54,7 +69,7 @@ class Lowerer {
   void drop_unneeded(const Live& needed) {
     for (int i = static_cast<int>(stack_.size()) - 1; i >= 0; --i) {
       if (!needed.count(stack_[i])) {
-        out_ << "POP 1 " << stack_.size() - 1 - i << "\n";
+        line("POP 1 " + std::to_string(stack_.size() - 1 - i));
         stack_.erase(stack_.begin() + i);
       }
     }
@@ -80,9 +95,9 @@ class Lowerer {
       if (index < 0) throw std::logic_error("lower: v" + std::to_string(v) + " is not on the stack");
       std::size_t d = stack_.size() - 1 - static_cast<std::size_t>(index);
       if (again || live_after.count(v)) {
-        out_ << "COPY 1 " << d << "\n";
+        line("COPY 1 " + std::to_string(d));
       } else {
-        if (d != 0) out_ << "CPOP 1 " << d << "\n";
+        if (d != 0) line("CPOP 1 " + std::to_string(d));
         stack_.erase(stack_.begin() + index);
       }
       stack_.push_back(v);
@@ -96,14 +111,14 @@ class Lowerer {
     for (Value v : outputs) stack_.push_back(v);
     for (Value v : outputs) {
       if (!live_after.count(v)) {
-        out_ << "POP 1 " << depth(v) << "\n";
+        line("POP 1 " + std::to_string(depth(v)));
         stack_.erase(stack_.end() - 1 - depth(v));
       }
     }
   }
 
   void block(const Block& statements, const Live& live_out) {
-    std::vector<Live> live_after(statements.size());
+    std::vector<Live> live_after(statements.size(), live_out);
     Live live = live_out;
     for (std::size_t i = statements.size(); i-- > 0;) {
       live_after[i] = live;
@@ -113,19 +128,20 @@ class Lowerer {
   }
 
   void statement(const Statement& s, const Live& live_after) {
+    where_ = s.where;
     switch (s.kind) {
       case Statement::Kind::Const:
-        out_ << "CONST " << s.text << "\n";
+        line("CONST " + s.text);
         define(s.outputs, live_after);
         return;
       case Statement::Kind::Op:
       case Statement::Kind::Call:
         bring_to_top(s.inputs, live_after);
-        out_ << (s.kind == Statement::Kind::Call ? "CALL " : "") << s.text << "\n";
+        line(s.kind == Statement::Kind::Call ? "CALL " + s.text : s.text);
         consume(s.inputs.size());
         define(s.outputs, live_after);
         return;
-      case Statement::Kind::Exit: out_ << "EXIT\n"; return;
+      case Statement::Kind::Exit: line("EXIT"); return;
       case Statement::Kind::If: {
         Live after_arms = live_after;
         for (const Block* arm : {&s.then_block, &s.else_block}) {
@@ -134,15 +150,17 @@ class Lowerer {
         after_arms.insert(s.then_results.begin(), s.then_results.end());
         after_arms.insert(s.else_results.begin(), s.else_results.end());
         bring_to_top(s.inputs, after_arms);
-        out_ << "IF\n";
+        line("IF");
         consume(1);
         std::vector<Value> before = stack_;
         arm(s.then_block, s.then_results, live_after);
         std::vector<Value> then_stack = stack_;
         stack_ = before;
-        out_ << "ELSE\n";
+        where_ = s.where;
+        line("ELSE");
         arm(s.else_block, s.else_results, live_after);
-        out_ << "ENDIF\n";
+        where_ = s.where;
+        line("ENDIF");
         // Both arms leave the values needed later, in their old order, then the results.
         consume(s.outputs.size());
         if (stack_ != std::vector<Value>(then_stack.begin(), then_stack.end() - static_cast<long>(s.outputs.size()))) {
@@ -163,13 +181,24 @@ class Lowerer {
     std::size_t n = results.size();
     for (int i = static_cast<int>(stack_.size() - n) - 1; i >= 0; --i) {
       if (!live_after.count(stack_[i])) {
-        out_ << "POP 1 " << stack_.size() - 1 - i << "\n";
+        line("POP 1 " + std::to_string(stack_.size() - 1 - i));
         stack_.erase(stack_.begin() + i);
       }
     }
   }
 
-  std::ostringstream& out_;
+  // One instruction, at the place of the statement being lowered; a CHAR constant may hold
+  // line breaks, and each text line gets the place.
+  void line(const std::string& text) {
+    out_ += text;
+    out_ += '\n';
+    const auto breaks = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+    lines_.insert(lines_.end(), 1 + breaks, where_);
+  }
+
+  std::string& out_;
+  std::vector<Location>& lines_;
+  Location where_;
   std::vector<Value> stack_;
 };
 
@@ -180,6 +209,7 @@ namespace {
 struct LoweredFunction {
   std::string name;
   std::string body;
+  std::vector<Location> lines;  // where each line of the body came from
 };
 
 // Replaces each function whose body is the same as an earlier one's by that one: instances
@@ -219,13 +249,13 @@ void share_identical_bodies(std::vector<LoweredFunction>& functions) {
 
 }  // namespace
 
-std::string lower(const flat::Program& program) {
+std::string lower(const flat::Program& program, std::vector<Location>* line_locations) {
   std::vector<LoweredFunction> functions;
   for (const flat::Function& f : program.functions) {
-    std::ostringstream body;
-    Lowerer lowerer(body);
+    LoweredFunction lowered{f.name, {}, {}};
+    Lowerer lowerer(lowered.body, lowered.lines);
     lowerer.function_body(f);
-    functions.push_back({f.name, body.str()});
+    functions.push_back(std::move(lowered));
   }
   share_identical_bodies(functions);
   std::string text;
@@ -235,6 +265,10 @@ std::string lower(const flat::Program& program) {
     text += '\n';
     text += f.body;
     text += '\n';
+    if (!line_locations) continue;
+    line_locations->emplace_back();  // FUNC
+    line_locations->insert(line_locations->end(), f.lines.begin(), f.lines.end());
+    line_locations->emplace_back();  // the blank line
   }
   return text;
 }

@@ -1,6 +1,7 @@
 // The nesl program: runs a NESL file or an interactive session in this process, or compiles a
 // file and prints what the options ask for.
 #include <boost/program_options.hpp>
+#include <chrono>
 #include <fstream>
 #include <iostream>
 
@@ -19,8 +20,8 @@ namespace {
 
 constexpr const char* usage =
     "usage: nesl [--backend NAME] [--threads N] [-O] [--arg-check on|off] [FILE.nesl]\n"
-    "       nesl [--check | --type | --vcode [-o OUT] | --dump-after PASS] [--arg-check on|off]\n"
-    "            [--basis FILE] FILE.nesl\n"
+    "       nesl [--check | --type | --vcode [-o OUT] [--source-map MAP] | --dump-after PASS]\n"
+    "            [--arg-check on|off] [--basis FILE] FILE.nesl\n"
     "  FILE.nesl          run each top-level form in this process, printing what the classic\n"
     "                     REPL prints; with no file, an interactive session (exit; to leave)\n"
     "  --backend NAME     the VM's vector library, as vinterp's (default cpu)\n"
@@ -29,15 +30,20 @@ constexpr const char* usage =
     "  --check            parse and type-check; one line per top-level form\n"
     "  --type             print the program's type (the tuple of its top-level expressions)\n"
     "  --vcode            compile to VCODE, written to OUT (default: standard output)\n"
+    "  -o, --output OUT   with --vcode, the file the VCODE is written to\n"
+    "  --source-map MAP   with --vcode, also write where each VCODE line came from in the\n"
+    "                     source: lines `VCODE_LINE NESL_LINE NESL_COLUMN NESL_FILE`\n"
     "  --dump-after PASS  print the program after PASS: parse, typecheck, specialize,\n"
     "                     normalize, flatten or lower\n"
     "  --arg-check off    leave out the runtime argument checks (the classic's set arg_check off)\n"
-    "  --basis FILE       read the built-ins' signatures from FILE instead of the embedded ones\n";
+    "  --basis FILE       read the built-ins' signatures from FILE instead of the embedded ones\n"
+    "  --time-passes      with --vcode, print each pass's time on standard error\n"
+    "  -h, --help         print this text\n";
 
 int run(int argc, char** argv) {
   po::options_description options;
   options.add_options()("help,h", "")("check", "")("type", "")("vcode", "")(
-      "output,o", po::value<std::string>(), "")("arg-check", po::value<std::string>(), "")(
+      "output,o", po::value<std::string>(), "")("source-map", po::value<std::string>(), "")("time-passes", "")("arg-check", po::value<std::string>(), "")(
       "dump-after", po::value<std::string>(), "")("basis", po::value<std::string>(), "")(
       "backend", po::value<std::string>()->default_value("cpu"), "")(
       "threads", po::value<int>()->default_value(0), "")("optimize,O", "")(
@@ -78,6 +84,10 @@ int run(int argc, char** argv) {
     std::cerr << ", not '" << dump_after << "'\n";
     return 2;
   }
+  if ((vm.count("output") || vm.count("source-map") || vm.count("time-passes")) && !vm.count("vcode")) {
+    std::cerr << "nesl: -o, --source-map and --time-passes go with --vcode\n" << usage;
+    return 2;
+  }
   std::string arg_check = vm.count("arg-check") ? vm["arg-check"].as<std::string>() : "on";
   if (arg_check != "on" && arg_check != "off") {
     std::cerr << "nesl: --arg-check expects on or off, not '" << arg_check << "'\n";
@@ -99,8 +109,17 @@ int run(int argc, char** argv) {
           nesl::parse_program(nesl::read_source_file(vm["file"].as<std::vector<std::string>>()[0]));
       return session.run(std::move(program)) ? 0 : 1;
     }
+    std::ostream* timings = vm.count("time-passes") ? &std::cerr : nullptr;
+    auto started = std::chrono::steady_clock::now();
+    // The time since the last mark, printed for `pass` with --time-passes.
+    const auto mark = [&](std::string_view pass) {
+      const auto now = std::chrono::steady_clock::now();
+      if (timings) nesl::print_pass_time(*timings, pass, std::chrono::duration<double>(now - started).count());
+      started = now;
+    };
     nesl::Program program =
         nesl::parse_program(nesl::read_source_file(vm["file"].as<std::vector<std::string>>()[0]));
+    mark("parse");
     if (dump_after == "parse") {
       std::cout << nesl::print_program(program);
       return 0;
@@ -108,7 +127,9 @@ int run(int argc, char** argv) {
     nesl::Basis basis = vm.count("basis")
                             ? nesl::parse_basis(nesl::read_source_file(vm["basis"].as<std::string>()))
                             : nesl::load_embedded_basis();
+    mark("basis");
     nesl::CheckedProgram checked = nesl::check_program(program, basis);
+    mark("typecheck");
     if (dump_after == "typecheck") {
       for (const nesl::FormType& form : checked.forms) std::cout << nesl::describe_form(form) << "\n";
       return 0;
@@ -118,6 +139,9 @@ int run(int argc, char** argv) {
       options.argument_checks = arg_check == "on";
       options.dump_after = dump_after;
       options.dump = &std::cout;
+      options.timings = timings;
+      nesl::SourceMap source_map;
+      if (vm.count("source-map")) options.source_map = &source_map;
       std::string vcode = nesl::compile_to_vcode(program, checked, basis, options);
       if (!dump_after.empty()) return 0;
       if (vm.count("output")) {
@@ -129,6 +153,14 @@ int run(int argc, char** argv) {
         }
       } else {
         std::cout << vcode;
+      }
+      if (vm.count("source-map")) {
+        std::ofstream out(vm["source-map"].as<std::string>(), std::ios::binary);
+        out << source_map.text();
+        if (!out) {
+          std::cerr << "nesl: cannot write " << vm["source-map"].as<std::string>() << "\n";
+          return 1;
+        }
       }
       return 0;
     }

@@ -1,5 +1,8 @@
 #include "nesl/pipeline.hpp"
 
+#include <chrono>
+#include <cstdio>
+
 #include "nesl/core.hpp"
 #include "nesl/diagnostics.hpp"
 #include "nesl/flat.hpp"
@@ -43,20 +46,41 @@ bool is_compiler_pass(std::string_view name) {
   return false;
 }
 
+void print_pass_time(std::ostream& out, std::string_view pass, double seconds) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.2f", seconds * 1e3);
+  out << "pass " << pass << ": " << text << " ms\n";
+}
+
 std::string compile_to_vcode(const Program& program, const CheckedProgram& checked, const Basis& basis,
                              const CompileOptions& options) {
+  auto started = std::chrono::steady_clock::now();
+  // The time since the last mark, printed for `pass` when timings are asked for (with the checks).
+  const auto mark = [&](std::string_view pass) {
+    const auto now = std::chrono::steady_clock::now();
+    if (options.timings)
+      print_pass_time(*options.timings, pass, std::chrono::duration<double>(now - started).count());
+    started = now;
+  };
   Library library = load_library(basis);
+  mark("library");
   core::Program specialized = specialize(program, checked, library);
   verified("specialize", core::verify_program(specialized, false));
+  mark("specialize");
   if (dumping(options, "specialize")) *options.dump << core::print_program(specialized);
   core::Program normalized = normalize(specialized);
   verified("normalize", core::verify_program(normalized, true));
+  mark("normalize");
   if (dumping(options, "normalize")) *options.dump << core::print_program(normalized);
   flat::Program flattened =
       flatten(normalized, FlattenOptions{options.argument_checks, options.blank_line_before_errors});
   verified("flatten", flat::verify_program(flattened));
+  mark("flatten");
   if (dumping(options, "flatten")) *options.dump << flat::print_program(flattened);
-  std::string vcode = lower(flattened);
+  std::vector<Location> lines;
+  std::string vcode = lower(flattened, options.source_map ? &lines : nullptr);
+  if (options.source_map) *options.source_map = SourceMap(lines, library.program.source.get());
+  mark("lower");
   if (dumping(options, "lower")) *options.dump << vcode;
   return vcode;
 }

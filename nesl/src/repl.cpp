@@ -1,8 +1,12 @@
 #include "nesl/repl.hpp"
 
+#include <pthread.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cctype>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -35,13 +39,67 @@ constexpr const char* help_text =
     "  set print_length N;          elements shown of a sequence\n"
     "  show status;                 the settings\n"
     "  help;                        this text\n"
-    "  exit;                        leave (end of input does too)\n";
+    "  exit;                        leave (end of input does too)\n"
+    "Ctrl-C stops the form that is running; at the prompt it drops what was typed.\n";
+
+// Set by Ctrl-C (SIGINT): the VM stops the running form at its next call (VmSettings::interrupt);
+// at the prompt it drops what was typed.
+std::atomic<bool> interrupt_requested{false};
+// Set when a Ctrl-C at the prompt ended the line being typed: it is dropped.
+bool line_dropped = false;
+
+// The loop's thread: a SIGINT that lands on another (a backend's worker) is passed to it, so that
+// its read at the prompt is interrupted.
+pthread_t loop_thread;
+
+extern "C" void on_interrupt(int signal) {
+  interrupt_requested.store(true);
+  if (!pthread_equal(pthread_self(), loop_thread)) pthread_kill(loop_thread, signal);
+}
+
+// libedit's key reader: a read that a Ctrl-C interrupts ends the line, which is then dropped.
+int read_key(FILE*) {
+  while (true) {
+    unsigned char key = 0;
+    const ssize_t n = ::read(STDIN_FILENO, &key, 1);
+    if (n == 1) return key;
+    if (n == 0 || errno != EINTR) return EOF;
+    if (interrupt_requested.exchange(false)) {
+      line_dropped = true;
+      return '\n';
+    }
+  }
+}
+
+// SIGINT goes to on_interrupt while the loop runs, the earlier action after. At a terminal a
+// read is interrupted (read_key ends the line); from a pipe it goes on (SA_RESTART).
+class InterruptHandler {
+ public:
+  explicit InterruptHandler(bool terminal) {
+    struct sigaction action {};
+    action.sa_handler = on_interrupt;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = terminal ? 0 : SA_RESTART;
+    loop_thread = pthread_self();
+    sigaction(SIGINT, &action, &previous_);
+  }
+  ~InterruptHandler() { sigaction(SIGINT, &previous_, nullptr); }
+  InterruptHandler(const InterruptHandler&) = delete;
+  InterruptHandler& operator=(const InterruptHandler&) = delete;
+
+ private:
+  struct sigaction previous_ {};
+};
 
 // Where lines come from: libedit at a terminal, std::getline elsewhere.
 class LineInput {
  public:
   LineInput() : terminal_(isatty(STDIN_FILENO) == 1) {
     if (!terminal_) return;
+    // Before libedit starts (using_history starts it): keys through read_key, and no signal
+    // handling of its own, which would pass SIGINT on to the whole process group.
+    rl_getc_function = read_key;
+    rl_catch_signals = 0;
     if (const char* home = std::getenv("HOME")) history_ = std::string(home) + "/.nesl_history";
     using_history();
     stifle_history(1000);
@@ -54,6 +112,8 @@ class LineInput {
   LineInput& operator=(const LineInput&) = delete;
 
   bool terminal() const { return terminal_; }
+  // Whether Ctrl-C ended the last line read: the form being typed is to be dropped.
+  bool dropped() const { return line_dropped; }
 
   // The next line without its newline; nothing at the end of input.
   std::optional<std::string> read(bool continuation) {
@@ -63,10 +123,12 @@ class LineInput {
       return line;
     }
     std::fflush(stdout);
+    line_dropped = false;
     char* raw = readline(continuation ? "> " : "<Nesl> ");
     if (!raw) return std::nullopt;
     std::string line(raw);
     std::free(raw);
+    if (line_dropped) return std::string();  // and dropped() says so
     if (line.find_first_not_of(" \t") != std::string::npos) add_history(line.c_str());
     return line;
   }
@@ -94,7 +156,11 @@ std::vector<std::string> command_words(const std::string& text) {
 
 class Repl {
  public:
-  explicit Repl(Session& session) : session_(session) {}
+  explicit Repl(Session& session) : session_(session), interrupts_(input_.terminal()) {
+    SessionSettings settings = session_.settings();
+    settings.vm.interrupt = &interrupt_requested;
+    session_.change_settings(settings);
+  }
 
   int run() {
     if (input_.terminal())
@@ -102,6 +168,12 @@ class Repl {
     std::string pending;
     while (true) {
       std::optional<std::string> line = input_.read(!pending.empty());
+      // A Ctrl-C from now on stops what this line runs; one before it is spent.
+      interrupt_requested.store(false);
+      if (line && input_.dropped()) {  // Ctrl-C at the prompt: the form typed so far goes
+        pending.clear();
+        continue;
+      }
       if (!line) {
         if (pending.find_first_not_of(" \t\n") != std::string::npos) submit(pending, true);
         break;
@@ -221,6 +293,7 @@ class Repl {
 
   Session& session_;
   LineInput input_;
+  InterruptHandler interrupts_;
   bool leaving_ = false;
 };
 

@@ -19,6 +19,14 @@ namespace {
 
 const char* const kErrorAtTopLevel = "Error at top level.  ";
 
+// Our own note after the classic's lines, at the NESL expression a run stopped in.
+void note_stop(const SourceMap& map, const std::vector<int>& stopped_at, std::ostream& errors) {
+  const SourcePoint* point = map.user_point(stopped_at);
+  if (!point) return;
+  errors << format_located(point->file, point->line, point->column, point->text, "note",
+                           "the runtime error came from here");
+}
+
 // The pattern of a top-level binding as the classic prints it before ` = `.
 std::string pattern_text(const Expr& pattern, bool parenthesized) {
   switch (pattern.kind) {
@@ -168,7 +176,10 @@ void Session::change_settings(const SessionSettings& settings) {
 bool Session::run(Program program) {
   sources_.push_back(program.source);
   bool all = true;
-  for (TopLevelForm& form : program.forms) all = run_form(std::move(form)) && all;
+  for (TopLevelForm& form : program.forms) {
+    if (interrupted()) return false;  // Ctrl-C stops the rest of a loaded file too
+    all = run_form(std::move(form)) && all;
+  }
   return all;
 }
 
@@ -268,6 +279,7 @@ bool Session::bind(TopLevelForm form) {
 std::optional<Value> Session::evaluate(TopLevelForm expression, const std::string& name) {
   CheckedProgram checked;
   std::string vcode;
+  SourceMap map;
   try {
     Lent lent(context_, std::move(expression));
     checked = check_program(lent.program(), basis_);
@@ -275,6 +287,7 @@ std::optional<Value> Session::evaluate(TopLevelForm expression, const std::strin
     options.argument_checks = settings_.argument_checks;
     // The classic REPL's transcript has no blank line before a runtime error's message.
     options.blank_line_before_errors = false;
+    options.source_map = &map;
     const Type type = checked.expressions.back();
     if (resolve(type)->kind == TypeNode::Kind::Function) {
       Value function = function_value(lent, type, function_values_, basis_, options);
@@ -300,11 +313,19 @@ std::optional<Value> Session::evaluate(TopLevelForm expression, const std::strin
     flush();
     return std::nullopt;
   }
+  if (outcome.interrupted) {
+    errors_ << "Interrupted.\n";
+    backend_.reset();
+    flush();
+    return std::nullopt;
+  }
   if (outcome.failed) {
     // The classic's interpreter died of SIGFPE where ours reports an INT division fault.
     out_ << (outcome.division ? "Floating point exception" : outcome.failure) << "\n"
          << kErrorAtTopLevel << "\nError while running VCODE.\n";
     backend_.reset();  // made again for the next form, whatever state the failure left it in
+    flush();
+    note_stop(map, outcome.stopped_at, errors_);
     flush();
     return std::nullopt;
   }
@@ -313,6 +334,8 @@ std::optional<Value> Session::evaluate(TopLevelForm expression, const std::strin
     value = read_result(outcome.final_stack, type, checked.datatype_constructors);
   } catch (const ResultError& error) {
     out_ << kErrorAtTopLevel << "\n" << error.what() << "\n";
+    flush();
+    note_stop(map, outcome.stopped_at, errors_);  // the program's own error and EXIT
     flush();
     return std::nullopt;
   }
@@ -369,6 +392,10 @@ cvl::Backend* Session::backend() {
     }
   }
   return backend_.get();
+}
+
+bool Session::interrupted() const {
+  return settings_.vm.interrupt && settings_.vm.interrupt->load();
 }
 
 void Session::flush() {

@@ -665,7 +665,22 @@ class Specializer {
     return apply(named_function(name, where), instance, std::move(argument), {}, std::move(result), where);
   }
 
+  // The core of `e`; the nodes made for it are located at `e` (those of its subexpressions
+  // already are at theirs).
   core::ExprPtr expr(const Expr& e) {
+    core::ExprPtr result = translate(e);
+    if (e.where.file) locate(*result, e.where);
+    return result;
+  }
+
+  static void locate(core::Expr& e, const Location& where) {
+    if (e.where.file) return;
+    e.where = where;
+    for (const core::ExprPtr& child : e.children) locate(*child, where);
+    for (const core::Generator& generator : e.generators) locate(*generator.sequence, where);
+  }
+
+  core::ExprPtr translate(const Expr& e) {
     const auto& c = e.children;
     if (records_function(e)) function_out_of_place(e);
     switch (e.kind) {

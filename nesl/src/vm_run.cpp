@@ -46,6 +46,9 @@ VmOutcome run_vcode(const std::string& vcode, const std::string& name, const VmS
   vm::MachineOptions options;
   options.final_stack = &outcome.final_stack;
   options.print_failures = false;
+  options.interrupt = settings.interrupt;
+  std::vector<std::uint32_t> stopped_at;
+  options.stopped_at = &stopped_at;
   std::fflush(stdout);
   try {
     vm::Machine machine(program, backend, options);
@@ -57,12 +60,17 @@ VmOutcome run_vcode(const std::string& vcode, const std::string& name, const VmS
       outcome.division = failure.kind == vm::FailureKind::Data &&
                          (failure.message.find("division by zero") != std::string::npos ||
                           failure.message.find("overflow in division") != std::string::npos);
+      outcome.interrupted = failure.kind == vm::FailureKind::Data &&
+                            failure.message == vm::interrupted_message && settings.interrupt &&
+                            settings.interrupt->load();
     }
   } catch (...) {  // while the machine prepared the constants
     outcome.failed = true;
     outcome.failure = vm::failure_line(vm::current_failure(), name);
   }
   std::fflush(stderr);
+  for (std::uint32_t instruction : stopped_at)
+    if (instruction < program.code.size()) outcome.stopped_at.push_back(program.code[instruction].where.line);
   return outcome;
 }
 

@@ -50,8 +50,10 @@ tree)
   diff "$SOURCE_DIR/nesl-examples/dot_product.expected" "$SCRATCH/dot_product.out" ||
     fail "the installed vinterp printed the wrong result"
   "$prefix/bin/fcode-opt" --list-passes >/dev/null || fail "the installed fcode-opt failed"
+  [ "$(printf '1 + 2;\n' | "$prefix/bin/nesl" --threads 1)" = "it = 3 : int" ] ||
+    fail "the installed nesl printed the wrong result"
   if command -v groff >/dev/null 2>&1; then
-    for page in vinterp fcode-opt; do
+    for page in vinterp fcode-opt nesl; do
       warnings=$(groff -man -ww -z "$prefix/share/man/man1/$page.1" 2>&1) || true
       [ -z "$warnings" ] || fail "$page.1 does not format cleanly: $warnings"
     done
@@ -93,7 +95,8 @@ deb)
   mkdir -p "$out/list"
   deb_contents "$deb" "$out/list" >"$SCRATCH/deb-contents.txt" || fail "cannot list $deb"
   missing=
-  for file in bin/vinterp bin/fcode-opt share/man/man1/vinterp.1 share/man/man1/fcode-opt.1 \
+  for file in bin/vinterp bin/fcode-opt bin/nesl share/man/man1/vinterp.1 share/man/man1/fcode-opt.1 \
+    share/man/man1/nesl.1 \
     include/nesl/vm/machine.hpp cmake/NeslBackend/NeslBackendConfig.cmake; do
     grep -q "/$file\$" "$SCRATCH/deb-contents.txt" || missing="$missing $file"
   done

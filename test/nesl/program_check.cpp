@@ -204,9 +204,28 @@ std::string bench_failure(const fs::path& source, const std::string& expression,
 
 }  // namespace
 
+const std::string kRuntimeNote = ": note: the runtime error came from here";
+
+// The output without our located notes after a runtime error (the note, the source line and the
+// caret), which the classic did not print.
+std::string without_runtime_notes(const std::string& output) {
+  if (output.find(kRuntimeNote) == std::string::npos) return output;
+  std::vector<std::string> lines = split_lines(output);
+  std::string kept;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].size() > kRuntimeNote.size() && lines[i].ends_with(kRuntimeNote)) {
+      i += 2;
+      continue;
+    }
+    kept += lines[i] + "\n";
+  }
+  return kept;
+}
+
 // Runs `nesl FILE` (in-process, one thread, arg_check as NAME.argcheck says) and compares what
 // it prints, stdout and stderr together, with the lines of NAME.repl that follow the echoed
-// forms; the exit status must be 1 exactly when the classic reported an error.
+// forms (our notes locating a runtime error left out); the exit status must be 1 exactly when
+// the classic reported an error.
 std::string repl_run_failure(const fs::path& program, const std::string& nesl_program) {
   std::string name = program.stem().string();
   fs::path dir = program.parent_path();
@@ -217,6 +236,7 @@ std::string repl_run_failure(const fs::path& program, const std::string& nesl_pr
     if (line.rfind("<Nesl>", 0) != 0) expected += line + "\n";
   CommandResult ran = run_command("timeout 120 " + shell_quote(nesl_program) + " --threads 1 --arg-check " +
                                   arg_check + " " + shell_quote(program.string()) + " 2>&1 </dev/null");
+  ran.output = without_runtime_notes(ran.output);
   std::string failure;
   if (ran.output != expected) {
     std::vector<std::string> want = split_lines(expected), got = split_lines(ran.output);
@@ -243,8 +263,8 @@ int main(int argc, char** argv) {
     else if (option == "--drivers") drivers_file = argv[i + 1];
   }
   if (mode.empty() || directory.empty()) {
-    std::cerr << "usage: nesl_program_check --mode reparse|type|repl|repl-run|check|errors|run|bench --dir DIR "
-                 "[--nesl PROGRAM] [--known-gaps FILE] [--vinterp COMMAND] [--drivers FILE]\n";
+    std::cerr << "usage: nesl_program_check --mode reparse|type|repl|repl-run|check|errors|runtime-errors|run|"
+                 "bench --dir DIR [--nesl PROGRAM] [--known-gaps FILE] [--vinterp COMMAND] [--drivers FILE]\n";
     return 2;
   }
   // The errors mode runs the program from each test's folder, so a relative path would break.
@@ -375,6 +395,21 @@ int main(int argc, char** argv) {
       } else if (result.output != expected) {
         failure = "expected diagnostic:\n" + expected + "found:\n" + result.output;
       }
+    } else if (mode == "runtime-errors") {
+      // `nesl NAME.nesl` run from its folder, stdout and stderr together: the classic's lines
+      // and our note naming the NESL line, exactly NAME.expected, and exit status 1.
+      fs::path argcheck_file = program.parent_path() / (name + ".argcheck");
+      const std::string arg_check = fs::exists(argcheck_file) ? normalize(read_file(argcheck_file)) : "on";
+      CommandResult result =
+          run_command("cd " + shell_quote(program.parent_path().string()) + " && timeout 60 " +
+                      shell_quote(nesl_program) + " --threads 1 --arg-check " + arg_check + " " +
+                      shell_quote(program.filename().string()) + " 2>&1 </dev/null");
+      fs::path expected_file = program.parent_path() / (name + ".expected");
+      std::string expected = fs::exists(expected_file) ? read_file(expected_file) : "(no .expected file)";
+      if (result.exit_status != 1) {
+        failure = "expected exit status 1, found " + std::to_string(result.exit_status) + "\n";
+      }
+      if (result.output != expected) failure += "expected:\n" + expected + "found:\n" + result.output;
     } else if (mode == "run") {
       failure = run_failure(program, nesl_program, vinterp_command, scratch);
     } else if (mode == "repl-run") {

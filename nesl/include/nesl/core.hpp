@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "nesl/source.hpp"
 #include "nesl/types.hpp"
 
 namespace nesl::core {
@@ -48,6 +49,7 @@ struct Expr {
   PatternPtr pattern;
   std::vector<ExprPtr> children;
   std::vector<Generator> generators;
+  Location where;  // the source expression it was made for; nowhere for the parts normalize adds
 };
 
 struct Function {

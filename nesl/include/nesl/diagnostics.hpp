@@ -29,4 +29,8 @@ class CompileError : public std::runtime_error {
 // "FILE:LINE:COL: error: MESSAGE", then the source line and a caret under the column.
 std::string format_diagnostic(const CompileError& error);
 
+// The same layout for any kind ("error", "note"): "FILE:LINE:COL: KIND: MESSAGE", the line, a caret.
+std::string format_located(const std::string& file, int line, int column, const std::string& source_line,
+                           const std::string& kind, const std::string& message);
+
 }  // namespace nesl

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "nesl/source.hpp"
+
 namespace nesl::flat {
 
 // A char is an INT vector of codes, so four kinds cover every leaf.
@@ -31,6 +33,7 @@ struct Statement {
   std::vector<Value> outputs;
   Block then_block, else_block;
   std::vector<Value> then_results, else_results;
+  Location where;  // the source expression it computes part of, for runtime errors; may be nowhere
 };
 
 struct Function {

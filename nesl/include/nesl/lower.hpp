@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "nesl/flat.hpp"
 
@@ -12,6 +13,8 @@ namespace nesl {
 // pops what the code after the IF does not need, so both arms leave the same stack; before RET
 // only the results remain. The first function is the entry; a function whose code is the same
 // as an earlier one's is left out and its calls go to that one.
-std::string lower(const flat::Program& program);
+// With line_locations, where each line of the text came from is appended to it, in order
+// (nowhere for the lines no source expression made).
+std::string lower(const flat::Program& program, std::vector<Location>* line_locations = nullptr);
 
 }  // namespace nesl

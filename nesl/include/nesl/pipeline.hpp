@@ -8,6 +8,7 @@
 #include "nesl/ast.hpp"
 #include "nesl/basis.hpp"
 #include "nesl/checker.hpp"
+#include "nesl/source_map.hpp"
 
 namespace nesl {
 
@@ -26,7 +27,12 @@ struct CompileOptions {
   bool blank_line_before_errors = true;
   std::string dump_after;          // a pass name, or empty
   std::ostream* dump = nullptr;    // where the dump goes
+  SourceMap* source_map = nullptr;  // when given, set to where each VCODE line came from
+  std::ostream* timings = nullptr;  // when given, each pass's time goes there (print_pass_time)
 };
+
+// `--time-passes`: "pass NAME: MS ms" on one line.
+void print_pass_time(std::ostream& out, std::string_view pass, double seconds);
 
 // Runs specialize through lower on a checked program; each IR is verified after the pass that
 // made it (a failure is an internal error naming the pass). Throws CompileError.

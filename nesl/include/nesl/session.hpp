@@ -36,7 +36,7 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   // Runs each form in order. An error is printed and the next form still runs; false when any
-  // form failed.
+  // form failed. An interrupt (VmSettings::interrupt) stops the form running and the rest.
   bool run(Program program);
   bool run_form(TopLevelForm form);
 
@@ -55,6 +55,8 @@ class Session {
   void forget(const std::string& name, std::size_t keep);
   void add_binding(const std::string& name, const Value& value);
   cvl::Backend* backend();
+  // Whether the interrupt flag of the VM settings (the REPL's Ctrl-C) is set.
+  bool interrupted() const;
   void flush();
 
   Basis basis_;

@@ -2,8 +2,10 @@
 // pipeline), keeping the final stack for the caller.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace cvl {
 class Backend;
@@ -16,6 +18,8 @@ struct VmSettings {
   std::string backend = "cpu";
   int threads = 0;  // 0: all cores; 1: sequential, with the C library's exact transcendentals
   bool optimize = false;
+  // When set (the REPL's Ctrl-C), the run stops at its next call; the outcome says interrupted.
+  const std::atomic<bool>* interrupt = nullptr;
 };
 
 // A backend from the registry, made as vinterp makes it; throws std::runtime_error saying why
@@ -26,7 +30,11 @@ struct VmOutcome {
   bool failed = false;      // the VM stopped on a failure: `failure` says which
   std::string failure;      // the VM's message, as vinterp would print it
   bool division = false;    // the failure is an INT division fault (the classic's SIGFPE)
+  bool interrupted = false;  // the failure is the interrupt flag's stop
   std::string final_stack;  // one line per slot; empty when the program stopped with EXIT
+  // Where a failed run, or one that stopped with EXIT (after the program's own error message),
+  // stopped: the VCODE line of the instruction, then of each call that led there, innermost first.
+  std::vector<int> stopped_at;
 };
 
 // Parses `vcode` (named `name` in messages), optimizes it with -O, and runs it on `backend`.

@@ -97,14 +97,25 @@ void Machine::fail_internal(const std::string& message) { throw cvl::InternalErr
 
 int Machine::report_error(const Failure& failure) {
   reported_failure_ = failure;
+  bool late = false;
   try {
     throw;  // the failure being handled: one found late names the instruction that caused it
   } catch (const cvl::DeferredError& e) {
     if (e.site < program_.code.size()) pc_ = e.site;
+    late = true;
   } catch (...) {
   }
+  record_stop(late);
   if (!options_.print_failures) return 1;
   return report_failure(backend_, failure_line(failure, location()), options_.debug.abort);
+}
+
+void Machine::record_stop(bool only_pc) {
+  if (!options_.stopped_at) return;
+  options_.stopped_at->assign(1, pc_);
+  if (only_pc) return;
+  for (auto at = returns_.rbegin(); at != returns_.rend(); ++at)
+    if (*at > 0) options_.stopped_at->push_back(*at - 1);  // the CALL before the return address
 }
 
 Value Machine::segdes_from_data(cvl::Segdes sd) {
@@ -286,6 +297,7 @@ int Machine::run() {
       }
     }
   } catch (const ExitRequest&) {  // EXIT: no stack dump, status 0
+    record_stop(false);
     try {
       backend_.synchronize();
       run_all_checks();
@@ -324,6 +336,8 @@ void Machine::execute(const Instruction& ins, const Prepared& prep) {
   if (sites_) sites_->operation_site(pc_);
   switch (ins.op) {
     case Op::Call:
+      if (options_.interrupt && options_.interrupt->load(std::memory_order_relaxed))
+        fail(interrupted_message);
       if (returns_.size() >= options_.max_call_depth)
         fail("call depth limit exceeded: " + std::to_string(returns_.size()) +
              " calls deep (--max-call-depth " + std::to_string(options_.max_call_depth) + ")");

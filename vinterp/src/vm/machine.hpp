@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -53,7 +54,16 @@ struct MachineOptions {
   // printed, only returned (reported_failure()).
   std::string* final_stack = nullptr;
   bool print_failures = true;
+  // Where a run that failed or ended with EXIT stopped, for a caller that maps instructions back
+  // to its own source: the index of the instruction that stopped it, then the CALL of each frame
+  // it was called from, innermost first (only the first when the fault was found late).
+  std::vector<std::uint32_t>* stopped_at = nullptr;
+  // Set from another thread or a signal handler (the REPL's Ctrl-C): the run stops with the
+  // runtime error `interrupted_message` at its next CALL, where a long computation recurses.
+  const std::atomic<bool>* interrupt = nullptr;
 };
+
+inline constexpr const char* interrupted_message = "interrupted";
 
 // A VCODE runtime error found by the machine (a data error, like cvl::Error); the machine adds
 // the function, instruction and line.
@@ -96,6 +106,8 @@ class Machine {
   // the instruction that caused it, not the current one).
   int report_error(const Failure& failure);
   std::string location() const;
+  // Fills options_.stopped_at from pc_ and, unless `only_pc`, the return stack.
+  void record_stop(bool only_pc);
 
   // Families (exec_*.cpp).
   void exec_stack(const vcode::Instruction& ins);
