@@ -126,6 +126,7 @@ class Generator {
     }
     std::string expression;
     for (std::size_t i = 0; i < parts.size(); ++i) expression += (i ? ", " : "") + parts[i];
+    if (unsafe_) result.text = "% unsafe: some indexing and division unguarded, it may end in a runtime error %\n";
     for (const auto& line : lines_) result.text += line + "\n";
     result.features = used_;
     result.text += (parts.size() > 1 ? "(" + expression + ")" : expression) + ";\n";
