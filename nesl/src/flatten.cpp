@@ -905,7 +905,8 @@ class Flattener {
       case PrimitiveKind::Scan: {
         require_flat(types[0], e.name);
         Leaf leaf = leaf_of(args[0][1]);
-        return {args[0][0], op1(typed(opcode, leaf), {args[0][1], args[0][0]}, leaf)};
+        // RANK of FLOATs gives INT positions; the scans keep their operand's type.
+        return {args[0][0], op1(typed(opcode, leaf), {args[0][1], args[0][0]}, result_leaf(opcode, leaf))};
       }
       case PrimitiveKind::Length: return {lengths(args[0][0])};
       case PrimitiveKind::Dist: {
