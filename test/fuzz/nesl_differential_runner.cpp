@@ -34,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "runtime_notes.hpp"
 #include "compare.hpp"
 #include "minimize.hpp"
 #include "nesl/basis.hpp"
@@ -290,7 +291,8 @@ std::vector<Disagreement> Fuzzer::check(const std::string& text, const std::stri
       if (expected_status != 0 && reference.out.empty())
         if (const auto start = reference.err.find_first_not_of('\n'); start != std::string::npos)
           expected_err = reference.err.substr(start);
-      const auto r = run_command({options_.nesl, "--threads", "1", source.string()});
+      auto r = run_command({options_.nesl, "--threads", "1", source.string()});
+      r.err = nesl_test::without_runtime_notes(r.err);
       corpus::CompareRules exact;
       if (r.timed_out || !r.exited || r.exit_code != expected_status) {
         found.push_back({"in-process", describe_status(r) + ", expected status " + std::to_string(expected_status)});

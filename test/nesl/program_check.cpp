@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime_notes.hpp"
 #include "nesl/diagnostics.hpp"
 #include "nesl/parser.hpp"
 #include "nesl/printer.hpp"
@@ -204,23 +205,7 @@ std::string bench_failure(const fs::path& source, const std::string& expression,
 
 }  // namespace
 
-const std::string kRuntimeNote = ": note: the runtime error came from here";
-
-// The output without our located notes after a runtime error (the note, the source line and the
-// caret), which the classic did not print.
-std::string without_runtime_notes(const std::string& output) {
-  if (output.find(kRuntimeNote) == std::string::npos) return output;
-  std::vector<std::string> lines = split_lines(output);
-  std::string kept;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].size() > kRuntimeNote.size() && lines[i].ends_with(kRuntimeNote)) {
-      i += 2;
-      continue;
-    }
-    kept += lines[i] + "\n";
-  }
-  return kept;
-}
+using nesl_test::without_runtime_notes;
 
 // Runs `nesl FILE` (in-process, one thread, arg_check as NAME.argcheck says) and compares what
 // it prints, stdout and stderr together, with the lines of NAME.repl that follow the echoed
