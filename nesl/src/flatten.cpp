@@ -617,6 +617,29 @@ class Flattener {
     return pack_value(type, leaves, flags, context_);
   }
 
+  // The leaves of the elements of sequences (segmented by `segdes`) each moved to its index within
+  // its own sequence: scalars, in tuples too, by one PERMUTE each; sequences by merge at their
+  // positions in the concatenated elements.
+  Leaves permute_elements(const Type& element, const Leaves& leaves, Value indices, Value segdes) {
+    Type t = resolve(element);
+    if (t->kind == TypeNode::Kind::Base) {
+      Leaf leaf = leaf_of(leaves[0]);
+      return {op1(typed("PERMUTE", leaf), {leaves[0], indices, segdes}, leaf)};
+    }
+    if (t->kind == TypeNode::Kind::Pair) {
+      std::size_t left = slots(t->children[0]);
+      Leaves result = permute_elements(t->children[0], slice(leaves, 0, left), indices, segdes);
+      Leaves right = permute_elements(t->children[1], slice(leaves, left, leaves.size() - left), indices, segdes);
+      result.insert(result.end(), right.begin(), right.end());
+      return result;
+    }
+    Value outer = context();
+    Value starts = op1("DIST INT", {op1("+_SCAN INT", {lengths(segdes), outer}, Leaf::Int), segdes}, Leaf::Int);
+    Value positions = op1("+ INT", {indices, starts}, Leaf::Int);
+    Value inner = total_context(segdes, outer);
+    return merge(element, {{leaves, positions, inner}}, inner);
+  }
+
   // The lifted value over `over`'s instances restricted to those whose flag is set.
   Leaves pack_value(const Type& type, const Leaves& leaves, Value flags, Value over) {
     Type t = resolve(type);
@@ -1064,18 +1087,8 @@ class Flattener {
       }
       case PrimitiveKind::Permute: {
         Value segdes = args[0][0];
-        Type element = element_type(types[0]);
-        if (resolve(element)->kind == TypeNode::Kind::Base) {
-          Leaf leaf = leaf_of(args[0][1]);
-          return {segdes, op1(typed("PERMUTE", leaf), {args[0][1], args[1][1], segdes}, leaf)};
-        }
-        // Each element goes to its index within its own sequence.
-        Value outer = context();
-        Value starts = op1("DIST INT", {op1("+_SCAN INT", {lengths(segdes), outer}, Leaf::Int), segdes}, Leaf::Int);
-        Value positions = op1("+ INT", {args[1][1], starts}, Leaf::Int);
-        Value inner = total_context(segdes, outer);
         Leaves result = {segdes};
-        Leaves rest = merge(element, {{slice(args[0], 1, args[0].size() - 1), positions, inner}}, inner);
+        Leaves rest = permute_elements(element_type(types[0]), slice(args[0], 1, args[0].size() - 1), args[1][1], segdes);
         result.insert(result.end(), rest.begin(), rest.end());
         return result;
       }
