@@ -557,6 +557,13 @@ class Flattener {
 
   // Both arms, each on the instances that take it, then before else, merged by position.
   Leaves mixed_if(const core::Expr& e, Value flags, Value trues, Value count) {
+    std::vector<Leaf> kinds = leaves_of(e.type);
+    if (std::find(kinds.begin(), kinds.end(), Leaf::Segdes) == kinds.end()) {
+      if (is_simple(*e.children[2])) return updated_if(*e.children[1], *e.children[2], flags);
+      if (is_simple(*e.children[1])) {
+        return updated_if(*e.children[2], *e.children[1], op1("NOT BOOL", {flags}, Leaf::Bool));
+      }
+    }
     Value outer = context_;
     Value not_flags = op1("NOT BOOL", {flags}, Leaf::Bool);
     Value falses = op1("- INT", {count, trues}, Leaf::Int);
@@ -583,6 +590,78 @@ class Flattener {
       parts.push_back({result, branch_positions, branch_context});
     }
     return merge(e.type, parts, outer);
+  }
+
+  // An `if` of scalars whose one arm is a variable or constant (as the classic compiles it): that
+  // arm everywhere, the other on the flagged instances only, written over it at their positions.
+  // Free scalars of the computed arm are gathered by position, so that fcode-opt's selects pass
+  // can turn an elementwise arm into one SELECT over the whole vector, which then fuses.
+  Leaves updated_if(const core::Expr& changed, const core::Expr& kept, Value flags) {
+    Value outer = context_;
+    Leaves base = expr(kept);
+    Value positions = op1("INDEX", {int_constant(0), int_constant(1), outer}, Leaf::Int);
+    Leaves packed = op(typed("PACK", Leaf::Int), {positions, flags, outer}, {Leaf::Int, Leaf::Segdes});
+    Value branch_positions = packed[0];
+    Value branch_context = packed[1];
+    auto saved_env = env_;
+    std::vector<Variable> gathered;
+    for (const std::string& name : free_variables(changed)) {
+      const Variable& v = find(name);
+      gathered.push_back({name, gather_value(v.type, v.leaves, flags, branch_positions, branch_context), v.type});
+    }
+    env_ = gathered;
+    context_ = branch_context;
+    hoist_.push_back(nullptr);
+    Leaves result = expr(changed);
+    hoist_.pop_back();
+    context_ = outer;
+    env_ = saved_env;
+    Leaves merged;
+    for (std::size_t i = 0; i < result.size(); ++i) {
+      Leaf leaf = leaf_of(base[i]);
+      merged.push_back(op1(typed("DPERMUTE", leaf), {result[i], branch_positions, base[i], branch_context, outer}, leaf));
+    }
+    return merged;
+  }
+
+  // pack_value for updated_if: scalars gathered from the positions of the flagged instances.
+  Leaves gather_value(const Type& type, const Leaves& leaves, Value flags, Value positions, Value packed) {
+    Type t = resolve(type);
+    if (t->kind == TypeNode::Kind::Base) {
+      Leaf leaf = leaf_of(leaves[0]);
+      return {op1(typed("BPERMUTE", leaf), {leaves[0], positions, context_, packed}, leaf)};
+    }
+    if (t->kind == TypeNode::Kind::Pair) {
+      std::size_t left = slots(t->children[0]);
+      Leaves result = gather_value(t->children[0], slice(leaves, 0, left), flags, positions, packed);
+      Leaves right = gather_value(t->children[1], slice(leaves, left, leaves.size() - left), flags, positions, packed);
+      result.insert(result.end(), right.begin(), right.end());
+      return result;
+    }
+    return pack_value(type, leaves, flags, context_);
+  }
+
+  // The leaves of the elements of sequences (segmented by `segdes`) each moved to its index within
+  // its own sequence: scalars, in tuples too, by one PERMUTE each; sequences by merge at their
+  // positions in the concatenated elements.
+  Leaves permute_elements(const Type& element, const Leaves& leaves, Value indices, Value segdes) {
+    Type t = resolve(element);
+    if (t->kind == TypeNode::Kind::Base) {
+      Leaf leaf = leaf_of(leaves[0]);
+      return {op1(typed("PERMUTE", leaf), {leaves[0], indices, segdes}, leaf)};
+    }
+    if (t->kind == TypeNode::Kind::Pair) {
+      std::size_t left = slots(t->children[0]);
+      Leaves result = permute_elements(t->children[0], slice(leaves, 0, left), indices, segdes);
+      Leaves right = permute_elements(t->children[1], slice(leaves, left, leaves.size() - left), indices, segdes);
+      result.insert(result.end(), right.begin(), right.end());
+      return result;
+    }
+    Value outer = context();
+    Value starts = op1("DIST INT", {op1("+_SCAN INT", {lengths(segdes), outer}, Leaf::Int), segdes}, Leaf::Int);
+    Value positions = op1("+ INT", {indices, starts}, Leaf::Int);
+    Value inner = total_context(segdes, outer);
+    return merge(element, {{leaves, positions, inner}}, inner);
   }
 
   // The lifted value over `over`'s instances restricted to those whose flag is set.
@@ -1055,18 +1134,8 @@ class Flattener {
       }
       case PrimitiveKind::Permute: {
         Value segdes = args[0][0];
-        Type element = element_type(types[0]);
-        if (resolve(element)->kind == TypeNode::Kind::Base) {
-          Leaf leaf = leaf_of(args[0][1]);
-          return {segdes, op1(typed("PERMUTE", leaf), {args[0][1], args[1][1], segdes}, leaf)};
-        }
-        // Each element goes to its index within its own sequence.
-        Value outer = context();
-        Value starts = op1("DIST INT", {op1("+_SCAN INT", {lengths(segdes), outer}, Leaf::Int), segdes}, Leaf::Int);
-        Value positions = op1("+ INT", {args[1][1], starts}, Leaf::Int);
-        Value inner = total_context(segdes, outer);
         Leaves result = {segdes};
-        Leaves rest = merge(element, {{slice(args[0], 1, args[0].size() - 1), positions, inner}}, inner);
+        Leaves rest = permute_elements(element_type(types[0]), slice(args[0], 1, args[0].size() - 1), args[1][1], segdes);
         result.insert(result.end(), rest.begin(), rest.end());
         return result;
       }
