@@ -11,15 +11,7 @@ namespace {
 std::string print(const Value& value, bool parenthesized, int print_length);
 
 std::string print_sequence(const Value& value, int print_length) {
-  if (value.of_chars) {  // Lisp's ~s of a string: only " and \ are escaped
-    std::string text = "\"";
-    for (const Value& c : value.children) {
-      const char ch = static_cast<char>(c.integer);
-      if (ch == '"' || ch == '\\') text += '\\';
-      text += ch;
-    }
-    return text + "\"";
-  }
+  if (value.of_chars) return quoted_chars(value);
   const auto& elements = value.children;
   if (elements.empty()) return "[]";
   if (print_length <= 0) return "[...]";

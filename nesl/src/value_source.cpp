@@ -38,15 +38,7 @@ std::string source(const Value& value, bool parenthesized) {
     case Value::Kind::Char: return char_source(value.integer);
     case Value::Kind::Sequence: {
       if (value.children.empty()) return "([] " + value.element_type + ")";
-      if (value.of_chars) {
-        std::string text = "\"";
-        for (const Value& c : value.children) {
-          const char ch = static_cast<char>(c.integer);
-          if (ch == '"' || ch == '\\') text += '\\';
-          text += ch;
-        }
-        return text + "\"";
-      }
+      if (value.of_chars) return quoted_chars(value);
       std::string text = "[";
       for (std::size_t i = 0; i < value.children.size(); ++i)
         text += (i ? ", " : "") + source(value.children[i], true);

@@ -60,4 +60,16 @@ struct Value {
   }
 };
 
+// A sequence of characters between double quotes with `"` and `\` escaped: NESL's string syntax,
+// which is also how the classic's Lisp printed a string.
+inline std::string quoted_chars(const Value& chars) {
+  std::string text = "\"";
+  for (const Value& c : chars.children) {
+    const char ch = static_cast<char>(c.integer);
+    if (ch == '"' || ch == '\\') text += '\\';
+    text += ch;
+  }
+  return text + "\"";
+}
+
 }  // namespace nesl
