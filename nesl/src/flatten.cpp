@@ -661,7 +661,7 @@ class Flattener {
     Value starts = op1("DIST INT", {op1("+_SCAN INT", {lengths(segdes), outer}, Leaf::Int), segdes}, Leaf::Int);
     Value positions = op1("+ INT", {indices, starts}, Leaf::Int);
     Value inner = total_context(segdes, outer);
-    return merge(element, {{leaves, positions, inner}}, inner);
+    return merge(element, {{leaves, positions, inner}}, inner, true);
   }
 
   // The lifted value over `over`'s instances restricted to those whose flag is set.
@@ -688,11 +688,15 @@ class Flattener {
     return result;
   }
 
-  // One lifted value over `over`'s instances from parts that each fill some positions.
-  Leaves merge(const Type& type, const std::vector<Part>& parts, Value over) {
+  // One lifted value over `over`'s instances from parts that each fill some positions. With
+  // `one_to_one` the only part fills every position once (a permutation within each instance of
+  // `over`): each scalar then moves by one PERMUTE, with no default vector to write into.
+  Leaves merge(const Type& type, const std::vector<Part>& parts, Value over, bool one_to_one = false) {
     Type t = resolve(type);
+    one_to_one = one_to_one && parts.size() == 1;
     if (t->kind == TypeNode::Kind::Base) {
       Leaf leaf = base_leaf(t->base);
+      if (one_to_one) return {op1(typed("PERMUTE", leaf), {parts[0].leaves[0], parts[0].positions, over}, leaf)};
       Value merged = distribute(zero_text(leaf), leaf, over);
       for (const Part& part : parts) {
         merged = op1(typed("DPERMUTE", leaf), {part.leaves[0], part.positions, merged, part.context, over}, leaf);
@@ -706,14 +710,14 @@ class Flattener {
         lefts.push_back({slice(part.leaves, 0, left), part.positions, part.context});
         rights.push_back({slice(part.leaves, left, part.leaves.size() - left), part.positions, part.context});
       }
-      Leaves result = merge(t->children[0], lefts, over);
-      Leaves right = merge(t->children[1], rights, over);
+      Leaves result = merge(t->children[0], lefts, over, one_to_one);
+      Leaves right = merge(t->children[1], rights, over, one_to_one);
       result.insert(result.end(), right.begin(), right.end());
       return result;
     }
     std::vector<Part> length_parts;
     for (const Part& part : parts) length_parts.push_back({{lengths(part.leaves[0])}, part.positions, part.context});
-    Value merged_lengths = merge(make_base(BaseType::Int), length_parts, over)[0];
+    Value merged_lengths = merge(make_base(BaseType::Int), length_parts, over, one_to_one)[0];
     Value segdes = make_segdes(merged_lengths);
     Value starts = op1("+_SCAN INT", {merged_lengths, over}, Leaf::Int);
     Value inner = make_segdes(op1("+_REDUCE INT", {merged_lengths, over}, Leaf::Int));
@@ -726,7 +730,7 @@ class Flattener {
                              total_context(part.leaves[0], part.context)});
     }
     Leaves result = {segdes};
-    Leaves rest = merge(t->children[0], inner_parts, inner);
+    Leaves rest = merge(t->children[0], inner_parts, inner, one_to_one);
     result.insert(result.end(), rest.begin(), rest.end());
     return result;
   }
@@ -895,6 +899,12 @@ class Flattener {
     Value outer = context();
     Value instances = lengths(outer);
     Value segdes = make_segdes(op1("DIST INT", {int_constant(static_cast<long>(count)), outer}, Leaf::Int));
+    // One element per instance: the concatenation is that element's lifted value as it is.
+    if (count == 1) {
+      Leaves result = {segdes};
+      result.insert(result.end(), elements[0].begin(), elements[0].end());
+      return result;
+    }
     Value total = make_segdes(op1("* INT", {instances, int_constant(static_cast<long>(count))}, Leaf::Int));
     std::vector<Part> parts;
     for (std::size_t i = 0; i < count; ++i) {

@@ -39,12 +39,43 @@ void add_uses(const Statement& s, Live& out) {
   out.insert(s.else_results.begin(), s.else_results.end());
 }
 
+// Whether a statement only computes its outputs: it prints, draws and fails nothing, so when
+// nothing reads them it can go.
+bool pure(const Statement& s) {
+  return s.kind == Statement::Kind::Const || (s.kind == Statement::Kind::Op && s.text == "LENGTHS");
+}
+
+// Drops the pure statements of `block` (its arms' too) whose outputs nothing after them reads;
+// `live` holds what is read later and gains what the kept statements read (values are assigned
+// once, so one set serves every arm).
+void drop_dead(Block& block, Live& live) {
+  for (std::size_t i = block.size(); i-- > 0;) {
+    Statement& s = block[i];
+    bool read = false;
+    for (Value v : s.outputs) read = read || live.count(v);
+    if (!read && pure(s)) {
+      block.erase(block.begin() + static_cast<std::ptrdiff_t>(i));
+      continue;
+    }
+    if (s.kind == Statement::Kind::If) {
+      live.insert(s.then_results.begin(), s.then_results.end());
+      live.insert(s.else_results.begin(), s.else_results.end());
+      drop_dead(s.then_block, live);
+      drop_dead(s.else_block, live);
+    }
+    live.insert(s.inputs.begin(), s.inputs.end());
+  }
+}
+
 class Lowerer {
  public:
   Lowerer(std::string& out, std::vector<Location>& lines) : out_(out), lines_(lines) {}
 
   // The body of a function: its instructions up to and including RET.
-  void function_body(const flat::Function& f) {
+  void function_body(const flat::Function& original) {
+    flat::Function f = original;
+    Live live(f.leaves.size(), f.results);
+    drop_dead(f.body, live);
     stack_ = f.parameters;
     Live needed(f.leaves.size(), f.results);
     for (const Statement& s : f.body) add_uses(s, needed);

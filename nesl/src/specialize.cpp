@@ -970,6 +970,18 @@ class Specializer {
     return let(start_pattern, started, body);
   }
 
+  // Every name a variable of e spells, wherever it is (a conservative superset of the free ones).
+  static void collect_names(const Expr& e, std::set<std::string>& names) {
+    if (e.kind == ExprKind::Variable) names.insert(e.text);
+    for (const ExprPtr& child : e.children) {
+      if (child) collect_names(*child, names);
+    }
+    for (const Binding& binding : e.bindings) {
+      if (binding.pattern) collect_names(*binding.pattern, names);
+      if (binding.value) collect_names(*binding.value, names);
+    }
+  }
+
   // {body : p1 in s1; ... | filter}. The sequences are evaluated first, in order; a filter
   // computes its flags over them and packs each before the body runs over what is left.
   core::ExprPtr over(const Expr& e) {
@@ -981,11 +993,13 @@ class Specializer {
       sequences.push_back(fresh_variable_pattern(value, bound));
       lets.emplace_back(bound, value);
     }
-    auto build = [&](const Expr& body_syntax, const std::vector<core::ExprPtr>& inputs) {
+    // inputs[i] is bound to the pattern of generator which[i].
+    auto build = [&](const Expr& body_syntax, const std::vector<core::ExprPtr>& inputs,
+                     const std::vector<std::size_t>& which) {
       std::size_t mark = locals_.size();
       auto result = core::make(core::Kind::Over, {});
       for (std::size_t i = 0; i < inputs.size(); ++i) {
-        result->generators.push_back({pattern(*e.bindings[i].pattern), inputs[i]});
+        result->generators.push_back({pattern(*e.bindings[which[i]].pattern), inputs[i]});
       }
       result->children = {expr(body_syntax)};
       result->type = make_sequence(result->children[0]->type);
@@ -994,21 +1008,37 @@ class Specializer {
     };
     const Expr& body = e.children[0] ? *e.children[0] : *e.bindings[0].pattern;
     core::ExprPtr result;
+    std::vector<std::size_t> all(sequences.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
     if (e.children.size() > 1 && e.children[1]) {
-      core::ExprPtr flags_value = build(*e.children[1], sequences);
+      core::ExprPtr flags_value = build(*e.children[1], sequences, all);
       core::PatternPtr flags_pattern;
       core::ExprPtr flags = fresh_variable_pattern(flags_value, flags_pattern);
       lets.emplace_back(flags_pattern, flags_value);
+      // Only the generators whose variables the body names are packed (one at least, for the
+      // length): the others were needed by the filter alone.
+      std::set<std::string> body_names;
+      collect_names(body, body_names);
+      std::vector<std::size_t> kept;
+      for (std::size_t i = 0; i < sequences.size(); ++i) {
+        std::set<std::string> bound_names;
+        collect_names(*e.bindings[i].pattern, bound_names);
+        bool used = false;
+        for (const std::string& name : bound_names) used = used || body_names.count(name) > 0;
+        if (used) kept.push_back(i);
+      }
+      if (kept.empty()) kept.push_back(0);
       std::vector<core::ExprPtr> packed;
-      for (const core::ExprPtr& sequence : sequences) {
+      for (std::size_t i : kept) {
+        const core::ExprPtr& sequence = sequences[i];
         core::ExprPtr value = primitive("pack_flags", pair(sequence, flags), sequence->type);
         core::PatternPtr bound;
         packed.push_back(fresh_variable_pattern(value, bound));
         lets.emplace_back(bound, value);
       }
-      result = build(body, packed);
+      result = build(body, packed, kept);
     } else {
-      result = build(body, sequences);
+      result = build(body, sequences, all);
     }
     for (auto it = lets.rbegin(); it != lets.rend(); ++it) result = let(it->first, it->second, result);
     return result;

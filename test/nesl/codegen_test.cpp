@@ -271,3 +271,35 @@ TEST_CASE("name sorts base values and compares every pair of other values", "[co
   CHECK(count_named(c.specialized, "GENERAL_NAME_") == 1);
   CHECK(count_named(c.specialized, "SORTED_NAME_") == 0);
 }
+
+TEST_CASE("lower leaves out constants and LENGTHS whose values nothing reads", "[codegen]") {
+  using nesl::flat::Leaf;
+  using nesl::flat::Statement;
+  auto statement = [](Statement::Kind kind, std::string text, std::vector<int> inputs, std::vector<int> outputs) {
+    Statement s;
+    s.kind = kind;
+    s.text = std::move(text);
+    s.inputs = std::move(inputs);
+    s.outputs = std::move(outputs);
+    return s;
+  };
+  nesl::flat::Function main;
+  main.name = "MAIN_0";
+  main.leaves = {Leaf::Int, Leaf::Segdes, Leaf::Int, Leaf::Int, Leaf::Int};
+  main.body = {statement(Statement::Kind::Const, "INT 3", {}, {0}),
+               statement(Statement::Kind::Op, "MAKE_SEGDES", {0}, {1}),
+               statement(Statement::Kind::Op, "LENGTHS", {1}, {2}),
+               statement(Statement::Kind::Const, "INT 5", {}, {3}),
+               statement(Statement::Kind::Const, "INT 7", {}, {4})};
+  main.results = {4};
+  nesl::flat::Program program;
+  program.functions.push_back(main);
+  REQUIRE(nesl::flat::verify_program(program).empty());
+  std::string vcode = nesl::lower(program);
+  CHECK(vcode.find("LENGTHS") == std::string::npos);
+  CHECK(vcode.find("CONST INT 5") == std::string::npos);
+  CHECK(vcode.find("MAKE_SEGDES") != std::string::npos);
+  CHECK(vcode.find("CONST INT 7") != std::string::npos);
+  vcode::Program parsed = vcode::parse_program(vcode, "test.vcode");
+  CHECK(vcode::verify_program(parsed).empty());
+}
