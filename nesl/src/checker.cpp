@@ -377,12 +377,17 @@ class Checker {
         return body;
       }
       case ExprKind::Over: {
-        std::size_t scope = locals_.size();
+        // Every generator's sequence is evaluated outside the apply-to-each: none of them sees
+        // a variable that another generator binds.
+        std::vector<Type> elements;
         for (const Binding& generator : expr.bindings) {
-          Type element = make_variable();
-          expect(infer(*generator.value), make_sequence(element), generator.value->where,
+          elements.push_back(make_variable());
+          expect(infer(*generator.value), make_sequence(elements.back()), generator.value->where,
                  "generator of an apply-to-each");
-          bind_pattern(*generator.pattern, element, "apply-to-each generator");
+        }
+        std::size_t scope = locals_.size();
+        for (std::size_t i = 0; i < expr.bindings.size(); ++i) {
+          bind_pattern(*expr.bindings[i].pattern, elements[i], "apply-to-each generator");
         }
         const Expr& body = c[0] ? *c[0] : *expr.bindings[0].pattern;
         Type result = infer(body);

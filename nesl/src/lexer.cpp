@@ -94,8 +94,10 @@ class Lexer {
     auto digits = [&] {
       while (std::isdigit(static_cast<unsigned char>(peek()))) token.text += advance();
     };
+    bool integer_part = std::isdigit(static_cast<unsigned char>(peek()));
     digits();
-    if (peek() == '.' && std::isdigit(static_cast<unsigned char>(peek(1)))) {
+    // `5.` is a float, as in the classic's reader; `.5` needs its digit.
+    if (peek() == '.' && (integer_part || std::isdigit(static_cast<unsigned char>(peek(1))))) {
       token.kind = TokenKind::Float;
       token.text += advance();
       digits();
