@@ -257,12 +257,34 @@ class Checker {
     return false;
   }
 
+  Type call(const Expr& expr) {
+    const Expr& callee = *expr.children[0];
+    const Expr& argument = *expr.children[1];
+    if (callee.kind == ExprKind::Variable) {
+      Type instance = lookup_or_fail(callee.text, callee.where);
+      record_->expression_types[&callee] = instance;
+      return apply(instance, argument, expr.where, callee.text);
+    }
+    return apply(infer(callee), argument, expr.where, "the called expression");
+  }
+
   Type lookup_or_fail(const std::string& name, Location where) {
     Type type;
     if (!lookup(name, type)) {
-      throw CompileError(where, "expected a defined name, found the unbound name '" + name + "'");
+      std::string what = "expected a defined name, found the unbound name '" + name + "'";
+      if (from_window_library(name)) {
+        what += " (the classic's X11 window and plotting library, which this implementation does not have)";
+      }
+      throw CompileError(where, what);
     }
     return type;
+  }
+
+  // The names of the classic's graphics library (window.nesl and its xps_ primitives), which
+  // its demonstrations and some examples call.
+  static bool from_window_library(const std::string& name) {
+    static const std::set<std::string> names = {"display", "bounding_box", "make_window"};
+    return name.starts_with("w_") || name.starts_with("xps_") || names.count(name) > 0;
   }
 
   // --- expressions ---------------------------------------------------------------------------
@@ -336,13 +358,14 @@ class Checker {
         return make_pair(left, infer(*c[1]));
       }
       case ExprKind::Call: {
-        const Expr& callee = *c[0];
-        if (callee.kind == ExprKind::Variable) {
-          Type instance = lookup_or_fail(callee.text, callee.where);
-          record_->expression_types[&callee] = instance;
-          return apply(instance, *c[1], expr.where, callee.text);
+        if (expr.text == kJuxtaposedOnNewLine) {
+          try {
+            return call(expr);
+          } catch (const CompileError& error) {
+            throw error.extended(" (is a ';' missing before line " + std::to_string(expr.where.line) + "?)");
+          }
         }
-        return apply(infer(callee), *c[1], expr.where, "the called expression");
+        return call(expr);
       }
       case ExprKind::Binary: return binary(expr);
       case ExprKind::Unary: {
@@ -394,6 +417,15 @@ class Checker {
         if (c[1]) expect(infer(*c[1]), make_base(BaseType::Bool), c[1]->where, "filter of an apply-to-each");
         locals_.resize(scope);
         return make_sequence(result);
+      }
+      case ExprKind::Lambda: {
+        // The parameter is monomorphic, as a let's variables are.
+        std::size_t scope = locals_.size();
+        Type parameter = make_variable();
+        bind_pattern(*expr.bindings[0].pattern, parameter, "parameter of a function expression");
+        Type body = infer(*c[0]);
+        locals_.resize(scope);
+        return make_function(parameter, body);
       }
       case ExprKind::Sequence: {
         Type element = infer(*c[0]);

@@ -11,6 +11,14 @@ CompileError::CompileError(Location where, std::string message)
   where_.file = nullptr;
 }
 
+CompileError CompileError::extended(const std::string& more) const {
+  CompileError result(Location{}, message_ + more);
+  result.where_ = where_;
+  result.file_name_ = file_name_;
+  result.source_line_ = source_line_;
+  return result;
+}
+
 std::string format_diagnostic(const CompileError& error) {
   const Location& at = error.where();
   if (error.file_name().empty()) return "nesl: error: " + error.message() + "\n";

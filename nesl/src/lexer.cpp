@@ -9,8 +9,8 @@ namespace nesl {
 namespace {
 
 // Longest match first: every two-character operator before the one-character ones.
-constexpr std::array<std::string_view, 9> two_character_symbols = {
-    "->", "<-", "::", "++", "/=", "==", "<=", ">=", "||"};
+constexpr std::array<std::string_view, 10> two_character_symbols = {
+    "->", "<-", "::", "=>", "++", "/=", "==", "<=", ">=", "||"};
 constexpr std::string_view one_character_symbols = "+-*/^#@<>=,;:$()[]{}|";
 
 class Lexer {

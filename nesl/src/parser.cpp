@@ -71,6 +71,7 @@ class Parser {
     std::size_t at = position_ + ahead;
     return at < tokens_.size() ? tokens_[at] : tokens_.back();
   }
+  int previous_line() const { return position_ > 0 ? tokens_[position_ - 1].where.line : 0; }
   const Token& next() {
     const Token& token = peek();
     if (position_ < tokens_.size() - 1) ++position_;
@@ -179,15 +180,31 @@ class Parser {
       if (rbp < binary_power(peek())) {
         left = infix(std::move(left));
       } else if (rbp < kPostfixPower && starts_operand(peek())) {
-        // As in the classic, an operand right after an expression applies it: `(float) n`.
-        ExprPtr call = make_expr(ExprKind::Call, peek().where);
+        // As in the classic, an operand right after an expression applies it: `(float) n`. On
+        // a later line it is more likely the next form after a missing ';', which the checker
+        // then suggests if the application does not type-check.
+        ExprPtr call = make_expr(ExprKind::Call, peek().where,
+                                 peek().where.line > previous_line() ? std::string(kJuxtaposedOnNewLine) : "");
         call->children.push_back(std::move(left));
         call->children.push_back(expression(kPostfixPower));
         left = std::move(call);
+      } else if (rbp <= kBodyPower && peek().is_symbol("=>")) {
+        return lambda(std::move(left));
       } else {
         return left;
       }
     }
+  }
+
+  // `pattern => body`, the classic's function expression; the body reads as far as it goes.
+  ExprPtr lambda(ExprPtr parameter) {
+    check_pattern(*parameter);
+    ExprPtr node = make_expr(ExprKind::Lambda, next().where);
+    Binding binding;
+    binding.pattern = std::move(parameter);
+    node->bindings.push_back(std::move(binding));
+    node->children.push_back(expression(kBodyPower));
+    return node;
   }
 
   static bool starts_operand(const Token& token) {
@@ -389,6 +406,7 @@ class Parser {
       case ExprKind::If: return "an if expression";
       case ExprKind::Let: return "a let expression";
       case ExprKind::Over: return "an apply-to-each";
+      case ExprKind::Lambda: return "a function expression";
       case ExprKind::Sequence:
       case ExprKind::Empty:
       case ExprKind::Range: return "a sequence";

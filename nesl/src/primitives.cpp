@@ -89,6 +89,11 @@ constexpr Primitive table[] = {
     {"one_like", K::OneLike, 1, ""},
     {"zero_like", K::ZeroLike, 1, ""},
     {"transpose_check", K::ArgCheck, 1, "Lengths of subsequences are not equal in function TRANSPOSE."},
+    {"exp_string_check", K::ArgCheck, 1, "In function exp_string, digits_after_point is too large."},
+    {"hash_check", K::ArgCheck, 1, "The second argument for the function HASH must be positive."},
+    // `<-`'s scatter, given (indices, v) where a sequence of pairs would be: v is a scalar whose
+    // VCODE vector is as long as the indices (a FREAD's result), so it becomes a sequence.
+    {"sequence_of_vector", K::Put, 2, "DPERMUTE"},
     {"rank", K::Scan, 1, "RANK_UP"},
     {"rank_down", K::Scan, 1, "RANK_DOWN"},
     {"prim_length", K::Elementwise, 1, "LENGTH"},

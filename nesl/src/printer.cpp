@@ -106,6 +106,8 @@ std::string print_unparenthesized(const Expr& expr) {
       return out + "]";
     }
     case ExprKind::Empty: return "[] " + print_type_expression(*expr.type);
+    case ExprKind::Lambda:
+      return "(" + print_grouped(*expr.bindings[0].pattern) + " => " + print(*c[0], 0) + ")";
     case ExprKind::Range: {
       std::string out = "[";
       out += print(*c[0], 5);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <optional>
@@ -22,21 +23,40 @@ struct Source {
   std::map<std::string, const FunctionDefinition*> functions;
 };
 
+struct Closure;
+
 // A function value, which is always known when compiling: a named function of the program or
-// basis.nesl, a primitive, or a datatype's constructor. It has no data at run time: a function
-// taking one is copied for each function it is given, which it then calls directly.
+// basis.nesl, a primitive, a datatype's constructor, or a function expression `(x => e)`. A
+// function taking one is copied for each function it is given, which it then calls directly.
+// Only a function expression has data at run time: the values of the local variables it reads
+// (its environment), which go where the function goes, as data.
 struct FunctionValue {
-  enum class Kind { Definition, Primitive, Constructor };
+  enum class Kind { Definition, Primitive, Constructor, Lambda };
   Kind kind = Kind::Definition;
   const FunctionDefinition* definition = nullptr;  // Definition
   const Source* source = nullptr;                  // Definition
   std::string name;
+  std::shared_ptr<const Closure> closure;          // Lambda
+  core::ExprPtr environment;                       // Lambda: here, its environment's value (null if none)
 };
 
 // A variable in scope; a function-valued one holds the function it names.
 struct Local {
   std::string name;
   std::optional<FunctionValue> function;
+  Type type = nullptr;  // a data variable's concrete type
+};
+
+// What a function expression needs to be compiled where it is called: its syntax, the types it
+// was checked with, the local functions it names and the local data it reads, which its
+// environment holds in this order.
+struct Closure {
+  const Expr* lambda = nullptr;
+  const Source* source = nullptr;
+  Substitution substitution;
+  std::vector<Local> functions;
+  std::vector<Local> data;
+  std::string key;  // tells instances given different function expressions apart
 };
 
 // A function instance to make, or a top-level binding's variable read inside a function.
@@ -222,6 +242,7 @@ class Specializer {
       case FunctionValue::Kind::Definition: return source_prefix(*function.source) + function.name;
       case FunctionValue::Kind::Primitive: return "primitive:" + function.name;
       case FunctionValue::Kind::Constructor: return "constructor:" + function.name;
+      case FunctionValue::Kind::Lambda: return function.closure->key;
     }
     return function.name;
   }
@@ -419,14 +440,18 @@ class Specializer {
           if (!known || known->empty()) {
             throw CompileError(p.where, "internal error: no function known for " + p.text);
           }
-          locals_.push_back({p.text, known->front()});
+          FunctionValue function = known->front();
           known->pop_front();
-          return nullptr;
+          core::PatternPtr bound;
+          // A function expression's environment comes with it, into a variable of its own.
+          if (function.environment) function.environment = fresh_variable_pattern(function.environment, bound);
+          locals_.push_back({p.text, std::move(function)});
+          return bound;
         }
         auto bound = std::make_shared<core::Pattern>();
         bound->name = p.text;
         bound->type = type;
-        locals_.push_back({p.text, std::nullopt});
+        locals_.push_back({p.text, std::nullopt, type});
         return bound;
       }
       case ExprKind::Pair: {
@@ -475,7 +500,7 @@ class Specializer {
     if (!holds_function(type)) return expr(e);
     if (resolve(type)->kind == TypeNode::Kind::Function) {
       known.push_back(function_value(e));
-      return nullptr;
+      return known.back().environment;
     }
     if (e.kind == ExprKind::Pair) {
       core::ExprPtr left = split(*e.children[0], known);
@@ -492,6 +517,7 @@ class Specializer {
   FunctionValue function_value(const Expr& e) {
     switch (e.kind) {
       case ExprKind::Variable: return named_function(e.text, e.where);
+      case ExprKind::Lambda: return closure(e);
       case ExprKind::Let: {
         std::size_t mark = locals_.size();
         std::vector<std::pair<core::PatternPtr, core::ExprPtr>> lets;
@@ -597,6 +623,86 @@ class Specializer {
     return function;
   }
 
+  // A function expression as a value: what it reads of the local scope is captured now, the local
+  // functions as themselves and the local data as its environment (a tuple of their values).
+  FunctionValue closure(const Expr& lambda) {
+    auto made = std::make_shared<Closure>();
+    made->lambda = &lambda;
+    made->source = source_;
+    made->substitution = *substitution_;
+    std::set<std::string> names;
+    collect_names(*lambda.children[0], names);
+    core::ExprPtr environment;
+    for (const std::string& name : names) {
+      const Local* local = find_local(name);
+      if (!local) continue;
+      if (local->function) {
+        made->functions.push_back(*local);
+        continue;
+      }
+      made->data.push_back(*local);
+      core::ExprPtr value = variable(name, local->type);
+      environment = environment ? pair(environment, value) : value;
+    }
+    made->key = "lambda@" + std::to_string(reinterpret_cast<std::uintptr_t>(&lambda)) + ":" +
+                print_type(type_of(lambda));
+    for (const Local& data : made->data) made->key += " " + data.name + ":" + print_type(data.type);
+    for (const Local& function : made->functions) made->key += " " + function.name + "=" + function_key(*function.function);
+    for (const auto& [variable_node, value] : made->substitution) made->key += " " + print_type(value);
+    FunctionValue function;
+    function.kind = FunctionValue::Kind::Lambda;
+    function.name = "a function expression";
+    function.closure = std::move(made);
+    function.environment = std::move(environment);
+    return function;
+  }
+
+  // A call of a function expression is its body where it is called, in the scope it captured:
+  // `let a = ARGUMENT; (captured data) = ENVIRONMENT; PARAMETER = a in BODY`.
+  core::ExprPtr inline_lambda(const FunctionValue& function, core::ExprPtr argument,
+                              const std::vector<FunctionValue>& known) {
+    const Closure& captured = *function.closure;
+    std::vector<std::pair<core::PatternPtr, core::ExprPtr>> lets;
+    core::ExprPtr argument_value;
+    if (argument) {
+      core::PatternPtr bound;
+      argument_value = fresh_variable_pattern(argument, bound);
+      lets.emplace_back(bound, argument);
+    }
+    const Source* saved_source = source_;
+    const Substitution* saved_substitution = substitution_;
+    std::vector<Local> saved_locals = std::move(locals_);
+    source_ = captured.source;
+    substitution_ = &captured.substitution;
+    locals_ = captured.functions;
+    core::PatternPtr environment_pattern;
+    for (const Local& data : captured.data) {
+      locals_.push_back(data);
+      auto bound = std::make_shared<core::Pattern>();
+      bound->name = data.name;
+      bound->type = data.type;
+      if (!environment_pattern) {
+        environment_pattern = bound;
+      } else {
+        auto both = std::make_shared<core::Pattern>();
+        both->kind = core::Pattern::Kind::Pair;
+        both->children = {environment_pattern, bound};
+        both->type = make_pair(environment_pattern->type, bound->type);
+        environment_pattern = both;
+      }
+    }
+    if (environment_pattern) lets.emplace_back(environment_pattern, function.environment);
+    std::deque<FunctionValue> parameter_functions(known.begin(), known.end());
+    core::PatternPtr parameter = pattern(*captured.lambda->bindings[0].pattern, &parameter_functions);
+    if (parameter) lets.emplace_back(parameter, argument_value);
+    core::ExprPtr body = expr(*captured.lambda->children[0]);
+    source_ = saved_source;
+    substitution_ = saved_substitution;
+    locals_ = std::move(saved_locals);
+    for (auto it = lets.rbegin(); it != lets.rend(); ++it) body = let(it->first, it->second, body);
+    return body;
+  }
+
   // A call of a known function. `argument` is the runtime part of the argument (null when it is
   // all functions) and `known` the functions in it, left to right.
   core::ExprPtr apply(const FunctionValue& function, const Type& instance, core::ExprPtr argument,
@@ -613,6 +719,7 @@ class Specializer {
       case FunctionValue::Kind::Primitive:
         if (!known.empty()) throw CompileError(where, "not supported: a function given to the built-in " + function.name);
         return builtin(function.name, std::move(argument), std::move(result));
+      case FunctionValue::Kind::Lambda: return inline_lambda(function, std::move(argument), known);
       case FunctionValue::Kind::Definition: {
         auto e = core::make(core::Kind::Call, std::move(result));
         e->name = request(*function.definition, *function.source, instance, known);
@@ -627,7 +734,7 @@ class Specializer {
   // elements hold sequences, which take the general versions basis.nesl writes; the rest are
   // flatten's primitives.
   static const std::set<std::string>& unrolled_builtins() {
-    static const std::set<std::string> names = {"name", "eql"};
+    static const std::set<std::string> names = {"name", "eql", "hash_value"};
     return names;
   }
 
@@ -638,8 +745,14 @@ class Specializer {
                                                                  {BaseType::Char, "char_name"},
                                                                  {BaseType::Bool, "bool_name"}};
       Type element = resolve(resolve(argument->type)->children[0]);
-      std::string version = element->kind == TypeNode::Kind::Base ? by_sorting.at(element->base) : "general_name";
+      std::string version = element->kind == TypeNode::Kind::Base   ? by_sorting.at(element->base)
+                            : element->kind == TypeNode::Kind::Pair ? "pair_name"
+                                                                    : "general_name";
       return library_call(version, std::move(argument), std::move(result));
+    }
+    if (name == "hash_value") {
+      Type hashed = argument->type;
+      return hash_of(std::move(argument), hashed);
     }
     if (name == "eql") {
       Type arguments = argument->type;
@@ -864,6 +977,32 @@ class Specializer {
       }
       default: throw CompileError({}, "not supported yet: eql of a value of type " + print_type(t));
     }
+  }
+
+  // The classic's hash before its reduction to a range: a typecase on the value's type, unrolled
+  // here at the concrete type; ints wrap as the VM's do.
+  core::ExprPtr hash_of(core::ExprPtr value, const Type& type) {
+    Type t = resolve(type);
+    Type integer = make_base(BaseType::Int);
+    switch (t->kind) {
+      case TypeNode::Kind::Base:
+        switch (t->base) {
+          case BaseType::Int: return value;
+          case BaseType::Bool: return primitive("btoi", std::move(value), integer);
+          case BaseType::Char: return primitive("char_code", std::move(value), integer);
+          case BaseType::Float: return library_call("float_hash", std::move(value), integer);
+        }
+        break;
+      case TypeNode::Kind::Pair:
+        return with_parts(std::move(value), t, [&](core::ExprPtr left, core::ExprPtr right) {
+          core::ExprPtr scaled =
+              primitive("*", pair(constant(BaseType::Int, "991892311"), hash_of(right, t->children[1])), integer);
+          return primitive("+", pair(hash_of(left, t->children[0]), scaled), integer);
+        });
+      case TypeNode::Kind::Sequence: return library_call("sequence_hash", std::move(value), integer);
+      default: break;
+    }
+    throw CompileError({}, "not supported yet: hash of a value of type " + print_type(t));
   }
 
   // --- `@`: the classic's typecase on the argument's type, unrolled at the concrete type ----------

@@ -272,6 +272,13 @@ class Generator {
                    const std::string body = expr(t, with(s, v, u), d);
                    return "(let " + v + " = " + bound + " in " + body + ")";
                  }});
+    // A function expression bound by let and called: its body reads the scope it is made in.
+    p.push_back({"function_expression", 3, [=, this] {
+                   const Ty u = random_type(2);
+                   const std::string g = fresh("g"), y = fresh("y");
+                   const std::string body = expr(t, with(s, y, u), d);
+                   return "(let " + g + " = (" + y + " => " + body + ") in " + g + "(" + expr(u, s, d) + "))";
+                 }});
     p.push_back({"let_tuple", 3, [=, this] {
                    const Ty a = random_type(1, false), b = random_type(1);
                    const std::string x = fresh("p"), y = fresh("q");
@@ -474,6 +481,12 @@ class Generator {
                  }});
     p.push_back({"empty", 2, [=] { return empty(e); }});
     p.push_back({"apply_to_each", 16, [=, this] { return apply_to_each(e, s, d); }});
+    // map of a function expression: its environment goes to every element.
+    p.push_back({"map_function_expression", 3, [=, this] {
+                   const Ty u = random_type(2);
+                   const std::string y = fresh("y");
+                   return join({"map((", y, " => ", expr(e, with(s, y, u), d), "), ", expr(Ty::seq(u), s, d), ")"});
+                 }});
     p.push_back({"filter_short", 3, [=, this] {
                    const std::string x = fresh("x");
                    return join({"{", x, " in ", expr(t, s, d), " | ", expr(kBool, with(s, x, e), d), "}"});

@@ -23,6 +23,9 @@ TEST_CASE("the printer adds the parentheses the tree needs", "[nesl][printer]") 
   CHECK(reprint("[(1, 2), (3, 4)];") == "[(1, 2), (3, 4)];\n");
   CHECK(reprint("f((a, b));") == "f(a, b);\n");
   CHECK(reprint("[] (int, bool);") == "[] (int, bool);\n");
+  CHECK(reprint("f = (x, y) => x + y;") == "f = ((x, y) => x + y);\n");
+  CHECK(reprint("map((i => i * 2), s);") == "map((i => i * 2), s);\n");
+  CHECK(reprint("(x => let y = x in y)(1);") == "(x => let y = x in y)(1);\n");
   CHECK(reprint("function f(x) : ((a -> b), [a]) -> [b] = g(x);") ==
         "function f(x) : ((a -> b), [a]) -> [b] = g(x);\n");
 }
@@ -36,6 +39,7 @@ TEST_CASE("print, reparse, print is a fixpoint", "[nesl][printer]") {
       "datatype pair3(a, b, c) :: (a in any; b in number; c in ordinal);",
       "- - 1 + -(2 * 3) ^ 2;",
       "(float) n * 2.0 + float(m);",
+      "let f = (a, b) => {a + x : x in b}; g = (y => f(y, [1])) in g(2.);",
   };
   for (const char* text : programs) {
     INFO(text);

@@ -43,7 +43,7 @@ enum class ExprKind {
   String,    // text
   Variable,  // text: the name
   Pair,      // children: left, right (the comma; tuples nest to the right)
-  Call,      // children: function, argument
+  Call,      // children: function, argument; text: kJuxtaposedOnNewLine for `f\n x`
   Binary,    // text: operator; children: left, right
   Unary,     // text: operator (-, #, @); children: operand
   Index,     // children: sequence, index
@@ -53,7 +53,11 @@ enum class ExprKind {
   Sequence,  // children: the elements
   Empty,     // `[] type`; type
   Range,     // children: start, end, stride (stride may be null)
+  Lambda,    // `(pattern => body)`: bindings[0].pattern the parameter (no value); children: body
 };
+
+// The text of a Call written as an operand after an expression on a later line.
+inline constexpr std::string_view kJuxtaposedOnNewLine = "juxtaposed on a new line";
 
 // A let binding or an apply-to-each generator: `pattern = value` or `pattern in value`.
 struct Binding {

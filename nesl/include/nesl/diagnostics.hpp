@@ -18,6 +18,8 @@ class CompileError : public std::runtime_error {
   // Copied when the error is made: the source may be gone by the time it is reported.
   const std::string& file_name() const { return file_name_; }
   const std::string& source_line() const { return source_line_; }
+  // The same error, at the same place, with `more` after its message.
+  CompileError extended(const std::string& more) const;
 
  private:
   Location where_;
