@@ -4,6 +4,7 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 #include "nesl/basis.hpp"
 #include "nesl/checker.hpp"
@@ -17,6 +18,19 @@
 namespace po = boost::program_options;
 
 namespace {
+
+bool has_bindings(const nesl::Program& program) {
+  for (const nesl::TopLevelForm& form : program.forms) {
+    if (form.kind == nesl::TopLevelForm::Kind::Binding) return true;
+  }
+  return false;
+}
+
+// Where the values the bindings print go when they run while compiling: nowhere.
+std::ostream& discarded_output() {
+  static std::ostream nowhere(nullptr);
+  return nowhere;
+}
 
 constexpr const char* usage =
     "usage: nesl [--backend NAME] [--threads N] [-O] [--arg-check on|off] [FILE.nesl]\n"
@@ -135,6 +149,34 @@ int run(int argc, char** argv) {
       return 0;
     }
     if (vm.count("vcode") || !dump_after.empty()) {
+      // The classic's `dump vcode` writes a program after loading the file: each top-level
+      // binding ran then, once, and the program holds its value. So do they here, in this
+      // process, and the program is compiled with the values written back as literals.
+      std::unique_ptr<nesl::Session> loader;
+      if (has_bindings(program)) {
+        nesl::SessionSettings settings;
+        settings.vm.threads = 1;
+        settings.argument_checks = arg_check == "on";
+        loader = std::make_unique<nesl::Session>(vm.count("basis") ? nesl::parse_basis(nesl::read_source_file(
+                                                                         vm["basis"].as<std::string>()))
+                                                                   : nesl::load_embedded_basis(),
+                                                 settings, discarded_output(), std::cerr);
+        std::vector<nesl::TopLevelForm> expressions;
+        nesl::Program definitions;
+        definitions.source = program.source;
+        for (nesl::TopLevelForm& form : program.forms) {
+          (form.kind == nesl::TopLevelForm::Kind::Expression ? expressions : definitions.forms)
+              .push_back(std::move(form));
+        }
+        if (!loader->run(std::move(definitions))) {
+          std::cerr << "nesl: error: a top-level binding failed when it ran (as in the classic, each "
+                       "binding runs when the file is loaded, before the program is written)\n";
+          return 1;
+        }
+        program = loader->release_loaded_program(std::move(expressions));
+        checked = nesl::check_program(program, basis);
+        mark("bindings");
+      }
       nesl::CompileOptions options;
       options.argument_checks = arg_check == "on";
       options.dump_after = dump_after;

@@ -173,6 +173,21 @@ void Session::change_settings(const SessionSettings& settings) {
   settings_ = settings;
 }
 
+Program Session::release_loaded_program(std::vector<TopLevelForm> expressions) {
+  Program program;
+  program.source = sources_.empty() ? nullptr : sources_.front();
+  // The order a Lent program has: datatypes, variables, functions.
+  for (TopLevelForm::Kind kind : {TopLevelForm::Kind::Datatype, TopLevelForm::Kind::Binding,
+                                  TopLevelForm::Kind::Function}) {
+    for (TopLevelForm& form : context_.forms) {
+      if (form.kind == kind) program.forms.push_back(std::move(form));
+    }
+  }
+  for (TopLevelForm& form : expressions) program.forms.push_back(std::move(form));
+  context_.forms.clear();
+  return program;
+}
+
 bool Session::run(Program program) {
   sources_.push_back(program.source);
   bool all = true;
@@ -352,7 +367,7 @@ void Session::add_binding(const std::string& name, const Value& value) {
       value.kind == Value::Kind::Function
           ? "function " + name + value.parameters + " = (" + value.name + ")" + value.parameters + ";\n"
           : name + " = " + value_source(value) + ";\n";
-  auto source = std::make_shared<SourceFile>("value of " + name, text);
+  auto source = std::make_shared<SourceFile>("value of " + name, text, true);
   Program parsed;
   try {
     parsed = parse_program(source);

@@ -7,8 +7,8 @@
 
 namespace nesl {
 
-SourceFile::SourceFile(std::string name, std::string text)
-    : name_(std::move(name)), text_(std::move(text)) {
+SourceFile::SourceFile(std::string name, std::string text, bool generated)
+    : name_(std::move(name)), text_(std::move(text)), generated_(generated) {
   line_starts_.push_back(0);
   for (std::size_t i = 0; i < text_.size(); ++i) {
     if (text_[i] == '\n') line_starts_.push_back(i + 1);

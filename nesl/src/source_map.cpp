@@ -9,7 +9,7 @@ SourceMap::SourceMap(const std::vector<Location>& lines, const SourceFile* libra
   std::map<std::tuple<const SourceFile*, int, int>, std::int32_t> known;
   point_of_line_.reserve(lines.size());
   for (const Location& where : lines) {
-    if (!where.file) {
+    if (!where.file || where.file->generated()) {
       point_of_line_.push_back(-1);
       continue;
     }

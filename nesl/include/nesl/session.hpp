@@ -40,6 +40,12 @@ class Session {
   bool run(Program program);
   bool run_form(TopLevelForm form);
 
+  // The definitions so far and the variables bound so far, each as the literal of its value,
+  // then `expressions`: what the classic's `dump vcode` writes after loading a file, whose
+  // bindings ran when they were loaded. Its forms point into sources this session keeps, and
+  // they leave the session, which has nothing defined after.
+  Program release_loaded_program(std::vector<TopLevelForm> expressions);
+
   const SessionSettings& settings() const { return settings_; }
   // Takes effect at the next form (a new backend when the VM settings changed).
   void change_settings(const SessionSettings& settings);
