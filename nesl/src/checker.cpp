@@ -131,6 +131,7 @@ class Checker {
           checked.expressions.push_back(type);
           break;
         }
+        case TopLevelForm::Kind::Setting: break;
       }
     }
     for (const auto& [name, datatype] : datatypes_) checked.datatype_constructors[name] = datatype.constructor;

@@ -1,6 +1,7 @@
 // The nesl program: runs a NESL file or an interactive session in this process, or compiles a
 // file and prints what the options ask for.
 #include <boost/program_options.hpp>
+#include <cctype>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -24,6 +25,17 @@ bool has_bindings(const nesl::Program& program) {
     if (form.kind == nesl::TopLevelForm::Kind::Binding) return true;
   }
   return false;
+}
+
+// The last `set arg_check on|off;` among the forms, or `given` when there is none.
+bool file_argument_checks(const nesl::Program& program, bool given) {
+  for (const nesl::TopLevelForm& form : program.forms) {
+    if (form.kind != nesl::TopLevelForm::Kind::Setting || form.setting.name != "arg_check") continue;
+    std::string value = form.setting.value;
+    for (char& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (value == "on" || value == "off") given = value == "on";
+  }
+  return given;
 }
 
 // Where the values the bindings print go when they run while compiling: nowhere.
@@ -152,6 +164,8 @@ int run(int argc, char** argv) {
       // The classic's `dump vcode` writes a program after loading the file: each top-level
       // binding ran then, once, and the program holds its value. So do they here, in this
       // process, and the program is compiled with the values written back as literals.
+      // A file's `set arg_check off;` holds for the program written, as at the classic's dump.
+      const bool argument_checks = file_argument_checks(program, arg_check == "on");
       std::unique_ptr<nesl::Session> loader;
       if (has_bindings(program)) {
         nesl::SessionSettings settings;
@@ -178,7 +192,7 @@ int run(int argc, char** argv) {
         mark("bindings");
       }
       nesl::CompileOptions options;
-      options.argument_checks = arg_check == "on";
+      options.argument_checks = argument_checks;
       options.dump_after = dump_after;
       options.dump = &std::cout;
       options.timings = timings;

@@ -1,5 +1,9 @@
 #include "nesl/parser.hpp"
 
+#include <filesystem>
+#include <map>
+#include <set>
+
 #include "nesl/diagnostics.hpp"
 #include "nesl/lexer.hpp"
 
@@ -44,18 +48,30 @@ int binary_power(const Token& token) {
   return 0;
 }
 
+// The files being loaded, outermost first: a file may not load itself, even indirectly.
+struct Loading {
+  std::vector<std::string> files;
+};
+constexpr std::size_t kMaxLoadDepth = 32;
+
 // Parses over one token vector; every method leaves position_ on the first unconsumed token.
 class Parser {
  public:
-  Parser(const std::vector<Token>& tokens, std::size_t position)
-      : tokens_(tokens), position_(position) {}
+  Parser(const std::vector<Token>& tokens, std::size_t position, Loading* loading = nullptr)
+      : tokens_(tokens), position_(position), loading_(loading) {}
 
   std::size_t position() const { return position_; }
 
   Program program(std::shared_ptr<SourceFile> source) {
     Program program;
     program.source = std::move(source);
-    while (peek().kind != TokenKind::End) program.forms.push_back(top_level_form());
+    while (peek().kind != TokenKind::End) {
+      if (at_command("load")) {
+        load(program);
+      } else {
+        program.forms.push_back(top_level_form());
+      }
+    }
     return program;
   }
 
@@ -104,10 +120,100 @@ class Parser {
     if (!accept_symbol(";") && !accept_symbol("$")) fail("';' or '$' to end " + what);
   }
 
+  // The classic's top-level commands, which are not reserved words: `load FILE;` and
+  // `set NAME VALUE;` (a binding `set = ...` or a call `load(x)` is still a form).
+  bool at_command(std::string_view word) const {
+    if (peek().kind != TokenKind::Identifier || peek().text != word) return false;
+    const Token& after = peek(1);
+    if (word == "load") return after.kind != TokenKind::Symbol && after.kind != TokenKind::End;
+    return after.kind == TokenKind::Identifier &&
+           (peek(2).kind == TokenKind::Identifier || peek(2).kind == TokenKind::Integer) &&
+           (peek(3).is_symbol(";") || peek(3).is_symbol("$"));
+  }
+
+  // `load FILE;`: FILE's forms take its place. FILE is a string, strings joined by ++, or a
+  // variable bound above to one, as in the classic's `load dir ++ "primes";`. A relative name
+  // is looked for from the working directory, then from the loading file's; `.nesl` may be
+  // left out.
+  void load(Program& program) {
+    Location where = next().where;
+    ExprPtr name_expression = expression(kBodyPower);
+    const std::string name = constant_string(*name_expression);
+    end_of_form("the load");
+    const std::string path = find_loaded_file(name, where);
+    Loading outermost;
+    Loading& loading = loading_ ? *loading_ : outermost;
+    if (loading.files.empty() && program.source) loading.files.push_back(canonical(program.source->name()));
+    const std::string key = canonical(path);
+    for (const std::string& file : loading.files) {
+      if (file == key) throw CompileError(where, "expected a file not being loaded already, found '" + name + "' loading itself");
+    }
+    if (loading.files.size() >= kMaxLoadDepth) {
+      throw CompileError(where, "expected at most " + std::to_string(kMaxLoadDepth) + " nested loads, found more");
+    }
+    std::shared_ptr<SourceFile> file = read_source_file(path);
+    std::vector<Token> tokens = tokenize(*file);
+    loading.files.push_back(key);
+    Program loaded = Parser(tokens, 0, &loading).program(file);
+    loading.files.pop_back();
+    for (TopLevelForm& form : loaded.forms) program.forms.push_back(std::move(form));
+    program.loaded.push_back(file);
+    for (auto& inner : loaded.loaded) program.loaded.push_back(std::move(inner));
+  }
+
+  static std::string canonical(const std::string& path) {
+    std::error_code error;
+    std::filesystem::path found = std::filesystem::weakly_canonical(path, error);
+    return error ? path : found.string();
+  }
+
+  std::string find_loaded_file(const std::string& name, Location where) const {
+    namespace fs = std::filesystem;
+    std::vector<fs::path> places = {fs::path(name)};
+    if (fs::path(name).is_relative() && where.file) {
+      fs::path directory = fs::path(where.file->name()).parent_path();
+      if (!directory.empty()) places.push_back(directory / name);
+    }
+    for (const fs::path& place : places) {
+      for (const fs::path& candidate : {place, fs::path(place.string() + ".nesl")}) {
+        std::error_code error;
+        if (fs::is_regular_file(candidate, error)) return candidate.string();
+      }
+    }
+    throw CompileError(where, "expected a file to load, found none named '" + name + "' (nor '" + name + ".nesl')");
+  }
+
+  std::string constant_string(const Expr& e) const {
+    if (e.kind == ExprKind::String) return e.text;
+    if (e.kind == ExprKind::Binary && e.text == "++") return constant_string(*e.children[0]) + constant_string(*e.children[1]);
+    if (e.kind == ExprKind::Variable) {
+      auto found = strings_.find(e.text);
+      if (found != strings_.end()) return found->second;
+    }
+    throw CompileError(e.where, "expected a file name to load (a string, strings joined by ++, or a variable bound "
+                                "to one above), found " + describe_expression(e));
+  }
+
+  void remember_string(const GlobalBinding& binding) {
+    if (binding.pattern->kind != ExprKind::Variable) return;
+    try {
+      strings_[binding.pattern->text] = constant_string(*binding.value);
+    } catch (const CompileError&) {
+      strings_.erase(binding.pattern->text);
+    }
+  }
+
   TopLevelForm top_level_form() {
     TopLevelForm form;
     form.where = peek().where;
-    if (accept_keyword("function")) {
+    if (at_command("set")) {
+      next();
+      form.kind = TopLevelForm::Kind::Setting;
+      form.setting.name = name("a setting's name after 'set'");
+      if (peek().kind != TokenKind::Identifier && peek().kind != TokenKind::Integer) fail("the value of the setting");
+      form.setting.value = next().text;
+      end_of_form("the setting");
+    } else if (accept_keyword("function")) {
       form.kind = TopLevelForm::Kind::Function;
       FunctionDefinition& function = form.function;
       function.name = name("a function name after 'function'");
@@ -140,6 +246,7 @@ class Parser {
         form.binding.pattern = std::move(value);
         form.binding.value = expression(kBodyPower);
         end_of_form("the binding");
+        remember_string(form.binding);
       } else {
         form.kind = TopLevelForm::Kind::Expression;
         form.expression.value = std::move(value);
@@ -484,6 +591,8 @@ class Parser {
   const std::vector<Token>& tokens_;
   std::size_t position_;
   int depth_ = 0;
+  Loading* loading_;
+  std::map<std::string, std::string> strings_;  // top-level variables bound to constant strings
 };
 
 }  // namespace

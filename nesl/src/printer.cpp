@@ -198,6 +198,7 @@ std::string print_form(const TopLevelForm& form) {
     case TopLevelForm::Kind::Binding:
       return print_grouped(*form.binding.pattern) + " = " + print_grouped(*form.binding.value) + ";";
     case TopLevelForm::Kind::Expression: return print(*form.expression.value, 0) + ";";
+    case TopLevelForm::Kind::Setting: return "set " + form.setting.name + " " + form.setting.value + ";";
   }
   return "";
 }

@@ -248,33 +248,8 @@ class Repl {
   }
 
   void set(const std::string& what, const std::string& value) {
-    SessionSettings settings = session_.settings();
-    const std::string lower = lowercase(value);
-    const auto on_off = [&](bool& flag) {
-      if (lower != "on" && lower != "off")
-        return error("Expected either ON or OFF for command " + what + ".");
-      flag = lower == "on";
-      session_.change_settings(settings);
-    };
-    const auto number = [&](int& out, int least) {
-      char* end = nullptr;
-      const long n = std::strtol(value.c_str(), &end, 10);
-      if (value.empty() || *end != '\0' || n < least)
-        return error("The argument to SET " + what + " must be an integer, at least " +
-                     std::to_string(least) + ".");
-      out = static_cast<int>(n);
-      session_.change_settings(settings);
-    };
-    if (what == "arg_check") return on_off(settings.argument_checks);
-    if (what == "optimize") return on_off(settings.vm.optimize);
-    if (what == "threads") return number(settings.vm.threads, 0);
-    if (what == "print_length") return number(settings.print_length, 0);
-    if (what == "backend") {
-      settings.vm.backend = value;
-      session_.change_settings(settings);
-      return;
-    }
-    error("Unknown top level command: SET " + what);
+    const std::string problem = session_.set(what, value);
+    if (!problem.empty()) error(problem);
   }
 
   void show_status() {

@@ -1,6 +1,8 @@
 #include "nesl/session.hpp"
 
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <set>
 
@@ -190,6 +192,7 @@ Program Session::release_loaded_program(std::vector<TopLevelForm> expressions) {
 
 bool Session::run(Program program) {
   sources_.push_back(program.source);
+  for (const std::shared_ptr<SourceFile>& file : program.loaded) sources_.push_back(file);
   bool all = true;
   for (TopLevelForm& form : program.forms) {
     if (interrupted()) return false;  // Ctrl-C stops the rest of a loaded file too
@@ -198,8 +201,47 @@ bool Session::run(Program program) {
   return all;
 }
 
+std::string Session::set(const std::string& what_written, const std::string& value) {
+  SessionSettings settings = settings_;
+  std::string what = what_written, lower = value;
+  for (char& c : what) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const auto on_off = [&](bool& flag) -> std::string {
+    if (lower != "on" && lower != "off") return "Expected either ON or OFF for command " + what + ".";
+    flag = lower == "on";
+    change_settings(settings);
+    return "";
+  };
+  const auto number = [&](int& out, int least) -> std::string {
+    char* end = nullptr;
+    const long n = std::strtol(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || n < least)
+      return "The argument to SET " + what + " must be an integer, at least " + std::to_string(least) + ".";
+    out = static_cast<int>(n);
+    change_settings(settings);
+    return "";
+  };
+  if (what == "arg_check") return on_off(settings.argument_checks);
+  if (what == "optimize") return on_off(settings.vm.optimize);
+  if (what == "threads") return number(settings.vm.threads, 0);
+  if (what == "print_length") return number(settings.print_length, 0);
+  if (what == "backend") {
+    settings.vm.backend = value;
+    change_settings(settings);
+    return "";
+  }
+  return "Unknown top level command: SET " + what;
+}
+
 bool Session::run_form(TopLevelForm form) {
   switch (form.kind) {
+    case TopLevelForm::Kind::Setting: {
+      const std::string problem = set(form.setting.name, form.setting.value);
+      if (problem.empty()) return true;
+      out_ << kErrorAtTopLevel << "\n" << problem << "\n";
+      flush();
+      return false;
+    }
     case TopLevelForm::Kind::Function:
     case TopLevelForm::Kind::Datatype: return define(std::move(form));
     case TopLevelForm::Kind::Binding: return bind(std::move(form));

@@ -101,19 +101,29 @@ struct TopLevelExpression {
   ExprPtr value;
 };
 
+// The classic's top-level command `set NAME VALUE;` among a file's forms (`set arg_check off;`).
+struct TopLevelSetting {
+  std::string name;
+  std::string value;
+};
+
 struct TopLevelForm {
-  enum class Kind { Function, Datatype, Binding, Expression };
+  enum class Kind { Function, Datatype, Binding, Expression, Setting };
   Kind kind = Kind::Expression;
   Location where;
   FunctionDefinition function;
   DatatypeDefinition datatype;
   GlobalBinding binding;
   TopLevelExpression expression;
+  TopLevelSetting setting;
 };
 
+// A file's forms; `load "FILE";` puts the forms of FILE in its place, and the files read so
+// stay alive with the program, since its forms point into them.
 struct Program {
   std::shared_ptr<SourceFile> source;
   std::vector<TopLevelForm> forms;
+  std::vector<std::shared_ptr<SourceFile>> loaded;
 };
 
 }  // namespace nesl

@@ -46,6 +46,10 @@ class Session {
   // they leave the session, which has nothing defined after.
   Program release_loaded_program(std::vector<TopLevelForm> expressions);
 
+  // The classic's `set WHAT VALUE` (arg_check, optimize, threads, print_length, backend): an
+  // empty string, or the classic's complaint when it is refused.
+  std::string set(const std::string& what, const std::string& value);
+
   const SessionSettings& settings() const { return settings_; }
   // Takes effect at the next form (a new backend when the VM settings changed).
   void change_settings(const SessionSettings& settings);
