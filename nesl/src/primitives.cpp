@@ -91,6 +91,10 @@ constexpr Primitive table[] = {
     {"transpose_check", K::ArgCheck, 1, "Lengths of subsequences are not equal in function TRANSPOSE."},
     {"exp_string_check", K::ArgCheck, 1, "In function exp_string, digits_after_point is too large."},
     {"hash_check", K::ArgCheck, 1, "The second argument for the function HASH must be positive."},
+    {"take_check", K::ArgCheck, 1, "Bounds error for function TAKE."},
+    {"drop_check", K::ArgCheck, 1, "Bounds error for function DROP."},
+    {"subseq_check", K::ArgCheck, 1, "Bounds error for function SUBSEQ."},
+    {"interleave_check", K::ArgCheck, 1, "Length mismatch for function INTERLEAVE."},
     // `<-`'s scatter, given (indices, v) where a sequence of pairs would be: v is a scalar whose
     // VCODE vector is as long as the indices (a FREAD's result), so it becomes a sequence.
     {"sequence_of_vector", K::Put, 2, "DPERMUTE"},

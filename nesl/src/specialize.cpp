@@ -734,7 +734,7 @@ class Specializer {
   // elements hold sequences, which take the general versions basis.nesl writes; the rest are
   // flatten's primitives.
   static const std::set<std::string>& unrolled_builtins() {
-    static const std::set<std::string> names = {"name", "eql", "hash_value"};
+    static const std::set<std::string> names = {"name", "eql", "hash_value", "identity"};
     return names;
   }
 
@@ -749,6 +749,13 @@ class Specializer {
                             : element->kind == TypeNode::Kind::Pair ? "pair_name"
                                                                     : "general_name";
       return library_call(version, std::move(argument), std::move(result));
+    }
+    if (name == "identity") {
+      // The argument is still computed (it may print or fail); its value is not needed.
+      Type type = argument->type;
+      core::PatternPtr ignored;
+      fresh_variable_pattern(argument, ignored);
+      return let(ignored, std::move(argument), identity_of(type));
     }
     if (name == "hash_value") {
       Type hashed = argument->type;
@@ -977,6 +984,26 @@ class Specializer {
       }
       default: throw CompileError({}, "not supported yet: eql of a value of type " + print_type(t));
     }
+  }
+
+  // The classic's identity of a type: 0, 0.0, the null character, f, the empty sequence, and a
+  // tuple of its parts' identities.
+  core::ExprPtr identity_of(const Type& type) {
+    Type t = resolve(type);
+    switch (t->kind) {
+      case TypeNode::Kind::Base:
+        switch (t->base) {
+          case BaseType::Int: return constant(BaseType::Int, "0");
+          case BaseType::Float: return constant(BaseType::Float, "0.0");
+          case BaseType::Char: return constant(BaseType::Char, "0");
+          case BaseType::Bool: return constant(BaseType::Bool, "F");
+        }
+        break;
+      case TypeNode::Kind::Pair: return pair(identity_of(t->children[0]), identity_of(t->children[1]));
+      case TypeNode::Kind::Sequence: return core::make(core::Kind::Empty, t);
+      default: break;
+    }
+    throw CompileError({}, "not supported yet: identity of a value of type " + print_type(t));
   }
 
   // The classic's hash before its reduction to a range: a typecase on the value's type, unrolled
