@@ -224,27 +224,11 @@ class Repl {
       show_status();
       return true;
     }
-    if (verb == "load" && words.size() >= 2 && words[1].front() == '"') {
-      load(text);
-      return true;
-    }
     if (verb == "set" && words.size() == 3 && words[1] != "=") {
       set(lowercase(words[1]), words[2]);
       return true;
     }
     return false;
-  }
-
-  void load(const std::string& text) {
-    const std::size_t open = text.find('"');
-    const std::size_t close = text.find('"', open + 1);
-    if (close == std::string::npos) return error("The argument to LOAD must be a character string.");
-    const std::string file = text.substr(open + 1, close - open - 1);
-    try {
-      session_.run(parse_program(read_source_file(file)));
-    } catch (const CompileError& e) {
-      std::cerr << format_diagnostic(e) << std::flush;
-    }
   }
 
   void set(const std::string& what, const std::string& value) {
