@@ -223,6 +223,8 @@ class Parser {
       check_pattern(*function.arguments);
       expect_symbol(")", "after the parameters of " + function.name);
       if (accept_symbol(":")) function.signature = type_signature();
+      // As in the classic's library sources, a string before '=' documents the function.
+      if (peek().kind == TokenKind::String) function.documentation = next().text;
       if (!accept_symbol("=")) {
         fail(function.signature ? "'=' after the type of " + function.name
                                 : "'=' or ':' after the parameters of " + function.name);

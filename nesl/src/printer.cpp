@@ -190,6 +190,7 @@ std::string print_form(const TopLevelForm& form) {
         out += " : " + print_type(*function.signature->type, 0) +
                print_context(function.signature->context);
       }
+      if (!function.documentation.empty()) out += " " + quote_string(function.documentation);
       return out + " = " + print_grouped(*function.body) + ";";
     }
     case TopLevelForm::Kind::Datatype:

@@ -40,6 +40,7 @@ TEST_CASE("print, reparse, print is a fixpoint", "[nesl][printer]") {
       "- - 1 + -(2 * 3) ^ 2;",
       "(float) n * 2.0 + float(m);",
       "let f = (a, b) => {a + x : x in b}; g = (y => f(y, [1])) in g(2.);",
+      "function sq(x) : int -> int \"Squares x.\" = x * x;",
   };
   for (const char* text : programs) {
     INFO(text);

@@ -81,6 +81,7 @@ struct FunctionDefinition {
   std::string name;
   ExprPtr arguments;  // a pattern
   std::optional<TypeSignature> signature;
+  std::string documentation;  // the string written before '=', if any
   ExprPtr body;
 };
 
