@@ -33,6 +33,10 @@ rounds, and the median of the per-round ratios to the classic interpreter.
   --csv FILE           also write the results as CSV (columns: bench/README.md)
   --shared DIR         the shared corpus (default: ../shared next to the repository)
   --timeout SECONDS    give up on one run after this long (default: no limit)
+  --idle SECONDS       sleep this long before every run: a cold start (default 0, back to back).
+                       A VM that reports freed pages to its host gets them back only after a
+                       few seconds, so that every run then faults in fresh memory, as a user's
+                       first run after a pause does
   --dry-run            list programs, sizes, files and commands, and stop
   --files-dir DIR      write the resized program files there (kept) instead of a temporary
                        directory
@@ -56,6 +60,7 @@ reduced=0
 csv=""
 shared_dir="$repo_root/../shared"
 timeout_s=""
+idle_s=0
 dry_run=0
 files_dir=""
 
@@ -69,6 +74,7 @@ while [[ $# -gt 0 ]]; do
     --csv) csv=$2; shift 2 ;;
     --shared) shared_dir=$2; shift 2 ;;
     --timeout) timeout_s=$2; shift 2 ;;
+    --idle) idle_s=$2; shift 2 ;;
     --dry-run) dry_run=1; shift ;;
     --files-dir) files_dir=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
@@ -234,12 +240,18 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || t
 echo "# vinterp: $vinterp ($("$vinterp" --version 2>/dev/null | head -1 || echo "version unknown"))"
 echo "# machine: ${cpu:-unknown cpu}, $cores cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ); $runs rounds, the variants alternating within each round"
-echo "# wall s, timed s: medians (timed = the program's own timer, its last line); peak MiB: the largest"
-echo "# maximum resident set size; x classic: median of the per-round ratios to the classic's run"
-printf '%-14s %9s %-13s %7s %8s %8s %9s %9s %10s %s\n' program size variant threads "wall s" "peak MiB" "timed s" \
-  "x classic" "timed x cl" output
+if [[ "$idle_s" != 0 ]]; then
+  echo "# cold start: ${idle_s} s idle before every run"
+else
+  echo "# back to back: no pause between runs"
+fi
+echo "# wall s, timed s, user s, sys s: medians (timed = the program's own timer, its last line; user"
+echo "# and sys = CPU seconds of the whole process); peak MiB: the largest maximum resident set size;"
+echo "# x classic: median of the per-round ratios to the classic's run"
+printf '%-14s %9s %-13s %7s %8s %8s %9s %8s %8s %9s %10s %s\n' program size variant threads "wall s" "peak MiB" "timed s" \
+  "user s" "sys s" "x classic" "timed x cl" output
 if [[ -n "$csv" ]]; then
-  echo "program,size,variant,threads,runs,wall_s,wall_min_s,wall_max_s,timed_s,peak_rss_mib,wall_vs_classic,timed_vs_classic,output" > "$csv"
+  echo "program,size,variant,threads,runs,wall_s,wall_min_s,wall_max_s,timed_s,peak_rss_mib,wall_vs_classic,timed_vs_classic,output,user_s,sys_s,idle_s" > "$csv"
 fi
 
 status=0
@@ -262,17 +274,18 @@ for job in "${jobs[@]}"; do
       read -ra cmd <<< "$(command_of "$variant" "$name" "$file" "$size")"
       [[ -n "$timeout_s" ]] && cmd=(timeout "$timeout_s" "${cmd[@]}")
       rc=0
+      [[ "$idle_s" != 0 ]] && sleep "$idle_s"
       start=$EPOCHREALTIME  # microseconds; /usr/bin/time's %e has only hundredths
-      (cd "$work" && /usr/bin/time -f '%M' -o "$work/time" "${cmd[@]}" > "$work/out" 2> "$work/err") || rc=$?
+      (cd "$work" && /usr/bin/time -f '%M %U %S' -o "$work/time" "${cmd[@]}" > "$work/out" 2> "$work/err") || rc=$?
       wall=$(awk -v a="$EPOCHREALTIME" -v b="$start" 'BEGIN {printf "%.4f", a - b}')
       if [[ $rc -ne 0 ]]; then
         echo "exit $rc: $(grep -v '^Command exited' "$work/err" | head -c 200 | head -1)" > "$work/$variant.failed"
         continue
       fi
-      rss_kb=$(tail -1 "$work/time")
+      read -r rss_kb user_s sys_s < <(tail -1 "$work/time")
       timed=$(tail -1 "$work/out" | sed -n 's/^( \([-+0-9.e]*\) )$/\1/p')
       [[ -n "$timed" ]] && timed=$(awk -v t="$timed" 'BEGIN {printf "%.6g", t}')
-      echo "$round $wall ${timed:--} $rss_kb" >> "$work/$variant.rows"
+      echo "$round $wall ${timed:--} $rss_kb $user_s $sys_s" >> "$work/$variant.rows"
       [[ -f "$work/$variant.out" ]] || cp "$work/out" "$work/$variant.out"
     done
   done
@@ -290,7 +303,7 @@ for job in "${jobs[@]}"; do
     [[ "$variant" == *-all ]] && label="all($cores)"
     if [[ -f "$work/$variant.failed" ]]; then
       printf '%-14s %9s %-13s %7s  FAILED (%s)\n' "$name" "$size" "$variant" "$label" "$(cat "$work/$variant.failed")"
-      [[ -n "$csv" ]] && echo "$name,$size,$variant,$threads,0,,,,,,,,FAILED" >> "$csv"
+      [[ -n "$csv" ]] && echo "$name,$size,$variant,$threads,0,,,,,,,,FAILED,,,$idle_s" >> "$csv"
       status=1
       continue
     fi
@@ -300,6 +313,8 @@ for job in "${jobs[@]}"; do
     wall_max=$(awk '{print $2}' "$rows" | sort -g | tail -1)
     timed=$(awk '$3 != "-" {print $3}' "$rows" | median)
     peak=$(awk '$4 > m {m = $4} END {printf "%.0f", m / 1024}' "$rows")
+    user=$(awk '{print $5}' "$rows" | median)
+    sys=$(awk '{print $6}' "$rows" | median)
     wall_ratio="-" timed_ratio="-"
     if [[ -f "$work/classic.rows" ]]; then
       wall_ratio=$(awk 'NR == FNR {c[$1] = $2; next} ($1 in c) && c[$1] > 0 {print $2 / c[$1]}' \
@@ -308,11 +323,11 @@ for job in "${jobs[@]}"; do
         "$work/classic.rows" "$rows" | median)
     fi
     [[ "$check" == DIFFERS* ]] && status=1
-    printf '%-14s %9s %-13s %7s %8s %8s %9s %9s %10s %s\n' "$name" "$size" "$variant" "$label" "$(fmt "$wall" 2)" \
-      "$peak" "$(fmt "$timed" 4)" "$(fmt "$wall_ratio" 3)" "$(fmt "$timed_ratio" 3)" "$check"
+    printf '%-14s %9s %-13s %7s %8s %8s %9s %8s %8s %9s %10s %s\n' "$name" "$size" "$variant" "$label" "$(fmt "$wall" 2)" \
+      "$peak" "$(fmt "$timed" 4)" "$(fmt "$user" 2)" "$(fmt "$sys" 2)" "$(fmt "$wall_ratio" 3)" "$(fmt "$timed_ratio" 3)" "$check"
     if [[ -n "$csv" ]]; then
       csv_check=${check%%:*}
-      echo "$name,$size,$variant,$threads,$(wc -l < "$rows"),$wall,$wall_min,$wall_max,$timed,$peak,$wall_ratio,$timed_ratio,$csv_check" >> "$csv"
+      echo "$name,$size,$variant,$threads,$(wc -l < "$rows"),$wall,$wall_min,$wall_max,$timed,$peak,$wall_ratio,$timed_ratio,$csv_check,$user,$sys,$idle_s" >> "$csv"
     fi
   done
 done

@@ -43,6 +43,13 @@ case "${1:-}" in
     check "every variant of bh is there" \
       test "$(awk -F, '$1 == "bh" {printf "%s ", $3}' "$work/results.csv")" == \
       "classic vcode-1 vcode-all fcode-1 fcode-all baseline-1 baseline-all "
+    "$bench/run_benchmarks.sh" "$build_dir" --shared "$shared_dir" --reduced --programs dotp --runs 1 \
+      --variants "classic vcode-1" --idle 0.2 --csv "$work/cold.csv" > "$work/cold" 2>&1
+    check "a cold run (--idle): exit 0 and it says so" test $? -eq 0 -a -n "$(grep -F "0.2 s idle before every run" "$work/cold")"
+    check "a cold run's rows have user and system seconds and the idle time" \
+      awk -F, 'NR == 1 && !($14 == "user_s" && $15 == "sys_s" && $16 == "idle_s") {bad = 1}
+               NR > 1 && !($14 >= 0 && $14 != "" && $15 >= 0 && $15 != "" && $16 == 0.2) {bad = 1; print "  bad row: " $0}
+               END {exit bad}' "$work/cold.csv"
     "$bench/run_benchmarks.sh" "$build_dir" --variants "classic nonsense" > "$work/out" 2>&1
     check "an unknown variant: exit 2 and its name" test $? -eq 2 -a -n "$(grep -F "unknown variant 'nonsense'" "$work/out")"
     "$bench/run_benchmarks.sh" "$build_dir" --shared "$work/nowhere" > "$work/out" 2>&1
