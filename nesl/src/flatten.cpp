@@ -1206,22 +1206,6 @@ class Flattener {
                             {Leaf::Int, Leaf::Int, Leaf::Int, Leaf::Int, Leaf::Bool});
         return {started[2], started[1], started[0], started[4], sized(started[3]), started[3]};
       }
-      case PrimitiveKind::WriteObjectToFile:
-      case PrimitiveKind::WriteStringToFile: {
-        Value file = open_file(args[1][1], e.name == "append_string_to_file" ? 3 : 2);
-        Value written = p.kind == PrimitiveKind::WriteStringToFile
-                            ? op("FWRITE CHAR", {args[0][1], file}, {Leaf::Int, Leaf::Bool})[1]
-                            : write_leaves(args[0], file).first;
-        Value closed = op("FCLOSE", {file}, {Leaf::Int, Leaf::Bool})[1];
-        return {op1("AND BOOL", {written, closed}, Leaf::Bool)};
-      }
-      case PrimitiveKind::ReadObjectFromFile: {
-        Value file = open_file(args[1][1], 1);
-        Leaves result = read_leaves(args[0], file);
-        result.resize(result.size() - 2);
-        op("FCLOSE", {file}, {Leaf::Int, Leaf::Bool});
-        return result;
-      }
       case PrimitiveKind::OpenFile: {
         Value mode = int_constant(std::stol(opcode));
         Leaves opened = op("FOPEN", {args[0][1], mode}, {Leaf::Int, Leaf::Int, Leaf::Bool});
@@ -1236,14 +1220,6 @@ class Flattener {
                          {Leaf::Int, Leaf::Int, Leaf::Int, Leaf::Bool});
         return {sized(read[0]), read[0], read[1], read[3], sized(read[2]), read[2]};
       }
-      case PrimitiveKind::ReadStringFromFile: {
-        Value file = open_file(args[0][1], 1);
-        Value no_delimiters = constant("INT ()", Leaf::Int);
-        Value no_limit = constant("INT -1", Leaf::Int);
-        Leaves read = op("FREAD_CHAR", {no_delimiters, no_limit, file}, {Leaf::Int, Leaf::Int, Leaf::Int, Leaf::Bool});
-        op("FCLOSE", {file}, {Leaf::Int, Leaf::Bool});
-        return {sized(read[0]), read[0]};
-      }
       case PrimitiveKind::UserError: {
         Value prefix = constant("CHAR \"ERROR: \"", Leaf::Int);
         op("WRITE CHAR", {prefix}, {Leaf::Int, Leaf::Bool});
@@ -1257,11 +1233,6 @@ class Flattener {
       }
     }
     throw CompileError({}, "internal error: unknown primitive " + e.name);
-  }
-
-  // FOPEN of a file name in a mode (1 read, 2 write): the stream.
-  Value open_file(Value name, int mode) {
-    return op("FOPEN", {name, int_constant(mode)}, {Leaf::Int, Leaf::Int, Leaf::Bool})[0];
   }
 
   // Writes each leaf, segdes included, in order: whether all went well, and the last message.

@@ -891,6 +891,7 @@ class Specializer {
         core::ExprPtr stride = c.size() > 2 && c[2] ? expr(*c[2]) : constant(BaseType::Int, "1");
         return primitive("range", pair(start, pair(end, stride)), type_of(e));
       }
+      case ExprKind::Lambda: break;  // a function value: function_out_of_place refused it above
     }
     throw CompileError(e.where, "internal error: unknown expression");
   }

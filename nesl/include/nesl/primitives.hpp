@@ -46,10 +46,6 @@ enum class PrimitiveKind {
   WriteObject,     // write_object(v, stream): each leaf with FWRITE; (ok, error message)
   ReadObject,      // read_object(like, stream): each leaf of like's type with FREAD; (v, ok, message)
   Spawn,           // spawn(command, in, out, err): ((in, out, err), ok, error message)
-  WriteObjectToFile,   // write_object_to_file(v, name): open, write each leaf, close; ok
-  ReadObjectFromFile,  // read_object_from_file(like, name): open, read each leaf, close
-  WriteStringToFile,   // write_string_to_file(s, name) and append_string_to_file: ok
-  ReadStringFromFile,  // read_string_from_file(name): the whole file
   OpenFile,        // open_*_file(name): FOPEN in the opcode column's mode; (stream, ok, message)
   CloseFile,       // close_file(stream): (ok, message)
   ReadString,      // read_string(delimiters, limit, stream): ((text, what stopped it), ok, message)
