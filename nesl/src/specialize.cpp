@@ -1109,13 +1109,14 @@ class Specializer {
     }
   }
 
-  // The components after the first of a tuple, without the parentheses.
+  // The second part of a tuple without its parentheses, as the classic's string_noparen: only
+  // one level, whose own second part is written whole, so (a, b, c, d) is "(a, b, (c, d))".
   core::ExprPtr tuple_rest_string(core::ExprPtr value, const Type& type) {
     Type t = resolve(type);
     if (t->kind != TypeNode::Kind::Pair) return string_of(std::move(value), t);
     return with_parts(std::move(value), t, [&](core::ExprPtr left, core::ExprPtr right) {
       return append(string_of(left, t->children[0]),
-                    append(string_constant(", "), tuple_rest_string(right, t->children[1])));
+                    append(string_constant(", "), string_of(right, t->children[1])));
     });
   }
 
