@@ -633,16 +633,27 @@ class Specializer {
     std::set<std::string> names;
     collect_names(*lambda.children[0], names);
     core::ExprPtr environment;
+    auto capture = [&](const Local& data, core::ExprPtr value) {
+      made->data.push_back(data);
+      environment = environment ? pair(environment, value) : value;
+    };
     for (const std::string& name : names) {
       const Local* local = find_local(name);
       if (!local) continue;
-      if (local->function) {
-        made->functions.push_back(*local);
+      if (!local->function) {
+        capture(*local, variable(name, local->type));
         continue;
       }
-      made->data.push_back(*local);
-      core::ExprPtr value = variable(name, local->type);
-      environment = environment ? pair(environment, value) : value;
+      Local function = *local;
+      if (function.function->environment) {
+        // A captured function expression's own environment is captured as data under a name
+        // of its own, which the captured function reads where this one is called.
+        const core::ExprPtr& inner = function.function->environment;
+        const std::string hidden = "tmp" + std::to_string(++temporaries_) + "_";
+        capture({hidden, std::nullopt, inner->type}, inner);
+        function.function->environment = variable(hidden, inner->type);
+      }
+      made->functions.push_back(std::move(function));
     }
     made->key = "lambda@" + std::to_string(reinterpret_cast<std::uintptr_t>(&lambda)) + ":" +
                 print_type(type_of(lambda));
