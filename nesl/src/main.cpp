@@ -178,6 +178,7 @@ int run(int argc, char** argv) {
         std::vector<nesl::TopLevelForm> expressions;
         nesl::Program definitions;
         definitions.source = program.source;
+        definitions.loaded = std::move(program.loaded);  // the session keeps the files alive
         for (nesl::TopLevelForm& form : program.forms) {
           (form.kind == nesl::TopLevelForm::Kind::Expression ? expressions : definitions.forms)
               .push_back(std::move(form));
