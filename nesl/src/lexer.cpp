@@ -168,4 +168,9 @@ class Lexer {
 
 std::vector<Token> tokenize(const SourceFile& source) { return Lexer(source).run(); }
 
+std::string lowercase(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
 }  // namespace nesl

@@ -1,7 +1,6 @@
 // The nesl program: runs a NESL file or an interactive session in this process, or compiles a
 // file and prints what the options ask for.
 #include <boost/program_options.hpp>
-#include <cctype>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -30,10 +29,9 @@ bool has_bindings(const nesl::Program& program) {
 // The last `set arg_check on|off;` among the forms, or `given` when there is none.
 bool file_argument_checks(const nesl::Program& program, bool given) {
   for (const nesl::TopLevelForm& form : program.forms) {
+    // The lexer has folded the words' case already.
     if (form.kind != nesl::TopLevelForm::Kind::Setting || form.setting.name != "arg_check") continue;
-    std::string value = form.setting.value;
-    for (char& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (value == "on" || value == "off") given = value == "on";
+    if (form.setting.value == "on" || form.setting.value == "off") given = form.setting.value == "on";
   }
   return given;
 }
@@ -119,6 +117,11 @@ int run(int argc, char** argv) {
     std::cerr << "nesl: --arg-check expects on or off, not '" << arg_check << "'\n";
     return 2;
   }
+  // The built-ins' signatures: --basis FILE, else the ones compiled in.
+  const auto load_basis = [&] {
+    return vm.count("basis") ? nesl::parse_basis(nesl::read_source_file(vm["basis"].as<std::string>()))
+                             : nesl::load_embedded_basis();
+  };
   try {
     if (modes == 0) {  // run the file, or a session
       nesl::SessionSettings settings;
@@ -126,10 +129,7 @@ int run(int argc, char** argv) {
       settings.vm.threads = vm["threads"].as<int>();
       settings.vm.optimize = vm.count("optimize") > 0;
       settings.argument_checks = arg_check == "on";
-      nesl::Basis basis = vm.count("basis") ? nesl::parse_basis(nesl::read_source_file(
-                                                  vm["basis"].as<std::string>()))
-                                            : nesl::load_embedded_basis();
-      nesl::Session session(std::move(basis), settings, std::cout, std::cerr);
+      nesl::Session session(load_basis(), settings, std::cout, std::cerr);
       if (files == 0) return nesl::run_repl(session);
       nesl::Program program =
           nesl::parse_program(nesl::read_source_file(vm["file"].as<std::vector<std::string>>()[0]));
@@ -150,9 +150,7 @@ int run(int argc, char** argv) {
       std::cout << nesl::print_program(program);
       return 0;
     }
-    nesl::Basis basis = vm.count("basis")
-                            ? nesl::parse_basis(nesl::read_source_file(vm["basis"].as<std::string>()))
-                            : nesl::load_embedded_basis();
+    nesl::Basis basis = load_basis();
     mark("basis");
     nesl::CheckedProgram checked = nesl::check_program(program, basis);
     mark("typecheck");
@@ -171,10 +169,7 @@ int run(int argc, char** argv) {
         nesl::SessionSettings settings;
         settings.vm.threads = 1;
         settings.argument_checks = arg_check == "on";
-        loader = std::make_unique<nesl::Session>(vm.count("basis") ? nesl::parse_basis(nesl::read_source_file(
-                                                                         vm["basis"].as<std::string>()))
-                                                                   : nesl::load_embedded_basis(),
-                                                 settings, discarded_output(), std::cerr);
+        loader = std::make_unique<nesl::Session>(load_basis(), settings, discarded_output(), std::cerr);
         std::vector<nesl::TopLevelForm> expressions;
         nesl::Program definitions;
         definitions.source = program.source;

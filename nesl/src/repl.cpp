@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "nesl/diagnostics.hpp"
+#include "nesl/lexer.hpp"
 #include "nesl/parser.hpp"
 
 // libedit's GNU readline interface (after <cstdio>: it uses FILE).
@@ -137,11 +138,6 @@ class LineInput {
   bool terminal_;
   std::string history_;
 };
-
-std::string lowercase(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
 
 // The words of a command, its terminator dropped: `set arg_check off;` -> set, arg_check, off.
 std::vector<std::string> command_words(const std::string& text) {

@@ -1,6 +1,5 @@
 #include "nesl/session.hpp"
 
-#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -9,6 +8,7 @@
 #include "cvl/backend.hpp"
 #include "nesl/checker.hpp"
 #include "nesl/diagnostics.hpp"
+#include "nesl/lexer.hpp"
 #include "nesl/parser.hpp"
 #include "nesl/pipeline.hpp"
 #include "nesl/printer.hpp"
@@ -203,9 +203,7 @@ bool Session::run(Program program) {
 
 std::string Session::set(const std::string& what_written, const std::string& value) {
   SessionSettings settings = settings_;
-  std::string what = what_written, lower = value;
-  for (char& c : what) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string what = lowercase(what_written), lower = lowercase(value);
   const auto on_off = [&](bool& flag) -> std::string {
     if (lower != "on" && lower != "off") return "Expected either ON or OFF for command " + what + ".";
     flag = lower == "on";
