@@ -6,12 +6,14 @@ set -euo pipefail
 
 usage() {
   cat <<'EOF'
-usage: bench/gpu/pack.sh [BUILD_DIR] [--shared DIR] [--kit DIR] [--limit-mib N]
+usage: bench/gpu/pack.sh [BUILD_DIR] [--shared DIR] [--kit DIR] [--limit-mib N] [--nesl PATH]
 
   BUILD_DIR        the CMake build to take binaries from (default: build-gpu); configure it with
                    -DBoost_USE_STATIC_LIBS=ON so vinterp needs no Boost on the device
   --shared DIR     the shared corpus (default: ../shared beside the repository)
   --kit DIR        where to put the kit (default: device-run/ in the repository; emptied first)
+  --nesl PATH      our NESL compiler (default: BUILD_DIR/nesl/nesl, else build/nesl/nesl): it
+                   compiles the corpus and test/nesl/programs into nesl/ for run_all.sh's nesl stage
   --limit-mib N    what may travel with the working tree (default 64); the kit plus the tracked
                    and untracked-not-ignored files must stay under it
 EOF
@@ -22,12 +24,14 @@ build_dir=build-gpu
 shared_dir="$repo_root/../shared"
 kit="$repo_root/device-run"
 limit_mib=64
+nesl=""
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --shared) shared_dir=$2; shift 2 ;;
     --kit) kit=$2; shift 2 ;;
     --limit-mib) limit_mib=$2; shift 2 ;;
+    --nesl) nesl=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     --*) echo "pack.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
     *) build_dir=$1; shift ;;
@@ -123,6 +127,24 @@ if [[ -d "$shared_dir" ]]; then
   done
 else
   notes+=("not packed: no shared corpus at $shared_dir (use --shared DIR)")
+fi
+
+# Our compiler's VCODE of the corpus and of our own NESL programs, with their expected outputs.
+if [[ -z "$nesl" ]]; then
+  for candidate in "$build_dir/nesl/nesl" "$repo_root/build/nesl/nesl"; do
+    [[ -x "$candidate" ]] && nesl=$candidate && break
+  done
+fi
+if [[ -x "$nesl" ]]; then
+  mkdir -p "$kit/nesl"
+  for source in "$shared_dir/corpus" "$repo_root/test/nesl/programs"; do
+    name=$(basename "$source")
+    rc=0
+    "$repo_root/test/nesl/compile_dir.sh" "$nesl" "$kit/nesl/$name" "$source" > "$kit/nesl/$name.log" 2>&1 || rc=$?
+    [[ $rc -eq 0 ]] || notes+=("nesl/$name: compile_dir.sh exit $rc ($(head -c 200 "$kit/nesl/$name.log"))")
+  done
+else
+  notes+=("not packed: nesl/ (no nesl binary; build the nesl target or pass --nesl)")
 fi
 
 # What helps but is not needed on the device: fcode-opt, the cpu and emulated suites (for a

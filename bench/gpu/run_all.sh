@@ -14,6 +14,8 @@ Stages (default: all of them, in this order; each fits well inside 10 minutes on
   conformance  the CVL conformance suite of $BACKEND
   corpus       corpus_runner over corpus, corpus-hand, regress, neslgpu-bench/reduced
   corpus-fused the same with every program through fcode-opt first (log: corpus.log)
+  nesl         our NESL compiler's VCODE of the corpus and test/nesl/programs (pack.sh compiles
+               them), plain and through fcode-opt (log: corpus.log)
   corpus-full  corpus_runner over neslgpu-bench at the original sizes (log: corpus.log)
   memcheck     compute-sanitizer --tool memcheck on neslgpu-bench/reduced programs (outputs
                checked too), then on the conformance suite
@@ -63,7 +65,7 @@ MEMCHECK_FILTER=${MEMCHECK_FILTER:-}
 RACECHECK_FILTER=${RACECHECK_FILTER-"~[large]"}
 TRACE_PROGRAMS=${TRACE_PROGRAMS:-"qs.r100000 bh.r200"}
 
-all_stages="info conformance corpus corpus-fused corpus-full memcheck racecheck e2e micro trace"
+all_stages="info conformance corpus corpus-fused nesl corpus-full memcheck racecheck e2e micro trace"
 stages=()
 for arg in "$@"; do
   case "$arg" in
@@ -184,18 +186,18 @@ stage_conformance() {
   [[ $any -eq 1 ]] || result conformance 1 "no conformance suite for backend $BACKEND in $bin"
 }
 
-run_corpus() {  # run_corpus STAGE DIR...: appends to corpus.log
+run_corpus() {  # run_corpus STAGE DIR...: DIRs under $CORPUS_ROOT (default the kit's shared/); appends to corpus.log
   local stage=$1; shift
-  local log="$OUT/corpus.log" dir rc line
+  local log="$OUT/corpus.log" dir rc line root=${CORPUS_ROOT:-$shared}
   for dir in "$@"; do
-    if [[ ! -d "$shared/$dir" ]]; then
+    if [[ ! -d "$root/$dir" ]]; then
       note "$stage $dir: skipped (not in the kit)"
       continue
     fi
     echo "== $dir" >> "$log"
     rc=0
     # shellcheck disable=SC2086  # CORPUS_ARGS holds words
-    "$bin/corpus_runner" --vinterp "$bin/vinterp" --dir "$shared/$dir" --extra-arg="--backend=$BACKEND" \
+    "$bin/corpus_runner" --vinterp "$bin/vinterp" --dir "$root/$dir" --extra-arg="--backend=$BACKEND" \
       --timeout 900 ${CORPUS_ARGS:-} >> "$log" 2>&1 || rc=$?
     line=$(tail -1 "$log")
     result "$stage $dir" "$rc" "$line"
@@ -203,6 +205,12 @@ run_corpus() {  # run_corpus STAGE DIR...: appends to corpus.log
 }
 stage_corpus() { : > "$OUT/corpus.log"; run_corpus corpus corpus-hand corpus regress neslgpu-bench/reduced; }
 stage_corpus-full() { run_corpus corpus-full neslgpu-bench; }
+stage_nesl() {  # our compiler's VCODE (pack.sh compiled it into nesl/), on $BACKEND and fused
+  [[ -d "$KIT/nesl" ]] || { result nesl 1 "no nesl/ in the kit (pack.sh compiles it when nesl is built)"; return; }
+  CORPUS_ROOT="$KIT/nesl" run_corpus nesl corpus programs
+  [[ -x "$bin/fcode-opt" ]] && CORPUS_ROOT="$KIT/nesl" CORPUS_ARGS="--optimizer $bin/fcode-opt" \
+    run_corpus nesl-fused corpus programs
+}
 stage_corpus-fused() {  # every program through fcode-opt first, then $BACKEND
   if [[ ! -x "$bin/fcode-opt" ]]; then result corpus-fused 1 "fcode-opt not in the kit"; return; fi
   CORPUS_ARGS="--optimizer $bin/fcode-opt" run_corpus corpus-fused corpus-hand corpus regress \
