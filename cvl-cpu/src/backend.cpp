@@ -6,6 +6,7 @@
 
 #include "cvl_cpu/cvl_cpu.hpp"
 #include "memory/buffer_cache.hpp"
+#include "memory/huge_pages.hpp"
 #include "families/families.hpp"
 #include "pending/gather_composition.hpp"
 #include "pending/lazy_elementwise.hpp"
@@ -34,6 +35,7 @@ class CpuBackend final : public Backend {
     ctx_.fast_math = options.fast_math;
     ctx_.lazy = options.lazy_elementwise;
     ctx_.memory = std::make_shared<cpu::MemoryBudget>(options.max_memory, ctx_.par.threads);
+    cpu::set_huge_pages(cpu::wants_huge_pages(options.huge_pages));
   }
 
   std::string name() const override { return "cpu"; }

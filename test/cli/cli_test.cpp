@@ -196,6 +196,21 @@ TEST_CASE("math modes: exact is the classic's output and the --threads 1 default
   CHECK(bad.err.find("--math must be exact or fast") != std::string::npos);
 }
 
+TEST_CASE("huge pages: each setting gives the classic's output; a wrong one is a usage error",
+          "[cli][huge-pages]") {
+  const std::string residuals = test_dir + "/math_residuals.vcode";
+  const std::string classic = read_file(test_dir + "/math_residuals.expected");
+  for (const char* setting : {"auto", "on", "off"}) {
+    auto result = run_vinterp({"--threads", "1", "--huge-pages", setting, residuals});
+    CHECK(result.exit_code == 0);
+    CHECK(result.out == classic);
+  }
+  CHECK(run_vinterp({"--version"}).out.find("; --huge-pages auto: o") != std::string::npos);
+  auto bad = run_vinterp({"--huge-pages", "always", residuals});
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.err.find("--huge-pages must be auto, on or off") != std::string::npos);
+}
+
 TEST_CASE("An unknown backend is an error listing the available ones", "[cli]") {
   auto result = run_vinterp({"--backend", "no-such-backend", program});
   CHECK(result.exit_code == 1);

@@ -8,9 +8,12 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "memory/buffer_cache.hpp"
+#include "memory/huge_pages.hpp"
+#include "thp_eligible.hpp"
 #include "cvl/errors.hpp"
 
 namespace cvl::cpu {
@@ -34,6 +37,28 @@ void check_usable(const MemoryBlock& block, unsigned char fill) {
 }
 
 }  // namespace
+
+// [huge-pages]: skipped where the kernel gives no mapping huge pages (main.cpp).
+TEST_CASE("cache: huge pages asked for or refused as set", "[cpu][cache][huge-pages]") {
+  using test::thp_eligible;
+  const MemoryBlock block = acquire(4 * kMiB);
+  check_usable(block, 0x3c);
+  set_huge_pages(false);
+  CHECK(thp_eligible(block.data) == 0);
+  set_huge_pages(true);
+  CHECK(thp_eligible(block.data) == 1);
+  set_huge_pages(wants_huge_pages(HugePages::Auto));
+  CHECK(thp_eligible(block.data) == (wants_huge_pages(HugePages::Auto) ? 1 : 0));
+  release_memory(block);
+}
+
+TEST_CASE("cache: the huge-page policy's fixed answers", "[cpu][cache]") {
+  CHECK(wants_huge_pages(HugePages::On));
+  CHECK_FALSE(wants_huge_pages(HugePages::Off));
+  CHECK(wants_huge_pages(HugePages::Auto) == !free_pages_go_to_hypervisor());
+  CHECK(huge_pages_description(HugePages::Off) == "--huge-pages off: off");
+  CHECK(huge_pages_description(HugePages::Auto).rfind("--huge-pages auto: ", 0) == 0);
+}
 
 TEST_CASE("cache: a freed mapping serves the next request of its size or less", "[cpu][cache]") {
   release_pooled_memory();

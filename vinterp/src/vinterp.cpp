@@ -58,6 +58,8 @@ const char* const usage_text =
     "\t\t\t\t (exact), or vectorized within 1 ulp (fast); default fast, exact\n"
     "\t\t\t\t with --threads 1\n"
     "\t --float-rank correct|legacy\t FLOAT RANK order (legacy = the x86-64 reference's)\n"
+    "\t --huge-pages auto|on|off\t cpu: transparent huge pages for vector memory; auto (the\n"
+    "\t\t\t\t default) is off where the kernel gives free pages back to a hypervisor\n"
     "\t --eager\t\t cpu: compute each elementwise op when it runs (default: a chain of them on\n"
     "\t\t\t\t long vectors in one pass, where its result is first read)\n"
     "\t --trace\t\t print each instruction and the stack's shape on stderr\n"
@@ -177,6 +179,7 @@ po::options_description command_line_options() {
       ("math", po::value<std::string>(), "")
       ("float-rank", po::value<std::string>()->default_value("correct"), "")
       ("eager", "")
+      ("huge-pages", po::value<std::string>(), "")
       ("trace", "")
       ("trace-json", po::value<std::string>(), "")
       ("optimize,O", "")
@@ -331,6 +334,12 @@ cvl::BackendOptions backend_options(const po::variables_map& args, int device) {
     options.fast_math = math == "fast";
   }
   options.lazy_elementwise = args.count("eager") == 0;
+  if (args.count("huge-pages")) {
+    const std::string huge = args["huge-pages"].as<std::string>();
+    if (huge == "on") options.huge_pages = cvl::HugePages::On;
+    else if (huge == "off") options.huge_pages = cvl::HugePages::Off;
+    else if (huge != "auto") throw UsageError("--huge-pages must be auto, on or off");
+  }
   const std::string rank = args["float-rank"].as<std::string>();
   if (rank == "legacy") options.float_rank = cvl::FloatRankOrder::Legacy;
   else if (rank != "correct") throw UsageError("--float-rank must be correct or legacy");

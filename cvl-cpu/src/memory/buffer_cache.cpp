@@ -123,6 +123,12 @@ class Cache {
     lower_top();
   }
 
+  void set_huge_pages(bool on) {
+    std::lock_guard lock(mutex_);
+    huge_pages_ = on;
+    if (base_) advise_huge_pages();
+  }
+
   std::uint64_t live() const { return live_.load(std::memory_order_relaxed); }
 
   MemoryStats stats() {
@@ -185,12 +191,15 @@ class Cache {
         munmap(aligned + want, static_cast<std::size_t>(raw + kArenaAlignment - aligned));
       base_ = aligned;
       reserved_ = want;
-      // Huge pages where the system allows them: a fault, and a TLB entry, per 2 MiB instead of
-      // per 4 KiB, which matters most on a VM whose faults are slow (bench/RESULTS.md).
-      madvise(base_, reserved_, MADV_HUGEPAGE);
+      advise_huge_pages();
       return;
     }
   }
+
+  // Huge pages, where wanted: a fault, and a TLB entry, per 2 MiB instead of per 4 KiB, which
+  // matters most on a VM whose faults are slow; refused explicitly otherwise, so that a system
+  // that gives every mapping huge pages does not either (huge_pages.hpp says when).
+  void advise_huge_pages() { madvise(base_, reserved_, huge_pages_ ? MADV_HUGEPAGE : MADV_NOHUGEPAGE); }
 
   // The arena's place for `bytes`: the smallest free range that holds them (the lowest of
   // equals), else the top, joined to the free range just below it. {nullptr} when the arena is
@@ -284,6 +293,7 @@ class Cache {
   std::size_t writable_ = 0;   // bytes from base_ made writable
   std::size_t top_ = 0;        // bytes from base_ ever given out: above it nothing was touched
   bool tried_arena_ = false;
+  bool huge_pages_ = true;
   AddressRanges free_;       // free ranges below top_
   AddressRanges untouched_;  // the parts of free_ whose pages are not resident
   std::uint64_t mapped_live_ = 0;  // bytes of live mapped blocks
@@ -317,6 +327,8 @@ void release_pooled_memory() { cache().release_pooled(); }
 void set_pooled_bound(double fraction_of_peak) {
   pooled_bound.store(fraction_of_peak, std::memory_order_relaxed);
 }
+
+void set_huge_pages(bool on) { cache().set_huge_pages(on); }
 
 MemoryStats memory_stats() { return cache().stats(); }
 

@@ -9,7 +9,7 @@
 // A request that no freed range holds goes to the arena's top; when freed pages that did
 // not fit are then resident past the most bytes ever live, the smallest ranges are given back
 // to the system, so fragmentation cannot raise resident memory without bound. The arena
-// asks for huge pages (a fault per 2 MiB). Past its end (a limit above twice the physical
+// asks for huge pages (a fault per 2 MiB) unless told not to (set_huge_pages). Past its end (a limit above twice the physical
 // memory), a block is a mapping of its own. Small buffers come from the C library's allocator.
 // Process-wide and thread-safe; each block is charged to a backend's MemoryBudget, which holds
 // the --max-memory limit.
@@ -51,6 +51,9 @@ void release_pooled_memory();
 // How many freed pages stay resident when the arena grows, as a fraction of the most bytes ever
 // live (default 1; tests lower it to see pages given back).
 void set_pooled_bound(double fraction_of_peak);
+
+// Whether the arena asks for huge pages (default yes); applies to its pages not yet faulted in.
+void set_huge_pages(bool on);
 
 // What the cache holds and has done; for tests and diagnostics.
 struct MemoryStats {

@@ -48,6 +48,11 @@ namespace cvl {
 // Which order FLOAT ranks use (spec/CVL.md §6): IEEE total order, or the x86-64 reference's.
 enum class FloatRankOrder : std::uint8_t { Correct, Legacy };
 
+// Whether cvl-cpu's vector memory asks the kernel for transparent huge pages (2 MiB a fault).
+// Auto: on, except where the kernel hands free memory back to a hypervisor (free page reporting),
+// which makes a huge page after an idle spell far dearer than 512 small ones (bench/RESULTS.md).
+enum class HugePages { Auto, On, Off };
+
 struct BackendOptions {
   int threads = 0;  // 0 = all cores; 1 = sequential and deterministic
   FloatRankOrder float_rank = FloatRankOrder::Correct;
@@ -74,6 +79,9 @@ struct BackendOptions {
   // on a thread of its own, each operation starting after a delay drawn from this seed, with new
   // device memory poisoned (--emulate-async SEED; cvl-cuda/README.md). Other backends ignore it.
   std::uint64_t emulate_async_seed = 0;
+  // cvl-cpu (and cvl-mpi's blocks): huge pages for the vector memory (--huge-pages). The memory is
+  // the process's, so the last backend made decides for all. Other backends ignore it.
+  HugePages huge_pages = HugePages::Auto;
 };
 
 // Counters a backend keeps for `vinterp --profile`; cumulative since the backend was made.
