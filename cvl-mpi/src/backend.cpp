@@ -51,10 +51,35 @@ const Vector& MpiBackend::local_of(const Vector& v) {
   return d->local;
 }
 
-const DistributedSegdes& MpiBackend::parts(const Segdes& sd) {
+const DistributedSegdes& MpiBackend::stored(const Segdes& sd) {
   auto* d = static_cast<const DistributedSegdes*>(sd.storage.get());
   if (!d) throw InternalError("cvl-mpi: a segment descriptor without storage");
   return *d;
+}
+
+const DistributedSegdes& MpiBackend::parts(const Segdes& sd) {
+  const DistributedSegdes* d = &stored(sd);
+  if (!d->host_pieces) {  // one process: every segment is one whole piece
+    d->my_lengths = host<std::int32_t>(local_of(d->lengths));
+    d->my_starts.resize(d->my_lengths.size());
+    std::int64_t start = 0;
+    for (std::size_t i = 0; i < d->my_lengths.size(); ++i) {
+      d->my_starts[i] = start;
+      start += d->my_lengths[i];
+    }
+    d->first_segment = 0;
+    d->continues = false;
+    d->piece_lengths = d->my_lengths;
+    d->piece_starts = d->my_starts;
+    d->piece_segment_lengths = d->my_lengths;
+    d->host_pieces = true;
+  }
+  return *d;
+}
+
+const DistributedSegdes* MpiBackend::aligned_parts(const Segdes& sd) {
+  const DistributedSegdes& d = stored(sd);
+  return d.aligned ? &d : nullptr;
 }
 
 Vector MpiBackend::upload(Type type, const void* data, std::size_t length) {
@@ -68,6 +93,7 @@ Vector MpiBackend::upload(Type type, const void* data, std::size_t length) {
 
 void MpiBackend::download(const Vector& v, std::size_t first, std::size_t count, void* out) {
   Operation op(*this);
+  if (comm_.size() == 1) return local_->download(local_of(v), first, count, out);
   const std::size_t n = v.length.get();
   const Range want{first, first + count};
   std::vector<std::size_t> counts(comm_.size());
@@ -103,6 +129,8 @@ Vector MpiBackend::random(Vector bounds, RandomStream& stream) {
   const std::size_t n = bounds.length.get();
   const Range mine = block(n);
   Vector local = take_local(std::move(bounds));
+  if (comm_.size() == 1)  // the local CVL checks the bounds before drawing, at the same positions
+    return wrap(agreed([&] { return local_->random(std::move(local), stream); }), n);
   agreed([&] {
     const auto b = host<std::int32_t>(local);
     for (std::size_t i = 0; i < b.size(); ++i)
@@ -139,7 +167,7 @@ void MpiBackend::before_reporting_alone() {
   std::this_thread::sleep_for(std::chrono::milliseconds(200) * comm_.rank());
 }
 
-Vector MpiBackend::segment_lengths(const Segdes& sd) { return parts(sd).lengths; }
+Vector MpiBackend::segment_lengths(const Segdes& sd) { return stored(sd).lengths; }
 
 BackendStats MpiBackend::stats() const {
   BackendStats s = local_->stats();

@@ -41,7 +41,11 @@ class MpiBackend final : public Backend, private DistributedIo {
                const Length& domain) override;
   using Backend::fused;
 
-  void wait_for_device() override { comm_.barrier(); }
+  // What the local CVL holds pending is computed too, as on cvl-cpu (a timer then times the same work).
+  void wait_for_device() override {
+    local_->wait_for_device();
+    comm_.barrier();
+  }
   BackendStats stats() const override;
   DistributedIo* distributed_io() override { return this; }
 
@@ -78,7 +82,15 @@ class MpiBackend final : public Backend, private DistributedIo {
   // The local block of a handle, moved out when this handle is its only owner.
   static Vector take_local(Vector&& v);
   static const Vector& local_of(const Vector& v);
-  static const DistributedSegdes& parts(const Segdes& sd);
+  static const DistributedSegdes& stored(const Segdes& sd);
+  // On one process: the descriptor of the local CVL's `local`, whose lengths (by segment) are
+  // `lengths`, or are asked of the local CVL when `lengths` is empty.
+  Segdes solo_segdes(Segdes local, Vector lengths = {});
+  // A descriptor's parts with its host arrays (made now on one process, if not yet).
+  const DistributedSegdes& parts(const Segdes& sd);
+  // The descriptor's parts when it is aligned (handles.hpp), else null; no host arrays made.
+  static const DistributedSegdes* aligned_parts(const Segdes& sd);
+
   // The local block on the host, and back.
   template <class T>
   std::vector<T> host(const Vector& local) {
@@ -126,6 +138,7 @@ class MpiBackend final : public Backend, private DistributedIo {
   }
   std::vector<std::uint32_t> element_positions(const char* op, const Vector& indices,
                                                const Segdes& sd);
+  static PermuteOperands local_operands(vcode::Op op, const PermuteOperands& o);
   std::optional<Vector> permute_in_place(vcode::Op op, const PermuteOperands& o,
                                          const DistributedSegdes& along,
                                          const DistributedSegdes& into);

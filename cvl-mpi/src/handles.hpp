@@ -22,18 +22,27 @@ struct DistributedVector : Storage {
 //   segment that starts on an earlier process (`continues`). Each segment belongs to the process
 //   whose block holds its start (a segment starting at `total`, which is empty, to the last one);
 //   empty segments are pieces of length 0 there.
+//
+// `aligned` (the same on every process): each process's pieces are exactly its block of segments,
+// whole. Then a segment's own values (by segment) and its elements are on the same process, and
+// per-segment operations run on the local CVL's blocks alone, with no host copy. Always so on one
+// process, where the host arrays below are made only when a general path first asks for them
+// (MpiBackend::parts); on several they are made with the descriptor.
 struct DistributedSegdes : Storage {
   Vector lengths;                         // distributed by segment
-  std::vector<std::int32_t> my_lengths;   // this process's block of the lengths
-  std::vector<std::int64_t> my_starts;    // and where each of those segments starts
-
   Segdes local;                 // the local CVL's descriptor of the pieces
-  std::size_t first_segment = 0;  // the segment of the first piece
-  bool continues = false;
+  bool aligned = false;
   bool crosses = false;         // some segment crosses a border (the same on every process)
-  std::vector<std::int32_t> piece_lengths;          // the pieces, cut at the block's borders
-  std::vector<std::int64_t> piece_starts;           // where each piece's segment starts
-  std::vector<std::int32_t> piece_segment_lengths;  // the whole length of each piece's segment
+
+  // On the host, once `host_pieces`:
+  mutable bool host_pieces = true;
+  mutable std::vector<std::int32_t> my_lengths;   // this process's block of the lengths
+  mutable std::vector<std::int64_t> my_starts;    // and where each of those segments starts
+  mutable std::size_t first_segment = 0;  // the segment of the first piece
+  mutable bool continues = false;
+  mutable std::vector<std::int32_t> piece_lengths;          // the pieces, cut at the block's borders
+  mutable std::vector<std::int64_t> piece_starts;           // where each piece's segment starts
+  mutable std::vector<std::int32_t> piece_segment_lengths;  // the whole length of each piece's segment
 
   std::size_t pieces() const { return piece_lengths.size(); }
   // The segments this process owns, as pieces [owned_begin(), pieces()).

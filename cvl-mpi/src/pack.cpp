@@ -7,6 +7,11 @@ namespace cvl::mpi {
 
 std::pair<Vector, Segdes> MpiBackend::pack(Vector v, Vector flags, const Segdes& sd) {
   Operation guard(*this);
+  if (comm_.size() == 1) {  // nothing to spread: the kept elements are the result's one block
+    auto [kept, kept_sd] = local_->pack(take_local(std::move(v)), take_local(std::move(flags)), stored(sd).local);
+    const std::size_t total = kept.length.get();
+    return {wrap(std::move(kept), total), solo_segdes(std::move(kept_sd))};
+  }
   const DistributedSegdes& d = parts(sd);
   const std::size_t segments = sd.segments.get();
   const std::size_t m = block(v.length.get()).size();

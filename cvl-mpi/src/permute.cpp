@@ -7,6 +7,18 @@
 
 namespace cvl::mpi {
 
+// The operands' blocks and the descriptors' local pieces, for the local CVL.
+PermuteOperands MpiBackend::local_operands(vcode::Op op, const PermuteOperands& o) {
+  PermuteOperands l;
+  l.values = local_of(o.values);
+  l.indices = local_of(o.indices);
+  if (o.flags.storage) l.flags = local_of(o.flags);
+  if (o.defaults.storage) l.defaults = local_of(o.defaults);
+  l.source_segdes = stored(o.source_segdes).local;
+  if (op != vcode::Op::Permute) l.dest_segdes = stored(o.dest_segdes).local;
+  return l;
+}
+
 // When no segment of either descriptor crosses a border and every process holds the same
 // segments of both, each element's position is on its own process: the local CVL permutes each
 // block. An index outside its segment sends every process down the general path, which reports
@@ -17,17 +29,9 @@ std::optional<Vector> MpiBackend::permute_in_place(vcode::Op op, const PermuteOp
   if (a.crosses || t.crosses) return std::nullopt;
   const bool same_segments = a.pieces() == t.pieces() && (a.pieces() == 0 || a.first_segment == t.first_segment);
   if (comm_.sum_all(same_segments ? 0 : 1) != 0) return std::nullopt;
-  PermuteOperands l;
-  l.values = local_of(o.values);
-  l.indices = local_of(o.indices);
-  if (o.flags.storage) l.flags = local_of(o.flags);
-  if (o.defaults.storage) l.defaults = local_of(o.defaults);
-  const bool gather = vcode::info(op).shape == vcode::Shape::Gather;
-  l.source_segdes = gather ? t.local : a.local;
-  if (op != vcode::Op::Permute) l.dest_segdes = gather ? a.local : t.local;
   std::optional<Vector> out;
   try {
-    out = local_->permute(op, std::move(l));
+    out = local_->permute(op, local_operands(op, o));
   } catch (const Error&) {
     out.reset();
   }
@@ -44,6 +48,10 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
   // The descriptor the index vector runs along, and the one its positions point into.
   const Segdes& along = gather ? dest : source;
   const Segdes& into = gather ? source : dest;
+  if (comm_.size() == 1) {  // every position is here, and the local CVL reports the global ones
+    const std::size_t length = gather ? along.total.get() : into.total.get();
+    return wrap(agreed([&] { return local_->permute(op, local_operands(op, o)); }), length);
+  }
   const DistributedSegdes& a = parts(along);
   const DistributedSegdes& t = parts(into);
   const std::size_t segments = along.segments.get();

@@ -45,8 +45,10 @@ std::vector<Item> splitters(Communicator& comm, const std::vector<Item>& sorted)
 
 Vector MpiBackend::rank(vcode::Op op, Vector v, const Segdes& sd) {
   Operation guard(*this);
-  const DistributedSegdes& d = parts(sd);
   const std::size_t n = v.length.get();
+  if (const DistributedSegdes* a = aligned_parts(sd))  // each segment sorted where it lies
+    return wrap(local_->rank(op, take_local(std::move(v)), a->local), n);
+  const DistributedSegdes& d = parts(sd);
   const std::size_t first = block(n).begin;
   const bool down = op == vcode::Op::RankDown;
   std::vector<Item> items;

@@ -27,12 +27,12 @@ bool any_nan(const std::vector<H>& v, std::size_t from, std::size_t to) {
 
 Vector MpiBackend::scan(vcode::Op op, Vector v, const Segdes& sd) {
   Operation guard(*this);
-  const DistributedSegdes& d = parts(sd);
   const std::size_t n = v.length.get();
+  if (!stored(sd).crosses) return wrap(local_->scan(op, take_local(std::move(v)), stored(sd).local), n);
+  const DistributedSegdes& d = parts(sd);
   const Type type = v.type;
   Vector local = take_local(std::move(v));
   const std::size_t m = local.length.get();
-  if (!d.crosses) return wrap(local_->scan(op, std::move(local), d.local), n);
   return visit_combiner(op, type, [&]<vcode::Op kOp, class Sem, Type kType>() -> Vector {
     using H = host_t<kType>;
     constexpr bool nan_resets = nan_resets_fold<Sem, H>;
@@ -75,6 +75,8 @@ Vector MpiBackend::reduce(vcode::Op op, Vector v, const Segdes& sd) {
   Operation guard(*this);
   const DistributedSegdes& d = parts(sd);
   const std::size_t segments = sd.segments.get();
+  if (const DistributedSegdes* a = aligned_parts(sd))  // each fold lands in its segment's block
+    return wrap(local_->reduce(op, take_local(std::move(v)), a->local), segments);
   const Type type = v.type;
   Vector local = take_local(std::move(v));
   const std::size_t m = local.length.get();

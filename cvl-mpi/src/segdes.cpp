@@ -18,6 +18,7 @@ struct SegmentRecord {
 struct LastStart {
   std::uint64_t count;
   SegmentRecord last;
+  std::uint8_t own_block;  // they are exactly its block of segments
 };
 
 }  // namespace
@@ -28,6 +29,10 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
   const std::size_t segments = lengths.length.get();
   const Range mine = block(segments);
   auto d = std::make_shared<DistributedSegdes>();
+  if (p == 1) {  // every segment whole on this process: the local CVL's descriptor is the answer
+    Segdes local = agreed([&] { return local_->make_segdes(local_of(lengths)); });
+    return solo_segdes(std::move(local), std::move(lengths));
+  }
   d->my_lengths = host<std::int32_t>(local_of(lengths));
   d->lengths = std::move(lengths);
   agreed([&] {
@@ -58,8 +63,10 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
   const std::vector<SegmentRecord> starting_here = comm_.alltoallv(send, counts);
 
   const Range elements = block(total);
-  LastStart last{starting_here.size(), {}};
+  LastStart last{starting_here.size(), {}, 0};
   if (!starting_here.empty()) last.last = starting_here.back();
+  last.own_block = starting_here.size() == mine.size() &&
+                   (starting_here.empty() || starting_here.front().id == mine.begin);
   const auto all = comm_.allgather(last);
   // The segment process r's first element continues, if any: the last one starting on the
   // nearest earlier process that has any, when it reaches past r's first element.
@@ -73,7 +80,12 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
     }
     return nullptr;
   };
-  for (int r = 0; r < p; ++r) d->crosses = d->crosses || continued_at(r) != nullptr;
+  bool own_blocks = true;
+  for (int r = 0; r < p; ++r) {
+    d->crosses = d->crosses || continued_at(r) != nullptr;
+    own_blocks = own_blocks && all[r].own_block;
+  }
+  d->aligned = own_blocks && !d->crosses;
   if (const SegmentRecord* s = continued_at(comm_.rank())) {
     d->continues = true;
     d->first_segment = s->id;
@@ -95,6 +107,16 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
   if (d->local.total.get() != elements.size())
     throw InternalError("cvl-mpi: the pieces do not cover this process's block");
   return Segdes{segments, static_cast<std::size_t>(total), std::move(d)};
+}
+
+Segdes MpiBackend::solo_segdes(Segdes local, Vector lengths) {
+  auto d = std::make_shared<DistributedSegdes>();
+  const std::size_t segments = local.segments.get(), total = local.total.get();
+  d->lengths = lengths.storage ? std::move(lengths) : wrap(local_->segment_lengths(local), segments);
+  d->local = std::move(local);
+  d->aligned = true;
+  d->host_pieces = false;  // made when a general path asks (parts)
+  return Segdes{segments, total, std::move(d)};
 }
 
 }  // namespace cvl::mpi

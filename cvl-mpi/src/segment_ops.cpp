@@ -30,6 +30,8 @@ std::vector<std::uint32_t> MpiBackend::element_positions(const char* op, const V
 
 Vector MpiBackend::distribute(Vector values, const Segdes& sd) {
   Operation guard(*this);
+  if (const DistributedSegdes* a = aligned_parts(sd))
+    return wrap(local_->distribute(take_local(std::move(values)), a->local), sd.total.get());
   const DistributedSegdes& d = parts(sd);
   const Type type = values.type;
   return with_element_bits(type, [&]<class Bits>() {
@@ -43,6 +45,9 @@ Vector MpiBackend::distribute(Vector values, const Segdes& sd) {
 // offset strides further on.
 Vector MpiBackend::index(Vector starts, Vector strides, const Segdes& sd) {
   Operation guard(*this);
+  if (const DistributedSegdes* a = aligned_parts(sd))
+    return wrap(local_->index(take_local(std::move(starts)), take_local(std::move(strides)), a->local),
+                sd.total.get());
   const DistributedSegdes& d = parts(sd);
   const std::size_t segments = sd.segments.get();
   auto first = for_pieces(host<std::int32_t>(local_of(starts)), segments, d);
@@ -55,9 +60,14 @@ Vector MpiBackend::index(Vector starts, Vector strides, const Segdes& sd) {
               sd.total.get());
 }
 
+// On one process the local CVL's checks report the same positions as the general path's.
 Vector MpiBackend::extract(Vector v, Vector indices, const Segdes& sd) {
   Operation guard(*this);
   const std::size_t segments = sd.segments.get(), total = sd.total.get();
+  if (comm_.size() == 1)
+    return wrap(agreed([&] { return local_->extract(take_local(std::move(v)), take_local(std::move(indices)),
+                                                    stored(sd).local); }),
+                segments);
   const auto positions = element_positions("EXTRACT", indices, sd);
   const Type type = v.type;
   return with_element_bits(type, [&]<class Bits>() {
@@ -69,6 +79,12 @@ Vector MpiBackend::extract(Vector v, Vector indices, const Segdes& sd) {
 Vector MpiBackend::replace(Vector v, Vector indices, Vector values, const Segdes& sd) {
   Operation guard(*this);
   const std::size_t total = sd.total.get();
+  if (comm_.size() == 1)
+    return wrap(agreed([&] {
+                  return local_->replace(take_local(std::move(v)), take_local(std::move(indices)),
+                                         take_local(std::move(values)), stored(sd).local);
+                }),
+                total);
   const auto positions = element_positions("REPLACE", indices, sd);
   const Type type = v.type;
   return with_element_bits(type, [&]<class Bits>() {
