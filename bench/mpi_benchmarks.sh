@@ -18,7 +18,7 @@ usage: bench/mpi_benchmarks.sh [BUILD_DIR] [--runs N] [--programs "LIST"] [--ran
   --opcodes N      per-opcode communication tables at the largest process count, for the first
                    N programs (default: every program; 0: none)
 Prints three tables: timings (from run_benchmarks.sh), mpi/cpu ratios per program and count, and
-messages and bytes sent per run; then the per-opcode table.
+messages, bytes and collective calls per run; then the per-opcode table.
 EOF_USAGE
 }
 
@@ -77,8 +77,9 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 "$repo_root/bench/run_benchmarks.sh" "$build_dir" --variants "mpi-1" --programs "$programs" \
   "${reduced[@]}" "${shared_args[@]}" --dry-run --files-dir "$work/files" > "$work/jobs"
 echo
-echo "# communication per run (--profile: messages and payload bytes all processes sent)"
-printf '%-14s %9s %6s %12s %14s %14s\n' program size N messages bytes "bytes/element"
+echo "# communication per run (--profile: messages and payload bytes all processes sent; MPI collective"
+echo "# calls, which every process makes)"
+printf '%-14s %9s %6s %12s %14s %14s %12s\n' program size N messages bytes "bytes/element" collectives
 shown=0
 last_n=${ranks##* }
 while read -r name _ size _; do
@@ -90,8 +91,9 @@ while read -r name _ size _; do
     # The per-process table's total row; none when nothing was sent (one process).
     total=$(awk '$1 == "total" && NF == 3 {print $2, $3}' "$work/profile.$n")
     read -r messages bytes <<< "${total:-0 0}"
-    printf '%-14s %9s %6s %12s %14s %14s\n' "$name" "$size" "$n" "$messages" "$bytes" \
-      "$(awk -v b="$bytes" -v s="$size" 'BEGIN { printf "%.1f", b / s }')"
+    collectives=$(awk '/^collective calls in the whole run:/ {print $7}' "$work/profile.$n")
+    printf '%-14s %9s %6s %12s %14s %14s %12s\n' "$name" "$size" "$n" "$messages" "$bytes" \
+      "$(awk -v b="$bytes" -v s="$size" 'BEGIN { printf "%.1f", b / s }')" "${collectives:-0}"
   done
   if [[ $shown -lt $opcodes ]]; then
     cp "$work/profile.$last_n" "$work/opcodes.$name"
@@ -101,6 +103,6 @@ done < <(grep -E '^[a-z-]+ size [0-9]+' "$work/jobs")
 for f in "$work"/opcodes.*; do
   [[ -f "$f" ]] || continue
   echo
-  echo "# per opcode at $last_n processes: ${f##*/opcodes.} (the opcodes that sent anything)"
-  awk '/^opcode/ {print; on = 1; next} on && $1 == "total" {print; on = 0} on && $(NF - 1) > 0' "$f"
+  echo "# per opcode at $last_n processes: ${f##*/opcodes.} (the opcodes that sent anything or made a collective call)"
+  awk '/^opcode/ {print; on = 1; next} on && $1 == "total" {print; on = 0} on && ($(NF - 2) > 0 || $NF > 0)' "$f"
 done

@@ -72,6 +72,7 @@ const DistributedSegdes& MpiBackend::parts(const Segdes& sd) {
     d->piece_lengths = d->my_lengths;
     d->piece_starts = d->my_starts;
     d->piece_segment_lengths = d->my_lengths;
+    d->piece_ranges = d->owned_ranges = {Range{0, d->my_lengths.size()}};
     d->host_pieces = true;
   }
   return *d;
@@ -173,6 +174,7 @@ BackendStats MpiBackend::stats() const {
   BackendStats s = local_->stats();
   s.messages_sent = comm_.messages_sent();
   s.bytes_sent = comm_.bytes_sent();
+  s.collectives = comm_.collectives();
   return s;
 }
 

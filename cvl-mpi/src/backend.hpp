@@ -86,6 +86,7 @@ class MpiBackend final : public Backend, private DistributedIo {
   // On one process: the descriptor of the local CVL's `local`, whose lengths (by segment) are
   // `lengths`, or are asked of the local CVL when `lengths` is empty.
   Segdes solo_segdes(Segdes local, Vector lengths = {});
+  Segdes make_segdes_everywhere(Vector lengths);
   // A descriptor's parts with its host arrays (made now on one process, if not yet).
   const DistributedSegdes& parts(const Segdes& sd);
   // The descriptor's parts when it is aligned (handles.hpp), else null; no host arrays made.
@@ -124,8 +125,7 @@ class MpiBackend final : public Backend, private DistributedIo {
   template <class T>
   std::vector<T> for_pieces(const std::vector<T>& my_block_of_segments, std::size_t segments,
                             const DistributedSegdes& d) {
-    const Range want{d.first_segment, d.first_segment + d.pieces()};
-    return remap(comm_, my_block_of_segments, block(segments), want);
+    return remap(comm_, my_block_of_segments, blocks_of(segments, comm_.size()), d.piece_ranges);
   }
   // One value per piece (a reduction, PACK's counts): those of the segments this process owns,
   // moved to the segments' own blocks.
@@ -133,8 +133,7 @@ class MpiBackend final : public Backend, private DistributedIo {
   std::vector<T> owned_to_segment_blocks(const std::vector<T>& per_piece,
                                          const DistributedSegdes& d, std::size_t segments) {
     const std::vector<T> owned(per_piece.begin() + d.owned_begin(), per_piece.end());
-    const Range have{d.first_segment + d.owned_begin(), d.first_segment + d.pieces()};
-    return remap(comm_, owned, have, block(segments));
+    return remap(comm_, owned, d.owned_ranges, blocks_of(segments, comm_.size()));
   }
   std::vector<std::uint32_t> element_positions(const char* op, const Vector& indices,
                                                const Segdes& sd);

@@ -61,6 +61,7 @@ MPI_Datatype Communicator::element_type(std::size_t bytes) {
 
 std::vector<std::size_t> Communicator::exchange_counts(const std::vector<std::size_t>& send_counts) {
   std::vector<std::uint64_t> send(send_counts.begin(), send_counts.end()), recv(size_);
+  ++collectives_;
   MPI_Alltoall(send.data(), 1, MPI_UINT64_T, recv.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
   count(size_ - 1, (size_ - 1) * sizeof(std::uint64_t));
   return {recv.begin(), recv.end()};
@@ -81,6 +82,7 @@ void Communicator::exchange(const void* send, const std::vector<std::size_t>& se
     if (q != rank_ && send_counts[q] > 0) count(1, send_counts[q] * element_bytes);
   }
   const MPI_Datatype type = element_type(element_bytes);
+  ++collectives_;
   MPI_Alltoallv(send, sc.data(), sd.data(), type, recv, rc.data(), rd.data(), type, MPI_COMM_WORLD);
 }
 
@@ -94,12 +96,14 @@ void Communicator::allgatherv_bytes(const void* mine, const std::vector<std::siz
     at += counts[q];
   }
   if (counts[rank_] > 0) count(size_ - 1, (size_ - 1) * counts[rank_] * element_bytes);
+  ++collectives_;
   MPI_Allgatherv(mine, rc[rank_], element_type(element_bytes), out, rc.data(), rd.data(),
                  element_type(element_bytes), MPI_COMM_WORLD);
 }
 
 std::int64_t Communicator::sum_all(std::int64_t value) {
   std::int64_t out = 0;
+  ++collectives_;
   MPI_Allreduce(&value, &out, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   count(size_ - 1, (size_ - 1) * sizeof value);
   return out;
@@ -107,6 +111,7 @@ std::int64_t Communicator::sum_all(std::int64_t value) {
 
 std::int64_t Communicator::sum_before(std::int64_t value) {
   std::int64_t out = 0;
+  ++collectives_;
   MPI_Exscan(&value, &out, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   if (rank_ + 1 < size_) count(1, sizeof value);
   return rank_ == 0 ? 0 : out;
@@ -114,10 +119,13 @@ std::int64_t Communicator::sum_before(std::int64_t value) {
 
 void Communicator::broadcast(std::string& bytes, int root) {
   std::uint64_t length = bytes.size();
+  ++collectives_;
   MPI_Bcast(&length, 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
   bytes.resize(length);
-  if (length > 0)
+  if (length > 0) {
+    ++collectives_;
     MPI_Bcast(bytes.data(), checked_count(length), MPI_CHAR, root, MPI_COMM_WORLD);
+  }
   if (rank_ == root) count(size_ - 1, (size_ - 1) * (length + sizeof length));
 }
 
@@ -125,11 +133,17 @@ void Communicator::barrier() { MPI_Barrier(MPI_COMM_WORLD); }
 
 void Communicator::agree(const std::optional<std::string>& local_error) {
   int mine = local_error ? rank_ : size_, first = size_;
+  ++collectives_;
   MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   count(size_ - 1, (size_ - 1) * sizeof mine);
   if (first == size_) return;
   std::string message = local_error ? *local_error : std::string();
   broadcast(message, first);
+  agreed_ = true;
+  throw Error(message);
+}
+
+void Communicator::throw_agreed(const std::string& message) {
   agreed_ = true;
   throw Error(message);
 }

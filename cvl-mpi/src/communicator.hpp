@@ -1,5 +1,5 @@
-// MPI_COMM_WORLD as the backend uses it: the collectives it needs, typed, each counting the
-// messages and bytes this process sends (for --profile), and the one way a data error found on
+// MPI_COMM_WORLD as the backend uses it: the collectives it needs, typed, each counting itself and
+// the messages and bytes this process sends (for --profile), and the one way a data error found on
 // some processes becomes the same error on all of them (agree).
 #pragma once
 
@@ -22,12 +22,16 @@ class Communicator {
 
   std::uint64_t messages_sent() const { return messages_; }
   std::uint64_t bytes_sent() const { return bytes_; }
+  // MPI collective calls made, barriers (waits) left out: the same on every process, since all of
+  // them make each one.
+  std::uint64_t collectives() const { return collectives_; }
 
   // Every process's `value`, in process order.
   template <class T>
   std::vector<T> allgather(const T& value) {
     static_assert(std::is_trivially_copyable_v<T>);
     std::vector<T> out(size_);
+    ++collectives_;
     MPI_Allgather(&value, sizeof(T), MPI_BYTE, out.data(), sizeof(T), MPI_BYTE, MPI_COMM_WORLD);
     count(size_ - 1, (size_ - 1) * sizeof(T));
     return out;
@@ -68,6 +72,9 @@ class Communicator {
   // A data error some processes may have found: every process throws the same cvl::Error, the
   // message of the lowest process that found one, or returns when none did. A collective.
   void agree(const std::optional<std::string>& local_error);
+  // Throws the cvl::Error that every process found alike from data all of them hold (a gathered
+  // value), marked as agreed without a collective of its own.
+  [[noreturn]] void throw_agreed(const std::string& message);
   // Whether the last error this process threw came from agree (every process threw it).
   bool last_error_agreed() const { return agreed_; }
   void forget_error() { agreed_ = false; }
@@ -94,6 +101,7 @@ class Communicator {
   int size_ = 1;
   std::uint64_t messages_ = 0;
   std::uint64_t bytes_ = 0;
+  std::uint64_t collectives_ = 0;
   bool agreed_ = false;
   std::vector<std::pair<std::size_t, MPI_Datatype>> types_;
 };

@@ -13,29 +13,47 @@
 
 namespace cvl::mpi {
 
-// `mine` holds positions `have` of an array; the `have` ranges of the processes are disjoint and
-// in process order. Returns positions `want`, which the processes' `have` ranges must cover.
+// `mine` holds positions have[rank] of an array; the `have` ranges of the processes are disjoint
+// and in process order. Returns positions want[rank], which the `have` ranges must cover. Every
+// process passes the same `have` and `want` (one range per process): one exchange, or none when
+// every process keeps what it has.
+template <class T>
+std::vector<T> remap(Communicator& comm, const std::vector<T>& mine, const std::vector<Range>& have,
+                     const std::vector<Range>& want) {
+  const int p = comm.size(), me = comm.rank();
+  bool moves = false;
+  for (int q = 0; q < p; ++q)
+    moves = moves || have[q].begin != want[q].begin || have[q].end != want[q].end;
+  if (!moves) return mine;
+  std::vector<std::size_t> send_counts(p), recv_counts(p);
+  std::vector<T> send;
+  for (int q = 0; q < p; ++q) {
+    const Range part = intersect(have[me], want[q]);
+    send_counts[q] = part.size();
+    send.insert(send.end(), mine.begin() + (part.begin - have[me].begin),
+                mine.begin() + (part.end - have[me].begin));
+    recv_counts[q] = intersect(have[q], want[me]).size();
+  }
+  return comm.alltoallv(send, send_counts, recv_counts);
+}
+
+// The same where each process knows only its own ranges: they are gathered first.
 template <class T>
 std::vector<T> remap(Communicator& comm, const std::vector<T>& mine, Range have, Range want) {
   struct Ranges {
     Range have, want;
   };
   const auto all = comm.allgather(Ranges{have, want});
-  const int p = comm.size();
-  bool moves = false;  // every process keeps what it has: nothing to send
-  for (int q = 0; q < p; ++q)
-    moves = moves || all[q].have.begin != all[q].want.begin || all[q].have.end != all[q].want.end;
-  if (!moves) return mine;
-  std::vector<std::size_t> send_counts(p), recv_counts(p);
-  std::vector<T> send;
-  for (int q = 0; q < p; ++q) {
-    const Range part = intersect(have, all[q].want);
-    send_counts[q] = part.size();
-    send.insert(send.end(), mine.begin() + (part.begin - have.begin),
-                mine.begin() + (part.end - have.begin));
-    recv_counts[q] = intersect(all[q].have, want).size();
-  }
-  return comm.alltoallv(send, send_counts, recv_counts);
+  std::vector<Range> haves(all.size()), wants(all.size());
+  for (std::size_t q = 0; q < all.size(); ++q) haves[q] = all[q].have, wants[q] = all[q].want;
+  return remap(comm, mine, haves, wants);
+}
+
+// Each process's block of n (layout.hpp).
+inline std::vector<Range> blocks_of(std::size_t n, int size) {
+  std::vector<Range> out(size);
+  for (int q = 0; q < size; ++q) out[q] = block_of(n, q, size);
+  return out;
 }
 
 // The elements at `positions` (each < n) of a vector of n elements, block-distributed, of which

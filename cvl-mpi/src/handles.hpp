@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cvl/types.hpp"
+#include "layout.hpp"
 
 namespace cvl::mpi {
 
@@ -43,6 +44,9 @@ struct DistributedSegdes : Storage {
   mutable std::vector<std::int32_t> piece_lengths;          // the pieces, cut at the block's borders
   mutable std::vector<std::int64_t> piece_starts;           // where each piece's segment starts
   mutable std::vector<std::int32_t> piece_segment_lengths;  // the whole length of each piece's segment
+  // Every process's pieces, and the segments it owns, as ranges of segment numbers (one per
+  // process, so that per-segment values reach the pieces in one exchange with nothing asked).
+  mutable std::vector<Range> piece_ranges, owned_ranges;
 
   std::size_t pieces() const { return piece_lengths.size(); }
   // The segments this process owns, as pieces [owned_begin(), pieces()).

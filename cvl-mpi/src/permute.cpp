@@ -20,15 +20,17 @@ PermuteOperands MpiBackend::local_operands(vcode::Op op, const PermuteOperands& 
 }
 
 // When no segment of either descriptor crosses a border and every process holds the same
-// segments of both, each element's position is on its own process: the local CVL permutes each
+// segments of both (known without asking where both are aligned), each element's position is on its own process: the local CVL permutes each
 // block. An index outside its segment sends every process down the general path, which reports
 // it with its global position.
 std::optional<Vector> MpiBackend::permute_in_place(vcode::Op op, const PermuteOperands& o,
                                                    const DistributedSegdes& a,
                                                    const DistributedSegdes& t) {
   if (a.crosses || t.crosses) return std::nullopt;
+  // Two aligned descriptors of as many segments hold the same ones everywhere: no need to ask.
+  const bool known_same = a.aligned && t.aligned && a.lengths.length.get() == t.lengths.length.get();
   const bool same_segments = a.pieces() == t.pieces() && (a.pieces() == 0 || a.first_segment == t.first_segment);
-  if (comm_.sum_all(same_segments ? 0 : 1) != 0) return std::nullopt;
+  if (!known_same && comm_.sum_all(same_segments ? 0 : 1) != 0) return std::nullopt;
   std::optional<Vector> out;
   try {
     out = local_->permute(op, local_operands(op, o));

@@ -7,11 +7,21 @@
 namespace cvl::mpi {
 namespace {
 
+// Descriptors of at most this many segments are made from all the lengths on every process.
+constexpr std::size_t kAllLengthsMax = std::size_t{1} << 16;
+
 // A segment as its owner by element learns of it.
 struct SegmentRecord {
   std::uint32_t id;
   std::uint32_t start;
   std::int32_t length;
+};
+
+// What a process tells the others of its block of lengths.
+struct BlockSum {
+  std::int64_t sum;
+  std::int64_t negative_at;  // the first negative length's position, or -1
+  std::int32_t negative;
 };
 
 // What a process tells the others of the segments whose start its block holds.
@@ -23,6 +33,73 @@ struct LastStart {
 
 }  // namespace
 
+// Few segments: every process gets all the lengths in one all-gather and works out the rest
+// itself (the general path below makes four collectives).
+Segdes MpiBackend::make_segdes_everywhere(Vector lengths) {
+  const int p = comm_.size(), me = comm_.rank();
+  const std::size_t segments = lengths.length.get();
+  auto d = std::make_shared<DistributedSegdes>();
+  d->my_lengths = host<std::int32_t>(local_of(lengths));
+  d->lengths = std::move(lengths);
+  std::vector<std::int32_t> all(segments);
+  comm_.allgatherv(d->my_lengths.data(), [&] {
+    std::vector<std::size_t> counts(p);
+    for (int q = 0; q < p; ++q) counts[q] = block_of(segments, q, p).size();
+    return counts;
+  }(), all.data());
+  std::vector<std::int64_t> starts(segments + 1, 0);
+  for (std::size_t i = 0; i < segments; ++i) {
+    if (all[i] < 0)
+      comm_.throw_agreed("MAKE_SEGDES: negative segment length " + std::to_string(all[i]) +
+                         " at position " + std::to_string(i));
+    starts[i + 1] = starts[i] + all[i];
+  }
+  const auto total = static_cast<std::uint64_t>(starts[segments]);
+  if (total > kMaxVectorLength) comm_.throw_agreed(vector_too_long_message(total));
+  const Range mine = block(segments);
+  d->my_starts.assign(starts.begin() + mine.begin, starts.begin() + mine.end);
+
+  // Each process owns the segments whose start its block of elements holds (one starting at the
+  // total, empty, belongs to the last): consecutive segments, [owned_from[r], owned_from[r + 1]).
+  std::vector<std::size_t> owned_from(p + 1, segments);
+  for (std::size_t i = segments; i-- > 0;) {
+    const auto at = static_cast<std::size_t>(starts[i]);
+    const int owner = at == total ? p - 1 : owner_of(at, total, p);
+    for (int r = owner; r >= 0 && owned_from[r] > i; --r) owned_from[r] = i;
+  }
+  owned_from[0] = 0;
+  d->piece_ranges.resize(p);
+  d->owned_ranges.resize(p);
+  bool own_blocks = true;
+  for (int r = 0; r < p; ++r) {
+    const Range e = block_of(total, r, p);
+    const std::size_t lo = owned_from[r], hi = owned_from[r + 1];
+    // The segment before its first continues into its block when it reaches past the block's start.
+    const bool continues =
+        !e.empty() && lo > 0 && static_cast<std::size_t>(starts[lo - 1] + all[lo - 1]) > e.begin;
+    d->crosses = d->crosses || continues;
+    d->piece_ranges[r] = {continues ? lo - 1 : lo, hi};
+    d->owned_ranges[r] = {lo, hi};
+    const Range by_segment = block_of(segments, r, p);
+    own_blocks = own_blocks && by_segment.begin == lo && by_segment.end == hi;
+    if (r != me) continue;
+    d->continues = continues;
+    d->first_segment = d->piece_ranges[r].size() > 0 ? d->piece_ranges[r].begin : 0;
+    for (std::size_t i = d->piece_ranges[r].begin; i < hi; ++i) {
+      const auto start = static_cast<std::size_t>(starts[i]);
+      const std::size_t end = std::min<std::size_t>(start + static_cast<std::size_t>(all[i]), e.end);
+      d->piece_lengths.push_back(static_cast<std::int32_t>(end - std::max(start, e.begin)));
+      d->piece_starts.push_back(starts[i]);
+      d->piece_segment_lengths.push_back(all[i]);
+    }
+  }
+  d->aligned = own_blocks && !d->crosses;
+  d->local = local_->make_segdes(from_host(Type::Int, d->piece_lengths));
+  if (d->local.total.get() != block(total).size())
+    throw InternalError("cvl-mpi: the pieces do not cover this process's block");
+  return Segdes{segments, static_cast<std::size_t>(total), std::move(d)};
+}
+
 Segdes MpiBackend::make_segdes(Vector lengths) {
   Operation guard(*this);
   const int p = comm_.size();
@@ -33,19 +110,30 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
     Segdes local = agreed([&] { return local_->make_segdes(local_of(lengths)); });
     return solo_segdes(std::move(local), std::move(lengths));
   }
+  if (segments <= kAllLengthsMax) return make_segdes_everywhere(std::move(lengths));
   d->my_lengths = host<std::int32_t>(local_of(lengths));
   d->lengths = std::move(lengths);
-  agreed([&] {
-    for (std::size_t i = 0; i < d->my_lengths.size(); ++i)
-      if (d->my_lengths[i] < 0)
-        throw Error("MAKE_SEGDES: negative segment length " + std::to_string(d->my_lengths[i]) +
-                    " at position " + std::to_string(mine.begin + i));
-  });
-  std::int64_t sum = 0;
-  for (auto length : d->my_lengths) sum += length;
-  const std::int64_t offset = comm_.sum_before(sum);
-  const auto total = static_cast<std::uint64_t>(comm_.sum_all(sum));
-  if (total > kMaxVectorLength) throw Error(vector_too_long_message(total));
+  // One all-gather tells every process each block's sum and first negative length: the offsets,
+  // the total and the error, if any, alike everywhere.
+  BlockSum mine_sum{0, -1, 0};
+  for (std::size_t i = 0; i < d->my_lengths.size(); ++i) {
+    if (d->my_lengths[i] < 0 && mine_sum.negative_at < 0) {
+      mine_sum.negative_at = static_cast<std::int64_t>(mine.begin + i);
+      mine_sum.negative = d->my_lengths[i];
+    }
+    mine_sum.sum += d->my_lengths[i];
+  }
+  const auto sums = comm_.allgather(mine_sum);
+  std::int64_t offset = 0, sum_of_all = 0;
+  for (int q = 0; q < p; ++q) {
+    if (sums[q].negative_at >= 0)
+      comm_.throw_agreed("MAKE_SEGDES: negative segment length " + std::to_string(sums[q].negative) +
+                         " at position " + std::to_string(sums[q].negative_at));
+    if (q < comm_.rank()) offset += sums[q].sum;
+    sum_of_all += sums[q].sum;
+  }
+  const auto total = static_cast<std::uint64_t>(sum_of_all);
+  if (total > kMaxVectorLength) comm_.throw_agreed(vector_too_long_message(total));
 
   // Each segment goes to the process whose block of elements holds its start.
   d->my_starts.resize(d->my_lengths.size());
@@ -103,6 +191,20 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
     d->piece_starts.push_back(s.start);
     d->piece_segment_lengths.push_back(s.length);
   }
+  // Every process's pieces and owned segments, from what all of them were told: the segments
+  // starting in a block are consecutive, the one it continues comes just before them.
+  d->piece_ranges.resize(p);
+  d->owned_ranges.resize(p);
+  for (int r = 0; r < p; ++r) {
+    const SegmentRecord* c = continued_at(r);
+    const std::size_t count = all[r].count;
+    const std::size_t first = c ? c->id : count > 0 ? all[r].last.id + 1 - count : 0;
+    d->piece_ranges[r] = {first, first + count + (c ? 1 : 0)};
+    d->owned_ranges[r] = {first + (c ? 1 : 0), first + count + (c ? 1 : 0)};
+  }
+  const Range& own = d->piece_ranges[comm_.rank()];
+  if (own.size() != d->pieces() || (own.size() > 0 && own.begin != d->first_segment))
+    throw InternalError("cvl-mpi: the pieces' ranges disagree with the pieces");
   d->local = local_->make_segdes(from_host(Type::Int, d->piece_lengths));
   if (d->local.total.get() != elements.size())
     throw InternalError("cvl-mpi: the pieces do not cover this process's block");

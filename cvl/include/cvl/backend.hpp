@@ -101,6 +101,8 @@ struct BackendStats {
   // Distributed backends: this process's point-to-point and collective messages and their bytes.
   std::uint64_t messages_sent = 0;
   std::uint64_t bytes_sent = 0;
+  // Distributed backends: collective calls (the same on every process, which all make each).
+  std::uint64_t collectives = 0;
 };
 
 // One operand of FUSED: a vector, or a segment descriptor where the superoperator declares

@@ -38,6 +38,7 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
     total.copies += r.copies;
     total.messages += r.messages;
     total.message_bytes += r.message_bytes;
+    total.collectives += r.collectives;
   }
   std::sort(order.begin(), order.end(),
             [&](std::size_t a, std::size_t b) { return rows_[a].seconds > rows_[b].seconds; });
@@ -54,7 +55,8 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
     if (total.*c.field != 0) columns.push_back(c);
   const bool device_work = !columns.empty() || run_stats.device_bytes_peak != 0 ||
                            run_stats.bytes_to_device != 0 || run_stats.bytes_to_host != 0;
-  for (Column c : {Column{"messages", &Row::messages}, Column{"message bytes", &Row::message_bytes}})
+  for (Column c : {Column{"messages", &Row::messages}, Column{"message bytes", &Row::message_bytes},
+                   Column{"collectives", &Row::collectives}})
     if (total.*c.field != 0) columns.push_back(c);
 
   if (device_work)
@@ -79,6 +81,9 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
   }
   print_row("total", 5, total);
   print_process_messages(out);
+  if (run_stats.collectives != 0)
+    std::fprintf(out, "collective calls in the whole run: %llu (every process makes each; constants "
+                 "and the final stack dump included)\n", (unsigned long long)run_stats.collectives);
   std::fprintf(out, "wall time %.6f s (including the final stack dump); clock overhead %.1f ns "
                "per instruction subtracted\n", wall_seconds, 1e9 * clock_overhead_);
   if (optimize_seconds_ >= 0)

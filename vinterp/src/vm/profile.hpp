@@ -35,6 +35,7 @@ class Profile {
     row.copies += after.device_copies - before.device_copies;
     row.messages += after.messages_sent - before.messages_sent;
     row.message_bytes += after.bytes_sent - before.bytes_sent;
+    row.collectives += after.collectives - before.collectives;
   }
 
   // Elements of an operand whose count is still pending on the device: added to op's row when
@@ -73,6 +74,7 @@ class Profile {
     std::uint64_t copies = 0;
     std::uint64_t messages = 0;  // this process's; after gather_messages, every process's
     std::uint64_t message_bytes = 0;
+    std::uint64_t collectives = 0;  // the same on every process
   };
   struct ProcessMessages {
     std::uint64_t messages = 0;
