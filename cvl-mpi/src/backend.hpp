@@ -136,7 +136,18 @@ class MpiBackend final : public Backend, private DistributedIo {
     return remap(comm_, owned, d.owned_ranges, blocks_of(segments, comm_.size()));
   }
   std::vector<std::uint32_t> element_positions(const char* op, const Vector& indices,
-                                               const Segdes& sd);
+                                               const Segdes& sd, std::optional<std::string>& error);
+  // Runs `f`; the message of the cvl::Error it throws, if any (for the exchange that follows to
+  // carry: Communicator::exchange_counts).
+  template <class F>
+  static std::optional<std::string> error_of(F&& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::nullopt;
+  }
   static PermuteOperands local_operands(vcode::Op op, const PermuteOperands& o);
   std::optional<Vector> permute_in_place(vcode::Op op, const PermuteOperands& o,
                                          const DistributedSegdes& along,

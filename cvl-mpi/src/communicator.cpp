@@ -1,5 +1,7 @@
 #include "communicator.hpp"
 
+#include <algorithm>
+
 #include <climits>
 #include <cstdlib>
 #include <string>
@@ -59,11 +61,19 @@ MPI_Datatype Communicator::element_type(std::size_t bytes) {
   return type;
 }
 
-std::vector<std::size_t> Communicator::exchange_counts(const std::vector<std::size_t>& send_counts) {
+std::vector<std::size_t> Communicator::exchange_counts(const std::vector<std::size_t>& send_counts,
+                                                       const std::optional<std::string>& error) {
+  // A process that found an error sends this count to every process instead of its own.
+  constexpr std::uint64_t kFailed = UINT64_MAX;
   std::vector<std::uint64_t> send(send_counts.begin(), send_counts.end()), recv(size_);
+  if (error) std::fill(send.begin(), send.end(), kFailed);
   ++collectives_;
   MPI_Alltoall(send.data(), 1, MPI_UINT64_T, recv.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
   count(size_ - 1, (size_ - 1) * sizeof(std::uint64_t));
+  if (std::find(recv.begin(), recv.end(), kFailed) != recv.end()) {
+    agree(error);  // every process got the mark: all agree here, on the lowest process's message
+    throw InternalError("cvl-mpi: an error marked in the counts was not agreed");
+  }
   return {recv.begin(), recv.end()};
 }
 

@@ -47,12 +47,17 @@ class Communicator {
     exchange(send.data(), send_counts, out.data(), recv_counts, sizeof(T));
     return out;
   }
-  // The same, with the receive counts exchanged first.
+  // The same, with the receive counts exchanged first (and `error`, as exchange_counts does).
   template <class T>
-  std::vector<T> alltoallv(const std::vector<T>& send, const std::vector<std::size_t>& send_counts) {
-    return alltoallv(send, send_counts, exchange_counts(send_counts));
+  std::vector<T> alltoallv(const std::vector<T>& send, const std::vector<std::size_t>& send_counts,
+                           const std::optional<std::string>& error = std::nullopt) {
+    return alltoallv(send, send_counts, exchange_counts(send_counts, error));
   }
-  std::vector<std::size_t> exchange_counts(const std::vector<std::size_t>& send_counts);
+  // What each process will send this one. `error`: a data error this process found before the
+  // exchange; the counts carry it to every process, which then agree on it (agree) and throw,
+  // so that an operation's check and its exchange take one collective.
+  std::vector<std::size_t> exchange_counts(const std::vector<std::size_t>& send_counts,
+                                           const std::optional<std::string>& error = std::nullopt);
 
   // Every process gets the concatenation of every process's `mine`, in process order, where
   // process q gives counts[q] elements (known to all).

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "communicator.hpp"
@@ -58,9 +60,11 @@ inline std::vector<Range> blocks_of(std::size_t n, int size) {
 
 // The elements at `positions` (each < n) of a vector of n elements, block-distributed, of which
 // this process holds `block` (its block_of(n)).
+// `error`: a data error this process found in making the positions, agreed on by all (exchange_counts).
 template <class T>
 std::vector<T> fetch(Communicator& comm, const std::vector<T>& block, std::size_t n,
-                     const std::vector<std::uint32_t>& positions) {
+                     const std::vector<std::uint32_t>& positions,
+                     const std::optional<std::string>& error = std::nullopt) {
   const int p = comm.size(), me = comm.rank();
   const std::size_t first = block_of(n, me, p).begin;
   std::vector<T> out(positions.size());
@@ -84,7 +88,7 @@ std::vector<T> fetch(Communicator& comm, const std::vector<T>& block, std::size_
     slot[i] = next[owner[i]]++;
     requests[slot[i]] = positions[i];
   }
-  const std::vector<std::size_t> asked_counts = comm.exchange_counts(counts);
+  const std::vector<std::size_t> asked_counts = comm.exchange_counts(counts, error);
   const std::vector<std::uint32_t> asked = comm.alltoallv(requests, counts, asked_counts);
   std::vector<T> answers(asked.size());
   for (std::size_t i = 0; i < asked.size(); ++i) answers[i] = block[asked[i] - first];
@@ -103,9 +107,11 @@ struct Placed {
 
 // Delivers each record to the process whose block (of n) holds its position; a process receives
 // its records in process order, each process's in the order it sent them.
+// `error` as fetch's.
 template <class T>
 std::vector<Placed<T>> send_to_owners(Communicator& comm, const std::vector<Placed<T>>& records,
-                                      std::size_t n) {
+                                      std::size_t n,
+                                      const std::optional<std::string>& error = std::nullopt) {
   const int p = comm.size();
   std::vector<std::size_t> counts(p, 0);
   std::vector<int> owner(records.size());
@@ -114,7 +120,7 @@ std::vector<Placed<T>> send_to_owners(Communicator& comm, const std::vector<Plac
   for (int q = 1; q < p; ++q) next[q] = next[q - 1] + counts[q - 1];
   std::vector<Placed<T>> send(records.size());
   for (std::size_t i = 0; i < records.size(); ++i) send[next[owner[i]]++] = records[i];
-  return comm.alltoallv(send, counts);
+  return comm.alltoallv(send, counts, error);
 }
 
 }  // namespace cvl::mpi

@@ -6,6 +6,15 @@
 #include "vcode/op.hpp"
 
 namespace cvl::mpi {
+namespace {
+
+// Where a segment starts, and its length.
+struct SegmentPlace {
+  std::int64_t start;
+  std::int32_t length;
+};
+
+}  // namespace
 
 // The operands' blocks and the descriptors' local pieces, for the local CVL.
 PermuteOperands MpiBackend::local_operands(vcode::Op op, const PermuteOperands& o) {
@@ -62,16 +71,27 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
   const std::size_t result_length = gather ? along.total.get() : into_total;
   if (auto local = permute_in_place(op, o, a, t)) return wrap(std::move(*local), result_length);
 
-  // Per piece of `along`: where its segment of `into` starts, and how long it is.
-  std::vector<std::int64_t> piece_start = &a == &t ? a.piece_starts : for_pieces(t.my_starts, segments, a);
-  std::vector<std::int32_t> piece_length =
-      &a == &t ? a.piece_segment_lengths : for_pieces(t.my_lengths, segments, a);
+  // Per piece of `along`: where its segment of `into` starts, and how long it is (one exchange).
+  std::vector<std::int64_t> piece_start;
+  std::vector<std::int32_t> piece_length;
+  if (&a == &t) {
+    piece_start = a.piece_starts;
+    piece_length = a.piece_segment_lengths;
+  } else {
+    std::vector<SegmentPlace> mine(t.my_starts.size());
+    for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = {t.my_starts[i], t.my_lengths[i]};
+    const std::vector<SegmentPlace> got = for_pieces(mine, segments, a);
+    piece_start.resize(got.size());
+    piece_length.resize(got.size());
+    for (std::size_t k = 0; k < got.size(); ++k) piece_start[k] = got[k].start, piece_length[k] = got[k].length;
+  }
   const auto idx = host<std::int32_t>(local_of(o.indices));
   const auto flags = flagged ? host<std::uint8_t>(local_of(o.flags)) : std::vector<std::uint8_t>();
   std::vector<std::uint32_t> positions;
   std::vector<std::size_t> elements;  // the element of each position
   positions.reserve(idx.size());
-  agreed([&] {
+  // An index out of its segment: the exchange below carries the error to every process.
+  const std::optional<std::string> error = error_of([&] {
     std::size_t j = 0;
     for (std::size_t k = 0; k < a.pieces(); ++k) {
       for (std::int32_t e = 0; e < a.piece_lengths[k]; ++e, ++j) {
@@ -94,11 +114,12 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
       // alike: the rule reads global lengths only.
       const std::size_t requests_per_process = along.total.get() / comm_.size() + 1;
       if (into_total * sizeof(Bits) <= requests_per_process * (sizeof(Bits) + 4)) {
+        comm_.agree(error);
         std::vector<Bits> source(into_total);
         download(o.values, 0, into_total, source.data());
         for (std::size_t i = 0; i < positions.size(); ++i) out[elements[i]] = source[positions[i]];
       } else {
-        const auto got = fetch(comm_, host<Bits>(local_of(o.values)), into_total, positions);
+        const auto got = fetch(comm_, host<Bits>(local_of(o.values)), into_total, positions, error);
         for (std::size_t i = 0; i < got.size(); ++i) out[elements[i]] = got[i];
       }
       return wrap(from_host(type, out), along.total.get());
@@ -107,7 +128,7 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
     std::vector<Placed<Bits>> records(positions.size());
     for (std::size_t i = 0; i < positions.size(); ++i)
       records[i] = {positions[i], values[elements[i]]};
-    const auto arrived = send_to_owners(comm_, records, into_total);
+    const auto arrived = send_to_owners(comm_, records, into_total, error);
     std::vector<Bits> out = vcode::permute_has_defaults(op)
                                 ? host<Bits>(local_of(o.defaults))
                                 : std::vector<Bits>(block(into_total).size(), Bits{0});

@@ -7,17 +7,25 @@
 namespace cvl::mpi {
 namespace {
 
+// INDEX's per-segment operands, travelling together.
+struct StartStride {
+  std::int32_t start;
+  std::int32_t stride;
+};
+
 }  // namespace
 
 // EXTRACT, REPLACE: where the element each of this process's segments names is, every index
-// checked against its segment (an agreed error).
+// checked against its segment. An index out of range leaves no positions and sets `error`, which
+// the exchange that follows makes every process's.
 std::vector<std::uint32_t> MpiBackend::element_positions(const char* op, const Vector& indices,
-                                                         const Segdes& sd) {
+                                                         const Segdes& sd,
+                                                         std::optional<std::string>& error) {
   const DistributedSegdes& d = parts(sd);
   const std::size_t first_segment = block(sd.segments.get()).begin;
   const auto idx = host<std::int32_t>(local_of(indices));
   std::vector<std::uint32_t> positions(idx.size());
-  agreed([&] {
+  error = error_of([&] {
     for (std::size_t k = 0; k < idx.size(); ++k) {
       if (idx[k] < 0 || idx[k] >= d.my_lengths[k])
         throw Error(index_fault_message(op, idx[k], first_segment + k,
@@ -25,6 +33,7 @@ std::vector<std::uint32_t> MpiBackend::element_positions(const char* op, const V
       positions[k] = static_cast<std::uint32_t>(d.my_starts[k] + idx[k]);
     }
   });
+  if (error) positions.clear();
   return positions;
 }
 
@@ -50,8 +59,14 @@ Vector MpiBackend::index(Vector starts, Vector strides, const Segdes& sd) {
                 sd.total.get());
   const DistributedSegdes& d = parts(sd);
   const std::size_t segments = sd.segments.get();
-  auto first = for_pieces(host<std::int32_t>(local_of(starts)), segments, d);
-  const auto step = for_pieces(host<std::int32_t>(local_of(strides)), segments, d);
+  // Both per-segment operands to the pieces in one exchange.
+  const auto my_starts = host<std::int32_t>(local_of(starts));
+  const auto my_strides = host<std::int32_t>(local_of(strides));
+  std::vector<StartStride> mine(my_starts.size());
+  for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = {my_starts[i], my_strides[i]};
+  const auto both = for_pieces(mine, segments, d);
+  std::vector<std::int32_t> first(both.size()), step(both.size());
+  for (std::size_t k = 0; k < both.size(); ++k) first[k] = both[k].start, step[k] = both[k].stride;
   if (d.continues) {
     const auto offset = static_cast<std::uint32_t>(block(sd.total.get()).begin - d.piece_starts[0]);
     first[0] = cvl_sem::index_value(first[0], step[0], offset);
@@ -68,10 +83,11 @@ Vector MpiBackend::extract(Vector v, Vector indices, const Segdes& sd) {
     return wrap(agreed([&] { return local_->extract(take_local(std::move(v)), take_local(std::move(indices)),
                                                     stored(sd).local); }),
                 segments);
-  const auto positions = element_positions("EXTRACT", indices, sd);
+  std::optional<std::string> error;
+  const auto positions = element_positions("EXTRACT", indices, sd, error);
   const Type type = v.type;
   return with_element_bits(type, [&]<class Bits>() {
-    const auto values = fetch(comm_, host<Bits>(local_of(v)), total, positions);
+    const auto values = fetch(comm_, host<Bits>(local_of(v)), total, positions, error);
     return wrap(from_host(type, values), segments);
   });
 }
@@ -85,13 +101,14 @@ Vector MpiBackend::replace(Vector v, Vector indices, Vector values, const Segdes
                                          take_local(std::move(values)), stored(sd).local);
                 }),
                 total);
-  const auto positions = element_positions("REPLACE", indices, sd);
+  std::optional<std::string> error;
+  const auto positions = element_positions("REPLACE", indices, sd, error);
   const Type type = v.type;
   return with_element_bits(type, [&]<class Bits>() {
     const auto replacements = host<Bits>(local_of(values));
     std::vector<Placed<Bits>> records(positions.size());
     for (std::size_t k = 0; k < positions.size(); ++k) records[k] = {positions[k], replacements[k]};
-    const auto arrived = send_to_owners(comm_, records, total);
+    const auto arrived = send_to_owners(comm_, records, total, error);
     std::vector<Bits> out = host<Bits>(local_of(v));
     const std::size_t first = block(total).begin;
     for (const auto& r : arrived) out[r.at - first] = r.value;
