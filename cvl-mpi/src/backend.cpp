@@ -152,11 +152,20 @@ Vector MpiBackend::fused(const PreparedSuperOp& prepared, std::span<FusedOperand
                          const Length& domain) {
   Operation guard(*this);
   const auto& op = static_cast<const MpiPrepared&>(prepared);
-  if (!op.blockwise) return run_unfused(*this, op.definition, operands, domain);
+  // On one process a superoperator that reads per segment or folds is the local one as well.
+  const bool solo = comm_.size() == 1;
+  if (!op.blockwise && !solo) return run_unfused(*this, op.definition, operands, domain);
   const std::size_t n = domain.get();
   std::vector<FusedOperand> locals(operands.size());
-  for (std::size_t i = 0; i < operands.size(); ++i)
+  for (std::size_t i = 0; i < operands.size(); ++i) {
     if (operands[i].vector.storage) locals[i].vector = take_local(std::move(operands[i].vector));
+    if (operands[i].segdes.storage) locals[i].segdes = stored(operands[i].segdes).local;
+  }
+  if (solo) {  // the result is as long as the local one (per element or per segment)
+    Vector out = agreed([&] { return local_->fused(*op.local, locals, domain); });
+    const std::size_t length = out.length.get();
+    return wrap(std::move(out), length);
+  }
   const Length local_domain = block(n).size();
   if (!op.analysis.divides) return wrap(local_->fused(*op.local, locals, local_domain), n);
   return wrap(agreed([&] { return local_->fused(*op.local, locals, local_domain); }), n);

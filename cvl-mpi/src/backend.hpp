@@ -149,6 +149,7 @@ class MpiBackend final : public Backend, private DistributedIo {
     return std::nullopt;
   }
   static PermuteOperands local_operands(vcode::Op op, const PermuteOperands& o);
+  static PermuteOperands take_local_operands(vcode::Op op, PermuteOperands&& o);
   std::optional<Vector> permute_in_place(vcode::Op op, const PermuteOperands& o,
                                          const DistributedSegdes& along,
                                          const DistributedSegdes& into);

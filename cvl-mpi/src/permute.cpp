@@ -16,13 +16,27 @@ struct SegmentPlace {
 
 }  // namespace
 
-// The operands' blocks and the descriptors' local pieces, for the local CVL.
+// The operands' blocks and the descriptors' local pieces, for the local CVL: copies of the
+// handles, so that `o` stays whole for a general path.
 PermuteOperands MpiBackend::local_operands(vcode::Op op, const PermuteOperands& o) {
   PermuteOperands l;
   l.values = local_of(o.values);
   l.indices = local_of(o.indices);
   if (o.flags.storage) l.flags = local_of(o.flags);
   if (o.defaults.storage) l.defaults = local_of(o.defaults);
+  l.source_segdes = stored(o.source_segdes).local;
+  if (op != vcode::Op::Permute) l.dest_segdes = stored(o.dest_segdes).local;
+  return l;
+}
+
+// The same, moved out of `o` where it holds the only handle, so that the local CVL may reuse an
+// operand's storage for the result.
+PermuteOperands MpiBackend::take_local_operands(vcode::Op op, PermuteOperands&& o) {
+  PermuteOperands l;
+  l.values = take_local(std::move(o.values));
+  l.indices = take_local(std::move(o.indices));
+  if (o.flags.storage) l.flags = take_local(std::move(o.flags));
+  if (o.defaults.storage) l.defaults = take_local(std::move(o.defaults));
   l.source_segdes = stored(o.source_segdes).local;
   if (op != vcode::Op::Permute) l.dest_segdes = stored(o.dest_segdes).local;
   return l;
@@ -61,7 +75,7 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
   const Segdes& into = gather ? source : dest;
   if (comm_.size() == 1) {  // every position is here, and the local CVL reports the global ones
     const std::size_t length = gather ? along.total.get() : into.total.get();
-    return wrap(agreed([&] { return local_->permute(op, local_operands(op, o)); }), length);
+    return wrap(agreed([&] { return local_->permute(op, take_local_operands(op, std::move(o))); }), length);
   }
   const DistributedSegdes& a = parts(along);
   const DistributedSegdes& t = parts(into);
