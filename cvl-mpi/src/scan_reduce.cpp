@@ -73,10 +73,10 @@ Vector MpiBackend::scan(vcode::Op op, Vector v, const Segdes& sd) {
 
 Vector MpiBackend::reduce(vcode::Op op, Vector v, const Segdes& sd) {
   Operation guard(*this);
-  const DistributedSegdes& d = parts(sd);
   const std::size_t segments = sd.segments.get();
   if (const DistributedSegdes* a = aligned_parts(sd))  // each fold lands in its segment's block
     return wrap(local_->reduce(op, take_local(std::move(v)), a->local), segments);
+  const DistributedSegdes& d = parts(sd);
   const Type type = v.type;
   Vector local = take_local(std::move(v));
   const std::size_t m = local.length.get();

@@ -28,8 +28,17 @@ struct BlockSum {
 struct LastStart {
   std::uint64_t count;
   SegmentRecord last;
-  std::uint8_t own_block;  // they are exactly its block of segments
 };
+
+// Whether each process owns exactly its block of segments (`owned`: every process's).
+bool owns_segment_blocks(const std::vector<Range>& owned, std::size_t segments) {
+  const int p = static_cast<int>(owned.size());
+  for (int r = 0; r < p; ++r) {
+    const Range by_segment = block_of(segments, r, p);
+    if (owned[r].begin != by_segment.begin || owned[r].end != by_segment.end) return false;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -70,7 +79,6 @@ Segdes MpiBackend::make_segdes_everywhere(Vector lengths) {
   owned_from[0] = 0;
   d->piece_ranges.resize(p);
   d->owned_ranges.resize(p);
-  bool own_blocks = true;
   for (int r = 0; r < p; ++r) {
     const Range e = block_of(total, r, p);
     const std::size_t lo = owned_from[r], hi = owned_from[r + 1];
@@ -80,8 +88,6 @@ Segdes MpiBackend::make_segdes_everywhere(Vector lengths) {
     d->crosses = d->crosses || continues;
     d->piece_ranges[r] = {continues ? lo - 1 : lo, hi};
     d->owned_ranges[r] = {lo, hi};
-    const Range by_segment = block_of(segments, r, p);
-    own_blocks = own_blocks && by_segment.begin == lo && by_segment.end == hi;
     if (r != me) continue;
     d->continues = continues;
     d->first_segment = d->piece_ranges[r].size() > 0 ? d->piece_ranges[r].begin : 0;
@@ -93,7 +99,7 @@ Segdes MpiBackend::make_segdes_everywhere(Vector lengths) {
       d->piece_segment_lengths.push_back(all[i]);
     }
   }
-  d->aligned = own_blocks && !d->crosses;
+  d->aligned = !d->crosses && owns_segment_blocks(d->owned_ranges, segments);
   d->local = local_->make_segdes(from_host(Type::Int, d->piece_lengths));
   if (d->local.total.get() != block(total).size())
     throw InternalError("cvl-mpi: the pieces do not cover this process's block");
@@ -104,13 +110,13 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
   Operation guard(*this);
   const int p = comm_.size();
   const std::size_t segments = lengths.length.get();
-  const Range mine = block(segments);
-  auto d = std::make_shared<DistributedSegdes>();
   if (p == 1) {  // every segment whole on this process: the local CVL's descriptor is the answer
     Segdes local = agreed([&] { return local_->make_segdes(local_of(lengths)); });
     return solo_segdes(std::move(local), std::move(lengths));
   }
   if (segments <= kAllLengthsMax) return make_segdes_everywhere(std::move(lengths));
+  const Range mine = block(segments);
+  auto d = std::make_shared<DistributedSegdes>();
   d->my_lengths = host<std::int32_t>(local_of(lengths));
   d->lengths = std::move(lengths);
   // One all-gather tells every process each block's sum and first negative length: the offsets,
@@ -151,10 +157,8 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
   const std::vector<SegmentRecord> starting_here = comm_.alltoallv(send, counts);
 
   const Range elements = block(total);
-  LastStart last{starting_here.size(), {}, 0};
+  LastStart last{starting_here.size(), {}};
   if (!starting_here.empty()) last.last = starting_here.back();
-  last.own_block = starting_here.size() == mine.size() &&
-                   (starting_here.empty() || starting_here.front().id == mine.begin);
   const auto all = comm_.allgather(last);
   // The segment process r's first element continues, if any: the last one starting on the
   // nearest earlier process that has any, when it reaches past r's first element.
@@ -168,12 +172,19 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
     }
     return nullptr;
   };
-  bool own_blocks = true;
+  // Every process's pieces and owned segments, from what all of them were told: the segments
+  // starting in a block are consecutive, the one it continues comes just before them.
+  d->piece_ranges.resize(p);
+  d->owned_ranges.resize(p);
   for (int r = 0; r < p; ++r) {
-    d->crosses = d->crosses || continued_at(r) != nullptr;
-    own_blocks = own_blocks && all[r].own_block;
+    const SegmentRecord* c = continued_at(r);
+    d->crosses = d->crosses || c != nullptr;
+    const std::size_t count = all[r].count;
+    const std::size_t first = c ? c->id : count > 0 ? all[r].last.id + 1 - count : 0;
+    d->piece_ranges[r] = {first, first + count + (c ? 1 : 0)};
+    d->owned_ranges[r] = {first + (c ? 1 : 0), first + count + (c ? 1 : 0)};
   }
-  d->aligned = own_blocks && !d->crosses;
+  d->aligned = !d->crosses && owns_segment_blocks(d->owned_ranges, segments);
   if (const SegmentRecord* s = continued_at(comm_.rank())) {
     d->continues = true;
     d->first_segment = s->id;
@@ -190,17 +201,6 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
         s.start));
     d->piece_starts.push_back(s.start);
     d->piece_segment_lengths.push_back(s.length);
-  }
-  // Every process's pieces and owned segments, from what all of them were told: the segments
-  // starting in a block are consecutive, the one it continues comes just before them.
-  d->piece_ranges.resize(p);
-  d->owned_ranges.resize(p);
-  for (int r = 0; r < p; ++r) {
-    const SegmentRecord* c = continued_at(r);
-    const std::size_t count = all[r].count;
-    const std::size_t first = c ? c->id : count > 0 ? all[r].last.id + 1 - count : 0;
-    d->piece_ranges[r] = {first, first + count + (c ? 1 : 0)};
-    d->owned_ranges[r] = {first + (c ? 1 : 0), first + count + (c ? 1 : 0)};
   }
   const Range& own = d->piece_ranges[comm_.rank()];
   if (own.size() != d->pieces() || (own.size() > 0 && own.begin != d->first_segment))

@@ -125,6 +125,7 @@ class Cache {
 
   void set_huge_pages(bool on) {
     std::lock_guard lock(mutex_);
+    if (on == huge_pages_) return;  // every backend made says so again
     huge_pages_ = on;
     if (base_) advise_huge_pages();
   }
