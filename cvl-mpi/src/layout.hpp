@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 
 namespace cvl::mpi {
 
@@ -35,5 +36,28 @@ inline int owner_of(std::size_t i, std::size_t n, int size) {
   if (i < wide) return static_cast<int>(i / (q + 1));
   return static_cast<int>(extra + (i - wide) / q);
 }
+
+// owner_of for many positions of one vector: with few processes, a count of the block starts at
+// or below the position (no division, no branch); with many, owner_of.
+class Owners {
+ public:
+  Owners(std::size_t n, int size) : n_(n), size_(size) {
+    if (size > kCompared) return;
+    for (int r = 1; r < size; ++r) starts_[r - 1] = block_of(n, r, size).begin;
+    for (int r = size; r <= kCompared; ++r) starts_[r - 1] = SIZE_MAX;
+  }
+  int operator()(std::size_t i) const {
+    if (size_ > kCompared) return owner_of(i, n_, size_);
+    int owner = 0;
+    for (int r = 0; r < kCompared - 1; ++r) owner += i >= starts_[r] ? 1 : 0;
+    return owner;
+  }
+
+ private:
+  static constexpr int kCompared = 8;
+  std::size_t n_;
+  int size_;
+  std::size_t starts_[kCompared - 1] = {};
+};
 
 }  // namespace cvl::mpi

@@ -84,6 +84,11 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
   const std::size_t first_element = block(along.total.get()).begin;
   const std::size_t result_length = gather ? along.total.get() : into_total;
   if (auto local = permute_in_place(op, o, a, t)) return wrap(std::move(*local), result_length);
+  if (op == vcode::Op::BPermute && segments == 1 && into.segments.get() == 1)
+    if (auto local = with_element_bits(o.values.type, [&]<class Bits>() {
+          return gather_by_window<Bits>(o, into_total);
+        }))
+      return wrap(std::move(*local), result_length);
 
   // Per piece of `along`: where its segment of `into` starts, and how long it is (one exchange).
   std::vector<std::int64_t> piece_start;
@@ -101,20 +106,20 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
   }
   const auto idx = host<std::int32_t>(local_of(o.indices));
   const auto flags = flagged ? host<std::uint8_t>(local_of(o.flags)) : std::vector<std::uint8_t>();
-  std::vector<std::uint32_t> positions;
-  std::vector<std::size_t> elements;  // the element of each position
-  positions.reserve(idx.size());
-  // An index out of its segment: the exchange below carries the error to every process.
+  // Each element's global position (kNoPosition where unflagged). An index out of its segment:
+  // the exchange below carries the error to every process.
+  std::vector<std::uint32_t> positions(idx.size(), kNoPosition);
   const std::optional<std::string> error = error_of([&] {
     std::size_t j = 0;
     for (std::size_t k = 0; k < a.pieces(); ++k) {
-      for (std::int32_t e = 0; e < a.piece_lengths[k]; ++e, ++j) {
+      const std::int64_t start = piece_start[k];
+      const std::int32_t length = piece_length[k];
+      for (std::size_t end = j + static_cast<std::size_t>(a.piece_lengths[k]); j < end; ++j) {
         if (flagged && !flags[j]) continue;
-        if (idx[j] < 0 || idx[j] >= piece_length[k])
+        if (idx[j] < 0 || idx[j] >= length)
           throw Error(index_fault_message(vcode::spelling(op), idx[j], first_element + j,
-                                          static_cast<std::size_t>(piece_length[k])));
-        positions.push_back(static_cast<std::uint32_t>(piece_start[k] + idx[j]));
-        elements.push_back(j);
+                                          static_cast<std::size_t>(length)));
+        positions[j] = static_cast<std::uint32_t>(start + idx[j]);
       }
     }
   });
@@ -131,25 +136,118 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
         comm_.agree(error);
         std::vector<Bits> source(into_total);
         download(o.values, 0, into_total, source.data());
-        for (std::size_t i = 0; i < positions.size(); ++i) out[elements[i]] = source[positions[i]];
+        for (std::size_t j = 0; j < positions.size(); ++j)
+          if (positions[j] != kNoPosition) out[j] = source[positions[j]];
       } else {
-        const auto got = fetch(comm_, host<Bits>(local_of(o.values)), into_total, positions, error);
-        for (std::size_t i = 0; i < got.size(); ++i) out[elements[i]] = got[i];
+        fetch(comm_, host<Bits>(local_of(o.values)), into_total, positions, out.data(), error);
       }
       return wrap(from_host(type, out), along.total.get());
     }
-    const auto values = host<Bits>(local_of(o.values));
-    std::vector<Placed<Bits>> records(positions.size());
-    for (std::size_t i = 0; i < positions.size(); ++i)
-      records[i] = {positions[i], values[elements[i]]};
-    const auto arrived = send_to_owners(comm_, records, into_total, error);
-    std::vector<Bits> out = vcode::permute_has_defaults(op)
-                                ? host<Bits>(local_of(o.defaults))
-                                : std::vector<Bits>(block(into_total).size(), Bits{0});
-    const std::size_t first = block(into_total).begin;
-    for (const auto& r : arrived) out[r.at - first] = r.value;
-    return wrap(from_host(type, out), into_total);
+    const auto got = send_runs_to_owners(comm_, positions, host<Bits>(local_of(o.values)), into_total, error);
+    return wrap(place_runs(op, type, got, std::move(o.defaults), into_total), into_total);
   });
+}
+
+// A BPERMUTE of one segment from one segment (bh's slices, and its reads of short sources): each
+// process finds the range of source positions its block of the index reads (the local CVL's
+// MIN_REDUCE and MAX_REDUCE), the ranges are gathered (one all-gather, which also tells whether
+// any index is outside the source), each process receives the source elements of its range (one
+// exchange) and the local CVL gathers from them. Nothing when an index is bad (the general path
+// reports it), or when some range is so much larger than its block that asking for each
+// position moves fewer bytes (many processes reading all of a long source).
+template <class Bits>
+std::optional<Vector> MpiBackend::gather_by_window(const PermuteOperands& o, std::size_t into_total) {
+  const Vector& idx = local_of(o.indices);
+  const std::size_t m = idx.length.get();
+  struct Window {
+    std::uint64_t begin = 0, end = 0, reads = 0;
+    std::uint32_t bad = 0;
+  };
+  Window w;
+  w.reads = m;
+  const Segdes mine = one_segment(m);
+  if (m > 0) {
+    std::int32_t lowest = 0, highest = 0;
+    local_->download(local_->reduce(vcode::Op::MinReduce, idx, mine), 0, 1, &lowest);
+    local_->download(local_->reduce(vcode::Op::MaxReduce, idx, mine), 0, 1, &highest);
+    if (lowest < 0 || static_cast<std::size_t>(highest) >= into_total) {
+      w.bad = 1;
+    } else {
+      w.begin = static_cast<std::uint64_t>(lowest);
+      w.end = static_cast<std::uint64_t>(highest) + 1;
+    }
+  }
+  const std::vector<Window> all = comm_.allgather(w);
+  std::vector<Range> windows(all.size());
+  for (std::size_t q = 0; q < all.size(); ++q) {
+    const std::size_t size = all[q].end - all[q].begin;
+    if (all[q].bad || size * sizeof(Bits) > all[q].reads * (sizeof(Bits) + 4) + 4096) return std::nullopt;
+    windows[q] = {all[q].begin, all[q].end};
+  }
+  const std::vector<Bits> window = ranges_of<Bits>(local_of(o.values), into_total, windows);
+  PermuteOperands l;
+  l.values = from_host(o.values.type, window);
+  l.indices = idx;
+  if (w.begin != 0) {  // positions in the window
+    const std::vector<std::int32_t> first{static_cast<std::int32_t>(w.begin)};
+    Vector operands[2] = {idx, local_->distribute(from_host(Type::Int, first), mine)};
+    l.indices = local_->elementwise(vcode::Op::Sub, Type::Int, operands);
+  }
+  l.source_segdes = one_segment(window.size());
+  l.dest_segdes = mine;
+  return local_->permute(vcode::Op::BPermute, std::move(l));
+}
+
+// Positions want[rank] of a block-distributed vector of n elements whose block here is `local`:
+// one exchange, each process sending only the parts of its block that others want (and
+// downloading no more than those).
+template <class Bits>
+std::vector<Bits> MpiBackend::ranges_of(const Vector& local, std::size_t n,
+                                        const std::vector<Range>& want) {
+  const int p = comm_.size(), me = comm_.rank();
+  const Range have = block(n);
+  Range needed{have.end, have.begin};
+  for (int q = 0; q < p; ++q) {
+    const Range part = intersect(have, want[q]);
+    if (part.empty()) continue;
+    needed.begin = std::min(needed.begin, part.begin);
+    needed.end = std::max(needed.end, part.end);
+  }
+  std::vector<Bits> held(needed.end > needed.begin ? needed.size() : 0);
+  if (!held.empty()) local_->download(local, needed.begin - have.begin, held.size(), held.data());
+  std::vector<std::size_t> send_counts(p), recv_counts(p);
+  std::vector<Bits> send;
+  for (int q = 0; q < p; ++q) {
+    const Range part = intersect(have, want[q]);
+    send_counts[q] = part.size();
+    if (!part.empty())
+      send.insert(send.end(), held.begin() + (part.begin - needed.begin),
+                  held.begin() + (part.end - needed.begin));
+    recv_counts[q] = intersect(block_of(n, q, p), want[me]).size();
+  }
+  return comm_.alltoallv(send, send_counts, recv_counts);
+}
+
+Vector MpiBackend::place(vcode::Op op, Vector values, Vector at, Vector&& defaults,
+                         std::size_t block_size) {
+  const Type type = values.type;
+  const std::size_t count = values.length.get();
+  PermuteOperands l;
+  l.values = std::move(values);
+  l.indices = std::move(at);
+  l.dest_segdes = one_segment(block_size);
+  if (defaults.storage) {
+    l.defaults = take_local(std::move(defaults));
+  } else if (count == block_size && !vcode::permute_has_flags(op)) {
+    l.source_segdes = l.dest_segdes;
+    return local_->permute(vcode::Op::Permute, std::move(l));
+  } else {
+    l.defaults = with_element_bits(type, [&]<class Bits>() {
+      return local_->distribute(from_host(type, std::vector<Bits>{Bits{0}}), l.dest_segdes);
+    });
+  }
+  l.source_segdes = one_segment(count);
+  return local_->permute(vcode::Op::DPermute, std::move(l));
 }
 
 }  // namespace cvl::mpi

@@ -87,12 +87,15 @@ Vector MpiBackend::rank(vcode::Op op, Vector v, const Segdes& sd) {
   std::sort(part.begin(), part.end());
   const auto offset = static_cast<std::size_t>(comm_.sum_before(static_cast<std::int64_t>(part.size())));
 
-  std::vector<Placed<std::int32_t>> ranks(part.size());
-  for (std::size_t i = 0; i < part.size(); ++i)
-    ranks[i] = {part[i].position, static_cast<std::int32_t>(offset + i - part[i].segment_start)};
-  std::vector<std::int32_t> out(block(n).size());
-  for (const auto& r : send_to_owners(comm_, ranks, n)) out[r.at - first] = r.value;
-  return wrap(from_host(Type::Int, out), n);
+  std::vector<std::uint32_t> positions(part.size());
+  std::vector<std::int32_t> ranks(part.size());
+  for (std::size_t i = 0; i < part.size(); ++i) {
+    positions[i] = part[i].position;
+    ranks[i] = static_cast<std::int32_t>(offset + i - part[i].segment_start);
+  }
+  // Every position gets its rank: a plain PERMUTE of what arrives places them.
+  const auto arrived = send_to_owners(comm_, positions, ranks, n);
+  return wrap(place_arrived(vcode::Op::Permute, Type::Int, arrived, Vector{}, n), n);
 }
 
 }  // namespace cvl::mpi

@@ -87,7 +87,8 @@ Vector MpiBackend::extract(Vector v, Vector indices, const Segdes& sd) {
   const auto positions = element_positions("EXTRACT", indices, sd, error);
   const Type type = v.type;
   return with_element_bits(type, [&]<class Bits>() {
-    const auto values = fetch(comm_, host<Bits>(local_of(v)), total, positions, error);
+    std::vector<Bits> values(positions.size());
+    fetch(comm_, host<Bits>(local_of(v)), total, positions, values.data(), error);
     return wrap(from_host(type, values), segments);
   });
 }
@@ -105,14 +106,8 @@ Vector MpiBackend::replace(Vector v, Vector indices, Vector values, const Segdes
   const auto positions = element_positions("REPLACE", indices, sd, error);
   const Type type = v.type;
   return with_element_bits(type, [&]<class Bits>() {
-    const auto replacements = host<Bits>(local_of(values));
-    std::vector<Placed<Bits>> records(positions.size());
-    for (std::size_t k = 0; k < positions.size(); ++k) records[k] = {positions[k], replacements[k]};
-    const auto arrived = send_to_owners(comm_, records, total, error);
-    std::vector<Bits> out = host<Bits>(local_of(v));
-    const std::size_t first = block(total).begin;
-    for (const auto& r : arrived) out[r.at - first] = r.value;
-    return wrap(from_host(type, out), total);
+    const auto arrived = send_to_owners(comm_, positions, host<Bits>(local_of(values)), total, error);
+    return wrap(place_arrived(vcode::Op::DPermute, type, arrived, std::move(v), total), total);
   });
 }
 
