@@ -59,20 +59,21 @@ const DistributedSegdes& MpiBackend::stored(const Segdes& sd) {
 
 const DistributedSegdes& MpiBackend::parts(const Segdes& sd) {
   const DistributedSegdes* d = &stored(sd);
-  if (!d->host_pieces) {  // one process: every segment is one whole piece
+  if (!d->host_pieces) {  // aligned, made without them: each segment of the block is one whole piece
+    const std::size_t segments = sd.segments.get();
     d->my_lengths = host<std::int32_t>(local_of(d->lengths));
     d->my_starts.resize(d->my_lengths.size());
-    std::int64_t start = 0;
+    std::int64_t start = block(sd.total.get()).begin;
     for (std::size_t i = 0; i < d->my_lengths.size(); ++i) {
       d->my_starts[i] = start;
       start += d->my_lengths[i];
     }
-    d->first_segment = 0;
+    d->first_segment = block(segments).begin;
     d->continues = false;
     d->piece_lengths = d->my_lengths;
     d->piece_starts = d->my_starts;
     d->piece_segment_lengths = d->my_lengths;
-    d->piece_ranges = d->owned_ranges = {Range{0, d->my_lengths.size()}};
+    d->piece_ranges = d->owned_ranges = blocks_of(segments, comm_.size());
     d->host_pieces = true;
   }
   return *d;

@@ -27,8 +27,9 @@ struct DistributedVector : Storage {
 // `aligned` (the same on every process): each process's pieces are exactly its block of segments,
 // whole. Then a segment's own values (by segment) and its elements are on the same process, and
 // per-segment operations run on the local CVL's blocks alone, with no host copy. Always so on one
-// process, where the host arrays below are made only when a general path first asks for them
-// (MpiBackend::parts); on several they are made with the descriptor.
+// process, and for a descriptor of segments of one element each (MAKE_SEGDES of a vector of
+// ones) on any number: there the host arrays below are made only when a general path first asks
+// for them (MpiBackend::parts); elsewhere they are made with the descriptor.
 struct DistributedSegdes : Storage {
   Vector lengths;                         // distributed by segment
   Segdes local;                 // the local CVL's descriptor of the pieces

@@ -22,6 +22,7 @@ struct BlockSum {
   std::int64_t sum;
   std::int64_t negative_at;  // the first negative length's position, or -1
   std::int32_t negative;
+  std::int32_t all_ones;  // every length is 1 (or the block is empty)
 };
 
 // What a process tells the others of the segments whose start its block holds.
@@ -121,25 +122,38 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
   d->lengths = std::move(lengths);
   // One all-gather tells every process each block's sum and first negative length: the offsets,
   // the total and the error, if any, alike everywhere.
-  BlockSum mine_sum{0, -1, 0};
+  BlockSum mine_sum{0, -1, 0, 1};
   for (std::size_t i = 0; i < d->my_lengths.size(); ++i) {
     if (d->my_lengths[i] < 0 && mine_sum.negative_at < 0) {
       mine_sum.negative_at = static_cast<std::int64_t>(mine.begin + i);
       mine_sum.negative = d->my_lengths[i];
     }
     mine_sum.sum += d->my_lengths[i];
+    mine_sum.all_ones &= d->my_lengths[i] == 1 ? 1 : 0;
   }
   const auto sums = comm_.allgather(mine_sum);
   std::int64_t offset = 0, sum_of_all = 0;
+  bool all_ones = true;
   for (int q = 0; q < p; ++q) {
     if (sums[q].negative_at >= 0)
       comm_.throw_agreed("MAKE_SEGDES: negative segment length " + std::to_string(sums[q].negative) +
                          " at position " + std::to_string(sums[q].negative_at));
     if (q < comm_.rank()) offset += sums[q].sum;
     sum_of_all += sums[q].sum;
+    all_ones = all_ones && sums[q].all_ones != 0;
   }
   const auto total = static_cast<std::uint64_t>(sum_of_all);
   if (total > kMaxVectorLength) comm_.throw_agreed(vector_too_long_message(total));
+  // Segments of one element each (a DIST's descriptor of singletons): the blocks of elements
+  // are the blocks of segments, so the descriptor is aligned with no more said; the host
+  // arrays wait until a general path asks (parts).
+  if (all_ones) {
+    d->local = local_->make_segdes(local_of(d->lengths));
+    d->aligned = true;
+    d->host_pieces = false;
+    d->my_lengths.clear();
+    return Segdes{segments, static_cast<std::size_t>(total), std::move(d)};
+  }
 
   // Each segment goes to the process whose block of elements holds its start.
   d->my_starts.resize(d->my_lengths.size());
