@@ -263,4 +263,58 @@ TEST_CASE("permutes match the model on every layout and type", "[permute][layout
   }
 }
 
+// Shapes a distributed backend moves in runs or ranges (cvl-mpi): a split into two slices and
+// their concatenation back, reads of slices and of a short source, and descriptors of more
+// singletons than a process gathers whole.
+TEST_CASE("permutes: slices, concatenations and many singletons", "[permute][runs]") {
+  CVL_BACKEND(b);
+  std::mt19937_64 rng(5);
+  const std::size_t n = 100003, cut = 37001;
+  Ints first_part(cut), second_part(n - cut), shifted(n - cut);
+  std::iota(first_part.begin(), first_part.end(), 0);
+  std::iota(second_part.begin(), second_part.end(), 0);
+  std::iota(shifted.begin(), shifted.end(), static_cast<std::int32_t>(cut));
+  Ints short_reads(n);
+  for (auto& x : short_reads) x = static_cast<std::int32_t>(rng() % 1000);
+  const Ints singletons(70001, 1);
+  Ints tiny(70001);
+  for (auto& x : tiny) x = static_cast<std::int32_t>(rng() % 2);
+  const Ints zeros_for_tiny(total_of(tiny), 0);
+  const Ints zeros_for_singletons(singletons.size(), 0);
+  const Ints n_long{static_cast<std::int32_t>(n)};
+  for (Type t : kTypes) {
+    INFO(cvl::type_name(t));
+    const HostVector v = random_vector(t, n, rng);
+    // Slices: the tail, then the head.
+    const Ints tail_lengths{static_cast<std::int32_t>(n - cut)}, head_lengths{static_cast<std::int32_t>(cut)};
+    check_equal(run(b, Op::BPermute, v, shifted, nullptr, nullptr, n_long, tail_lengths),
+                model_gather(v, shifted, nullptr, n_long, tail_lengths));
+    check_equal(run(b, Op::BPermute, v, first_part, nullptr, nullptr, n_long, head_lengths),
+                model_gather(v, first_part, nullptr, n_long, head_lengths));
+    // A short source read at random positions everywhere.
+    const HostVector short_source = random_vector(t, 1000, rng);
+    check_equal(run(b, Op::BPermute, short_source, short_reads, nullptr, nullptr, {1000}, n_long),
+                model_gather(short_source, short_reads, nullptr, {1000}, n_long));
+    // Concatenation: the head's elements to the front of a default, the tail's behind them.
+    const HostVector head = random_vector(t, cut, rng), tail = random_vector(t, n - cut, rng);
+    const HostVector dflt = random_vector(t, n, rng);
+    HostVector expected = dflt;
+    model_scatter(expected, head, first_part, nullptr, head_lengths, n_long);
+    check_equal(run(b, Op::DPermute, head, first_part, nullptr, &dflt, head_lengths, n_long), expected);
+    model_scatter(expected, tail, shifted, nullptr, tail_lengths, n_long);
+    const HostVector once = run(b, Op::DPermute, head, first_part, nullptr, &dflt, head_lengths, n_long);
+    check_equal(run(b, Op::DPermute, tail, shifted, nullptr, &once, tail_lengths, n_long), expected);
+    // Singletons: each source element into its own one-element segment, and read back.
+    const HostVector some = random_vector(t, total_of(tiny), rng);
+    const HostVector ones_dflt = random_vector(t, singletons.size(), rng);
+    expected = ones_dflt;
+    model_scatter(expected, some, zeros_for_tiny, nullptr, tiny, singletons);
+    check_equal(run(b, Op::DPermute, some, zeros_for_tiny, nullptr, &ones_dflt, tiny, singletons), expected);
+    const HostVector each = random_vector(t, singletons.size(), rng);
+    check_equal(run(b, Op::BPermute, each, zeros_for_tiny, nullptr, nullptr, singletons, tiny),
+                model_gather(each, zeros_for_tiny, nullptr, singletons, tiny));
+    check_equal(run(b, Op::Permute, each, zeros_for_singletons, nullptr, nullptr, singletons, {}), each);
+  }
+}
+
 }  // namespace cvl_test
