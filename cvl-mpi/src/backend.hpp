@@ -158,7 +158,7 @@ class MpiBackend final : public Backend, private DistributedIo {
   Vector place_arrived(vcode::Op op, Type type, const std::vector<Placed<Bits>>& arrived,
                        Vector&& defaults, std::size_t into_total);
   template <class Bits>
-  Vector place_runs(vcode::Op op, Type type, const DeliveredRuns<Bits>& got, Vector&& defaults,
+  Vector place_runs(vcode::Op op, Type type, const Delivered<Bits>& got, Vector&& defaults,
                     std::size_t into_total);
   // `values` (local) written at the block positions `at` of a block of `block_size`, by the
   // local CVL: a DPERMUTE into the defaults' block (taken over where this handle is its only
@@ -195,23 +195,29 @@ Vector MpiBackend::place_arrived(vcode::Op op, Type type, const std::vector<Plac
   return place(op, from_host(type, values), from_host(Type::Int, at), std::move(defaults), mine.size());
 }
 
-// The runs a scatter delivered to this process (send_runs_to_owners): the values themselves
-// where the runs cover the block in order (an append, a split), else placed by the local CVL at
-// the positions a local INDEX makes of the runs.
+// What a scatter delivered to this process (send_runs_to_owners): the values themselves where
+// runs cover the block in order (an append, a split), else placed by the local CVL at their
+// positions, which a local INDEX makes of runs.
 template <class Bits>
-Vector MpiBackend::place_runs(vcode::Op op, Type type, const DeliveredRuns<Bits>& got,
+Vector MpiBackend::place_runs(vcode::Op op, Type type, const Delivered<Bits>& got,
                               Vector&& defaults, std::size_t into_total) {
   const Range mine = block(into_total);
-  const std::size_t runs = got.run_starts.size();
-  bool covers = got.values.size() == mine.size();
-  for (std::size_t r = 0, next = mine.begin; covers && r < runs; next += got.run_lengths[r++])
-    covers = got.run_starts[r] == next;
-  if (covers) return from_host(type, got.values);
-  std::vector<std::int32_t> starts(runs);
-  for (std::size_t r = 0; r < runs; ++r) starts[r] = static_cast<std::int32_t>(got.run_starts[r] - mine.begin);
-  Vector at = local_->index(from_host(Type::Int, starts),
-                            from_host(Type::Int, std::vector<std::int32_t>(runs, 1)),
-                            local_->make_segdes(from_host(Type::Int, got.run_lengths)));
+  Vector at;
+  if (got.by_runs) {
+    const std::size_t runs = got.run_starts.size();
+    bool covers = got.values.size() == mine.size();
+    for (std::size_t r = 0, next = mine.begin; covers && r < runs; next += got.run_lengths[r++])
+      covers = got.run_starts[r] == next;
+    if (covers) return from_host(type, got.values);
+    std::vector<std::int32_t> starts(runs);
+    for (std::size_t r = 0; r < runs; ++r)
+      starts[r] = static_cast<std::int32_t>(got.run_starts[r] - mine.begin);
+    at = local_->index(from_host(Type::Int, starts),
+                       from_host(Type::Int, std::vector<std::int32_t>(runs, 1)),
+                       local_->make_segdes(from_host(Type::Int, got.run_lengths)));
+  } else {
+    at = from_host(Type::Int, got.at);
+  }
   return place(op, from_host(type, got.values), std::move(at), std::move(defaults), mine.size());
 }
 

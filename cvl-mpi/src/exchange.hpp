@@ -127,87 +127,140 @@ std::vector<Placed<T>> send_to_owners(Communicator& comm, const std::vector<std:
   return comm.alltoallv(send, counts, error);
 }
 
-// What a scatter delivered to one process as runs: positions run_starts[r], run_starts[r] + 1, ...
-// (run_lengths[r] of them) get the next values, run after run, in process order and each
-// process's in its order.
+// What a scatter delivered to one process, in process order and each process's in its order:
+// where every process sent runs, positions run_starts[r], run_starts[r] + 1, ... (run_lengths[r]
+// of them) get the next values, run after run; else `at` holds each value's position in the
+// block.
 template <class T>
-struct DeliveredRuns {
+struct Delivered {
   std::vector<std::uint32_t> run_starts;
   std::vector<std::int32_t> run_lengths;
+  std::vector<std::int32_t> at;
   std::vector<T> values;
+  bool by_runs = true;
 };
 
-// send_to_owners for positions that mostly run on by one (NESL's appends and splits): each run of
-// consecutive positions (and elements) for one owner travels as its start and length, followed
-// by its values, so that such a scatter moves its values alone. One exchange of 8-byte words per
-// process: the number of runs, each run (start, length), the values. `error` as fetch's.
+// send_to_owners for positions that often run on by one (NESL's appends and splits): a process
+// whose elements make long runs of consecutive positions (and elements) sends each run as its
+// start and length followed by its values, so that the values alone move; one whose runs are
+// short sends each value's position, as send_to_owners does. One exchange of 8-byte words: for
+// each process, a header (the count, and which of the two follows), the runs or the positions,
+// the values. Positions arrive in the receiver's block. `error` as fetch's.
 template <class T>
-DeliveredRuns<T> send_runs_to_owners(Communicator& comm, const std::vector<std::uint32_t>& positions,
-                                     const std::vector<T>& values, std::size_t n,
-                                     const std::optional<std::string>& error = std::nullopt) {
+Delivered<T> send_runs_to_owners(Communicator& comm, const std::vector<std::uint32_t>& positions,
+                                 const std::vector<T>& values, std::size_t n,
+                                 const std::optional<std::string>& error = std::nullopt) {
   static_assert(sizeof(T) <= 8 && 8 % sizeof(T) == 0);
   constexpr std::size_t kPerWord = 8 / sizeof(T);
-  const int p = comm.size();
+  constexpr std::size_t kLongRun = 8;  // average run length from which runs are sent
+  const int p = comm.size(), me = comm.rank();
   const Owners owners(n, p);
+  auto words_for = [](std::size_t count, std::size_t per_word) { return (count + per_word - 1) / per_word; };
+
+  // Runs: consecutive positions of consecutive elements, cut at the blocks' borders.
   struct Run {
-    std::uint32_t start, length;
-    std::size_t first;  // its first element
+    std::uint32_t start, length, first;
     int owner;
   };
+  // Built until there are too many for runs to pay (then each position is sent).
   std::vector<Run> runs;
-  std::size_t next_owner_start = 0;  // where the current run's owner's block ends
+  bool by_runs = true;
+  std::size_t run_end = 0;  // where the last run's owner's block ends
   for (std::size_t j = 0; j < positions.size(); ++j) {
     const std::uint32_t at = positions[j];
     if (at == kNoPosition) continue;
     if (!runs.empty()) {
       Run& last = runs.back();
-      if (at == last.start + last.length && j == last.first + last.length && at < next_owner_start) {
+      if (at == last.start + last.length && j == last.first + last.length && at < run_end) {
         ++last.length;
         continue;
       }
     }
+    if (runs.size() * kLongRun >= positions.size()) {
+      by_runs = false;
+      break;
+    }
     const int owner = owners(at);
-    next_owner_start = block_of(n, owner, p).end;
-    runs.push_back({at, 1, j, owner});
+    run_end = block_of(n, owner, p).end;
+    runs.push_back({at, 1, static_cast<std::uint32_t>(j), owner});
   }
-  std::vector<std::size_t> run_counts(p, 0), value_counts(p, 0), words(p, 0);
-  for (const Run& r : runs) ++run_counts[r.owner], value_counts[r.owner] += r.length;
-  std::vector<std::size_t> at_word(p, 0);
+  std::vector<std::size_t> counts(p, 0), value_counts(p, 0);
+  if (by_runs) {
+    for (const Run& r : runs) ++counts[r.owner], value_counts[r.owner] += r.length;
+  } else {
+    for (const std::uint32_t at : positions)
+      if (at != kNoPosition) ++counts[owners(at)];
+    value_counts = counts;
+  }
+  std::vector<std::size_t> words(p), at_word(p, 0), head(p), value_at(p, 0);
   for (int q = 0; q < p; ++q) {
-    words[q] = 1 + run_counts[q] + (value_counts[q] + kPerWord - 1) / kPerWord;
+    words[q] = 1 + (by_runs ? counts[q] : words_for(counts[q], 2)) + words_for(value_counts[q], kPerWord);
     if (q > 0) at_word[q] = at_word[q - 1] + words[q - 1];
   }
-  std::vector<std::uint64_t> send(at_word[p - 1] + words[p - 1], 0);
-  std::vector<std::size_t> run_at(p), value_at(p);
+  std::vector<std::uint64_t> send(at_word[p - 1] + words[p - 1]);
+  auto values_of = [&](int q) {
+    return reinterpret_cast<T*>(send.data() + at_word[q] + words[q] -
+                                words_for(value_counts[q], kPerWord));
+  };
   for (int q = 0; q < p; ++q) {
-    send[at_word[q]] = run_counts[q];
-    run_at[q] = at_word[q] + 1;
-    value_at[q] = 0;
+    send[at_word[q] + words[q] - 1] = 0;  // the padding after the values, if any
+    send[at_word[q]] = counts[q] << 1 | (by_runs ? 1 : 0);
+    head[q] = 0;
   }
-  for (const Run& r : runs) {
-    const int q = r.owner;
-    send[run_at[q]++] = std::uint64_t{r.start} << 32 | r.length;
-    auto* out = reinterpret_cast<T*>(send.data() + at_word[q] + 1 + run_counts[q]) + value_at[q];
-    std::memcpy(out, values.data() + r.first, r.length * sizeof(T));
-    value_at[q] += r.length;
+  if (by_runs) {
+    for (const Run& r : runs) {
+      const int q = r.owner;
+      send[at_word[q] + 1 + head[q]++] = std::uint64_t{r.start} << 32 | r.length;
+      std::memcpy(values_of(q) + value_at[q], values.data() + r.first, r.length * sizeof(T));
+      value_at[q] += r.length;
+    }
+  } else {
+    for (std::size_t j = 0; j < positions.size(); ++j) {
+      const std::uint32_t at = positions[j];
+      if (at == kNoPosition) continue;
+      const int q = owners(at);
+      reinterpret_cast<std::uint32_t*>(send.data() + at_word[q] + 1)[head[q]++] = at;
+      values_of(q)[value_at[q]++] = values[j];
+    }
   }
   const std::vector<std::size_t> recv_words = comm.exchange_counts(words, error);
   const std::vector<std::uint64_t> got = comm.alltoallv(send, words, recv_words);
-  DeliveredRuns<T> out;
-  std::size_t word = 0;
-  for (int q = 0; q < p; ++q) {
-    const std::size_t end = word + recv_words[q];
-    const std::size_t count = got[word];
-    std::size_t length = 0;
-    for (std::size_t r = 0; r < count; ++r) {
-      const std::uint64_t run = got[word + 1 + r];
-      out.run_starts.push_back(static_cast<std::uint32_t>(run >> 32));
-      out.run_lengths.push_back(static_cast<std::int32_t>(run & 0xffffffffu));
-      length += run & 0xffffffffu;
+
+  Delivered<T> out;
+  const std::size_t first = block_of(n, me, p).begin;
+  std::size_t arriving = 0;  // an upper bound of the values: the words after the headers
+  for (std::size_t q = 0, word = 0; q < static_cast<std::size_t>(p); word += recv_words[q++]) {
+    out.by_runs = out.by_runs && (got[word] & 1) != 0;
+    arriving += (recv_words[q] - 1) * kPerWord;
+  }
+  out.values.reserve(arriving);
+  if (!out.by_runs) out.at.reserve(arriving);
+  for (std::size_t q = 0, word = 0; q < static_cast<std::size_t>(p); word += recv_words[q++]) {
+    const std::size_t count = got[word] >> 1;
+    const std::uint64_t* body = got.data() + word + 1;
+    std::size_t length = count;
+    if (got[word] & 1) {
+      length = 0;
+      for (std::size_t r = 0; r < count; ++r) {
+        const auto start = static_cast<std::uint32_t>(body[r] >> 32);
+        const auto run_length = static_cast<std::uint32_t>(body[r] & 0xffffffffu);
+        length += run_length;
+        if (out.by_runs) {
+          out.run_starts.push_back(start);
+          out.run_lengths.push_back(static_cast<std::int32_t>(run_length));
+        } else {
+          for (std::uint32_t i = 0; i < run_length; ++i)
+            out.at.push_back(static_cast<std::int32_t>(start + i - first));
+        }
+      }
+      body += count;
+    } else {
+      const auto* at = reinterpret_cast<const std::uint32_t*>(body);
+      for (std::size_t i = 0; i < count; ++i) out.at.push_back(static_cast<std::int32_t>(at[i] - first));
+      body += words_for(count, 2);
     }
-    const auto* from = reinterpret_cast<const T*>(got.data() + word + 1 + count);
+    const auto* from = reinterpret_cast<const T*>(body);
     out.values.insert(out.values.end(), from, from + length);
-    word = end;
   }
   return out;
 }

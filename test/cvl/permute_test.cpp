@@ -263,6 +263,15 @@ TEST_CASE("permutes match the model on every layout and type", "[permute][layout
   }
 }
 
+namespace {
+// PERMUTE of one segment: out[idx[j]] = v[j].
+HostVector expected_permute(const HostVector& v, const Ints& idx) {
+  HostVector out = zeros(v.type, idx.size());
+  for (std::size_t j = 0; j < idx.size(); ++j) copy_element(out, static_cast<std::size_t>(idx[j]), v, j);
+  return out;
+}
+}  // namespace
+
 // Shapes a distributed backend moves in runs or ranges (cvl-mpi): a split into two slices and
 // their concatenation back, reads of slices and of a short source, and descriptors of more
 // singletons than a process gathers whole.
@@ -304,6 +313,14 @@ TEST_CASE("permutes: slices, concatenations and many singletons", "[permute][run
     model_scatter(expected, tail, shifted, nullptr, tail_lengths, n_long);
     const HostVector once = run(b, Op::DPermute, head, first_part, nullptr, &dflt, head_lengths, n_long);
     check_equal(run(b, Op::DPermute, tail, shifted, nullptr, &once, tail_lengths, n_long), expected);
+    // Half in order, half shuffled: some processes send runs, others each position.
+    Ints half_shuffled(n);
+    std::iota(half_shuffled.begin(), half_shuffled.end(), 0);
+    std::shuffle(half_shuffled.begin() + n / 2, half_shuffled.end(), rng);
+    expected = dflt;
+    model_scatter(expected, v, half_shuffled, nullptr, n_long, n_long);
+    check_equal(run(b, Op::DPermute, v, half_shuffled, nullptr, &dflt, n_long, n_long), expected);
+    check_equal(run(b, Op::Permute, v, half_shuffled, nullptr, nullptr, n_long, {}), expected_permute(v, half_shuffled));
     // Singletons: each source element into its own one-element segment, and read back.
     const HostVector some = random_vector(t, total_of(tiny), rng);
     const HostVector ones_dflt = random_vector(t, singletons.size(), rng);
