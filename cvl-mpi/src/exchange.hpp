@@ -152,7 +152,7 @@ Delivered<T> send_runs_to_owners(Communicator& comm, const std::vector<std::uint
                                  const std::optional<std::string>& error = std::nullopt) {
   static_assert(sizeof(T) <= 8 && 8 % sizeof(T) == 0);
   constexpr std::size_t kPerWord = 8 / sizeof(T);
-  constexpr std::size_t kLongRun = 8;  // average run length from which runs are sent
+  constexpr std::size_t kLongRun = 3;  // average run length from which runs are sent
   const int p = comm.size(), me = comm.rank();
   const Owners owners(n, p);
   auto words_for = [](std::size_t count, std::size_t per_word) { return (count + per_word - 1) / per_word; };
