@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -16,28 +17,45 @@
 
 namespace cvl::mpi {
 
-// `mine` holds positions have[rank] of an array; the `have` ranges of the processes are disjoint
-// and in process order. Returns positions want[rank], which the `have` ranges must cover. Every
-// process passes the same `have` and `want` (one range per process): one exchange, or none when
-// every process keeps what it has.
+// `held` holds positions [held_begin, held_begin + held.size()) of an array: at least the parts
+// of have[rank] that some process wants. The `have` ranges of the processes are disjoint and in
+// process order. Returns positions want[rank], which the `have` ranges must cover. Every process
+// passes the same `have` and `want` (one range per process): one exchange, or none when every
+// process keeps what it has.
 template <class T>
-std::vector<T> remap(Communicator& comm, const std::vector<T>& mine, const std::vector<Range>& have,
-                     const std::vector<Range>& want) {
+std::vector<T> remap(Communicator& comm, std::span<const T> held, std::size_t held_begin,
+                     const std::vector<Range>& have, const std::vector<Range>& want) {
   const int p = comm.size(), me = comm.rank();
   bool moves = false;
   for (int q = 0; q < p; ++q)
     moves = moves || have[q].begin != want[q].begin || have[q].end != want[q].end;
-  if (!moves) return mine;
+  auto part_of_held = [&](Range part) {
+    return held.subspan(part.begin - held_begin, part.size());
+  };
+  if (!moves) {
+    if (want[me].empty()) return {};
+    const auto kept = part_of_held(want[me]);
+    return std::vector<T>(kept.begin(), kept.end());
+  }
   std::vector<std::size_t> send_counts(p), recv_counts(p);
   std::vector<T> send;
   for (int q = 0; q < p; ++q) {
     const Range part = intersect(have[me], want[q]);
     send_counts[q] = part.size();
-    send.insert(send.end(), mine.begin() + (part.begin - have[me].begin),
-                mine.begin() + (part.end - have[me].begin));
+    if (!part.empty()) {
+      const auto sent = part_of_held(part);
+      send.insert(send.end(), sent.begin(), sent.end());
+    }
     recv_counts[q] = intersect(have[q], want[me]).size();
   }
   return comm.alltoallv(send, send_counts, recv_counts);
+}
+
+// The same where `mine` holds all of have[rank].
+template <class T>
+std::vector<T> remap(Communicator& comm, const std::vector<T>& mine, const std::vector<Range>& have,
+                     const std::vector<Range>& want) {
+  return remap(comm, std::span<const T>(mine), have[comm.rank()].begin, have, want);
 }
 
 // The same where each process knows only its own ranges: they are gathered first.
@@ -205,7 +223,6 @@ Delivered<T> send_runs_to_owners(Communicator& comm, const std::vector<std::uint
   for (int q = 0; q < p; ++q) {
     send[at_word[q] + words[q] - 1] = 0;  // the padding after the values, if any
     send[at_word[q]] = counts[q] << 1 | (by_runs ? 1 : 0);
-    head[q] = 0;
   }
   if (by_runs) {
     for (const Run& r : runs) {

@@ -44,7 +44,7 @@ class Owners {
   Owners(std::size_t n, int size) : n_(n), size_(size) {
     if (size > kCompared) return;
     for (int r = 1; r < size; ++r) starts_[r - 1] = block_of(n, r, size).begin;
-    for (int r = size; r <= kCompared; ++r) starts_[r - 1] = SIZE_MAX;
+    for (int r = size; r < kCompared; ++r) starts_[r - 1] = SIZE_MAX;
   }
   int operator()(std::size_t i) const {
     if (size_ > kCompared) return owner_of(i, n_, size_);

@@ -43,9 +43,9 @@ PermuteOperands MpiBackend::take_local_operands(vcode::Op op, PermuteOperands&& 
 }
 
 // When no segment of either descriptor crosses a border and every process holds the same
-// segments of both (known without asking where both are aligned), each element's position is on its own process: the local CVL permutes each
-// block. An index outside its segment sends every process down the general path, which reports
-// it with its global position.
+// segments of both (known without asking where both are aligned), each element's position is on
+// its own process: the local CVL permutes each block. An index outside its segment sends every
+// process down the general path, which reports it with its global position.
 std::optional<Vector> MpiBackend::permute_in_place(vcode::Op op, const PermuteOperands& o,
                                                    const DistributedSegdes& a,
                                                    const DistributedSegdes& t) {
@@ -199,33 +199,21 @@ std::optional<Vector> MpiBackend::gather_by_window(const PermuteOperands& o, std
 }
 
 // Positions want[rank] of a block-distributed vector of n elements whose block here is `local`:
-// one exchange, each process sending only the parts of its block that others want (and
-// downloading no more than those).
+// one exchange (remap), downloading no more of the block than others want.
 template <class Bits>
 std::vector<Bits> MpiBackend::ranges_of(const Vector& local, std::size_t n,
                                         const std::vector<Range>& want) {
-  const int p = comm_.size(), me = comm_.rank();
   const Range have = block(n);
   Range needed{have.end, have.begin};
-  for (int q = 0; q < p; ++q) {
-    const Range part = intersect(have, want[q]);
+  for (const Range& w : want) {
+    const Range part = intersect(have, w);
     if (part.empty()) continue;
     needed.begin = std::min(needed.begin, part.begin);
     needed.end = std::max(needed.end, part.end);
   }
   std::vector<Bits> held(needed.end > needed.begin ? needed.size() : 0);
   if (!held.empty()) local_->download(local, needed.begin - have.begin, held.size(), held.data());
-  std::vector<std::size_t> send_counts(p), recv_counts(p);
-  std::vector<Bits> send;
-  for (int q = 0; q < p; ++q) {
-    const Range part = intersect(have, want[q]);
-    send_counts[q] = part.size();
-    if (!part.empty())
-      send.insert(send.end(), held.begin() + (part.begin - needed.begin),
-                  held.begin() + (part.end - needed.begin));
-    recv_counts[q] = intersect(block_of(n, q, p), want[me]).size();
-  }
-  return comm_.alltoallv(send, send_counts, recv_counts);
+  return remap(comm_, std::span<const Bits>(held), needed.begin, blocks_of(n, comm_.size()), want);
 }
 
 Vector MpiBackend::place(vcode::Op op, Vector values, Vector at, Vector&& defaults,

@@ -2,6 +2,7 @@
 // borders, a process holds no elements, one segment spans every process, and empty segments sit
 // at a border or after the last element. Every operation that reads a descriptor is compared
 // with the sequential reference.
+#include "layout.hpp"
 #include "support.hpp"
 
 namespace cvl_test {
@@ -157,6 +158,21 @@ TEST_CASE("mpi: an index outside its segment is the same error on every process"
   // The backend still works afterwards: the error left no process behind.
   CHECK(to_ints(b, b.reduce(Op::PlusReduce, ints(b, iota_ints(16, 0)), segdes(b, lengths))) ==
         Ints{6, 22, 38, 54});
+}
+
+TEST_CASE("mpi: the owner of each position, found by comparison or by division", "[mpi]") {
+  for (const std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{100}, std::size_t{1001}}) {
+    for (int size = 1; size <= 12; ++size) {
+      const cvl::mpi::Owners owners(n, size);
+      for (std::size_t i = 0; i < n; ++i) {
+        INFO("n " << n << ", " << size << " processes, position " << i);
+        const int owner = cvl::mpi::owner_of(i, n, size);
+        REQUIRE(owners(i) == owner);
+        const cvl::mpi::Range block = cvl::mpi::block_of(n, owner, size);
+        REQUIRE((block.begin <= i && i < block.end));
+      }
+    }
+  }
 }
 
 }  // namespace cvl_test
