@@ -27,7 +27,7 @@ cpu::SegmentView checked_view(const Segdes& sd) {
   return v;
 }
 
-class CpuBackend final : public Backend {
+class CpuBackend final : public Backend, private HostMemory {
  public:
   explicit CpuBackend(const BackendOptions& options) {
     ctx_.par.threads = options.threads > 0 ? options.threads : cpu::available_cores();
@@ -155,6 +155,8 @@ class CpuBackend final : public Backend {
   // What is queued here is pending elementwise results (lazy_elementwise.hpp).
   void wait_for_device() override { cpu::compute_pending(); }
 
+  HostMemory* host_memory() override { return this; }
+
   BackendStats stats() const override {
     BackendStats s;
     s.fused_plans = fused_plans_;
@@ -163,6 +165,21 @@ class CpuBackend final : public Backend {
   }
 
  private:
+  const void* host_elements(const Vector& v) override {
+    const cpu::MemoryScope charged(ctx_.memory);
+    return cpu::elements<std::byte>(v);
+  }
+  Vector new_host_vector(Type type, std::size_t length, void** elements) override {
+    const cpu::MemoryScope charged(ctx_.memory);
+    Vector v = cpu::allocate(type, length);
+    *elements = cpu::elements<std::byte>(v);
+    return v;
+  }
+  void* writable_elements(Vector& v) override {
+    const cpu::MemoryScope charged(ctx_.memory);
+    return cpu::reusable(v, v.type, v.length) ? cpu::elements<std::byte>(v) : nullptr;
+  }
+
   cpu::Context ctx_;
   std::uint64_t fused_plans_ = 0;
 };

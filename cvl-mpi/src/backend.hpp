@@ -2,6 +2,7 @@
 // blocks, and of the exchanges in exchange.hpp. One file per operation family (ARCHITECTURE.md).
 #pragma once
 
+#include <algorithm>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "exchange.hpp"
 #include "cvl/backend.hpp"
 #include "handles.hpp"
+#include "host_block.hpp"
 #include "layout.hpp"
 
 namespace cvl::mpi {
@@ -152,19 +154,27 @@ class MpiBackend final : public Backend, private DistributedIo {
   static PermuteOperands take_local_operands(vcode::Op op, PermuteOperands&& o);
   template <class Bits>
   std::optional<Vector> gather_by_window(const PermuteOperands& o, std::size_t into_total);
+  // The block a scatter writes into (of `block_size` elements): the defaults' elements (in place
+  // where this handle is their only one), else new ones, zero where `zeroed` (a flagged
+  // scatter's unwritten positions) and otherwise each written by the scatter.
   template <class Bits>
-  std::vector<Bits> ranges_of(const Vector& local, std::size_t n, const std::vector<Range>& want);
+  HostVector<Bits> scatter_target(Type type, Vector&& defaults, std::size_t block_size, bool zeroed) {
+    if (defaults.storage) return HostVector<Bits>::changing(*local_, take_local(std::move(defaults)));
+    auto out = HostVector<Bits>::fresh(*local_, type, block_size);
+    if (zeroed) std::fill_n(out.data(), block_size, Bits{0});
+    return out;
+  }
+  // The records a REPLACE or RANK delivered to this process, written into its block (of a vector
+  // of `total` elements): into the elements of `v` (REPLACE), or new ones (RANK: every position
+  // gets one).
   template <class Bits>
-  Vector place_arrived(vcode::Op op, Type type, const std::vector<Placed<Bits>>& arrived,
-                       Vector&& defaults, std::size_t into_total);
-  template <class Bits>
-  Vector place_runs(vcode::Op op, Type type, const Delivered<Bits>& got, Vector&& defaults,
-                    std::size_t into_total);
-  // `values` (local) written at the block positions `at` of a block of `block_size`, by the
-  // local CVL: a DPERMUTE into the defaults' block (taken over where this handle is its only
-  // one), or into zeros where the op has none; a plain PERMUTE where every position gets one
-  // value, as a valid PERMUTE's do. In order, so the highest source wins, as everywhere.
-  Vector place(vcode::Op op, Vector values, Vector at, Vector&& defaults, std::size_t block_size);
+  Vector place_records(const std::vector<Placed<Bits>>& arrived, Vector&& v, std::size_t total) {
+    const Range mine = block(total);
+    const Type type = v.storage ? v.type : Type::Int;
+    auto target = scatter_target<Bits>(type, std::move(v), mine.size(), false);
+    for (const Placed<Bits>& r : arrived) target[r.at - mine.begin] = r.value;
+    return std::move(target).finish();
+  }
   // The local CVL's descriptor of one segment of `length` elements.
   Segdes one_segment(std::size_t length) {
     return local_->make_segdes(
@@ -179,46 +189,5 @@ class MpiBackend final : public Backend, private DistributedIo {
   FloatRankOrder float_rank_;
   bool failed_alone_ = false;
 };
-
-// The records a scatter, REPLACE or RANK delivered to this process, written into its block by
-// the local CVL (place).
-template <class Bits>
-Vector MpiBackend::place_arrived(vcode::Op op, Type type, const std::vector<Placed<Bits>>& arrived,
-                                 Vector&& defaults, std::size_t into_total) {
-  const Range mine = block(into_total);
-  std::vector<Bits> values(arrived.size());
-  std::vector<std::int32_t> at(arrived.size());
-  for (std::size_t i = 0; i < arrived.size(); ++i) {
-    values[i] = arrived[i].value;
-    at[i] = static_cast<std::int32_t>(arrived[i].at - mine.begin);
-  }
-  return place(op, from_host(type, values), from_host(Type::Int, at), std::move(defaults), mine.size());
-}
-
-// What a scatter delivered to this process (send_runs_to_owners): the values themselves where
-// runs cover the block in order (an append, a split), else placed by the local CVL at their
-// positions, which a local INDEX makes of runs.
-template <class Bits>
-Vector MpiBackend::place_runs(vcode::Op op, Type type, const Delivered<Bits>& got,
-                              Vector&& defaults, std::size_t into_total) {
-  const Range mine = block(into_total);
-  Vector at;
-  if (got.by_runs) {
-    const std::size_t runs = got.run_starts.size();
-    bool covers = got.values.size() == mine.size();
-    for (std::size_t r = 0, next = mine.begin; covers && r < runs; next += got.run_lengths[r++])
-      covers = got.run_starts[r] == next;
-    if (covers) return from_host(type, got.values);
-    std::vector<std::int32_t> starts(runs);
-    for (std::size_t r = 0; r < runs; ++r)
-      starts[r] = static_cast<std::int32_t>(got.run_starts[r] - mine.begin);
-    at = local_->index(from_host(Type::Int, starts),
-                       from_host(Type::Int, std::vector<std::int32_t>(runs, 1)),
-                       local_->make_segdes(from_host(Type::Int, got.run_lengths)));
-  } else {
-    at = from_host(Type::Int, got.at);
-  }
-  return place(op, from_host(type, got.values), std::move(at), std::move(defaults), mine.size());
-}
 
 }  // namespace cvl::mpi

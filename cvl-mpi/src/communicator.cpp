@@ -77,14 +77,14 @@ std::vector<std::size_t> Communicator::exchange_counts(const std::vector<std::si
   return {recv.begin(), recv.end()};
 }
 
-void Communicator::exchange(const void* send, const std::vector<std::size_t>& send_counts,
-                            void* recv, const std::vector<std::size_t>& recv_counts,
-                            std::size_t element_bytes) {
+void Communicator::exchange(const void* send, const std::vector<std::size_t>* send_at,
+                            const std::vector<std::size_t>& send_counts, void* recv,
+                            const std::vector<std::size_t>& recv_counts, std::size_t element_bytes) {
   std::vector<int> sc(size_), sd(size_), rc(size_), rd(size_);
   std::size_t s_at = 0, r_at = 0;
   for (int q = 0; q < size_; ++q) {
     sc[q] = checked_count(send_counts[q]);
-    sd[q] = checked_count(s_at);
+    sd[q] = checked_count(send_at ? (*send_at)[q] : s_at);
     rc[q] = checked_count(recv_counts[q]);
     rd[q] = checked_count(r_at);
     s_at += send_counts[q];

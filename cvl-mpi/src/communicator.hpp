@@ -7,12 +7,21 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 namespace cvl::mpi {
+
+// An array of n elements left undefined until written: what an exchange sends or receives,
+// without a pass that writes zeros first.
+template <class T>
+std::unique_ptr<T[]> uninitialized(std::size_t n) {
+  static_assert(std::is_trivially_default_constructible_v<T>);
+  return std::unique_ptr<T[]>(new T[n]);
+}
 
 class Communicator {
  public:
@@ -42,10 +51,24 @@ class Communicator {
   template <class T>
   std::vector<T> alltoallv(const std::vector<T>& send, const std::vector<std::size_t>& send_counts,
                            const std::vector<std::size_t>& recv_counts) {
-    static_assert(std::is_trivially_copyable_v<T>);
     std::vector<T> out(sum(recv_counts));
-    exchange(send.data(), send_counts, out.data(), recv_counts, sizeof(T));
+    alltoallv(send.data(), send_counts, out.data(), recv_counts);
     return out;
+  }
+  // The same from `send` into `out`, which has room for the sum of recv_counts.
+  template <class T>
+  void alltoallv(const T* send, const std::vector<std::size_t>& send_counts, T* out,
+                 const std::vector<std::size_t>& recv_counts) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    exchange(send, nullptr, send_counts, out, recv_counts, sizeof(T));
+  }
+  // The same where what goes to process q starts at send + send_at[q] (the parts may overlap).
+  template <class T>
+  void alltoallv(const T* send, const std::vector<std::size_t>& send_at,
+                 const std::vector<std::size_t>& send_counts, T* out,
+                 const std::vector<std::size_t>& recv_counts) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    exchange(send, &send_at, send_counts, out, recv_counts, sizeof(T));
   }
   // The same, with the receive counts exchanged first (and `error`, as exchange_counts does).
   template <class T>
@@ -86,8 +109,16 @@ class Communicator {
 
   [[noreturn]] void abort(int status);
 
+  static std::size_t sum(const std::vector<std::size_t>& v) {
+    std::size_t s = 0;
+    for (auto x : v) s += x;
+    return s;
+  }
+
  private:
-  void exchange(const void* send, const std::vector<std::size_t>& send_counts, void* recv,
+  // send_at: where each process's part starts (null: one after another from `send`).
+  void exchange(const void* send, const std::vector<std::size_t>* send_at,
+                const std::vector<std::size_t>& send_counts, void* recv,
                 const std::vector<std::size_t>& recv_counts, std::size_t element_bytes);
   void allgatherv_bytes(const void* mine, const std::vector<std::size_t>& counts, void* out,
                         std::size_t element_bytes);
@@ -95,11 +126,6 @@ class Communicator {
   void count(std::uint64_t messages, std::uint64_t bytes) {
     messages_ += messages;
     bytes_ += bytes;
-  }
-  static std::size_t sum(const std::vector<std::size_t>& v) {
-    std::size_t s = 0;
-    for (auto x : v) s += x;
-    return s;
   }
 
   int rank_ = 0;

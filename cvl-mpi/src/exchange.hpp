@@ -19,36 +19,38 @@ namespace cvl::mpi {
 
 // `held` holds positions [held_begin, held_begin + held.size()) of an array: at least the parts
 // of have[rank] that some process wants. The `have` ranges of the processes are disjoint and in
-// process order. Returns positions want[rank], which the `have` ranges must cover. Every process
-// passes the same `have` and `want` (one range per process): one exchange, or none when every
-// process keeps what it has.
+// process order. Writes positions want[rank], which the `have` ranges must cover, to `out`.
+// Every process passes the same `have` and `want` (one range per process): one exchange, sent
+// straight from `held`, or none when every process keeps what it has.
 template <class T>
-std::vector<T> remap(Communicator& comm, std::span<const T> held, std::size_t held_begin,
-                     const std::vector<Range>& have, const std::vector<Range>& want) {
+void remap(Communicator& comm, std::span<const T> held, std::size_t held_begin,
+           const std::vector<Range>& have, const std::vector<Range>& want, T* out) {
   const int p = comm.size(), me = comm.rank();
   bool moves = false;
   for (int q = 0; q < p; ++q)
     moves = moves || have[q].begin != want[q].begin || have[q].end != want[q].end;
-  auto part_of_held = [&](Range part) {
-    return held.subspan(part.begin - held_begin, part.size());
-  };
   if (!moves) {
-    if (want[me].empty()) return {};
-    const auto kept = part_of_held(want[me]);
-    return std::vector<T>(kept.begin(), kept.end());
+    if (!want[me].empty())
+      std::memcpy(out, held.data() + (want[me].begin - held_begin), want[me].size() * sizeof(T));
+    return;
   }
-  std::vector<std::size_t> send_counts(p), recv_counts(p);
-  std::vector<T> send;
+  std::vector<std::size_t> send_at(p, 0), send_counts(p), recv_counts(p);
   for (int q = 0; q < p; ++q) {
     const Range part = intersect(have[me], want[q]);
     send_counts[q] = part.size();
-    if (!part.empty()) {
-      const auto sent = part_of_held(part);
-      send.insert(send.end(), sent.begin(), sent.end());
-    }
+    if (!part.empty()) send_at[q] = part.begin - held_begin;
     recv_counts[q] = intersect(have[q], want[me]).size();
   }
-  return comm.alltoallv(send, send_counts, recv_counts);
+  comm.alltoallv(held.data(), send_at, send_counts, out, recv_counts);
+}
+
+// The same, returned.
+template <class T>
+std::vector<T> remap(Communicator& comm, std::span<const T> held, std::size_t held_begin,
+                     const std::vector<Range>& have, const std::vector<Range>& want) {
+  std::vector<T> out(want[comm.rank()].size());
+  remap(comm, held, held_begin, have, want, out.data());
+  return out;
 }
 
 // The same where `mine` holds all of have[rank].
@@ -58,16 +60,17 @@ std::vector<T> remap(Communicator& comm, const std::vector<T>& mine, const std::
   return remap(comm, std::span<const T>(mine), have[comm.rank()].begin, have, want);
 }
 
-// The same where each process knows only its own ranges: they are gathered first.
+// The same where each process knows only its own ranges (`held` is all of `have`): they are
+// gathered first.
 template <class T>
-std::vector<T> remap(Communicator& comm, const std::vector<T>& mine, Range have, Range want) {
+void remap(Communicator& comm, std::span<const T> held, Range have, Range want, T* out) {
   struct Ranges {
     Range have, want;
   };
   const auto all = comm.allgather(Ranges{have, want});
   std::vector<Range> haves(all.size()), wants(all.size());
   for (std::size_t q = 0; q < all.size(); ++q) haves[q] = all[q].have, wants[q] = all[q].want;
-  return remap(comm, mine, haves, wants);
+  remap(comm, held, have.begin, haves, wants, out);
 }
 
 // Each process's block of n (layout.hpp).
@@ -83,8 +86,8 @@ inline std::vector<Range> blocks_of(std::size_t n, int size) {
 // `error`: a data error this process found in making the positions, agreed on by all (exchange_counts).
 inline constexpr std::uint32_t kNoPosition = UINT32_MAX;
 template <class T>
-void fetch(Communicator& comm, const std::vector<T>& block, std::size_t n,
-           const std::vector<std::uint32_t>& positions, T* out,
+void fetch(Communicator& comm, std::span<const T> block, std::size_t n,
+           std::span<const std::uint32_t> positions, T* out,
            const std::optional<std::string>& error = std::nullopt) {
   const int p = comm.size(), me = comm.rank();
   const std::size_t first = block_of(n, me, p).begin;
@@ -111,10 +114,13 @@ void fetch(Communicator& comm, const std::vector<T>& block, std::size_t n,
     requests[slot[k]] = at;
   }
   const std::vector<std::size_t> asked_counts = comm.exchange_counts(counts, error);
-  const std::vector<std::uint32_t> asked = comm.alltoallv(requests, counts, asked_counts);
-  std::vector<T> answers(asked.size());
-  for (std::size_t i = 0; i < asked.size(); ++i) answers[i] = block[asked[i] - first];
-  const std::vector<T> replies = comm.alltoallv(answers, asked_counts, counts);
+  const std::size_t asked_total = Communicator::sum(asked_counts);
+  const auto asked = uninitialized<std::uint32_t>(asked_total);
+  comm.alltoallv(requests.data(), counts, asked.get(), asked_counts);
+  const auto answers = uninitialized<T>(asked_total);
+  for (std::size_t i = 0; i < asked_total; ++i) answers[i] = block[asked[i] - first];
+  const auto replies = uninitialized<T>(asked_at.size());
+  comm.alltoallv(answers.get(), asked_counts, replies.get(), counts);
   for (std::size_t k = 0; k < asked_at.size(); ++k) out[asked_at[k]] = replies[slot[k]];
 }
 
@@ -129,8 +135,8 @@ struct Placed {
 // block (of n) holds that position; a process receives its records in process order, each
 // process's in the order of j. `error` as fetch's.
 template <class T>
-std::vector<Placed<T>> send_to_owners(Communicator& comm, const std::vector<std::uint32_t>& positions,
-                                      const std::vector<T>& values, std::size_t n,
+std::vector<Placed<T>> send_to_owners(Communicator& comm, std::span<const std::uint32_t> positions,
+                                      std::span<const T> values, std::size_t n,
                                       const std::optional<std::string>& error = std::nullopt) {
   const int p = comm.size();
   const Owners owners(n, p);
@@ -145,29 +151,20 @@ std::vector<Placed<T>> send_to_owners(Communicator& comm, const std::vector<std:
   return comm.alltoallv(send, counts, error);
 }
 
-// What a scatter delivered to one process, in process order and each process's in its order:
-// where every process sent runs, positions run_starts[r], run_starts[r] + 1, ... (run_lengths[r]
-// of them) get the next values, run after run; else `at` holds each value's position in the
-// block.
-template <class T>
-struct Delivered {
-  std::vector<std::uint32_t> run_starts;
-  std::vector<std::int32_t> run_lengths;
-  std::vector<std::int32_t> at;
-  std::vector<T> values;
-  bool by_runs = true;
-};
-
-// send_to_owners for positions that often run on by one (NESL's appends and splits): a process
-// whose elements make long runs of consecutive positions (and elements) sends each run as its
-// start and length followed by its values, so that the values alone move; one whose runs are
-// short sends each value's position, as send_to_owners does. One exchange of 8-byte words: for
-// each process, a header (the count, and which of the two follows), the runs or the positions,
-// the values. Positions arrive in the receiver's block. `error` as fetch's.
-template <class T>
-Delivered<T> send_runs_to_owners(Communicator& comm, const std::vector<std::uint32_t>& positions,
-                                 const std::vector<T>& values, std::size_t n,
-                                 const std::optional<std::string>& error = std::nullopt) {
+// A scatter of values to the positions of a block-distributed vector of n elements, each value
+// positions[j] (skipped where kNoPosition), written on the process that holds it by
+// place(block_position, count, values): `count` values for the positions from block_position on
+// (of the receiver's block). A process's values are placed in process order, each process's in
+// the order of j, so that where two go to one position the later one stays.
+//
+// Positions often run on by one (NESL's appends and splits): a process whose elements make long
+// runs of consecutive positions (and elements) sends each run as its start and length followed
+// by its values, so that the values alone move; one whose runs are short sends each value's
+// position. One exchange of 8-byte words: for each process, a header (the count, and which of
+// the two follows), the runs or the positions, the values. `error` as fetch's.
+template <class T, class Place>
+void scatter(Communicator& comm, std::span<const std::uint32_t> positions, std::span<const T> values,
+             std::size_t n, Place&& place, const std::optional<std::string>& error = std::nullopt) {
   static_assert(sizeof(T) <= 8 && 8 % sizeof(T) == 0);
   constexpr std::size_t kPerWord = 8 / sizeof(T);
   constexpr std::size_t kLongRun = 3;  // average run length from which runs are sent
@@ -210,18 +207,19 @@ Delivered<T> send_runs_to_owners(Communicator& comm, const std::vector<std::uint
       if (at != kNoPosition) ++counts[owners(at)];
     value_counts = counts;
   }
-  std::vector<std::size_t> words(p), at_word(p, 0), head(p), value_at(p, 0);
+  std::vector<std::size_t> words(p), at_word(p, 0), head(p, 0), value_at(p, 0);
   for (int q = 0; q < p; ++q) {
     words[q] = 1 + (by_runs ? counts[q] : words_for(counts[q], 2)) + words_for(value_counts[q], kPerWord);
     if (q > 0) at_word[q] = at_word[q - 1] + words[q - 1];
   }
-  std::vector<std::uint64_t> send(at_word[p - 1] + words[p - 1]);
+  const auto send = uninitialized<std::uint64_t>(at_word[p - 1] + words[p - 1]);
   auto values_of = [&](int q) {
-    return reinterpret_cast<T*>(send.data() + at_word[q] + words[q] -
+    return reinterpret_cast<T*>(send.get() + at_word[q] + words[q] -
                                 words_for(value_counts[q], kPerWord));
   };
   for (int q = 0; q < p; ++q) {
     send[at_word[q] + words[q] - 1] = 0;  // the padding after the values, if any
+    if (!by_runs && counts[q] > 0) send[at_word[q] + words_for(counts[q], 2)] = 0;  // after the positions
     send[at_word[q]] = counts[q] << 1 | (by_runs ? 1 : 0);
   }
   if (by_runs) {
@@ -236,50 +234,32 @@ Delivered<T> send_runs_to_owners(Communicator& comm, const std::vector<std::uint
       const std::uint32_t at = positions[j];
       if (at == kNoPosition) continue;
       const int q = owners(at);
-      reinterpret_cast<std::uint32_t*>(send.data() + at_word[q] + 1)[head[q]++] = at;
+      reinterpret_cast<std::uint32_t*>(send.get() + at_word[q] + 1)[head[q]++] = at;
       values_of(q)[value_at[q]++] = values[j];
     }
   }
   const std::vector<std::size_t> recv_words = comm.exchange_counts(words, error);
-  const std::vector<std::uint64_t> got = comm.alltoallv(send, words, recv_words);
+  const auto got = uninitialized<std::uint64_t>(Communicator::sum(recv_words));
+  comm.alltoallv(send.get(), words, got.get(), recv_words);
 
-  Delivered<T> out;
-  const std::size_t first = block_of(n, me, p).begin;
-  std::size_t arriving = 0;  // an upper bound of the values: the words after the headers
-  for (std::size_t q = 0, word = 0; q < static_cast<std::size_t>(p); word += recv_words[q++]) {
-    out.by_runs = out.by_runs && (got[word] & 1) != 0;
-    arriving += (recv_words[q] - 1) * kPerWord;
-  }
-  out.values.reserve(arriving);
-  if (!out.by_runs) out.at.reserve(arriving);
+  const auto first = static_cast<std::uint32_t>(block_of(n, me, p).begin);
   for (std::size_t q = 0, word = 0; q < static_cast<std::size_t>(p); word += recv_words[q++]) {
     const std::size_t count = got[word] >> 1;
-    const std::uint64_t* body = got.data() + word + 1;
-    std::size_t length = count;
+    const std::uint64_t* body = got.get() + word + 1;
     if (got[word] & 1) {
-      length = 0;
+      const auto* from = reinterpret_cast<const T*>(body + count);
       for (std::size_t r = 0; r < count; ++r) {
         const auto start = static_cast<std::uint32_t>(body[r] >> 32);
-        const auto run_length = static_cast<std::uint32_t>(body[r] & 0xffffffffu);
-        length += run_length;
-        if (out.by_runs) {
-          out.run_starts.push_back(start);
-          out.run_lengths.push_back(static_cast<std::int32_t>(run_length));
-        } else {
-          for (std::uint32_t i = 0; i < run_length; ++i)
-            out.at.push_back(static_cast<std::int32_t>(start + i - first));
-        }
+        const auto length = static_cast<std::uint32_t>(body[r] & 0xffffffffu);
+        place(start - first, length, from);
+        from += length;
       }
-      body += count;
     } else {
       const auto* at = reinterpret_cast<const std::uint32_t*>(body);
-      for (std::size_t i = 0; i < count; ++i) out.at.push_back(static_cast<std::int32_t>(at[i] - first));
-      body += words_for(count, 2);
+      const auto* from = reinterpret_cast<const T*>(body + words_for(count, 2));
+      for (std::size_t i = 0; i < count; ++i) place(at[i] - first, 1, from + i);
     }
-    const auto* from = reinterpret_cast<const T*>(body);
-    out.values.insert(out.values.end(), from, from + length);
   }
-  return out;
 }
 
 }  // namespace cvl::mpi

@@ -36,8 +36,10 @@ std::pair<Vector, Segdes> MpiBackend::pack(Vector v, Vector flags, const Segdes&
   const std::size_t kept_here = kept.length.get();
   const auto offset = static_cast<std::size_t>(comm_.sum_before(static_cast<std::int64_t>(kept_here)));
   Vector out = with_element_bits(type, [&]<class Bits>() {
-    const auto spread = remap(comm_, host<Bits>(kept), Range{offset, offset + kept_here}, block(total));
-    return wrap(from_host(type, spread), total);
+    const HostView<Bits> held(*local_, kept);
+    auto spread = HostVector<Bits>::fresh(*local_, type, block(total).size());
+    remap(comm_, held.span(), Range{offset, offset + kept_here}, block(total), spread.data());
+    return wrap(std::move(spread).finish(), total);
   });
   return {std::move(out), std::move(out_sd)};
 }

@@ -1,6 +1,9 @@
 // The permute family: each element's global target (a scatter) or source (a gather) position is
 // worked out where the element is, checked against its segment, and the values travel to or from
 // the process whose block holds that position.
+#include <algorithm>
+#include <cstring>
+
 #include "backend.hpp"
 #include "cvl/errors.hpp"
 #include "vcode/op.hpp"
@@ -104,18 +107,21 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
     piece_length.resize(got.size());
     for (std::size_t k = 0; k < got.size(); ++k) piece_start[k] = got[k].start, piece_length[k] = got[k].length;
   }
-  const auto idx = host<std::int32_t>(local_of(o.indices));
-  const auto flags = flagged ? host<std::uint8_t>(local_of(o.flags)) : std::vector<std::uint8_t>();
+  const HostView<std::int32_t> idx(*local_, local_of(o.indices));
+  std::optional<HostView<std::uint8_t>> flags;
+  if (flagged) flags.emplace(*local_, local_of(o.flags));
   // Each element's global position (kNoPosition where unflagged). An index out of its segment:
   // the exchange below carries the error to every process.
-  std::vector<std::uint32_t> positions(idx.size(), kNoPosition);
+  const std::size_t m = idx.size();
+  const auto positions = uninitialized<std::uint32_t>(m);
+  std::size_t j = 0;
   const std::optional<std::string> error = error_of([&] {
-    std::size_t j = 0;
     for (std::size_t k = 0; k < a.pieces(); ++k) {
       const std::int64_t start = piece_start[k];
       const std::int32_t length = piece_length[k];
       for (std::size_t end = j + static_cast<std::size_t>(a.piece_lengths[k]); j < end; ++j) {
-        if (flagged && !flags[j]) continue;
+        positions[j] = kNoPosition;
+        if (flagged && !(*flags)[j]) continue;
         if (idx[j] < 0 || idx[j] >= length)
           throw Error(index_fault_message(vcode::spelling(op), idx[j], first_element + j,
                                           static_cast<std::size_t>(length)));
@@ -123,11 +129,14 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
       }
     }
   });
+  std::fill(positions.get() + j, positions.get() + m, kNoPosition);  // after an error
+  const std::span<const std::uint32_t> position_span(positions.get(), m);
 
   const Type type = o.values.type;
   return with_element_bits(type, [&]<class Bits>() {
     if (gather) {
-      std::vector<Bits> out(idx.size(), Bits{0});
+      auto out = HostVector<Bits>::fresh(*local_, type, m);
+      if (flagged) std::fill_n(out.data(), m, Bits{0});
       // A source no larger than what the requests and answers would carry is copied whole to
       // every process instead (one all-gather, no per-element routing). Every process decides
       // alike: the rule reads global lengths only.
@@ -136,21 +145,30 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
         comm_.agree(error);
         std::vector<Bits> source(into_total);
         download(o.values, 0, into_total, source.data());
-        for (std::size_t j = 0; j < positions.size(); ++j)
-          if (positions[j] != kNoPosition) out[j] = source[positions[j]];
+        for (std::size_t i = 0; i < m; ++i)
+          if (positions[i] != kNoPosition) out[i] = source[positions[i]];
       } else {
-        fetch(comm_, host<Bits>(local_of(o.values)), into_total, positions, out.data(), error);
+        const HostView<Bits> values(*local_, local_of(o.values));
+        fetch(comm_, values.span(), into_total, position_span, out.data(), error);
       }
-      return wrap(from_host(type, out), along.total.get());
+      return wrap(std::move(out).finish(), along.total.get());
     }
-    const auto got = send_runs_to_owners(comm_, positions, host<Bits>(local_of(o.values)), into_total, error);
-    return wrap(place_runs(op, type, got, std::move(o.defaults), into_total), into_total);
+    const HostView<Bits> values(*local_, local_of(o.values));
+    auto target = scatter_target<Bits>(type, std::move(o.defaults), block(into_total).size(),
+                                       flagged && !vcode::permute_has_defaults(op));
+    Bits* const into = target.data();
+    scatter(comm_, position_span, values.span(), into_total,
+            [into](std::uint32_t at, std::uint32_t count, const Bits* from) {
+              std::memcpy(into + at, from, count * sizeof(Bits));
+            },
+            error);
+    return wrap(std::move(target).finish(), into_total);
   });
 }
 
 // A BPERMUTE of one segment from one segment (bh's slices, and its reads of short sources): each
-// process finds the range of source positions its block of the index reads (the local CVL's
-// MIN_REDUCE and MAX_REDUCE), the ranges are gathered (one all-gather, which also tells whether
+// process finds the range of source positions its block of the index reads (one pass over it),
+// the ranges are gathered (one all-gather, which also tells whether
 // any index is outside the source), each process receives the source elements of its range (one
 // exchange) and the local CVL gathers from them. Nothing when an index is bad (the general path
 // reports it), or when some range is so much larger than its block that asking for each
@@ -167,9 +185,9 @@ std::optional<Vector> MpiBackend::gather_by_window(const PermuteOperands& o, std
   w.reads = m;
   const Segdes mine = one_segment(m);
   if (m > 0) {
-    std::int32_t lowest = 0, highest = 0;
-    local_->download(local_->reduce(vcode::Op::MinReduce, idx, mine), 0, 1, &lowest);
-    local_->download(local_->reduce(vcode::Op::MaxReduce, idx, mine), 0, 1, &highest);
+    const HostView<std::int32_t> at(*local_, idx);
+    std::int32_t lowest = at[0], highest = at[0];
+    for (const std::int32_t i : at.span()) lowest = std::min(lowest, i), highest = std::max(highest, i);
     if (lowest < 0 || static_cast<std::size_t>(highest) >= into_total) {
       w.bad = 1;
     } else {
@@ -184,58 +202,24 @@ std::optional<Vector> MpiBackend::gather_by_window(const PermuteOperands& o, std
     if (all[q].bad || size * sizeof(Bits) > all[q].reads * (sizeof(Bits) + 4) + 4096) return std::nullopt;
     windows[q] = {all[q].begin, all[q].end};
   }
-  const std::vector<Bits> window = ranges_of<Bits>(local_of(o.values), into_total, windows);
+  const std::size_t window_size = windows[comm_.rank()].size();
+  auto window = HostVector<Bits>::fresh(*local_, o.values.type, window_size);
+  {
+    const HostView<Bits> values(*local_, local_of(o.values));
+    remap(comm_, values.span(), block(into_total).begin, blocks_of(into_total, comm_.size()), windows,
+          window.data());
+  }
   PermuteOperands l;
-  l.values = from_host(o.values.type, window);
+  l.values = std::move(window).finish();
   l.indices = idx;
   if (w.begin != 0) {  // positions in the window
     const std::vector<std::int32_t> first{static_cast<std::int32_t>(w.begin)};
     Vector operands[2] = {idx, local_->distribute(from_host(Type::Int, first), mine)};
     l.indices = local_->elementwise(vcode::Op::Sub, Type::Int, operands);
   }
-  l.source_segdes = one_segment(window.size());
+  l.source_segdes = one_segment(window_size);
   l.dest_segdes = mine;
   return local_->permute(vcode::Op::BPermute, std::move(l));
-}
-
-// Positions want[rank] of a block-distributed vector of n elements whose block here is `local`:
-// one exchange (remap), downloading no more of the block than others want.
-template <class Bits>
-std::vector<Bits> MpiBackend::ranges_of(const Vector& local, std::size_t n,
-                                        const std::vector<Range>& want) {
-  const Range have = block(n);
-  Range needed{have.end, have.begin};
-  for (const Range& w : want) {
-    const Range part = intersect(have, w);
-    if (part.empty()) continue;
-    needed.begin = std::min(needed.begin, part.begin);
-    needed.end = std::max(needed.end, part.end);
-  }
-  std::vector<Bits> held(needed.end > needed.begin ? needed.size() : 0);
-  if (!held.empty()) local_->download(local, needed.begin - have.begin, held.size(), held.data());
-  return remap(comm_, std::span<const Bits>(held), needed.begin, blocks_of(n, comm_.size()), want);
-}
-
-Vector MpiBackend::place(vcode::Op op, Vector values, Vector at, Vector&& defaults,
-                         std::size_t block_size) {
-  const Type type = values.type;
-  const std::size_t count = values.length.get();
-  PermuteOperands l;
-  l.values = std::move(values);
-  l.indices = std::move(at);
-  l.dest_segdes = one_segment(block_size);
-  if (defaults.storage) {
-    l.defaults = take_local(std::move(defaults));
-  } else if (count == block_size && !vcode::permute_has_flags(op)) {
-    l.source_segdes = l.dest_segdes;
-    return local_->permute(vcode::Op::Permute, std::move(l));
-  } else {
-    l.defaults = with_element_bits(type, [&]<class Bits>() {
-      return local_->distribute(from_host(type, std::vector<Bits>{Bits{0}}), l.dest_segdes);
-    });
-  }
-  l.source_segdes = one_segment(count);
-  return local_->permute(vcode::Op::DPermute, std::move(l));
 }
 
 }  // namespace cvl::mpi

@@ -94,8 +94,9 @@ Vector MpiBackend::rank(vcode::Op op, Vector v, const Segdes& sd) {
     ranks[i] = static_cast<std::int32_t>(offset + i - part[i].segment_start);
   }
   // Every position gets its rank: a plain PERMUTE of what arrives places them.
-  const auto arrived = send_to_owners(comm_, positions, ranks, n);
-  return wrap(place_arrived(vcode::Op::Permute, Type::Int, arrived, Vector{}, n), n);
+  const auto arrived = send_to_owners(comm_, std::span<const std::uint32_t>(positions),
+                                      std::span<const std::int32_t>(ranks), n);
+  return wrap(place_records(arrived, Vector{}, n), n);
 }
 
 }  // namespace cvl::mpi

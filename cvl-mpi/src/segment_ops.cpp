@@ -87,9 +87,10 @@ Vector MpiBackend::extract(Vector v, Vector indices, const Segdes& sd) {
   const auto positions = element_positions("EXTRACT", indices, sd, error);
   const Type type = v.type;
   return with_element_bits(type, [&]<class Bits>() {
-    std::vector<Bits> values(positions.size());
-    fetch(comm_, host<Bits>(local_of(v)), total, positions, values.data(), error);
-    return wrap(from_host(type, values), segments);
+    auto out = HostVector<Bits>::fresh(*local_, type, positions.size());
+    const HostView<Bits> source(*local_, local_of(v));
+    fetch(comm_, source.span(), total, std::span<const std::uint32_t>(positions), out.data(), error);
+    return wrap(std::move(out).finish(), segments);
   });
 }
 
@@ -106,8 +107,9 @@ Vector MpiBackend::replace(Vector v, Vector indices, Vector values, const Segdes
   const auto positions = element_positions("REPLACE", indices, sd, error);
   const Type type = v.type;
   return with_element_bits(type, [&]<class Bits>() {
-    const auto arrived = send_to_owners(comm_, positions, host<Bits>(local_of(values)), total, error);
-    return wrap(place_arrived(vcode::Op::DPermute, type, arrived, std::move(v), total), total);
+    const HostView<Bits> sent(*local_, local_of(values));
+    const auto arrived = send_to_owners(comm_, std::span<const std::uint32_t>(positions), sent.span(), total, error);
+    return wrap(place_records(arrived, std::move(v), total), total);
   });
 }
 

@@ -127,6 +127,7 @@ class CheckingBackend final : public Backend {
   Speculation* speculation() override { return inner_->speculation(); }
   OperationSites* operation_sites() override { return inner_->operation_sites(); }
   DistributedIo* distributed_io() override { return inner_->distributed_io(); }
+  HostMemory* host_memory() override { return inner_->host_memory(); }
 
  private:
   static void require_family(Op op, vcode::Family family) {

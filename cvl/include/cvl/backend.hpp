@@ -131,6 +131,7 @@ class DeviceClock;
 class Speculation;
 class OperationSites;
 class DistributedIo;
+class HostMemory;
 
 class PreparedSuperOp {
  public:
@@ -215,6 +216,7 @@ class Backend {
   virtual Speculation* speculation() { return nullptr; }
   virtual OperationSites* operation_sites() { return nullptr; }
   virtual DistributedIo* distributed_io() { return nullptr; }
+  virtual HostMemory* host_memory() { return nullptr; }
 };
 
 // The device's own clock, for --trace-json: stamp_device_clock(k) queues timestamp k (0, 1 or 2;
@@ -253,6 +255,23 @@ class OperationSites {
  public:
   virtual ~OperationSites() = default;
   virtual void operation_site(std::uint32_t site) = 0;
+};
+
+// Backends whose vectors are this process's own memory (cvl-cpu): a host caller (cvl-mpi, over
+// its local blocks) reads and writes elements in place instead of copying them with download and
+// upload.
+class HostMemory {
+ public:
+  virtual ~HostMemory() = default;
+  // The elements of `v` (host_t<v.type>), computed first where they are pending. Valid while the
+  // caller holds a handle to v's storage and gives that storage to no op.
+  virtual const void* host_elements(const Vector& v) = 0;
+  // A new vector of `length` elements whose memory (`*elements`) the caller writes in full (BOOL
+  // as 0 or 1) before giving the vector to any op.
+  virtual Vector new_host_vector(Type type, std::size_t length, void** elements) = 0;
+  // The elements of `v` to overwrite in place (BOOL as 0 or 1), where the caller's handle is the
+  // only one to its storage; else nullptr.
+  virtual void* writable_elements(Vector& v) = 0;
 };
 
 // Distributed backends (cvl-mpi): every process runs the interpreter over the same program.
