@@ -159,7 +159,7 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
     Bits* const into = target.data();
     scatter(comm_, position_span, values.span(), into_total,
             [into](std::uint32_t at, std::uint32_t count, const Bits* from) {
-              std::memcpy(into + at, from, count * sizeof(Bits));
+              copy_run(into + at, from, count);
             },
             error);
     return wrap(std::move(target).finish(), into_total);

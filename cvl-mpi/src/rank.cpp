@@ -1,5 +1,6 @@
-// RANK_UP / RANK_DOWN: a sample sort of (segment, key, position) over all processes. After it an
-// element's place in the global order, less its segment's start, is its rank; the ranks then go
+// RANK_UP / RANK_DOWN: a sample sort of (segment, key, position) over all processes: each process
+// orders its own items with the local CVL's RANK, the parts cut by splitters are merged where
+// they arrive. After it an element's place in the global order, less its segment's start, is its rank; the ranks then go
 // back to the processes that hold the elements.
 #include <algorithm>
 #include <tuple>
@@ -41,6 +42,27 @@ std::vector<Item> splitters(Communicator& comm, const std::vector<Item>& sorted)
   return out;
 }
 
+// `items` holds sorted runs of the given lengths, one after another: merged into one sorted run,
+// pairs of neighbouring runs at a time.
+void merge_runs(std::vector<Item>& items, std::vector<std::size_t> lengths) {
+  while (lengths.size() > 1) {
+    std::vector<std::size_t> merged;
+    std::size_t begin = 0;
+    for (std::size_t r = 0; r < lengths.size(); r += 2) {
+      if (r + 1 == lengths.size()) {
+        merged.push_back(lengths[r]);
+        break;
+      }
+      const auto first = items.begin() + static_cast<std::ptrdiff_t>(begin);
+      const auto middle = first + static_cast<std::ptrdiff_t>(lengths[r]);
+      std::inplace_merge(first, middle, middle + static_cast<std::ptrdiff_t>(lengths[r + 1]));
+      merged.push_back(lengths[r] + lengths[r + 1]);
+      begin += merged.back();
+    }
+    lengths = std::move(merged);
+  }
+}
+
 }  // namespace
 
 Vector MpiBackend::rank(vcode::Op op, Vector v, const Segdes& sd) {
@@ -51,30 +73,38 @@ Vector MpiBackend::rank(vcode::Op op, Vector v, const Segdes& sd) {
   const DistributedSegdes& d = parts(sd);
   const std::size_t first = block(n).begin;
   const bool down = op == vcode::Op::RankDown;
-  std::vector<Item> items;
-  items.reserve(block(n).size());
-  auto add_items = [&](const auto& values, auto key_of) {
-    std::size_t j = 0;
-    for (std::size_t k = 0; k < d.pieces(); ++k)
-      for (std::int32_t e = 0; e < d.piece_lengths[k]; ++e, ++j) {
-        const std::uint64_t key = key_of(values[j]);
-        items.push_back({static_cast<std::uint32_t>(d.first_segment + k),
-                         static_cast<std::uint32_t>(d.piece_starts[k]), down ? ~key : key,
-                         static_cast<std::uint32_t>(first + j)});
+  // This process's items in order: the local CVL ranks each piece (its keys and ties are these),
+  // and each item goes to its piece's start plus its rank there.
+  const std::size_t m = block(n).size();
+  std::vector<Item> items(m);
+  {
+    const Vector local_ranks = local_->rank(op, local_of(v), d.local);
+    const HostView<std::int32_t> rank_in_piece(*local_, local_ranks);
+    auto add_items = [&](const auto& values, auto key_of) {
+      std::size_t j = 0;
+      for (std::size_t k = 0; k < d.pieces(); ++k) {
+        const std::size_t piece_begin = j;
+        for (std::int32_t e = 0; e < d.piece_lengths[k]; ++e, ++j) {
+          const std::uint64_t key = key_of(values[j]);
+          items[piece_begin + static_cast<std::size_t>(rank_in_piece[j])] = {
+              static_cast<std::uint32_t>(d.first_segment + k),
+              static_cast<std::uint32_t>(d.piece_starts[k]), down ? ~key : key,
+              static_cast<std::uint32_t>(first + j)};
+        }
       }
-  };
-  if (v.type == Type::Int) {
-    add_items(host<std::int32_t>(local_of(v)),
-              [](std::int32_t x) -> std::uint64_t { return cvl_sem::int_rank_key(x); });
-  } else if (v.type == Type::Float) {
-    const bool legacy = float_rank_ == FloatRankOrder::Legacy;
-    add_items(host<double>(local_of(v)), [legacy](double x) -> std::uint64_t {
-      return legacy ? cvl_sem::legacy_float_rank_key(x) : cvl_sem::float_rank_key(x);
-    });
-  } else {
-    throw InternalError("cvl-mpi: RANK of a BOOL vector");
+    };
+    if (v.type == Type::Int) {
+      add_items(HostView<std::int32_t>(*local_, local_of(v)),
+                [](std::int32_t x) -> std::uint64_t { return cvl_sem::int_rank_key(x); });
+    } else if (v.type == Type::Float) {
+      const bool legacy = float_rank_ == FloatRankOrder::Legacy;
+      add_items(HostView<double>(*local_, local_of(v)), [legacy](double x) -> std::uint64_t {
+        return legacy ? cvl_sem::legacy_float_rank_key(x) : cvl_sem::float_rank_key(x);
+      });
+    } else {
+      throw InternalError("cvl-mpi: RANK of a BOOL vector");
+    }
   }
-  std::sort(items.begin(), items.end());
 
   // To the process of the part each item falls in, then sorted there.
   const std::vector<Item> cuts = splitters(comm_, items);
@@ -83,8 +113,9 @@ Vector MpiBackend::rank(vcode::Op op, Vector v, const Segdes& sd) {
     while (q < cuts.size() && cuts[q] < items[i]) ++q;
     ++counts[q];
   }
-  std::vector<Item> part = comm_.alltoallv(items, counts);
-  std::sort(part.begin(), part.end());
+  const std::vector<std::size_t> recv_counts = comm_.exchange_counts(counts);
+  std::vector<Item> part = comm_.alltoallv(items, counts, recv_counts);
+  merge_runs(part, recv_counts);
   const auto offset = static_cast<std::size_t>(comm_.sum_before(static_cast<std::int64_t>(part.size())));
 
   std::vector<std::uint32_t> positions(part.size());
