@@ -134,7 +134,7 @@ Vector MpiBackend::random(Vector bounds, RandomStream& stream) {
   if (comm_.size() == 1)  // the local CVL checks the bounds before drawing, at the same positions
     return wrap(agreed([&] { return local_->random(std::move(local), stream); }), n);
   agreed([&] {
-    const auto b = host<std::int32_t>(local);
+    const HostView<std::int32_t> b(*local_, local);
     for (std::size_t i = 0; i < b.size(); ++i)
       if (b[i] == 0)
         throw Error("RAND: bound 0 at position " + std::to_string(mine.begin + i));

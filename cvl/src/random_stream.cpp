@@ -2,6 +2,8 @@
 #include "cvl/random.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 
 namespace cvl {
 namespace {
@@ -50,12 +52,65 @@ void RandomStream::fill(std::int32_t* out, std::size_t n) {
   for (; done < n; ++done) out[done] = next();  // the last one or two
 }
 
-void RandomStream::discard(std::size_t n) {
-  std::int32_t scratch[kChunk];
-  for (std::size_t m = 0; n > 0; n -= m) {
-    m = std::min(n, kChunk);
-    fill(scratch, m);
+namespace {
+
+// Polynomials of degree < 31 with coefficients mod 2^32, taken modulo the recurrence's
+// characteristic polynomial x^31 - x^28 - 1: x^n mod it gives each sum n steps on as a linear
+// combination of the current 31 (x[i + n] = sum of c[j] x[i + j] where x^n = sum of c[j] x^j).
+using Poly = std::array<std::uint32_t, 31>;
+
+// a(x) b(x) mod the characteristic polynomial.
+Poly times(const Poly& a, const Poly& b) {
+  std::array<std::uint32_t, 61> product{};
+  for (int i = 0; i < 31; ++i)
+    for (int j = 0; j < 31; ++j) product[i + j] += a[i] * b[j];
+  for (int d = 60; d >= 31; --d) {  // x^d = x^(d-3) + x^(d-31)
+    product[d - 3] += product[d];
+    product[d - 31] += product[d];
   }
+  Poly out;
+  std::copy(product.begin(), product.begin() + 31, out.begin());
+  return out;
+}
+
+// x a(x) mod the characteristic polynomial.
+Poly times_x(const Poly& a) {
+  Poly out;
+  out[0] = a[30];
+  for (int j = 1; j < 31; ++j) out[j] = a[j - 1];
+  out[28] += a[30];
+  return out;
+}
+
+}  // namespace
+
+// The sums n steps on from the ring's, from x^n mod the characteristic polynomial (squaring and
+// multiplying: a few thousand operations, where drawing n costs n).
+void RandomStream::discard(std::size_t n) {
+  if (n < 4 * kChunk) {
+    std::int32_t scratch[kChunk];
+    for (std::size_t m = 0; n > 0; n -= m) {
+      m = std::min(n, kChunk);
+      fill(scratch, m);
+    }
+    return;
+  }
+  Poly power{}, x{};
+  power[0] = 1;
+  x[1] = 1;
+  for (std::size_t e = n; e > 0; e >>= 1) {
+    if (e & 1) power = times(power, x);
+    x = times(x, x);
+  }
+  std::uint32_t ring[kDegree];  // the sums, oldest first
+  for (int j = 0; j < kDegree; ++j) ring[j] = static_cast<std::uint32_t>(state_[(front_ + j) % kDegree]);
+  for (int k = 0; k < kDegree; ++k, power = times_x(power)) {  // the sum n + k steps on
+    std::uint32_t sum = 0;
+    for (int j = 0; j < kDegree; ++j) sum += power[j] * ring[j];
+    state_[k] = static_cast<std::int32_t>(sum);
+  }
+  front_ = 0;
+  rear_ = kDegree - 3;
 }
 
 void RandomStream::seed(std::uint32_t seed_value) {
