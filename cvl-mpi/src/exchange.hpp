@@ -5,6 +5,7 @@
 // - send_to_owners: values addressed to positions of a block-distributed vector (scatters).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -188,11 +189,25 @@ void scatter(Communicator& comm, std::span<const std::uint32_t> positions, std::
     std::uint32_t start, length, first;
     int owner;
   };
-  // Built until there are too many for runs to pay (then each position is sent).
+  // Built until there are too many for runs to pay (then each position is sent), unless a first
+  // look shows runs of under 2 on average (a random scatter, where building them until there are
+  // too many would cost a third of a pass).
   std::vector<Run> runs;
   bool by_runs = true;
+  {
+    constexpr std::size_t kLook = 4096;
+    std::size_t seen = 0, starts = 0;
+    std::uint32_t next = kNoPosition;
+    for (std::size_t j = 0; j < std::min(positions.size(), kLook); ++j) {
+      if (positions[j] == kNoPosition) continue;
+      ++seen;
+      starts += positions[j] != next;
+      next = positions[j] + 1;
+    }
+    by_runs = starts * 2 < seen || seen < kLook / 2;
+  }
   std::size_t run_end = 0;  // where the last run's owner's block ends
-  for (std::size_t j = 0; j < positions.size(); ++j) {
+  for (std::size_t j = 0; by_runs && j < positions.size(); ++j) {
     const std::uint32_t at = positions[j];
     if (at == kNoPosition) continue;
     if (!runs.empty()) {
