@@ -70,14 +70,16 @@ Segdes MpiBackend::make_segdes_everywhere(Vector lengths) {
   d->my_starts.assign(starts.begin() + mine.begin, starts.begin() + mine.end);
 
   // Each process owns the segments whose start its block of elements holds (one starting at the
-  // total, empty, belongs to the last): consecutive segments, [owned_from[r], owned_from[r + 1]).
+  // total, empty, belongs to the last): consecutive segments, [owned_from[r], owned_from[r + 1]),
+  // found by a search of the starts (they never fall), since empty blocks come last.
   std::vector<std::size_t> owned_from(p + 1, segments);
-  for (std::size_t i = segments; i-- > 0;) {
-    const auto at = static_cast<std::size_t>(starts[i]);
-    const int owner = at == total ? p - 1 : owner_of(at, total, p);
-    for (int r = owner; r >= 0 && owned_from[r] > i; --r) owned_from[r] = i;
-  }
   owned_from[0] = 0;
+  for (int r = 1; r < p; ++r) {
+    const auto begin = static_cast<std::int64_t>(block_of(total, r, p).begin);
+    owned_from[r] = static_cast<std::size_t>(
+        std::lower_bound(starts.begin(), starts.begin() + static_cast<std::ptrdiff_t>(segments), begin) -
+        starts.begin());
+  }
   d->piece_ranges.resize(p);
   d->owned_ranges.resize(p);
   for (int r = 0; r < p; ++r) {
@@ -160,12 +162,13 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
   std::vector<SegmentRecord> send(d->my_lengths.size());
   std::vector<std::size_t> counts(p, 0);
   std::int64_t start = offset;
+  const Owners owners(total, p);
   for (std::size_t i = 0; i < send.size(); ++i) {
     d->my_starts[i] = start;
     send[i] = {static_cast<std::uint32_t>(mine.begin + i), static_cast<std::uint32_t>(start),
                d->my_lengths[i]};
     const auto at = static_cast<std::size_t>(start);
-    ++counts[at == total ? p - 1 : owner_of(at, total, p)];
+    ++counts[at == total ? p - 1 : owners(at)];
     start += d->my_lengths[i];
   }
   const std::vector<SegmentRecord> starting_here = comm_.alltoallv(send, counts);
