@@ -175,9 +175,15 @@ class CpuBackend final : public Backend, private HostMemory {
     *elements = cpu::elements<std::byte>(v);
     return v;
   }
+  // Unlike an op's reuse (cpu::reusable), pages never touched yet are taken too: the caller
+  // keeps the elements it does not overwrite, which a copy would write in full.
   void* writable_elements(Vector& v) override {
     const cpu::MemoryScope charged(ctx_.memory);
-    return cpu::reusable(v, v.type, v.length) ? cpu::elements<std::byte>(v) : nullptr;
+    if (!v.storage || v.storage.use_count() != 1) return nullptr;
+    auto* buffer = static_cast<cpu::Buffer*>(v.storage.get());
+    std::byte* elements = buffer->bytes();  // a deferred fill is written first
+    buffer->forget_values();
+    return elements;
   }
 
   cpu::Context ctx_;
