@@ -184,6 +184,40 @@ class MpiBackend final : public Backend, private DistributedIo {
                                          const DistributedSegdes& along,
                                          const DistributedSegdes& into);
 
+  // Where the last permute of the general path sent each element, found again while its index,
+  // flags and descriptors live (their storage never changes while it does): a program that
+  // moves a tuple of fields by one index (bh) works out the positions, and a scatter's plan,
+  // once for all of them.
+  struct PermuteRoute {
+    PermuteRoute(vcode::Op op, const PermuteOperands& o, const Segdes& along, const Segdes& into)
+        : op(op), indices(o.indices.storage), flags(o.flags.storage), along(along.storage),
+          into(into.storage) {}
+    bool same(vcode::Op other, const PermuteOperands& o, const Segdes& a, const Segdes& i) const {
+      return other == op && indices.lock() == o.indices.storage && flags.lock() == o.flags.storage &&
+             along.lock() == a.storage && into.lock() == i.storage;
+    }
+    vcode::Op op;
+    std::weak_ptr<Storage> indices, flags, along, into;
+    std::unique_ptr<std::uint32_t[]> positions;
+    std::optional<ScatterPlan> plan;
+  };
+  std::unique_ptr<PermuteRoute> route_;
+  // What the last gather by window (gather_by_window) read, found again while its index lives:
+  // the bounds of this process's reads, its index rebased to them (one vector for every field,
+  // so that the local CVL sees one index again) and the local descriptors.
+  struct GatherWindow {
+    struct Bounds {
+      std::uint64_t begin = 0, end = 0, reads = 0;
+      std::uint32_t bad = 0;
+    };
+    std::weak_ptr<Storage> indices;
+    std::size_t source_length = 0;
+    Bounds bounds;
+    Vector rebased;
+    Segdes along, window_segdes;
+  };
+  std::unique_ptr<GatherWindow> window_;
+
   Communicator comm_;
   std::unique_ptr<Backend> local_;
   FloatRankOrder float_rank_;

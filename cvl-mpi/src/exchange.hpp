@@ -163,37 +163,33 @@ void copy_run(T* to, const T* from, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) to[i] = from[i];
 }
 
-// A scatter of values to the positions of a block-distributed vector of n elements, each value
-// positions[j] (skipped where kNoPosition), written on the process that holds it by
-// place(block_position, count, values): `count` values for the positions from block_position on
-// (of the receiver's block). A process's values are placed in process order, each process's in
-// the order of j, so that where two go to one position the later one stays.
+// How a scatter's values travel (scatter, below): the same for every vector scattered by one
+// index, so that a program that moves a tuple of fields by one index (bh) plans once.
 //
 // Positions often run on by one (NESL's appends and splits): a process whose elements make long
 // runs of consecutive positions (and elements) sends each run as its start and length followed
 // by its values, so that the values alone move; one whose runs are short sends each value's
-// position. One exchange of 8-byte words: for each process, a header (the count, and which of
-// the two follows), the runs or the positions, the values. `error` as fetch's.
-template <class T, class Place>
-void scatter(Communicator& comm, std::span<const std::uint32_t> positions, std::span<const T> values,
-             std::size_t n, Place&& place, const std::optional<std::string>& error = std::nullopt) {
-  static_assert(sizeof(T) <= 8 && 8 % sizeof(T) == 0);
-  constexpr std::size_t kPerWord = 8 / sizeof(T);
-  constexpr std::size_t kLongRun = 3;  // average run length from which runs are sent
-  const int p = comm.size(), me = comm.rank();
-  const Owners owners(n, p);
-  auto words_for = [](std::size_t count, std::size_t per_word) { return (count + per_word - 1) / per_word; };
-
+// position.
+struct ScatterPlan {
   // Runs: consecutive positions of consecutive elements, cut at the blocks' borders.
   struct Run {
     std::uint32_t start, length, first;
     int owner;
   };
-  // Built until there are too many for runs to pay (then each position is sent), unless a first
-  // look shows runs of under 2 on average (a random scatter, where building them until there are
-  // too many would cost a third of a pass).
   std::vector<Run> runs;
   bool by_runs = true;
+  std::vector<std::size_t> counts, value_counts;  // runs or positions, values: per process
+};
+
+inline ScatterPlan plan_scatter(const Communicator& comm, std::span<const std::uint32_t> positions,
+                                std::size_t n) {
+  constexpr std::size_t kLongRun = 3;  // average run length from which runs are sent
+  const int p = comm.size();
+  const Owners owners(n, p);
+  ScatterPlan plan;
+  // Runs are built until there are too many for them to pay (then each position is sent),
+  // unless a first look shows runs of under 2 on average (a random scatter, where building them
+  // until there are too many would cost a third of a pass).
   {
     constexpr std::size_t kLook = 4096;
     std::size_t seen = 0, starts = 0;
@@ -204,35 +200,60 @@ void scatter(Communicator& comm, std::span<const std::uint32_t> positions, std::
       starts += positions[j] != next;
       next = positions[j] + 1;
     }
-    by_runs = starts * 2 < seen || seen < kLook / 2;
+    plan.by_runs = starts * 2 < seen || seen < kLook / 2;
   }
+  std::vector<ScatterPlan::Run>& runs = plan.runs;
   std::size_t run_end = 0;  // where the last run's owner's block ends
-  for (std::size_t j = 0; by_runs && j < positions.size(); ++j) {
+  for (std::size_t j = 0; plan.by_runs && j < positions.size(); ++j) {
     const std::uint32_t at = positions[j];
     if (at == kNoPosition) continue;
     if (!runs.empty()) {
-      Run& last = runs.back();
+      ScatterPlan::Run& last = runs.back();
       if (at == last.start + last.length && j == last.first + last.length && at < run_end) {
         ++last.length;
         continue;
       }
     }
     if (runs.size() * kLongRun >= positions.size()) {
-      by_runs = false;
+      plan.by_runs = false;
       break;
     }
     const int owner = owners(at);
     run_end = block_of(n, owner, p).end;
     runs.push_back({at, 1, static_cast<std::uint32_t>(j), owner});
   }
-  std::vector<std::size_t> counts(p, 0), value_counts(p, 0);
-  if (by_runs) {
-    for (const Run& r : runs) ++counts[r.owner], value_counts[r.owner] += r.length;
+  plan.counts.assign(p, 0);
+  plan.value_counts.assign(p, 0);
+  if (plan.by_runs) {
+    for (const ScatterPlan::Run& r : runs) ++plan.counts[r.owner], plan.value_counts[r.owner] += r.length;
   } else {
+    runs.clear();
     for (const std::uint32_t at : positions)
-      if (at != kNoPosition) ++counts[owners(at)];
-    value_counts = counts;
+      if (at != kNoPosition) ++plan.counts[owners(at)];
+    plan.value_counts = plan.counts;
   }
+  return plan;
+}
+
+// A scatter of values to the positions of a block-distributed vector of n elements, each value
+// positions[j] (skipped where kNoPosition), as `plan` (made of these positions) says, written on
+// the process that holds it by place(block_position, count, values): `count` values for the
+// positions from block_position on (of the receiver's block). A process's values are placed in
+// process order, each process's in the order of j, so that where two go to one position the
+// later one stays. One exchange of 8-byte words: for each process, a header (the count, and
+// whether runs or positions follow), the runs or the positions, the values. `error` as fetch's.
+template <class T, class Place>
+void scatter(Communicator& comm, const ScatterPlan& plan, std::span<const std::uint32_t> positions,
+             std::span<const T> values, std::size_t n, Place&& place,
+             const std::optional<std::string>& error = std::nullopt) {
+  static_assert(sizeof(T) <= 8 && 8 % sizeof(T) == 0);
+  constexpr std::size_t kPerWord = 8 / sizeof(T);
+  const int p = comm.size(), me = comm.rank();
+  const Owners owners(n, p);
+  auto words_for = [](std::size_t count, std::size_t per_word) { return (count + per_word - 1) / per_word; };
+  const bool by_runs = plan.by_runs;
+  const std::vector<std::size_t>& counts = plan.counts;
+  const std::vector<std::size_t>& value_counts = plan.value_counts;
   std::vector<std::size_t> words(p), at_word(p, 0), head(p, 0), value_at(p, 0);
   for (int q = 0; q < p; ++q) {
     words[q] = 1 + (by_runs ? counts[q] : words_for(counts[q], 2)) + words_for(value_counts[q], kPerWord);
@@ -249,7 +270,7 @@ void scatter(Communicator& comm, std::span<const std::uint32_t> positions, std::
     send[at_word[q]] = counts[q] << 1 | (by_runs ? 1 : 0);
   }
   if (by_runs) {
-    for (const Run& r : runs) {
+    for (const ScatterPlan::Run& r : plan.runs) {
       const int q = r.owner;
       send[at_word[q] + 1 + head[q]++] = std::uint64_t{r.start} << 32 | r.length;
       copy_run(values_of(q) + value_at[q], values.data() + r.first, r.length);

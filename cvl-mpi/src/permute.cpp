@@ -94,43 +94,54 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
       return wrap(std::move(*local), result_length);
 
   // Per piece of `along`: where its segment of `into` starts, and how long it is (one exchange).
-  std::vector<std::int64_t> piece_start;
-  std::vector<std::int32_t> piece_length;
-  if (&a == &t) {
-    piece_start = a.piece_starts;
-    piece_length = a.piece_segment_lengths;
-  } else {
+  std::vector<std::int64_t> fetched_start;
+  std::vector<std::int32_t> fetched_length;
+  if (&a != &t) {
     std::vector<SegmentPlace> mine(t.my_starts.size());
     for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = {t.my_starts[i], t.my_lengths[i]};
     const std::vector<SegmentPlace> got = for_pieces(mine, segments, a);
-    piece_start.resize(got.size());
-    piece_length.resize(got.size());
-    for (std::size_t k = 0; k < got.size(); ++k) piece_start[k] = got[k].start, piece_length[k] = got[k].length;
+    fetched_start.resize(got.size());
+    fetched_length.resize(got.size());
+    for (std::size_t k = 0; k < got.size(); ++k) fetched_start[k] = got[k].start, fetched_length[k] = got[k].length;
   }
-  const HostView<std::int32_t> idx(*local_, local_of(o.indices));
-  std::optional<HostView<std::uint8_t>> flags;
-  if (flagged) flags.emplace(*local_, local_of(o.flags));
-  // Each element's global position (kNoPosition where unflagged). An index out of its segment:
-  // the exchange below carries the error to every process.
-  const std::size_t m = idx.size();
-  const auto positions = uninitialized<std::uint32_t>(m);
-  std::size_t j = 0;
-  const std::optional<std::string> error = error_of([&] {
-    for (std::size_t k = 0; k < a.pieces(); ++k) {
-      const std::int64_t start = piece_start[k];
-      const std::int32_t length = piece_length[k];
-      for (std::size_t end = j + static_cast<std::size_t>(a.piece_lengths[k]); j < end; ++j) {
-        positions[j] = kNoPosition;
-        if (flagged && !(*flags)[j]) continue;
-        if (idx[j] < 0 || idx[j] >= length)
-          throw Error(index_fault_message(vcode::spelling(op), idx[j], first_element + j,
-                                          static_cast<std::size_t>(length)));
-        positions[j] = static_cast<std::uint32_t>(start + idx[j]);
+  const std::vector<std::int64_t>& piece_start = &a == &t ? a.piece_starts : fetched_start;
+  const std::vector<std::int32_t>& piece_length = &a == &t ? a.piece_segment_lengths : fetched_length;
+  // Each element's global position (kNoPosition where unflagged), as the last permute by this
+  // index found it, or worked out now. An index out of its segment: the exchange below carries
+  // the error to every process.
+  const std::size_t m = local_of(o.indices).length.get();
+  std::optional<std::string> error;
+  if (!route_ || !route_->same(op, o, along, into)) {
+    route_.reset();
+    auto fresh = std::make_unique<PermuteRoute>(op, o, along, into);
+    fresh->positions = uninitialized<std::uint32_t>(m);
+    std::uint32_t* const positions = fresh->positions.get();
+    const HostView<std::int32_t> idx(*local_, local_of(o.indices));
+    std::optional<HostView<std::uint8_t>> flags;
+    if (flagged) flags.emplace(*local_, local_of(o.flags));
+    std::size_t j = 0;
+    error = error_of([&] {
+      for (std::size_t k = 0; k < a.pieces(); ++k) {
+        const std::int64_t start = piece_start[k];
+        const std::int32_t length = piece_length[k];
+        for (std::size_t end = j + static_cast<std::size_t>(a.piece_lengths[k]); j < end; ++j) {
+          positions[j] = kNoPosition;
+          if (flagged && !(*flags)[j]) continue;
+          if (idx[j] < 0 || idx[j] >= length)
+            throw Error(index_fault_message(vcode::spelling(op), idx[j], first_element + j,
+                                            static_cast<std::size_t>(length)));
+          positions[j] = static_cast<std::uint32_t>(start + idx[j]);
+        }
       }
-    }
-  });
-  std::fill(positions.get() + j, positions.get() + m, kNoPosition);  // after an error
-  const std::span<const std::uint32_t> position_span(positions.get(), m);
+    });
+    std::fill(positions + j, positions + m, kNoPosition);  // after an error
+    route_ = std::move(fresh);
+  }
+  // Dropped after an error, which ends the operation; kept otherwise for the next field.
+  std::unique_ptr<PermuteRoute> failed;
+  if (error) failed = std::move(route_);
+  PermuteRoute& route = failed ? *failed : *route_;
+  const std::span<const std::uint32_t> position_span(route.positions.get(), m);
 
   const Type type = o.values.type;
   return with_element_bits(type, [&]<class Bits>() {
@@ -146,7 +157,7 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
         std::vector<Bits> source(into_total);
         download(o.values, 0, into_total, source.data());
         for (std::size_t i = 0; i < m; ++i)
-          if (positions[i] != kNoPosition) out[i] = source[positions[i]];
+          if (position_span[i] != kNoPosition) out[i] = source[position_span[i]];
       } else {
         const HostView<Bits> values(*local_, local_of(o.values));
         fetch(comm_, values.span(), into_total, position_span, out.data(), error);
@@ -157,7 +168,8 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
     auto target = scatter_target<Bits>(type, std::move(o.defaults), block(into_total).size(),
                                        flagged && !vcode::permute_has_defaults(op));
     Bits* const into = target.data();
-    scatter(comm_, position_span, values.span(), into_total,
+    if (!route.plan) route.plan = plan_scatter(comm_, position_span, into_total);
+    scatter(comm_, *route.plan, position_span, values.span(), into_total,
             [into](std::uint32_t at, std::uint32_t count, const Bits* from) {
               copy_run(into + at, from, count);
             },
@@ -168,34 +180,46 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
 
 // A BPERMUTE of one segment from one segment (bh's slices, and its reads of short sources): each
 // process finds the range of source positions its block of the index reads (one pass over it),
-// the ranges are gathered (one all-gather, which also tells whether
-// any index is outside the source), each process receives the source elements of its range (one
-// exchange) and the local CVL gathers from them. Nothing when an index is bad (the general path
+// the ranges are gathered (one all-gather, which also tells whether any index is outside the
+// source), each process receives the source elements of its range (one exchange) and the local
+// CVL gathers from them. Nothing when an index is bad (the general path
 // reports it), or when some range is so much larger than its block that asking for each
 // position moves fewer bytes (many processes reading all of a long source).
 template <class Bits>
 std::optional<Vector> MpiBackend::gather_by_window(const PermuteOperands& o, std::size_t into_total) {
   const Vector& idx = local_of(o.indices);
   const std::size_t m = idx.length.get();
-  struct Window {
-    std::uint64_t begin = 0, end = 0, reads = 0;
-    std::uint32_t bad = 0;
-  };
-  Window w;
-  w.reads = m;
-  const Segdes mine = one_segment(m);
-  if (m > 0) {
-    const HostView<std::int32_t> at(*local_, idx);
-    std::int32_t lowest = at[0], highest = at[0];
-    for (const std::int32_t i : at.span()) lowest = std::min(lowest, i), highest = std::max(highest, i);
-    if (lowest < 0 || static_cast<std::size_t>(highest) >= into_total) {
-      w.bad = 1;
-    } else {
-      w.begin = static_cast<std::uint64_t>(lowest);
-      w.end = static_cast<std::uint64_t>(highest) + 1;
+  // What this process reads, as the last gather by this index found it (bh reads many fields by
+  // one index), or found now.
+  if (!window_ || window_->indices.lock() != o.indices.storage || window_->source_length != into_total) {
+    window_.reset();
+    auto fresh = std::make_unique<GatherWindow>();
+    fresh->indices = o.indices.storage;
+    fresh->source_length = into_total;
+    GatherWindow::Bounds& w = fresh->bounds;
+    w.reads = m;
+    fresh->rebased = idx;
+    fresh->along = one_segment(m);
+    if (m > 0) {
+      const HostView<std::int32_t> at(*local_, idx);
+      std::int32_t lowest = at[0], highest = at[0];
+      for (const std::int32_t i : at.span()) lowest = std::min(lowest, i), highest = std::max(highest, i);
+      if (lowest < 0 || static_cast<std::size_t>(highest) >= into_total) {
+        w.bad = 1;
+      } else {
+        w.begin = static_cast<std::uint64_t>(lowest);
+        w.end = static_cast<std::uint64_t>(highest) + 1;
+      }
     }
+    if (w.begin != 0) {  // positions in the window
+      const std::vector<std::int32_t> first{static_cast<std::int32_t>(w.begin)};
+      Vector operands[2] = {idx, local_->distribute(from_host(Type::Int, first), fresh->along)};
+      fresh->rebased = local_->elementwise(vcode::Op::Sub, Type::Int, operands);
+    }
+    fresh->window_segdes = one_segment(w.bad ? 0 : w.end - w.begin);
+    window_ = std::move(fresh);
   }
-  const std::vector<Window> all = comm_.allgather(w);
+  const std::vector<GatherWindow::Bounds> all = comm_.allgather(window_->bounds);
   std::vector<Range> windows(all.size());
   for (std::size_t q = 0; q < all.size(); ++q) {
     const std::size_t size = all[q].end - all[q].begin;
@@ -211,14 +235,9 @@ std::optional<Vector> MpiBackend::gather_by_window(const PermuteOperands& o, std
   }
   PermuteOperands l;
   l.values = std::move(window).finish();
-  l.indices = idx;
-  if (w.begin != 0) {  // positions in the window
-    const std::vector<std::int32_t> first{static_cast<std::int32_t>(w.begin)};
-    Vector operands[2] = {idx, local_->distribute(from_host(Type::Int, first), mine)};
-    l.indices = local_->elementwise(vcode::Op::Sub, Type::Int, operands);
-  }
-  l.source_segdes = one_segment(window_size);
-  l.dest_segdes = mine;
+  l.indices = window_->rebased;
+  l.source_segdes = window_->window_segdes;
+  l.dest_segdes = window_->along;
   return local_->permute(vcode::Op::BPermute, std::move(l));
 }
 
