@@ -1,7 +1,7 @@
 // RANK_UP / RANK_DOWN: a sample sort of (segment, key, position) over all processes: each process
 // orders its own items with the local CVL's RANK, the parts cut by splitters are merged where
-// they arrive. After it an element's place in the global order, less its segment's start, is its rank; the ranks then go
-// back to the processes that hold the elements.
+// they arrive. After it an element's place in the global order, less its segment's start, is its
+// rank; the ranks then go back to the processes that hold the elements.
 #include <algorithm>
 #include <tuple>
 
