@@ -182,9 +182,9 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
 // process finds the range of source positions its block of the index reads (one pass over it),
 // the ranges are gathered (one all-gather, which also tells whether any index is outside the
 // source), each process receives the source elements of its range (one exchange) and the local
-// CVL gathers from them. Nothing when an index is bad (the general path
-// reports it), or when some range is so much larger than its block that asking for each
-// position moves fewer bytes (many processes reading all of a long source).
+// CVL gathers from them. Nothing when an index is bad (the general path reports it), or when
+// some range is so much larger than its block that asking for each position moves fewer bytes
+// (many processes reading all of a long source).
 template <class Bits>
 std::optional<Vector> MpiBackend::gather_by_window(const PermuteOperands& o, std::size_t into_total) {
   const Vector& idx = local_of(o.indices);
