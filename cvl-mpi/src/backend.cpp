@@ -124,8 +124,8 @@ Vector MpiBackend::elementwise(vcode::Op op, Type type, std::span<Vector> operan
   return wrap(agreed([&] { return local_->elementwise(op, type, locals); }), n);
 }
 
-// Every process draws the whole sequence, keeping its block's numbers, so the generator's state
-// stays the same everywhere and the numbers are the classic's.
+// Every process skips the stream to its block, draws its block's numbers and skips the rest, so
+// the generator's state stays the same everywhere and the numbers are the classic's.
 Vector MpiBackend::random(Vector bounds, RandomStream& stream) {
   Operation guard(*this);
   const std::size_t n = bounds.length.get();
