@@ -181,6 +181,18 @@ struct ScatterPlan {
   std::vector<std::size_t> counts, value_counts;  // runs or positions, values: per process
 };
 
+// How many of positions[0, limit) go on from `next` one by one (positions[k] == next + k), counted
+// in whole blocks of 8 (a loop the compiler vectorizes): the caller counts the rest.
+inline std::size_t run_goes_on(const std::uint32_t* positions, std::size_t limit, std::uint32_t next) {
+  std::size_t k = 0;
+  for (; k + 8 <= limit; k += 8) {
+    bool all = true;
+    for (std::uint32_t t = 0; t < 8; ++t) all &= positions[k + t] == next + static_cast<std::uint32_t>(k) + t;
+    if (!all) break;
+  }
+  return k;
+}
+
 inline ScatterPlan plan_scatter(const Communicator& comm, std::span<const std::uint32_t> positions,
                                 std::size_t n) {
   constexpr std::size_t kLongRun = 3;  // average run length from which runs are sent
@@ -210,7 +222,11 @@ inline ScatterPlan plan_scatter(const Communicator& comm, std::span<const std::u
     if (!runs.empty()) {
       ScatterPlan::Run& last = runs.back();
       if (at == last.start + last.length && j == last.first + last.length && at < run_end) {
-        ++last.length;
+        // This element, and whole blocks of 8 after it, up to the owner's border.
+        const std::size_t room = std::min<std::size_t>(positions.size() - j, run_end - at);
+        const std::size_t more = 1 + run_goes_on(positions.data() + j + 1, room - 1, at + 1);
+        last.length += static_cast<std::uint32_t>(more);
+        j += more - 1;
         continue;
       }
     }
@@ -240,8 +256,9 @@ inline ScatterPlan plan_scatter(const Communicator& comm, std::span<const std::u
 // the process that holds it by place(block_position, count, values): `count` values for the
 // positions from block_position on (of the receiver's block). A process's values are placed in
 // process order, each process's in the order of j, so that where two go to one position the
-// later one stays. One exchange of 8-byte words: for each process, a header (the count, and
-// whether runs or positions follow), the runs or the positions, the values. `error` as fetch's.
+// later one stays. One exchange of 8-byte words: for each other process, a header (the count,
+// and whether runs or positions follow), the runs or the positions, the values. The values that
+// stay are placed straight from `values`, in their turn. `error` as fetch's.
 template <class T, class Place>
 void scatter(Communicator& comm, const ScatterPlan& plan, std::span<const std::uint32_t> positions,
              std::span<const T> values, std::size_t n, Place&& place,
@@ -256,7 +273,7 @@ void scatter(Communicator& comm, const ScatterPlan& plan, std::span<const std::u
   const std::vector<std::size_t>& value_counts = plan.value_counts;
   std::vector<std::size_t> words(p), at_word(p, 0), head(p, 0), value_at(p, 0);
   for (int q = 0; q < p; ++q) {
-    words[q] = 1 + (by_runs ? counts[q] : words_for(counts[q], 2)) + words_for(value_counts[q], kPerWord);
+    words[q] = q == me ? 1 : 1 + (by_runs ? counts[q] : words_for(counts[q], 2)) + words_for(value_counts[q], kPerWord);
     if (q > 0) at_word[q] = at_word[q - 1] + words[q - 1];
   }
   const auto send = uninitialized<std::uint64_t>(at_word[p - 1] + words[p - 1]);
@@ -265,13 +282,19 @@ void scatter(Communicator& comm, const ScatterPlan& plan, std::span<const std::u
                                 words_for(value_counts[q], kPerWord));
   };
   for (int q = 0; q < p; ++q) {
+    if (q == me) {
+      send[at_word[q]] = 0;
+      continue;
+    }
     send[at_word[q] + words[q] - 1] = 0;  // the padding after the values, if any
     if (!by_runs && counts[q] > 0) send[at_word[q] + words_for(counts[q], 2)] = 0;  // after the positions
     send[at_word[q]] = counts[q] << 1 | (by_runs ? 1 : 0);
   }
+  const auto first = static_cast<std::uint32_t>(block_of(n, me, p).begin);
   if (by_runs) {
     for (const ScatterPlan::Run& r : plan.runs) {
       const int q = r.owner;
+      if (q == me) continue;
       send[at_word[q] + 1 + head[q]++] = std::uint64_t{r.start} << 32 | r.length;
       copy_run(values_of(q) + value_at[q], values.data() + r.first, r.length);
       value_at[q] += r.length;
@@ -281,6 +304,7 @@ void scatter(Communicator& comm, const ScatterPlan& plan, std::span<const std::u
       const std::uint32_t at = positions[j];
       if (at == kNoPosition) continue;
       const int q = owners(at);
+      if (q == me) continue;
       reinterpret_cast<std::uint32_t*>(send.get() + at_word[q] + 1)[head[q]++] = at;
       values_of(q)[value_at[q]++] = values[j];
     }
@@ -289,8 +313,18 @@ void scatter(Communicator& comm, const ScatterPlan& plan, std::span<const std::u
   const auto got = uninitialized<std::uint64_t>(Communicator::sum(recv_words));
   comm.alltoallv(send.get(), words, got.get(), recv_words);
 
-  const auto first = static_cast<std::uint32_t>(block_of(n, me, p).begin);
   for (std::size_t q = 0, word = 0; q < static_cast<std::size_t>(p); word += recv_words[q++]) {
+    if (q == static_cast<std::size_t>(me)) {
+      if (by_runs) {
+        for (const ScatterPlan::Run& r : plan.runs)
+          if (r.owner == me) place(r.start - first, r.length, values.data() + r.first);
+      } else {
+        const std::size_t size = block_of(n, me, p).size();
+        for (std::size_t j = 0; j < positions.size(); ++j)  // kNoPosition - first is past any block
+          if (const std::uint32_t at = positions[j] - first; at < size) place(at, 1, values.data() + j);
+      }
+      continue;
+    }
     const std::size_t count = got[word] >> 1;
     const std::uint64_t* body = got.get() + word + 1;
     if (got[word] & 1) {

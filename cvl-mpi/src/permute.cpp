@@ -17,6 +17,30 @@ struct SegmentPlace {
   std::int32_t length;
 };
 
+// positions[j] = start + idx[j] for j in [lo, hi), kNoPosition where unflagged (`flags` null: every
+// element is flagged); false where some flagged index is outside [0, length). No branch per
+// element: the loop vectorizes.
+bool place_piece(const std::int32_t* idx, const std::uint8_t* flags, std::size_t lo, std::size_t hi,
+                 std::int64_t start, std::uint32_t length, std::uint32_t* positions) {
+  const auto base = static_cast<std::uint32_t>(start);
+  bool bad = false;
+  if (!flags) {
+    for (std::size_t j = lo; j < hi; ++j) {
+      const auto at = static_cast<std::uint32_t>(idx[j]);  // a negative index is huge
+      bad |= at >= length;
+      positions[j] = base + at;
+    }
+  } else {
+    for (std::size_t j = lo; j < hi; ++j) {
+      const auto at = static_cast<std::uint32_t>(idx[j]);
+      const bool used = flags[j] != 0;
+      bad |= used && at >= length;
+      positions[j] = used ? base + at : kNoPosition;
+    }
+  }
+  return !bad;
+}
+
 }  // namespace
 
 // The operands' blocks and the descriptors' local pieces, for the local CVL: copies of the
@@ -122,16 +146,16 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
     std::size_t j = 0;
     error = error_of([&] {
       for (std::size_t k = 0; k < a.pieces(); ++k) {
-        const std::int64_t start = piece_start[k];
-        const std::int32_t length = piece_length[k];
-        for (std::size_t end = j + static_cast<std::size_t>(a.piece_lengths[k]); j < end; ++j) {
-          positions[j] = kNoPosition;
-          if (flagged && !(*flags)[j]) continue;
-          if (idx[j] < 0 || idx[j] >= length)
-            throw Error(index_fault_message(vcode::spelling(op), idx[j], first_element + j,
-                                            static_cast<std::size_t>(length)));
-          positions[j] = static_cast<std::uint32_t>(start + idx[j]);
+        const auto length = static_cast<std::uint32_t>(piece_length[k]);
+        const std::size_t end = j + static_cast<std::size_t>(a.piece_lengths[k]);
+        const std::uint8_t* flag_data = flagged ? flags->span().data() : nullptr;
+        if (!place_piece(idx.span().data(), flag_data, j, end, piece_start[k], length, positions)) {
+          auto good = [&](std::size_t i) { return (flag_data && !flag_data[i]) || static_cast<std::uint32_t>(idx[i]) < length; };
+          while (good(j)) ++j;  // to the first bad index
+          throw Error(index_fault_message(vcode::spelling(op), idx[j], first_element + j,
+                                          static_cast<std::size_t>(length)));
         }
+        j = end;
       }
     });
     std::fill(positions + j, positions + m, kNoPosition);  // after an error
