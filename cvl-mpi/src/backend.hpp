@@ -204,11 +204,13 @@ class MpiBackend final : public Backend, private DistributedIo {
   std::unique_ptr<PermuteRoute> route_;
   // What the last gather by window (gather_by_window) read, found again while its index lives:
   // the bounds of this process's reads, its index rebased to them (one vector for every field,
-  // so that the local CVL sees one index again) and the local descriptors.
+  // so that the local CVL sees one index again) and the local descriptors. Reads that all fall in
+  // this process's own block of the source are rebased to the block, which is then read in place.
   struct GatherWindow {
     struct Bounds {
       std::uint64_t begin = 0, end = 0, reads = 0;
       std::uint32_t bad = 0;
+      std::uint32_t in_block = 0;
     };
     std::weak_ptr<Storage> indices;
     std::size_t source_length = 0;

@@ -19,26 +19,27 @@ struct SegmentPlace {
 
 // positions[j] = start + idx[j] for j in [lo, hi), kNoPosition where unflagged (`flags` null: every
 // element is flagged); false where some flagged index is outside [0, length). No branch per
-// element: the loop vectorizes.
+// element, and flags widened by arithmetic: both loops vectorize.
 bool place_piece(const std::int32_t* idx, const std::uint8_t* flags, std::size_t lo, std::size_t hi,
                  std::int64_t start, std::uint32_t length, std::uint32_t* positions) {
+  static_assert(kNoPosition == UINT32_MAX);
   const auto base = static_cast<std::uint32_t>(start);
-  bool bad = false;
+  std::uint32_t bad = 0;
   if (!flags) {
     for (std::size_t j = lo; j < hi; ++j) {
       const auto at = static_cast<std::uint32_t>(idx[j]);  // a negative index is huge
-      bad |= at >= length;
+      bad |= at >= length ? 1u : 0u;
       positions[j] = base + at;
     }
   } else {
     for (std::size_t j = lo; j < hi; ++j) {
       const auto at = static_cast<std::uint32_t>(idx[j]);
-      const bool used = flags[j] != 0;
-      bad |= used && at >= length;
-      positions[j] = used ? base + at : kNoPosition;
+      const std::uint32_t used = flags[j] != 0 ? 1u : 0u;
+      bad |= used & (at >= length ? 1u : 0u);
+      positions[j] = (base + at) | (used - 1u);  // all ones where unflagged
     }
   }
-  return !bad;
+  return bad == 0;
 }
 
 }  // namespace
@@ -205,10 +206,11 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
 // A BPERMUTE of one segment from one segment (bh's slices, and its reads of short sources): each
 // process finds the range of source positions its block of the index reads (one pass over it),
 // the ranges are gathered (one all-gather, which also tells whether any index is outside the
-// source), each process receives the source elements of its range (one exchange) and the local
-// CVL gathers from them. Nothing when an index is bad (the general path reports it), or when
-// some range is so much larger than its block that asking for each position moves fewer bytes
-// (many processes reading all of a long source).
+// source), each process whose range is not inside its own block of the source receives the
+// source elements of its range (one exchange, none if no process needs one) and the local CVL
+// gathers from them, or from its block in place. Nothing when an index is bad (the general path
+// reports it), or when some range to receive is so much larger than its block that asking for
+// each position moves fewer bytes (many processes reading all of a long source).
 template <class Bits>
 std::optional<Vector> MpiBackend::gather_by_window(const PermuteOperands& o, std::size_t into_total) {
   const Vector& idx = local_of(o.indices);
@@ -235,30 +237,39 @@ std::optional<Vector> MpiBackend::gather_by_window(const PermuteOperands& o, std
         w.end = static_cast<std::uint64_t>(highest) + 1;
       }
     }
-    if (w.begin != 0) {  // positions in the window
-      const std::vector<std::int32_t> first{static_cast<std::int32_t>(w.begin)};
+    const Range own = block(into_total);
+    w.in_block = !w.bad && (m == 0 || (w.begin >= own.begin && w.end <= own.end)) ? 1 : 0;
+    // The index rebased to the window, or to this process's block where the window is in it.
+    const std::uint64_t base = w.in_block ? own.begin : w.begin;
+    if (base != 0 && m > 0) {
+      const std::vector<std::int32_t> first{static_cast<std::int32_t>(base)};
       Vector operands[2] = {idx, local_->distribute(from_host(Type::Int, first), fresh->along)};
       fresh->rebased = local_->elementwise(vcode::Op::Sub, Type::Int, operands);
     }
-    fresh->window_segdes = one_segment(w.bad ? 0 : w.end - w.begin);
+    fresh->window_segdes = one_segment(w.bad ? 0 : w.in_block ? own.size() : w.end - w.begin);
     window_ = std::move(fresh);
   }
   const std::vector<GatherWindow::Bounds> all = comm_.allgather(window_->bounds);
-  std::vector<Range> windows(all.size());
+  std::vector<Range> windows(all.size());  // what each process receives: nothing if in its block
+  bool moves = false;
   for (std::size_t q = 0; q < all.size(); ++q) {
     const std::size_t size = all[q].end - all[q].begin;
-    if (all[q].bad || size * sizeof(Bits) > all[q].reads * (sizeof(Bits) + 4) + 4096) return std::nullopt;
+    if (all[q].bad) return std::nullopt;
+    if (all[q].in_block) continue;
+    if (size * sizeof(Bits) > all[q].reads * (sizeof(Bits) + 4) + 4096) return std::nullopt;
     windows[q] = {all[q].begin, all[q].end};
+    moves = moves || !windows[q].empty();
   }
-  const std::size_t window_size = windows[comm_.rank()].size();
-  auto window = HostVector<Bits>::fresh(*local_, o.values.type, window_size);
-  {
+  std::optional<HostVector<Bits>> window;
+  if (!window_->bounds.in_block)
+    window.emplace(HostVector<Bits>::fresh(*local_, o.values.type, windows[comm_.rank()].size()));
+  if (moves) {
     const HostView<Bits> values(*local_, local_of(o.values));
     remap(comm_, values.span(), block(into_total).begin, blocks_of(into_total, comm_.size()), windows,
-          window.data());
+          window ? window->data() : nullptr);
   }
   PermuteOperands l;
-  l.values = std::move(window).finish();
+  l.values = window ? std::move(*window).finish() : local_of(o.values);
   l.indices = window_->rebased;
   l.source_segdes = window_->window_segdes;
   l.dest_segdes = window_->along;
