@@ -36,7 +36,10 @@ struct MpiPrepared : PreparedSuperOp {
 }  // namespace
 
 MpiBackend::MpiBackend(const BackendOptions& options)
-    : local_(make_cpu_backend(local_options(options))), float_rank_(options.float_rank) {}
+    : local_(make_cpu_backend(local_options(options))),
+      float_rank_(options.float_rank),
+      all_lengths_max_(options.all_lengths_max >= 0 ? static_cast<std::size_t>(options.all_lengths_max)
+                                                    : kAllLengthsMax) {}
 
 Vector MpiBackend::take_local(Vector&& v) {
   auto* d = static_cast<DistributedVector*>(v.storage.get());

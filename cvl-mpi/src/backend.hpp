@@ -223,6 +223,9 @@ class MpiBackend final : public Backend, private DistributedIo {
   Communicator comm_;
   std::unique_ptr<Backend> local_;
   FloatRankOrder float_rank_;
+  // Descriptors of at most this many segments are made from all the lengths on every process.
+  static constexpr std::size_t kAllLengthsMax = std::size_t{1} << 16;
+  std::size_t all_lengths_max_;
   bool failed_alone_ = false;
 };
 

@@ -119,6 +119,13 @@ std::int64_t Communicator::sum_all(std::int64_t value) {
   return out;
 }
 
+void Communicator::min_all(std::vector<std::uint64_t>& values) {
+  ++collectives_;
+  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_UINT64_T, MPI_MIN,
+                MPI_COMM_WORLD);
+  count(size_ - 1, (size_ - 1) * values.size() * sizeof(std::uint64_t));
+}
+
 std::int64_t Communicator::sum_before(std::int64_t value) {
   std::int64_t out = 0;
   ++collectives_;

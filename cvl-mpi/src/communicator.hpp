@@ -91,6 +91,8 @@ class Communicator {
 
   // The sum over processes, and the sum over the processes before this one.
   std::int64_t sum_all(std::int64_t value);
+  // Each element becomes its least over processes (every process passes as many).
+  void min_all(std::vector<std::uint64_t>& values);
   std::int64_t sum_before(std::int64_t value);
 
   // `bytes` on every process becomes process `root`'s.

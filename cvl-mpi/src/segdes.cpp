@@ -1,21 +1,12 @@
 // MAKE_SEGDES: the descriptor seen by segment (the lengths' own blocks) and by element (the
 // pieces of this process's block of elements; handles.hpp).
 #include <algorithm>
+#include <span>
 
 #include "backend.hpp"
 
 namespace cvl::mpi {
 namespace {
-
-// Descriptors of at most this many segments are made from all the lengths on every process.
-constexpr std::size_t kAllLengthsMax = std::size_t{1} << 16;
-
-// A segment as its owner by element learns of it.
-struct SegmentRecord {
-  std::uint32_t id;
-  std::uint32_t start;
-  std::int32_t length;
-};
 
 // What a process tells the others of its block of lengths.
 struct BlockSum {
@@ -23,12 +14,6 @@ struct BlockSum {
   std::int64_t negative_at;  // the first negative length's position, or -1
   std::int32_t negative;
   std::int32_t all_ones;  // every length is 1 (or the block is empty)
-};
-
-// What a process tells the others of the segments whose start its block holds.
-struct LastStart {
-  std::uint64_t count;
-  SegmentRecord last;
 };
 
 // Whether each process owns exactly its block of segments (`owned`: every process's).
@@ -44,7 +29,7 @@ bool owns_segment_blocks(const std::vector<Range>& owned, std::size_t segments) 
 }  // namespace
 
 // Few segments: every process gets all the lengths in one all-gather and works out the rest
-// itself (the general path below makes four collectives).
+// itself (the general path below makes three collectives).
 Segdes MpiBackend::make_segdes_everywhere(Vector lengths) {
   const int p = comm_.size(), me = comm_.rank();
   const std::size_t segments = lengths.length.get();
@@ -117,7 +102,7 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
     Segdes local = agreed([&] { return local_->make_segdes(local_of(lengths)); });
     return solo_segdes(std::move(local), std::move(lengths));
   }
-  if (segments <= kAllLengthsMax) return make_segdes_everywhere(std::move(lengths));
+  if (segments <= all_lengths_max_) return make_segdes_everywhere(std::move(lengths));
   const Range mine = block(segments);
   auto d = std::make_shared<DistributedSegdes>();
   d->my_lengths = host<std::int32_t>(local_of(lengths));
@@ -157,71 +142,64 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
     return Segdes{segments, static_cast<std::size_t>(total), std::move(d)};
   }
 
-  // Each segment goes to the process whose block of elements holds its start.
+  // Where each of this process's segments starts.
   d->my_starts.resize(d->my_lengths.size());
-  std::vector<SegmentRecord> send(d->my_lengths.size());
-  std::vector<std::size_t> counts(p, 0);
-  std::int64_t start = offset;
-  const Owners owners(total, p);
-  for (std::size_t i = 0; i < send.size(); ++i) {
-    d->my_starts[i] = start;
-    send[i] = {static_cast<std::uint32_t>(mine.begin + i), static_cast<std::uint32_t>(start),
-               d->my_lengths[i]};
-    const auto at = static_cast<std::size_t>(start);
-    ++counts[at == total ? p - 1 : owners(at)];
-    start += d->my_lengths[i];
+  for (std::size_t i = 0, start = static_cast<std::size_t>(offset); i < d->my_lengths.size(); ++i) {
+    d->my_starts[i] = static_cast<std::int64_t>(start);
+    start += static_cast<std::size_t>(d->my_lengths[i]);
   }
-  const std::vector<SegmentRecord> starting_here = comm_.alltoallv(send, counts);
-
-  const Range elements = block(total);
-  LastStart last{starting_here.size(), {}};
-  if (!starting_here.empty()) last.last = starting_here.back();
-  const auto all = comm_.allgather(last);
-  // The segment process r's first element continues, if any: the last one starting on the
-  // nearest earlier process that has any, when it reaches past r's first element.
-  auto continued_at = [&](int r) -> const SegmentRecord* {
-    const Range e = block_of(total, r, p);
-    if (e.empty()) return nullptr;
-    for (int q = r - 1; q >= 0; --q) {
-      if (all[q].count == 0) continue;
-      const SegmentRecord& s = all[q].last;
-      return s.start + static_cast<std::size_t>(s.length) > e.begin ? &s : nullptr;
-    }
-    return nullptr;
-  };
-  // Every process's pieces and owned segments, from what all of them were told: the segments
-  // starting in a block are consecutive, the one it continues comes just before them.
+  // Each process r owns the segments whose start its block of elements holds (one starting at the
+  // total, empty, belongs to the last): consecutive segments from the first that starts at or
+  // after r's first element. That one, and where it starts, is the least of each process's own
+  // first such segment (starts never fall): one reduction for every r at once.
+  std::vector<std::uint64_t> first_at(2 * static_cast<std::size_t>(p));  // segment, then its start
+  for (int r = 0; r < p; ++r) {
+    const auto begin = static_cast<std::int64_t>(block_of(total, r, p).begin);
+    const auto i = static_cast<std::size_t>(
+        std::lower_bound(d->my_starts.begin(), d->my_starts.end(), begin) - d->my_starts.begin());
+    const bool here = i < d->my_starts.size();
+    first_at[r] = here ? mine.begin + i : segments;
+    first_at[p + r] = here ? static_cast<std::uint64_t>(d->my_starts[i]) : total;
+  }
+  comm_.min_all(first_at);
+  // A process's first element is inside an earlier segment when no segment starts there.
   d->piece_ranges.resize(p);
   d->owned_ranges.resize(p);
+  std::vector<bool> continued(p);
   for (int r = 0; r < p; ++r) {
-    const SegmentRecord* c = continued_at(r);
-    d->crosses = d->crosses || c != nullptr;
-    const std::size_t count = all[r].count;
-    const std::size_t first = c ? c->id : count > 0 ? all[r].last.id + 1 - count : 0;
-    d->piece_ranges[r] = {first, first + count + (c ? 1 : 0)};
-    d->owned_ranges[r] = {first + (c ? 1 : 0), first + count + (c ? 1 : 0)};
+    const Range e = block_of(total, r, p);
+    const std::size_t lo = r == 0 ? 0 : first_at[r];
+    const std::size_t hi = r + 1 == p ? segments : first_at[r + 1];
+    continued[r] = !e.empty() && lo > 0 && first_at[p + r] != e.begin;
+    d->crosses = d->crosses || continued[r];
+    d->piece_ranges[r] = {continued[r] ? lo - 1 : lo, hi};
+    d->owned_ranges[r] = {lo, hi};
   }
   d->aligned = !d->crosses && owns_segment_blocks(d->owned_ranges, segments);
-  if (const SegmentRecord* s = continued_at(comm_.rank())) {
-    d->continues = true;
-    d->first_segment = s->id;
-    d->piece_lengths.push_back(static_cast<std::int32_t>(
-        std::min<std::size_t>(s->start + static_cast<std::size_t>(s->length), elements.end) -
-        elements.begin));
-    d->piece_starts.push_back(s->start);
-    d->piece_segment_lengths.push_back(s->length);
+
+  // This process's pieces: the lengths of their segments (one exchange, none where every
+  // process's pieces are its block of segments), then where each starts and what of it is here.
+  const int me = comm_.rank();
+  const Range own = d->piece_ranges[me];
+  d->continues = continued[me];
+  d->first_segment = own.size() > 0 ? own.begin : 0;
+  d->piece_segment_lengths.resize(own.size());
+  remap(comm_, std::span<const std::int32_t>(d->my_lengths), mine.begin, blocks_of(segments, p),
+        d->piece_ranges, d->piece_segment_lengths.data());
+  const Range elements = block(total);
+  d->piece_starts.resize(own.size());
+  d->piece_lengths.resize(own.size());
+  // The first owned segment starts at first_at[p + me]; the continued one, just before it.
+  std::int64_t start = static_cast<std::int64_t>(first_at[p + me]) -
+                       (d->continues ? d->piece_segment_lengths[0] : 0);
+  for (std::size_t k = 0; k < own.size(); ++k) {
+    const std::int64_t end = start + d->piece_segment_lengths[k];
+    d->piece_starts[k] = start;
+    d->piece_lengths[k] = static_cast<std::int32_t>(
+        std::min(end, static_cast<std::int64_t>(elements.end)) -
+        std::max(start, static_cast<std::int64_t>(elements.begin)));
+    start = end;
   }
-  if (!d->continues && !starting_here.empty()) d->first_segment = starting_here.front().id;
-  for (const SegmentRecord& s : starting_here) {
-    d->piece_lengths.push_back(static_cast<std::int32_t>(
-        std::min<std::size_t>(s.start + static_cast<std::size_t>(s.length), elements.end) -
-        s.start));
-    d->piece_starts.push_back(s.start);
-    d->piece_segment_lengths.push_back(s.length);
-  }
-  const Range& own = d->piece_ranges[comm_.rank()];
-  if (own.size() != d->pieces() || (own.size() > 0 && own.begin != d->first_segment))
-    throw InternalError("cvl-mpi: the pieces' ranges disagree with the pieces");
   d->local = local_->make_segdes(from_host(Type::Int, d->piece_lengths));
   if (d->local.total.get() != elements.size())
     throw InternalError("cvl-mpi: the pieces do not cover this process's block");

@@ -29,6 +29,13 @@ const std::vector<BackendFactory>& conformance_backends() {
        [](cvl::FloatRankOrder order) {
          return cvl::make_mpi_backend({1, order});
        }},
+      // Every MAKE_SEGDES by the general path, which the default takes from 65,537 segments on.
+      {"mpi threads=1, descriptors from each process's own lengths",
+       [](cvl::FloatRankOrder order) {
+         cvl::BackendOptions options{1, order};
+         options.all_lengths_max = 0;
+         return cvl::make_mpi_backend(options);
+       }},
   };
   return backends;
 }

@@ -82,6 +82,11 @@ struct BackendOptions {
   // cvl-cpu (and cvl-mpi's blocks): huge pages for the vector memory (--huge-pages). The memory is
   // the process's, so the last backend made decides for all. Other backends ignore it.
   HugePages huge_pages = HugePages::Auto;
+  // cvl-mpi: a MAKE_SEGDES of at most this many segments gathers all the lengths on every process
+  // (one collective, work for every segment everywhere); a larger one finds each process's pieces
+  // from its own block of lengths. -1: the backend's default. The tests set 0 to run the
+  // general path on small descriptors. Other backends ignore it.
+  long long all_lengths_max = -1;
 };
 
 // Counters a backend keeps for `vinterp --profile`; cumulative since the backend was made.
