@@ -37,8 +37,9 @@ inline int owner_of(std::size_t i, std::size_t n, int size) {
   return static_cast<int>(extra + (i - wide) / q);
 }
 
-// owner_of for many positions of one vector: with few processes, a count of the block starts at
-// or below the position (no division, no branch); with many, owner_of.
+// owner_of for many positions of one vector: with two processes, one comparison; with a few, a
+// count of the block starts at or below the position (no division, no branch); with many,
+// owner_of.
 class Owners {
  public:
   Owners(std::size_t n, int size) : n_(n), size_(size) {
@@ -47,6 +48,7 @@ class Owners {
     for (int r = size; r < kCompared; ++r) starts_[r - 1] = SIZE_MAX;
   }
   int operator()(std::size_t i) const {
+    if (size_ == 2) return i >= starts_[0] ? 1 : 0;
     if (size_ > kCompared) return owner_of(i, n_, size_);
     int owner = 0;
     for (int r = 0; r < kCompared - 1; ++r) owner += i >= starts_[r] ? 1 : 0;
