@@ -129,6 +129,16 @@ class MpiBackend final : public Backend, private DistributedIo {
                             const DistributedSegdes& d) {
     return remap(comm_, my_block_of_segments, blocks_of(segments, comm_.size()), d.piece_ranges);
   }
+  // The same for a distributed per-segment vector: a local vector of one element per piece, read
+  // from and written to the local CVL's memory.
+  template <class Bits>
+  Vector to_pieces(const Vector& per_segment, std::size_t segments, const DistributedSegdes& d) {
+    auto out = HostVector<Bits>::fresh(*local_, per_segment.type, d.pieces());
+    const HostView<Bits> mine(*local_, local_of(per_segment));
+    remap(comm_, mine.span(), block(segments).begin, blocks_of(segments, comm_.size()), d.piece_ranges,
+          out.data());
+    return std::move(out).finish();
+  }
   // One value per piece (a reduction, PACK's counts): those of the segments this process owns,
   // moved to the segments' own blocks.
   template <class T>

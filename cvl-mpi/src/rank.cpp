@@ -1,7 +1,9 @@
-// RANK_UP / RANK_DOWN: a sample sort of (segment, key, position) over all processes: each process
-// orders its own items with the local CVL's RANK, the parts cut by splitters are merged where
-// they arrive. After it an element's place in the global order, less its segment's start, is its
-// rank; the ranks then go back to the processes that hold the elements.
+// RANK_UP / RANK_DOWN: the local CVL ranks each process's pieces, which is the answer for every
+// segment that lies whole on one process. The segments that cross a border are ranked by a
+// sample sort of (segment, key, position) over all processes: each process orders its items by
+// the local ranks, the parts cut by splitters are merged where they arrive. After it an item's
+// place in the global order, less where its segment's items begin, is its rank; the ranks then
+// go back to the processes that hold the elements.
 #include <algorithm>
 #include <tuple>
 
@@ -13,7 +15,7 @@ namespace {
 
 struct Item {
   std::uint32_t segment;
-  std::uint32_t segment_start;
+  std::uint32_t segment_start;  // where the segment's items begin in the global order
   std::uint64_t key;       // order-preserving (scalar_semantics.hpp), complemented for RANK_DOWN
   std::uint32_t position;  // the element: equal keys keep their order
 
@@ -63,6 +65,14 @@ void merge_runs(std::vector<Item>& items, std::vector<std::size_t> lengths) {
   }
 }
 
+// The segments of this process's pieces that cross a border (at most its first and its last),
+// with their lengths; kNone where there is none.
+struct Crossing {
+  static constexpr std::uint64_t kNone = UINT64_MAX;
+  std::uint64_t segment[2] = {kNone, kNone};
+  std::uint64_t length[2] = {0, 0};
+};
+
 }  // namespace
 
 Vector MpiBackend::rank(vcode::Op op, Vector v, const Segdes& sd) {
@@ -71,26 +81,61 @@ Vector MpiBackend::rank(vcode::Op op, Vector v, const Segdes& sd) {
   if (const DistributedSegdes* a = aligned_parts(sd))  // each segment sorted where it lies
     return wrap(local_->rank(op, take_local(std::move(v)), a->local), n);
   const DistributedSegdes& d = parts(sd);
-  const std::size_t first = block(n).begin;
+  const Range mine = block(n);
   const bool down = op == vcode::Op::RankDown;
-  // This process's items in order: the local CVL ranks each piece (its keys and ties are these),
-  // and each item goes to its piece's start plus its rank there.
-  const std::size_t m = block(n).size();
-  std::vector<Item> items(m);
+  Vector local_ranks = local_->rank(op, local_of(v), d.local);
+  if (!d.crosses) return wrap(std::move(local_ranks), n);  // every segment whole somewhere
+
+  // The pieces that are parts of crossing segments: the first where it continues one, the last
+  // where its segment goes on past this block.
+  std::vector<std::size_t> crossing;
+  if (d.continues) crossing.push_back(0);
+  if (const std::size_t last = d.pieces() - 1;
+      d.pieces() > 0 && (crossing.empty() || last != 0) &&
+      static_cast<std::size_t>(d.piece_starts[last] + d.piece_segment_lengths[last]) > mine.end)
+    crossing.push_back(last);
+  // Every crossing segment and where its items begin in the global order: segment by segment.
+  Crossing here;
+  for (std::size_t c = 0; c < crossing.size(); ++c) {
+    here.segment[c] = d.first_segment + crossing[c];
+    here.length[c] = static_cast<std::uint64_t>(d.piece_segment_lengths[crossing[c]]);
+  }
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> segments_crossing;
+  for (const Crossing& c : comm_.allgather(here))
+    for (int i = 0; i < 2; ++i)
+      if (c.segment[i] != Crossing::kNone) segments_crossing.emplace_back(c.segment[i], c.length[i]);
+  std::sort(segments_crossing.begin(), segments_crossing.end());
+  segments_crossing.erase(std::unique(segments_crossing.begin(), segments_crossing.end()),
+                          segments_crossing.end());
+  auto items_begin = [&](std::uint64_t segment) {
+    std::uint64_t begin = 0;
+    for (const auto& [id, length] : segments_crossing) {
+      if (id == segment) return begin;
+      begin += length;
+    }
+    throw InternalError("cvl-mpi: RANK of a crossing segment that no process named");
+  };
+
+  // This process's items in order: each goes to its piece's place among the items plus its rank
+  // in the piece.
+  std::vector<std::size_t> piece_begin(d.pieces() + 1, 0);  // where each piece's elements begin
+  for (std::size_t k = 0; k < d.pieces(); ++k) piece_begin[k + 1] = piece_begin[k] + d.piece_lengths[k];
+  std::size_t item_count = 0;
+  for (const std::size_t k : crossing) item_count += static_cast<std::size_t>(d.piece_lengths[k]);
+  std::vector<Item> items(item_count);
   {
-    const Vector local_ranks = local_->rank(op, local_of(v), d.local);
     const HostView<std::int32_t> rank_in_piece(*local_, local_ranks);
     auto add_items = [&](const auto& values, auto key_of) {
-      std::size_t j = 0;
-      for (std::size_t k = 0; k < d.pieces(); ++k) {
-        const std::size_t piece_begin = j;
-        for (std::int32_t e = 0; e < d.piece_lengths[k]; ++e, ++j) {
+      std::size_t at = 0;
+      for (const std::size_t k : crossing) {
+        const auto segment = static_cast<std::uint32_t>(d.first_segment + k);
+        const auto segment_start = static_cast<std::uint32_t>(items_begin(segment));
+        for (std::size_t j = piece_begin[k]; j < piece_begin[k + 1]; ++j) {
           const std::uint64_t key = key_of(values[j]);
-          items[piece_begin + static_cast<std::size_t>(rank_in_piece[j])] = {
-              static_cast<std::uint32_t>(d.first_segment + k),
-              static_cast<std::uint32_t>(d.piece_starts[k]), down ? ~key : key,
-              static_cast<std::uint32_t>(first + j)};
+          items[at + static_cast<std::size_t>(rank_in_piece[j])] = {
+              segment, segment_start, down ? ~key : key, static_cast<std::uint32_t>(mine.begin + j)};
         }
+        at += static_cast<std::size_t>(d.piece_lengths[k]);
       }
     };
     if (v.type == Type::Int) {
@@ -124,10 +169,10 @@ Vector MpiBackend::rank(vcode::Op op, Vector v, const Segdes& sd) {
     positions[i] = part[i].position;
     ranks[i] = static_cast<std::int32_t>(offset + i - part[i].segment_start);
   }
-  // Every position gets its rank: a plain PERMUTE of what arrives places them.
+  // Every crossing element gets its rank, written over its rank in the piece.
   const auto arrived = send_to_owners(comm_, std::span<const std::uint32_t>(positions),
                                       std::span<const std::int32_t>(ranks), n);
-  return wrap(place_records(arrived, Vector{}, n), n);
+  return wrap(place_records(arrived, wrap(std::move(local_ranks), n), n), n);
 }
 
 }  // namespace cvl::mpi

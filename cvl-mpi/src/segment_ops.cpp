@@ -5,15 +5,6 @@
 #include "cvl/scalar_semantics.hpp"
 
 namespace cvl::mpi {
-namespace {
-
-// INDEX's per-segment operands, travelling together.
-struct StartStride {
-  std::int32_t start;
-  std::int32_t stride;
-};
-
-}  // namespace
 
 // EXTRACT, REPLACE: where the element each of this process's segments names is, every index
 // checked against its segment. An index out of range leaves no positions and sets `error`, which
@@ -44,9 +35,7 @@ Vector MpiBackend::distribute(Vector values, const Segdes& sd) {
   const DistributedSegdes& d = parts(sd);
   const Type type = values.type;
   return with_element_bits(type, [&]<class Bits>() {
-    const auto mine = host<Bits>(local_of(values));
-    const auto per_piece = for_pieces(mine, sd.segments.get(), d);
-    return wrap(local_->distribute(from_host(type, per_piece), d.local), sd.total.get());
+    return wrap(local_->distribute(to_pieces<Bits>(values, sd.segments.get(), d), d.local), sd.total.get());
   });
 }
 
@@ -59,20 +48,16 @@ Vector MpiBackend::index(Vector starts, Vector strides, const Segdes& sd) {
                 sd.total.get());
   const DistributedSegdes& d = parts(sd);
   const std::size_t segments = sd.segments.get();
-  // Both per-segment operands to the pieces in one exchange.
-  const auto my_starts = host<std::int32_t>(local_of(starts));
-  const auto my_strides = host<std::int32_t>(local_of(strides));
-  std::vector<StartStride> mine(my_starts.size());
-  for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = {my_starts[i], my_strides[i]};
-  const auto both = for_pieces(mine, segments, d);
-  std::vector<std::int32_t> first(both.size()), step(both.size());
-  for (std::size_t k = 0; k < both.size(); ++k) first[k] = both[k].start, step[k] = both[k].stride;
+  Vector first = to_pieces<std::uint32_t>(starts, segments, d);
+  Vector step = to_pieces<std::uint32_t>(strides, segments, d);
   if (d.continues) {
     const auto offset = static_cast<std::uint32_t>(block(sd.total.get()).begin - d.piece_starts[0]);
-    first[0] = cvl_sem::index_value(first[0], step[0], offset);
+    auto changed = HostVector<std::int32_t>::changing(*local_, std::move(first));
+    const HostView<std::int32_t> steps(*local_, step);
+    changed[0] = cvl_sem::index_value(changed[0], steps[0], offset);
+    first = std::move(changed).finish();
   }
-  return wrap(local_->index(from_host(Type::Int, first), from_host(Type::Int, step), d.local),
-              sd.total.get());
+  return wrap(local_->index(std::move(first), std::move(step), d.local), sd.total.get());
 }
 
 // On one process the local CVL's checks report the same positions as the general path's.
