@@ -65,16 +65,10 @@ const DistributedSegdes& MpiBackend::parts(const Segdes& sd) {
   if (!d->host_pieces) {  // aligned, made without them: each segment of the block is one whole piece
     const std::size_t segments = sd.segments.get();
     d->my_lengths = host<std::int32_t>(local_of(d->lengths));
-    d->my_starts.resize(d->my_lengths.size());
-    std::int64_t start = block(sd.total.get()).begin;
-    for (std::size_t i = 0; i < d->my_lengths.size(); ++i) {
-      d->my_starts[i] = start;
-      start += d->my_lengths[i];
-    }
+    d->my_first_start = d->first_piece_start = static_cast<std::int64_t>(block(sd.total.get()).begin);
     d->first_segment = block(segments).begin;
     d->continues = false;
     d->piece_lengths = d->my_lengths;
-    d->piece_starts = d->my_starts;
     d->piece_segment_lengths = d->my_lengths;
     d->piece_ranges = d->owned_ranges = blocks_of(segments, comm_.size());
     d->host_pieces = true;

@@ -39,12 +39,29 @@ struct DistributedSegdes : Storage {
   // On the host, once `host_pieces`:
   mutable bool host_pieces = true;
   mutable std::vector<std::int32_t> my_lengths;   // this process's block of the lengths
-  mutable std::vector<std::int64_t> my_starts;    // and where each of those segments starts
+  mutable std::int64_t my_first_start = 0;        // where the first of those segments starts
   mutable std::size_t first_segment = 0;  // the segment of the first piece
   mutable bool continues = false;
   mutable std::vector<std::int32_t> piece_lengths;          // the pieces, cut at the block's borders
-  mutable std::vector<std::int64_t> piece_starts;           // where each piece's segment starts
   mutable std::vector<std::int32_t> piece_segment_lengths;  // the whole length of each piece's segment
+  mutable std::int64_t first_piece_start = 0;               // where the first piece's segment starts
+
+  // Where each segment of this process's block starts, and each piece's segment: worked out
+  // from the lengths when first asked for (most descriptors are never asked).
+  const std::vector<std::int64_t>& segment_starts() const {
+    if (my_starts.size() != my_lengths.size()) prefix(my_lengths, my_first_start, my_starts);
+    return my_starts;
+  }
+  const std::vector<std::int64_t>& starts_of_pieces() const {
+    if (piece_starts.size() != piece_segment_lengths.size())
+      prefix(piece_segment_lengths, first_piece_start, piece_starts);
+    return piece_starts;
+  }
+  // Both, where they are known already.
+  void set_starts(std::vector<std::int64_t> segments, std::vector<std::int64_t> pieces) const {
+    my_starts = std::move(segments);
+    piece_starts = std::move(pieces);
+  }
   // Every process's pieces, and the segments it owns, as ranges of segment numbers (one per
   // process, so that per-segment values reach the pieces in one exchange with nothing asked).
   mutable std::vector<Range> piece_ranges, owned_ranges;
@@ -52,6 +69,17 @@ struct DistributedSegdes : Storage {
   std::size_t pieces() const { return piece_lengths.size(); }
   // The segments this process owns, as pieces [owned_begin(), pieces()).
   std::size_t owned_begin() const { return continues ? 1 : 0; }
+
+ private:
+  static void prefix(const std::vector<std::int32_t>& lengths, std::int64_t first,
+                     std::vector<std::int64_t>& starts) {
+    starts.resize(lengths.size());
+    for (std::size_t i = 0; i < lengths.size(); ++i) {
+      starts[i] = first;
+      first += lengths[i];
+    }
+  }
+  mutable std::vector<std::int64_t> my_starts, piece_starts;
 };
 
 }  // namespace cvl::mpi

@@ -122,14 +122,15 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
   std::vector<std::int64_t> fetched_start;
   std::vector<std::int32_t> fetched_length;
   if (&a != &t) {
-    std::vector<SegmentPlace> mine(t.my_starts.size());
-    for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = {t.my_starts[i], t.my_lengths[i]};
+    const std::vector<std::int64_t>& starts = t.segment_starts();
+    std::vector<SegmentPlace> mine(starts.size());
+    for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = {starts[i], t.my_lengths[i]};
     const std::vector<SegmentPlace> got = for_pieces(mine, segments, a);
     fetched_start.resize(got.size());
     fetched_length.resize(got.size());
     for (std::size_t k = 0; k < got.size(); ++k) fetched_start[k] = got[k].start, fetched_length[k] = got[k].length;
   }
-  const std::vector<std::int64_t>& piece_start = &a == &t ? a.piece_starts : fetched_start;
+  const std::vector<std::int64_t>& piece_start = &a == &t ? a.starts_of_pieces() : fetched_start;
   const std::vector<std::int32_t>& piece_length = &a == &t ? a.piece_segment_lengths : fetched_length;
   // Each element's global position (kNoPosition where unflagged), as the last permute by this
   // index found it, or worked out now. An index out of its segment: the exchange below carries

@@ -92,7 +92,7 @@ Vector MpiBackend::rank(vcode::Op op, Vector v, const Segdes& sd) {
   if (d.continues) crossing.push_back(0);
   if (const std::size_t last = d.pieces() - 1;
       d.pieces() > 0 && (crossing.empty() || last != 0) &&
-      static_cast<std::size_t>(d.piece_starts[last] + d.piece_segment_lengths[last]) > mine.end)
+      static_cast<std::size_t>(d.starts_of_pieces()[last] + d.piece_segment_lengths[last]) > mine.end)
     crossing.push_back(last);
   // Every crossing segment and where its items begin in the global order: segment by segment.
   Crossing here;

@@ -52,7 +52,9 @@ Segdes MpiBackend::make_segdes_everywhere(Vector lengths) {
   const auto total = static_cast<std::uint64_t>(starts[segments]);
   if (total > kMaxVectorLength) comm_.throw_agreed(vector_too_long_message(total));
   const Range mine = block(segments);
-  d->my_starts.assign(starts.begin() + mine.begin, starts.begin() + mine.end);
+  d->my_first_start = starts[mine.begin];
+  std::vector<std::int64_t> my_starts(starts.begin() + mine.begin, starts.begin() + mine.end);
+  std::vector<std::int64_t> piece_starts;
 
   // Each process owns the segments whose start its block of elements holds (one starting at the
   // total, empty, belongs to the last): consecutive segments, [owned_from[r], owned_from[r + 1]),
@@ -83,10 +85,12 @@ Segdes MpiBackend::make_segdes_everywhere(Vector lengths) {
       const auto start = static_cast<std::size_t>(starts[i]);
       const std::size_t end = std::min<std::size_t>(start + static_cast<std::size_t>(all[i]), e.end);
       d->piece_lengths.push_back(static_cast<std::int32_t>(end - std::max(start, e.begin)));
-      d->piece_starts.push_back(starts[i]);
+      piece_starts.push_back(starts[i]);
       d->piece_segment_lengths.push_back(all[i]);
     }
+    if (!piece_starts.empty()) d->first_piece_start = piece_starts.front();
   }
+  d->set_starts(std::move(my_starts), std::move(piece_starts));
   d->aligned = !d->crosses && owns_segment_blocks(d->owned_ranges, segments);
   d->local = local_->make_segdes(from_host(Type::Int, d->piece_lengths));
   if (d->local.total.get() != block(total).size())
@@ -142,24 +146,24 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
     return Segdes{segments, static_cast<std::size_t>(total), std::move(d)};
   }
 
-  // Where each of this process's segments starts.
-  d->my_starts.resize(d->my_lengths.size());
-  for (std::size_t i = 0, start = static_cast<std::size_t>(offset); i < d->my_lengths.size(); ++i) {
-    d->my_starts[i] = static_cast<std::int64_t>(start);
-    start += static_cast<std::size_t>(d->my_lengths[i]);
-  }
   // Each process r owns the segments whose start its block of elements holds (one starting at the
   // total, empty, belongs to the last): consecutive segments from the first that starts at or
   // after r's first element. That one, and where it starts, is the least of each process's own
-  // first such segment (starts never fall): one reduction for every r at once.
+  // first such segment (starts never fall): one pass over this process's lengths finds its own
+  // for every r (the blocks' first elements rise with r), one reduction the least.
+  d->my_first_start = offset;
   std::vector<std::uint64_t> first_at(2 * static_cast<std::size_t>(p));  // segment, then its start
-  for (int r = 0; r < p; ++r) {
-    const auto begin = static_cast<std::int64_t>(block_of(total, r, p).begin);
-    const auto i = static_cast<std::size_t>(
-        std::lower_bound(d->my_starts.begin(), d->my_starts.end(), begin) - d->my_starts.begin());
-    const bool here = i < d->my_starts.size();
-    first_at[r] = here ? mine.begin + i : segments;
-    first_at[p + r] = here ? static_cast<std::uint64_t>(d->my_starts[i]) : total;
+  {
+    int r = 0;
+    std::int64_t start = offset;
+    for (std::size_t i = 0; i < d->my_lengths.size() && r < p; ++i) {
+      for (; r < p && start >= static_cast<std::int64_t>(block_of(total, r, p).begin); ++r) {
+        first_at[r] = mine.begin + i;
+        first_at[p + r] = static_cast<std::uint64_t>(start);
+      }
+      start += d->my_lengths[i];
+    }
+    for (; r < p; ++r) first_at[r] = segments, first_at[p + r] = total;
   }
   comm_.min_all(first_at);
   // A process's first element is inside an earlier segment when no segment starts there.
@@ -186,19 +190,18 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
   d->piece_segment_lengths.resize(own.size());
   remap(comm_, std::span<const std::int32_t>(d->my_lengths), mine.begin, blocks_of(segments, p),
         d->piece_ranges, d->piece_segment_lengths.data());
+  // The pieces: the whole segments, the first cut where it continues one from before this block,
+  // the last where its segment goes on past it.
   const Range elements = block(total);
-  d->piece_starts.resize(own.size());
-  d->piece_lengths.resize(own.size());
-  // The first owned segment starts at first_at[p + me]; the continued one, just before it.
-  std::int64_t start = static_cast<std::int64_t>(first_at[p + me]) -
-                       (d->continues ? d->piece_segment_lengths[0] : 0);
-  for (std::size_t k = 0; k < own.size(); ++k) {
-    const std::int64_t end = start + d->piece_segment_lengths[k];
-    d->piece_starts[k] = start;
-    d->piece_lengths[k] = static_cast<std::int32_t>(
-        std::min(end, static_cast<std::int64_t>(elements.end)) -
-        std::max(start, static_cast<std::int64_t>(elements.begin)));
-    start = end;
+  d->first_piece_start = static_cast<std::int64_t>(first_at[p + me]) -
+                         (d->continues ? d->piece_segment_lengths[0] : 0);
+  d->piece_lengths = d->piece_segment_lengths;
+  if (!d->piece_lengths.empty()) {
+    std::int64_t end = d->first_piece_start;
+    for (const std::int32_t length : d->piece_segment_lengths) end += length;
+    if (d->continues) d->piece_lengths[0] -= static_cast<std::int32_t>(elements.begin - d->first_piece_start);
+    if (const auto past = end - static_cast<std::int64_t>(elements.end); past > 0)
+      d->piece_lengths.back() -= static_cast<std::int32_t>(past);
   }
   d->local = local_->make_segdes(from_host(Type::Int, d->piece_lengths));
   if (d->local.total.get() != elements.size())

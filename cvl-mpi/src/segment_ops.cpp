@@ -15,13 +15,14 @@ std::vector<std::uint32_t> MpiBackend::element_positions(const char* op, const V
   const DistributedSegdes& d = parts(sd);
   const std::size_t first_segment = block(sd.segments.get()).begin;
   const auto idx = host<std::int32_t>(local_of(indices));
+  const std::vector<std::int64_t>& starts = d.segment_starts();
   std::vector<std::uint32_t> positions(idx.size());
   error = error_of([&] {
     for (std::size_t k = 0; k < idx.size(); ++k) {
       if (idx[k] < 0 || idx[k] >= d.my_lengths[k])
         throw Error(index_fault_message(op, idx[k], first_segment + k,
                                         static_cast<std::size_t>(d.my_lengths[k])));
-      positions[k] = static_cast<std::uint32_t>(d.my_starts[k] + idx[k]);
+      positions[k] = static_cast<std::uint32_t>(starts[k] + idx[k]);
     }
   });
   if (error) positions.clear();
@@ -51,7 +52,7 @@ Vector MpiBackend::index(Vector starts, Vector strides, const Segdes& sd) {
   Vector first = to_pieces<std::uint32_t>(starts, segments, d);
   Vector step = to_pieces<std::uint32_t>(strides, segments, d);
   if (d.continues) {
-    const auto offset = static_cast<std::uint32_t>(block(sd.total.get()).begin - d.piece_starts[0]);
+    const auto offset = static_cast<std::uint32_t>(block(sd.total.get()).begin - d.first_piece_start);
     auto changed = HostVector<std::int32_t>::changing(*local_, std::move(first));
     const HostView<std::int32_t> steps(*local_, step);
     changed[0] = cvl_sem::index_value(changed[0], steps[0], offset);
