@@ -45,20 +45,13 @@ void remap(Communicator& comm, std::span<const T> held, std::size_t held_begin,
   comm.alltoallv(held.data(), send_at, send_counts, out, recv_counts);
 }
 
-// The same, returned.
-template <class T>
-std::vector<T> remap(Communicator& comm, std::span<const T> held, std::size_t held_begin,
-                     const std::vector<Range>& have, const std::vector<Range>& want) {
-  std::vector<T> out(want[comm.rank()].size());
-  remap(comm, held, held_begin, have, want, out.data());
-  return out;
-}
-
-// The same where `mine` holds all of have[rank].
+// The same where `mine` holds all of have[rank], returned.
 template <class T>
 std::vector<T> remap(Communicator& comm, const std::vector<T>& mine, const std::vector<Range>& have,
                      const std::vector<Range>& want) {
-  return remap(comm, std::span<const T>(mine), have[comm.rank()].begin, have, want);
+  std::vector<T> out(want[comm.rank()].size());
+  remap(comm, std::span<const T>(mine), have[comm.rank()].begin, have, want, out.data());
+  return out;
 }
 
 // The same where each process knows only its own ranges (`held` is all of `have`): they are

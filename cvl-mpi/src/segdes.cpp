@@ -154,10 +154,12 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
   d->my_first_start = offset;
   std::vector<std::uint64_t> first_at(2 * static_cast<std::size_t>(p));  // segment, then its start
   {
+    std::vector<std::int64_t> first_element(p);
+    for (int r = 0; r < p; ++r) first_element[r] = static_cast<std::int64_t>(block_of(total, r, p).begin);
     int r = 0;
     std::int64_t start = offset;
     for (std::size_t i = 0; i < d->my_lengths.size() && r < p; ++i) {
-      for (; r < p && start >= static_cast<std::int64_t>(block_of(total, r, p).begin); ++r) {
+      for (; r < p && start >= first_element[r]; ++r) {
         first_at[r] = mine.begin + i;
         first_at[p + r] = static_cast<std::uint64_t>(start);
       }
