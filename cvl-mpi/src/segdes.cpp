@@ -16,6 +16,25 @@ struct BlockSum {
   std::int32_t all_ones;  // every length is 1 (or the block is empty)
 };
 
+// The sum of a block of lengths (which begins at segment `first`), whether all are 1, and its
+// first negative one: one pass with no branch (it vectorizes), a second only to find a negative.
+BlockSum block_sum(const std::vector<std::int32_t>& lengths, std::size_t first) {
+  std::int64_t sum = 0;
+  std::int32_t least = 0, all_ones = 1;
+  for (const std::int32_t length : lengths) {
+    sum += length;
+    least = std::min(least, length);
+    all_ones &= length == 1 ? 1 : 0;
+  }
+  BlockSum out{sum, -1, 0, all_ones};
+  if (least < 0) {
+    const auto negative = std::find_if(lengths.begin(), lengths.end(), [](std::int32_t x) { return x < 0; });
+    out.negative_at = static_cast<std::int64_t>(first) + (negative - lengths.begin());
+    out.negative = *negative;
+  }
+  return out;
+}
+
 // Whether each process owns exactly its block of segments (`owned`: every process's).
 bool owns_segment_blocks(const std::vector<Range>& owned, std::size_t segments) {
   const int p = static_cast<int>(owned.size());
@@ -113,15 +132,7 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
   d->lengths = std::move(lengths);
   // One all-gather tells every process each block's sum and first negative length: the offsets,
   // the total and the error, if any, alike everywhere.
-  BlockSum mine_sum{0, -1, 0, 1};
-  for (std::size_t i = 0; i < d->my_lengths.size(); ++i) {
-    if (d->my_lengths[i] < 0 && mine_sum.negative_at < 0) {
-      mine_sum.negative_at = static_cast<std::int64_t>(mine.begin + i);
-      mine_sum.negative = d->my_lengths[i];
-    }
-    mine_sum.sum += d->my_lengths[i];
-    mine_sum.all_ones &= d->my_lengths[i] == 1 ? 1 : 0;
-  }
+  BlockSum mine_sum = block_sum(d->my_lengths, mine.begin);
   const auto sums = comm_.allgather(mine_sum);
   std::int64_t offset = 0, sum_of_all = 0;
   bool all_ones = true;

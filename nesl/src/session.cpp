@@ -77,7 +77,8 @@ std::set<std::string> mentioned_names(const Program& context, const std::optiona
     case TopLevelForm::Kind::Function: collect_names(form->function.body.get(), names); break;
     case TopLevelForm::Kind::Binding: collect_names(form->binding.value.get(), names); break;
     case TopLevelForm::Kind::Expression: collect_names(form->expression.value.get(), names); break;
-    case TopLevelForm::Kind::Datatype: break;
+    case TopLevelForm::Kind::Datatype:
+    case TopLevelForm::Kind::Setting: break;
   }
   return names;
 }
