@@ -266,7 +266,7 @@ void scatter(Communicator& comm, const ScatterPlan& plan, std::span<const std::u
   const std::vector<std::size_t>& value_counts = plan.value_counts;
   std::vector<std::size_t> words(p), at_word(p, 0), head(p, 0), value_at(p, 0);
   for (int q = 0; q < p; ++q) {
-    words[q] = q == me ? 1 : 1 + (by_runs ? counts[q] : words_for(counts[q], 2)) + words_for(value_counts[q], kPerWord);
+    words[q] = q == me ? 0 : 1 + (by_runs ? counts[q] : words_for(counts[q], 2)) + words_for(value_counts[q], kPerWord);
     if (q > 0) at_word[q] = at_word[q - 1] + words[q - 1];
   }
   const auto send = uninitialized<std::uint64_t>(at_word[p - 1] + words[p - 1]);
@@ -275,15 +275,13 @@ void scatter(Communicator& comm, const ScatterPlan& plan, std::span<const std::u
                                 words_for(value_counts[q], kPerWord));
   };
   for (int q = 0; q < p; ++q) {
-    if (q == me) {
-      send[at_word[q]] = 0;
-      continue;
-    }
+    if (q == me) continue;
     send[at_word[q] + words[q] - 1] = 0;  // the padding after the values, if any
     if (!by_runs && counts[q] > 0) send[at_word[q] + words_for(counts[q], 2)] = 0;  // after the positions
     send[at_word[q]] = counts[q] << 1 | (by_runs ? 1 : 0);
   }
-  const auto first = static_cast<std::uint32_t>(block_of(n, me, p).begin);
+  const Range own = block_of(n, me, p);
+  const auto first = static_cast<std::uint32_t>(own.begin);
   if (by_runs) {
     for (const ScatterPlan::Run& r : plan.runs) {
       const int q = r.owner;
@@ -312,9 +310,8 @@ void scatter(Communicator& comm, const ScatterPlan& plan, std::span<const std::u
         for (const ScatterPlan::Run& r : plan.runs)
           if (r.owner == me) place(r.start - first, r.length, values.data() + r.first);
       } else {
-        const std::size_t size = block_of(n, me, p).size();
         for (std::size_t j = 0; j < positions.size(); ++j)  // kNoPosition - first is past any block
-          if (const std::uint32_t at = positions[j] - first; at < size) place(at, 1, values.data() + j);
+          if (const std::uint32_t at = positions[j] - first; at < own.size()) place(at, 1, values.data() + j);
       }
       continue;
     }

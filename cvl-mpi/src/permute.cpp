@@ -137,6 +137,7 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
   // the error to every process.
   const std::size_t m = local_of(o.indices).length.get();
   std::optional<std::string> error;
+  std::unique_ptr<PermuteRoute> failed;  // a route made for an operation that then failed
   if (!route_ || !route_->same(op, o, along, into)) {
     route_.reset();
     auto fresh = std::make_unique<PermuteRoute>(op, o, along, into);
@@ -145,12 +146,12 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
     const HostView<std::int32_t> idx(*local_, local_of(o.indices));
     std::optional<HostView<std::uint8_t>> flags;
     if (flagged) flags.emplace(*local_, local_of(o.flags));
+    const std::uint8_t* const flag_data = flagged ? flags->span().data() : nullptr;
     std::size_t j = 0;
     error = error_of([&] {
       for (std::size_t k = 0; k < a.pieces(); ++k) {
         const auto length = static_cast<std::uint32_t>(piece_length[k]);
         const std::size_t end = j + static_cast<std::size_t>(a.piece_lengths[k]);
-        const std::uint8_t* flag_data = flagged ? flags->span().data() : nullptr;
         if (!place_piece(idx.span().data(), flag_data, j, end, piece_start[k], length, positions)) {
           auto good = [&](std::size_t i) { return (flag_data && !flag_data[i]) || static_cast<std::uint32_t>(idx[i]) < length; };
           while (good(j)) ++j;  // to the first bad index
@@ -161,11 +162,9 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
       }
     });
     std::fill(positions + j, positions + m, kNoPosition);  // after an error
-    route_ = std::move(fresh);
+    // Kept for the next field; dropped after an error, which ends the operation.
+    (error ? failed : route_) = std::move(fresh);
   }
-  // Dropped after an error, which ends the operation; kept otherwise for the next field.
-  std::unique_ptr<PermuteRoute> failed;
-  if (error) failed = std::move(route_);
   PermuteRoute& route = failed ? *failed : *route_;
   const std::span<const std::uint32_t> position_span(route.positions.get(), m);
 
