@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -164,6 +165,30 @@ class MpiBackend final : public Backend, private DistributedIo {
   static PermuteOperands take_local_operands(vcode::Op op, PermuteOperands&& o);
   template <class Bits>
   std::optional<Vector> gather_by_window(const PermuteOperands& o, std::size_t into_total);
+
+  // Gathers from short sources, and the gathers and permutes of what they read (short_gather.cpp).
+  std::optional<Vector> permute_read_at(vcode::Op op, PermuteOperands& o);
+  std::shared_ptr<const ReplicatedSource> replicated(const Vector& source);
+  Vector read_at(std::shared_ptr<const ReplicatedSource> source, Vector positions);
+  Vector moved_positions(vcode::Op op, const Vector& positions, const PermuteOperands& o);
+  bool indices_within(const Vector& indices, std::size_t length);
+  // The positions moved lately, found again while the positions, the index and the descriptors
+  // live: the fields read at one set of positions and moved by one index move them once.
+  struct MovedPositions {
+    vcode::Op op = vcode::Op::Permute;
+    std::weak_ptr<Storage> positions, indices, source_segdes, dest_segdes, result;
+    std::size_t result_length = 0;
+  };
+  std::array<MovedPositions, 8> moved_;
+  std::size_t next_moved_ = 0;
+  // Indices found within a length lately (or not), found again while they live.
+  struct CheckedIndices {
+    std::weak_ptr<Storage> indices;
+    std::size_t length = 0;
+    bool within = false;
+  };
+  std::array<CheckedIndices, 4> checked_;
+  std::size_t next_checked_ = 0;
   // The block a scatter writes into (of `block_size` elements): the defaults' elements (in place
   // where this handle is their only one), else new ones, zero where `zeroed` (a flagged
   // scatter's unwritten positions) and otherwise each written by the scatter.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "cvl/types.hpp"
@@ -9,10 +10,28 @@
 
 namespace cvl::mpi {
 
+// A short vector whole on every process, for the local CVL to gather from (short_gather.cpp):
+// its elements and a descriptor of one segment of them.
+struct ReplicatedSource {
+  Vector values;
+  Segdes segdes;
+};
+
+// A vector that is a short source read at positions: the source, whole here, and the positions
+// (INT, distributed as the vector is). Gathers and permutes of the vector move the positions.
+struct ReadAt {
+  std::shared_ptr<const ReplicatedSource> source;
+  Vector positions;
+};
+
 // This process's block (layout.hpp) of a vector, as a vector of the local CVL.
 struct DistributedVector : Storage {
   explicit DistributedVector(Vector l) : local(std::move(l)) {}
   Vector local;
+  // Set alike on every process: where the vector is a short source read at positions.
+  std::shared_ptr<const ReadAt> read_at;
+  // The vector whole on this process, once a gather of it as a short source has asked.
+  mutable std::shared_ptr<const ReplicatedSource> whole;
 };
 
 // A segment descriptor of `segments` segments and `total` elements, seen two ways:

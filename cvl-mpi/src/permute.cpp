@@ -105,6 +105,7 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
     const std::size_t length = gather ? along.total.get() : into.total.get();
     return wrap(agreed([&] { return local_->permute(op, take_local_operands(op, std::move(o))); }), length);
   }
+  if (auto read = permute_read_at(op, o)) return std::move(*read);
   const DistributedSegdes& a = parts(along);
   const DistributedSegdes& t = parts(into);
   const std::size_t segments = along.segments.get();

@@ -1,10 +1,12 @@
 // RANK_UP / RANK_DOWN: the local CVL ranks each process's pieces, which is the answer for every
-// segment that lies whole on one process. The segments that cross a border are ranked by a
+// segment that lies whole on one process. The segments that cross a border are ranked by
+// counting where their keys are INT of a narrow range (rank_by_counting), else by a
 // sample sort of (segment, key, position) over all processes: each process orders its items by
 // the local ranks, the parts cut by splitters are merged where they arrive. After it an item's
 // place in the global order, less where its segment's items begin, is its rank; the ranks then
 // go back to the processes that hold the elements.
 #include <algorithm>
+#include <optional>
 #include <tuple>
 
 #include "backend.hpp"
@@ -71,7 +73,76 @@ struct Crossing {
   static constexpr std::uint64_t kNone = UINT64_MAX;
   std::uint64_t segment[2] = {kNone, kNone};
   std::uint64_t length[2] = {0, 0};
+  // The least and greatest INT key of each piece (an empty piece: low > high).
+  std::int64_t low[2] = {INT64_MAX, INT64_MAX};
+  std::int64_t high[2] = {INT64_MIN, INT64_MIN};
 };
+
+// A segment that crosses a border: its number, length, and the range of its INT keys.
+struct CrossingSegment {
+  std::uint64_t segment = 0, length = 0;
+  std::int64_t low = INT64_MAX, high = INT64_MIN;
+  std::size_t keys() const { return low > high ? 0 : static_cast<std::size_t>(high - low + 1); }
+};
+
+// A crossing segment's keys are counted this way when the counts of all of them, on every
+// process, are at most about as many as their items.
+constexpr std::size_t kCountingSlack = std::size_t{1} << 16;
+
+// RANK of INT keys where the crossing segments hold few distinct values (bh ranks body numbers):
+// a counting sort. Each process counts the keys of its crossing pieces, the counts are gathered
+// (one collective), and an element's rank is the number of its segment's items with a lower key
+// (a higher one for RANK_DOWN), plus those with its key on earlier processes, plus those before
+// it in its piece. Every rank is found where its element is: no item moves. Nothing when the
+// keys are too spread; `local_ranks` (the local CVL's ranks of the pieces) is then left as it is.
+std::optional<Vector> rank_by_counting(Communicator& comm, Backend& local, bool down,
+                                       const Vector& keys_local, Vector& local_ranks,
+                                       const std::vector<std::size_t>& crossing,
+                                       const std::vector<std::size_t>& crossing_segment,
+                                       const std::vector<std::size_t>& piece_begin,
+                                       const std::vector<CrossingSegment>& segments) {
+  std::vector<std::size_t> slot_begin;  // each segment's counts, one per key from its lowest
+  std::size_t slots = 0, items = 0;
+  for (const CrossingSegment& s : segments) {
+    slot_begin.push_back(slots);
+    slots += s.keys();
+    items += s.length;
+  }
+  const auto processes = static_cast<std::size_t>(comm.size());
+  if (slots * processes > items + kCountingSlack) return std::nullopt;
+  const HostView<std::int32_t> keys(local, keys_local);
+  auto slot_of = [&](std::size_t c, std::size_t j) {
+    const CrossingSegment& s = segments[crossing_segment[c]];
+    return slot_begin[crossing_segment[c]] + static_cast<std::size_t>(keys[j] - s.low);
+  };
+  std::vector<std::uint32_t> mine(slots, 0);
+  for (std::size_t c = 0; c < crossing.size(); ++c)
+    for (std::size_t j = piece_begin[crossing[c]]; j < piece_begin[crossing[c] + 1]; ++j) ++mine[slot_of(c, j)];
+  std::vector<std::uint32_t> all(slots * processes);
+  comm.allgatherv(mine.data(), std::vector<std::size_t>(processes, slots), all.data());
+  // Where the first item of each key here goes in its segment's order.
+  std::vector<std::uint32_t> next(slots);
+  const auto me = static_cast<std::size_t>(comm.rank());
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    std::uint32_t placed = 0;  // the segment's items of keys before this one in the order
+    const std::size_t count = segments[i].keys();
+    for (std::size_t r = 0; r < count; ++r) {
+      const std::size_t slot = slot_begin[i] + (down ? count - 1 - r : r);
+      std::uint32_t total = 0, before = 0;
+      for (std::size_t q = 0; q < processes; ++q) {
+        total += all[q * slots + slot];
+        if (q < me) before += all[q * slots + slot];
+      }
+      next[slot] = placed + before;
+      placed += total;
+    }
+  }
+  auto ranks = HostVector<std::int32_t>::changing(local, std::move(local_ranks));
+  for (std::size_t c = 0; c < crossing.size(); ++c)
+    for (std::size_t j = piece_begin[crossing[c]]; j < piece_begin[crossing[c] + 1]; ++j)
+      ranks[j] = static_cast<std::int32_t>(next[slot_of(c, j)]++);
+  return std::move(ranks).finish();
+}
 
 }  // namespace
 
@@ -94,32 +165,58 @@ Vector MpiBackend::rank(vcode::Op op, Vector v, const Segdes& sd) {
       d.pieces() > 0 && (crossing.empty() || last != 0) &&
       static_cast<std::size_t>(d.starts_of_pieces()[last] + d.piece_segment_lengths[last]) > mine.end)
     crossing.push_back(last);
-  // Every crossing segment and where its items begin in the global order: segment by segment.
+  std::vector<std::size_t> piece_begin(d.pieces() + 1, 0);  // where each piece's elements begin
+  for (std::size_t k = 0; k < d.pieces(); ++k) piece_begin[k + 1] = piece_begin[k] + d.piece_lengths[k];
+  // Every crossing segment, in order, with its length and (INT) the range of its keys.
   Crossing here;
   for (std::size_t c = 0; c < crossing.size(); ++c) {
     here.segment[c] = d.first_segment + crossing[c];
     here.length[c] = static_cast<std::uint64_t>(d.piece_segment_lengths[crossing[c]]);
+    if (v.type == Type::Int) {
+      const HostView<std::int32_t> keys(*local_, local_of(v));
+      for (std::size_t j = piece_begin[crossing[c]]; j < piece_begin[crossing[c] + 1]; ++j) {
+        here.low[c] = std::min<std::int64_t>(here.low[c], keys[j]);
+        here.high[c] = std::max<std::int64_t>(here.high[c], keys[j]);
+      }
+    }
   }
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> segments_crossing;
+  std::vector<CrossingSegment> segments_crossing;
   for (const Crossing& c : comm_.allgather(here))
     for (int i = 0; i < 2; ++i)
-      if (c.segment[i] != Crossing::kNone) segments_crossing.emplace_back(c.segment[i], c.length[i]);
-  std::sort(segments_crossing.begin(), segments_crossing.end());
-  segments_crossing.erase(std::unique(segments_crossing.begin(), segments_crossing.end()),
-                          segments_crossing.end());
+      if (c.segment[i] != Crossing::kNone)
+        segments_crossing.push_back({c.segment[i], c.length[i], c.low[i], c.high[i]});
+  std::sort(segments_crossing.begin(), segments_crossing.end(),
+            [](const CrossingSegment& a, const CrossingSegment& b) { return a.segment < b.segment; });
+  std::vector<CrossingSegment> merged;
+  for (const CrossingSegment& c : segments_crossing) {
+    if (merged.empty() || merged.back().segment != c.segment) {
+      merged.push_back(c);
+      continue;
+    }
+    merged.back().low = std::min(merged.back().low, c.low);
+    merged.back().high = std::max(merged.back().high, c.high);
+  }
+  segments_crossing = std::move(merged);
+  auto crossing_index = [&](std::uint64_t segment) {
+    for (std::size_t i = 0; i < segments_crossing.size(); ++i)
+      if (segments_crossing[i].segment == segment) return i;
+    throw InternalError("cvl-mpi: RANK of a crossing segment that no process named");
+  };
+  if (v.type == Type::Int) {
+    std::vector<std::size_t> crossing_segment;  // of each crossing piece
+    for (const std::size_t k : crossing) crossing_segment.push_back(crossing_index(d.first_segment + k));
+    if (auto counted = rank_by_counting(comm_, *local_, down, local_of(v), local_ranks, crossing,
+                                        crossing_segment, piece_begin, segments_crossing))
+      return wrap(std::move(*counted), n);
+  }
   auto items_begin = [&](std::uint64_t segment) {
     std::uint64_t begin = 0;
-    for (const auto& [id, length] : segments_crossing) {
-      if (id == segment) return begin;
-      begin += length;
-    }
-    throw InternalError("cvl-mpi: RANK of a crossing segment that no process named");
+    for (std::size_t i = 0; i < crossing_index(segment); ++i) begin += segments_crossing[i].length;
+    return begin;
   };
 
   // This process's items in order: each goes to its piece's place among the items plus its rank
   // in the piece.
-  std::vector<std::size_t> piece_begin(d.pieces() + 1, 0);  // where each piece's elements begin
-  for (std::size_t k = 0; k < d.pieces(); ++k) piece_begin[k + 1] = piece_begin[k] + d.piece_lengths[k];
   std::size_t item_count = 0;
   for (const std::size_t k : crossing) item_count += static_cast<std::size_t>(d.piece_lengths[k]);
   std::vector<Item> items(item_count);

@@ -21,6 +21,13 @@ const std::vector<BackendFactory>& conformance_backends() {
        [](cvl::FloatRankOrder order) {
          return cvl::make_cpu_backend({3, order});
        }},
+      // elementwise results and gathers left pending until read (vinterp's default)
+      {"cpu threads=1, pending results",
+       [](cvl::FloatRankOrder order) {
+         cvl::BackendOptions options{1, order};
+         options.lazy_elementwise = true;
+         return cvl::make_cpu_backend(options);
+       }},
       {"cpu threads=2 --math fast",
        [](cvl::FloatRankOrder order) {
          cvl::BackendOptions options{2, order};

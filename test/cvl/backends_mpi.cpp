@@ -36,6 +36,13 @@ const std::vector<BackendFactory>& conformance_backends() {
          options.all_lengths_max = 0;
          return cvl::make_mpi_backend(options);
        }},
+      // Each block's elementwise results and gathers left pending until read (vinterp's default).
+      {"mpi threads=1, pending results",
+       [](cvl::FloatRankOrder order) {
+         cvl::BackendOptions options{1, order};
+         options.lazy_elementwise = true;
+         return cvl::make_mpi_backend(options);
+       }},
   };
   return backends;
 }

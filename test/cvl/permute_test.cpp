@@ -412,3 +412,105 @@ TEST_CASE("permutes: many fields by one index handle", "[permute][runs]") {
 }
 
 }  // namespace cvl_test
+
+namespace cvl_test {
+
+// bh's pattern: the fields of a short source (its tree) read at one long index, then moved
+// together by one index (its split), sliced, and read by an elementwise op. A backend may keep
+// such a field as its source and positions and move only the positions (cvl-mpi, cvl-cpu).
+TEST_CASE("permutes: fields of a short source read at one index and moved together", "[permute][runs]") {
+  CVL_BACKEND(b);
+  std::mt19937_64 rng(17);
+  const std::size_t source_length = 3001, n = 40013, m = 30011;
+  Ints reads(n), shuffled(n), other(n), slice(m), reversed(m), crowded(n);
+  for (auto& r : reads) r = static_cast<std::int32_t>(rng() % source_length);
+  std::iota(shuffled.begin(), shuffled.end(), 0);
+  std::shuffle(shuffled.begin(), shuffled.end(), rng);
+  other = shuffled;
+  std::shuffle(other.begin(), other.end(), rng);
+  for (std::size_t j = 0; j < m; ++j) slice[j] = static_cast<std::int32_t>(j + 1000);
+  for (std::size_t j = 0; j < m; ++j) reversed[j] = static_cast<std::int32_t>(m - 1 - j);
+  // Not a permutation: some positions written twice (the later source wins), some never.
+  for (std::size_t j = 0; j < n; ++j) crowded[j] = static_cast<std::int32_t>((j * 3) % (n - 7));
+  const Ints short_long{static_cast<std::int32_t>(source_length)}, n_long{static_cast<std::int32_t>(n)},
+      m_long{static_cast<std::int32_t>(m)};
+  const cvl::Segdes source_sd = segdes(b, short_long), whole = segdes(b, n_long), sliced_sd = segdes(b, m_long);
+  const cvl::Vector at = ints(b, reads), by = ints(b, shuffled), by_other = ints(b, other), slice_index = ints(b, slice),
+                    backwards = ints(b, reversed), crowd = ints(b, crowded);
+  auto permute = [&](Op op, const cvl::Vector& v, const cvl::Vector& idx, const cvl::Segdes& source,
+                     const cvl::Segdes& dest) {
+    cvl::PermuteOperands o;
+    o.values = v;
+    o.indices = idx;
+    o.source_segdes = source;
+    if (op != Op::Permute) o.dest_segdes = dest;
+    return b.permute(op, std::move(o));
+  };
+  for (int field = 0; field < 3; ++field) {
+    for (Type t : kTypes) {
+      INFO("field " << field << ", " << cvl::type_name(t));
+      const HostVector source = random_vector(t, source_length, rng);
+      const cvl::Vector gathered = permute(Op::BPermute, upload(b, source), at, source_sd, whole);
+      {  // freed memory full of positions far outside the source, for the next vector to reuse
+        const cvl::Vector junk = ints(b, Ints(n, INT32_MAX));
+        std::vector<cvl::Vector> operands{junk, junk};
+        download(b, b.elementwise(Op::Add, Type::Int, operands));
+      }
+      const cvl::Vector crowded_vector = permute(Op::Permute, gathered, crowd, whole, whole);
+      const cvl::Vector moved = permute(Op::Permute, gathered, by, whole, whole);
+      const cvl::Vector moved_otherwise = permute(Op::Permute, gathered, by_other, whole, whole);
+      const cvl::Vector sliced = permute(Op::BPermute, moved, slice_index, whole, sliced_sd);
+      const cvl::Vector again = permute(Op::BPermute, sliced, backwards, sliced_sd, sliced_sd);
+      const HostVector want_gathered = model_gather(source, reads, nullptr, short_long, n_long);
+      const HostVector want_moved = expected_permute(want_gathered, shuffled);
+      const HostVector want_sliced = model_gather(want_moved, slice, nullptr, n_long, m_long);
+      check_equal(download(b, moved), want_moved);
+      check_equal(download(b, moved_otherwise), expected_permute(want_gathered, other));
+      check_equal(download(b, sliced), want_sliced);
+      check_equal(download(b, again), model_gather(want_sliced, reversed, nullptr, m_long, m_long));
+      check_equal(download(b, gathered), want_gathered);
+      if (t != Type::Bool) {
+        std::vector<cvl::Vector> operands{moved, moved};
+        HostVector want_sum = want_moved;
+        for (auto& x : want_sum.i) x += x;
+        for (auto& x : want_sum.f) x += x;
+        check_equal(download(b, b.elementwise(Op::Add, t, operands)), want_sum);
+      }
+      // The unwritten positions of a PERMUTE that is not a permutation are unspecified: only the
+      // written ones are compared.
+      const HostVector crowded_out = download(b, crowded_vector);
+      HostVector want_crowded = zeros(t, n);
+      model_scatter(want_crowded, want_gathered, crowded, nullptr, n_long, n_long);
+      std::vector<bool> written(n, false);
+      for (auto c : crowded) written[static_cast<std::size_t>(c)] = true;
+      HostVector got_written = zeros(t, 0), want_written = zeros(t, 0);
+      for (std::size_t j = 0; j < n; ++j) {
+        if (!written[j]) continue;
+        got_written.i.resize(t == Type::Int ? got_written.i.size() + 1 : 0);
+        got_written.f.resize(t == Type::Float ? got_written.f.size() + 1 : 0);
+        got_written.b.resize(t == Type::Bool ? got_written.b.size() + 1 : 0);
+        want_written.i.resize(got_written.i.size());
+        want_written.f.resize(got_written.f.size());
+        want_written.b.resize(got_written.b.size());
+        const std::size_t at = got_written.i.size() + got_written.f.size() + got_written.b.size() - 1;
+        copy_element(got_written, at, crowded_out, j);
+        copy_element(want_written, at, want_crowded, j);
+      }
+      check_equal(got_written, want_written);
+    }
+  }
+  // A bad index, reading the short source and moving what was read, is reported where it is.
+  Ints bad = reads;
+  bad[n - 5] = static_cast<std::int32_t>(source_length);
+  const HostVector source = random_vector(Type::Float, source_length, rng);
+  CHECK_THROWS_WITH(permute(Op::BPermute, upload(b, source), ints(b, bad), source_sd, whole),
+                    "BPERMUTE: index 3001 at position 40008 is outside its segment of length 3001");
+  const cvl::Vector gathered = permute(Op::BPermute, upload(b, source), at, source_sd, whole);
+  Ints bad_move = shuffled;
+  bad_move[n - 3] = -2;
+  CHECK_THROWS_WITH(permute(Op::Permute, gathered, ints(b, bad_move), whole, whole),
+                    "PERMUTE: index -2 at position 40010 is outside its segment of length 40013");
+  check_equal(download(b, gathered), model_gather(source, reads, nullptr, short_long, n_long));
+}
+
+}  // namespace cvl_test

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "cvl/op_dispatch.hpp"
+#include "families/families.hpp"
 #include "pending/lazy_elementwise.hpp"
 
 namespace cvl::cpu {
@@ -114,12 +115,18 @@ std::optional<Vector> composed_gather(const Context& ctx, Op op, PermuteOperands
                       SeenSegments(operands.dest_segdes),
                       {},
                       0};
+    // A gather writes every position; a PERMUTE by an index that is not a permutation leaves
+    // some unwritten (their values are unspecified, but no source is to be read at them): then
+    // the values move instead, by the index kept for them.
+    const bool writes_all = op == Op::BPermute;
     PermuteOperands inner;
     inner.values = gathered->positions;
-    inner.indices = std::move(operands.indices);
+    inner.indices = writes_all ? std::move(operands.indices) : operands.indices;
     inner.source_segdes = operands.source_segdes;
     inner.dest_segdes = operands.dest_segdes;
     positions = permute(ctx, op, std::move(inner));
+    if (!writes_all && !check_indices_below(ctx.par, *positions, gathered->source.length))
+      return std::nullopt;
     elements<std::byte>(*positions);  // written once, read by every field moved by this index
     entry.result = Seen::of(*positions);
     entry.result_length = positions->length;
