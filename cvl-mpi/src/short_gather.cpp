@@ -18,6 +18,17 @@ namespace {
 // A source at most this long is copied whole to every process (512 KiB of FLOAT).
 constexpr std::size_t kShortSource = std::size_t{1} << 16;
 
+// The largest of idx[0, n) read as unsigned (a negative index is huge): AVX2 has the unsigned
+// maximum that the portable loop lacks.
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+std::uint32_t largest_unsigned(const std::int32_t* idx, std::size_t n) {
+  std::uint32_t largest = 0;
+  for (std::size_t j = 0; j < n; ++j) largest = std::max(largest, static_cast<std::uint32_t>(idx[j]));
+  return largest;
+}
+
 }  // namespace
 
 std::optional<Vector> MpiBackend::permute_read_at(vcode::Op op, PermuteOperands& o) {
@@ -27,9 +38,11 @@ std::optional<Vector> MpiBackend::permute_read_at(vcode::Op op, PermuteOperands&
   if (values->read_at) {
     const std::shared_ptr<const ReadAt> read = values->read_at;
     Vector positions = moved_positions(op, read->positions, o);
-    // A PERMUTE by an index that is not a permutation leaves positions unwritten (their values
-    // are unspecified, but must not be read from anywhere): then the values move instead.
-    if (!indices_within(positions, read->source->values.length.get())) return std::nullopt;
+    // A gather writes every position; a PERMUTE by an index that is not a permutation leaves
+    // some unwritten (their values are unspecified, but no source is to be read at them): then
+    // the values move instead.
+    if (op == vcode::Op::Permute && !indices_within(positions, read->source->values.length.get()))
+      return std::nullopt;
     o.values = {};
     return read_at(read->source, std::move(positions));
   }
@@ -97,9 +110,7 @@ bool MpiBackend::indices_within(const Vector& indices, std::size_t length) {
   bool outside = false;
   {
     const HostView<std::int32_t> idx(*local_, local_of(indices));
-    std::uint32_t largest = 0;  // a negative index is huge
-    for (const std::int32_t i : idx.span()) largest = std::max(largest, static_cast<std::uint32_t>(i));
-    outside = idx.size() > 0 && largest >= length;
+    outside = idx.size() > 0 && largest_unsigned(idx.span().data(), idx.size()) >= length;
   }
   const bool within = comm_.sum_all(outside ? 1 : 0) == 0;
   checked_[next_checked_] = {indices.storage, length, within};
