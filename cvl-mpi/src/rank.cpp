@@ -172,13 +172,14 @@ Vector MpiBackend::rank(vcode::Op op, Vector v, const Segdes& sd) {
   for (std::size_t c = 0; c < crossing.size(); ++c) {
     here.segment[c] = d.first_segment + crossing[c];
     here.length[c] = static_cast<std::uint64_t>(d.piece_segment_lengths[crossing[c]]);
-    if (v.type == Type::Int) {
-      const HostView<std::int32_t> keys(*local_, local_of(v));
+  }
+  if (v.type == Type::Int && !crossing.empty()) {
+    const HostView<std::int32_t> keys(*local_, local_of(v));
+    for (std::size_t c = 0; c < crossing.size(); ++c)
       for (std::size_t j = piece_begin[crossing[c]]; j < piece_begin[crossing[c] + 1]; ++j) {
         here.low[c] = std::min<std::int64_t>(here.low[c], keys[j]);
         here.high[c] = std::max<std::int64_t>(here.high[c], keys[j]);
       }
-    }
   }
   std::vector<CrossingSegment> segments_crossing;
   for (const Crossing& c : comm_.allgather(here))
