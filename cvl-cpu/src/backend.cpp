@@ -186,6 +186,13 @@ class CpuBackend final : public Backend, private HostMemory {
     return elements;
   }
 
+  bool indices_below(const Vector& indices, std::size_t length) override {
+    const cpu::MemoryScope charged(ctx_.memory);
+    if (const std::optional<std::uint32_t> known = cpu::indices_below(indices); known && *known <= length)
+      return true;
+    return cpu::check_indices_below(ctx_.par, indices, length).has_value();
+  }
+
   cpu::Context ctx_;
   std::uint64_t fused_plans_ = 0;
 };

@@ -6,7 +6,6 @@
 // place in the global order, less where its segment's items begin, is its rank; the ranks then
 // go back to the processes that hold the elements.
 #include <algorithm>
-#include <optional>
 #include <tuple>
 
 #include "backend.hpp"
@@ -85,31 +84,35 @@ struct CrossingSegment {
   std::size_t keys() const { return low > high ? 0 : static_cast<std::size_t>(high - low + 1); }
 };
 
-// A crossing segment's keys are counted this way when the counts of all of them, on every
-// process, are at most about as many as their items.
+// Crossing segments' keys are counted when the counts of all of them, on every process, are at
+// most about as many as their items.
 constexpr std::size_t kCountingSlack = std::size_t{1} << 16;
+
+bool counting_pays(const std::vector<CrossingSegment>& segments, int processes) {
+  std::size_t slots = 0, items = 0;
+  for (const CrossingSegment& s : segments) slots += s.keys(), items += s.length;
+  return slots * static_cast<std::size_t>(processes) <= items + kCountingSlack;
+}
 
 // RANK of INT keys where the crossing segments hold few distinct values (bh ranks body numbers):
 // a counting sort. Each process counts the keys of its crossing pieces, the counts are gathered
 // (one collective), and an element's rank is the number of its segment's items with a lower key
 // (a higher one for RANK_DOWN), plus those with its key on earlier processes, plus those before
-// it in its piece. Every rank is found where its element is: no item moves. Nothing when the
-// keys are too spread; `local_ranks` (the local CVL's ranks of the pieces) is then left as it is.
-std::optional<Vector> rank_by_counting(Communicator& comm, Backend& local, bool down,
-                                       const Vector& keys_local, Vector& local_ranks,
-                                       const std::vector<std::size_t>& crossing,
-                                       const std::vector<std::size_t>& crossing_segment,
-                                       const std::vector<std::size_t>& piece_begin,
-                                       const std::vector<CrossingSegment>& segments) {
+// it in its piece. Every rank is found where its element is: no item moves. The ranks are
+// written over `local_ranks` (the local CVL's ranks of the pieces, right for the whole ones), or
+// into a new vector where it is empty (every piece crosses).
+Vector rank_by_counting(Communicator& comm, Backend& local, bool down, const Vector& keys_local,
+                        Vector local_ranks, const std::vector<std::size_t>& crossing,
+                        const std::vector<std::size_t>& crossing_segment,
+                        const std::vector<std::size_t>& piece_begin,
+                        const std::vector<CrossingSegment>& segments) {
   std::vector<std::size_t> slot_begin;  // each segment's counts, one per key from its lowest
-  std::size_t slots = 0, items = 0;
+  std::size_t slots = 0;
   for (const CrossingSegment& s : segments) {
     slot_begin.push_back(slots);
     slots += s.keys();
-    items += s.length;
   }
   const auto processes = static_cast<std::size_t>(comm.size());
-  if (slots * processes > items + kCountingSlack) return std::nullopt;
   const HostView<std::int32_t> keys(local, keys_local);
   auto slot_of = [&](std::size_t c, std::size_t j) {
     const CrossingSegment& s = segments[crossing_segment[c]];
@@ -137,7 +140,8 @@ std::optional<Vector> rank_by_counting(Communicator& comm, Backend& local, bool 
       placed += total;
     }
   }
-  auto ranks = HostVector<std::int32_t>::changing(local, std::move(local_ranks));
+  auto ranks = local_ranks.storage ? HostVector<std::int32_t>::changing(local, std::move(local_ranks))
+                                   : HostVector<std::int32_t>::fresh(local, Type::Int, keys.size());
   for (std::size_t c = 0; c < crossing.size(); ++c)
     for (std::size_t j = piece_begin[crossing[c]]; j < piece_begin[crossing[c] + 1]; ++j)
       ranks[j] = static_cast<std::int32_t>(next[slot_of(c, j)]++);
@@ -154,8 +158,7 @@ Vector MpiBackend::rank(vcode::Op op, Vector v, const Segdes& sd) {
   const DistributedSegdes& d = parts(sd);
   const Range mine = block(n);
   const bool down = op == vcode::Op::RankDown;
-  Vector local_ranks = local_->rank(op, local_of(v), d.local);
-  if (!d.crosses) return wrap(std::move(local_ranks), n);  // every segment whole somewhere
+  if (!d.crosses) return wrap(local_->rank(op, local_of(v), d.local), n);  // every segment whole somewhere
 
   // The pieces that are parts of crossing segments: the first where it continues one, the last
   // where its segment goes on past this block.
@@ -203,16 +206,21 @@ Vector MpiBackend::rank(vcode::Op op, Vector v, const Segdes& sd) {
       if (segments_crossing[i].segment == segment) return i;
     throw InternalError("cvl-mpi: RANK of a crossing segment that no process named");
   };
-  if (v.type == Type::Int) {
+  const bool counted = v.type == Type::Int && counting_pays(segments_crossing, comm_.size());
+  // The local CVL's ranks of the pieces: the answer for the whole ones, where the sample sort of
+  // the crossing ones starts; counting needs none where every piece crosses.
+  Vector local_ranks;
+  if (!counted || crossing.size() < d.pieces()) local_ranks = local_->rank(op, local_of(v), d.local);
+  if (counted) {
     std::vector<std::size_t> crossing_segment;  // of each crossing piece
     for (const std::size_t k : crossing) crossing_segment.push_back(crossing_index(d.first_segment + k));
-    if (auto counted = rank_by_counting(comm_, *local_, down, local_of(v), local_ranks, crossing,
-                                        crossing_segment, piece_begin, segments_crossing))
-      return wrap(std::move(*counted), n);
+    return wrap(rank_by_counting(comm_, *local_, down, local_of(v), std::move(local_ranks), crossing,
+                                 crossing_segment, piece_begin, segments_crossing),
+                n);
   }
   auto items_begin = [&](std::uint64_t segment) {
     std::uint64_t begin = 0;
-    for (std::size_t i = 0; i < crossing_index(segment); ++i) begin += segments_crossing[i].length;
+    for (std::size_t i = 0, end = crossing_index(segment); i < end; ++i) begin += segments_crossing[i].length;
     return begin;
   };
 

@@ -8,8 +8,6 @@
 // or BPERMUTE of it moves the positions instead of the values and reads the source again at
 // them, so that the fields read at one set of positions and moved by one index (bh's split, its
 // slices) move 4-byte positions once, as cvl-cpu does on one process.
-#include <algorithm>
-
 #include "backend.hpp"
 
 namespace cvl::mpi {
@@ -17,17 +15,6 @@ namespace {
 
 // A source at most this long is copied whole to every process (512 KiB of FLOAT).
 constexpr std::size_t kShortSource = std::size_t{1} << 16;
-
-// The largest of idx[0, n) read as unsigned (a negative index is huge): AVX2 has the unsigned
-// maximum that the portable loop lacks.
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-std::uint32_t largest_unsigned(const std::int32_t* idx, std::size_t n) {
-  std::uint32_t largest = 0;
-  for (std::size_t j = 0; j < n; ++j) largest = std::max(largest, static_cast<std::uint32_t>(idx[j]));
-  return largest;
-}
 
 }  // namespace
 
@@ -107,11 +94,9 @@ Vector MpiBackend::moved_positions(vcode::Op op, const Vector& positions, const 
 bool MpiBackend::indices_within(const Vector& indices, std::size_t length) {
   for (const CheckedIndices& c : checked_)
     if (c.length == length && c.indices.lock() == indices.storage) return c.within;
-  bool outside = false;
-  {
-    const HostView<std::int32_t> idx(*local_, local_of(indices));
-    outside = idx.size() > 0 && largest_unsigned(idx.span().data(), idx.size()) >= length;
-  }
+  // Checked by the local CVL, which keeps the answer for its own gathers by these indices.
+  const Vector& mine = local_of(indices);
+  const bool outside = mine.length.get() > 0 && !host_memory_of(*local_).indices_below(mine, length);
   const bool within = comm_.sum_all(outside ? 1 : 0) == 0;
   checked_[next_checked_] = {indices.storage, length, within};
   next_checked_ = (next_checked_ + 1) % checked_.size();

@@ -277,6 +277,10 @@ class HostMemory {
   // The elements of `v` to overwrite in place (BOOL as 0 or 1), where the caller's handle is the
   // only one to its storage; else nullptr.
   virtual void* writable_elements(Vector& v) = 0;
+  // Whether every element of the INT vector `indices`, read as unsigned (a negative one is huge),
+  // is below `length`. Where so, that is kept with the vector: a gather by it from a source that
+  // long then needs no check of its own.
+  virtual bool indices_below(const Vector& indices, std::size_t length) = 0;
 };
 
 // Distributed backends (cvl-mpi): every process runs the interpreter over the same program.
