@@ -256,6 +256,7 @@ class MpiBackend final : public Backend, private DistributedIo {
   std::unique_ptr<GatherWindow> window_;
 
   Communicator comm_;
+  MessageBuffers buffers_;
   std::unique_ptr<Backend> local_;
   FloatRankOrder float_rank_;
   // Descriptors of at most this many segments are made from all the lengths on every process.

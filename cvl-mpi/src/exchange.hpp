@@ -15,6 +15,7 @@
 
 #include "communicator.hpp"
 #include "layout.hpp"
+#include "message_buffers.hpp"
 
 namespace cvl::mpi {
 
@@ -244,45 +245,101 @@ inline ScatterPlan plan_scatter(const Communicator& comm, std::span<const std::u
   return plan;
 }
 
+// One pass over a scatter's elements: a value addressed to this process's block (positions
+// [first, first + size)) is written there, and one addressed to another process is appended to
+// that process's bucket (pos[q], val[q]: positions and values, in the order of j); kNoPosition is
+// skipped. Where `marks` is given, each position written here is marked in it (a bit per position
+// of the block). No branch per element, since a random scatter's owners cannot be predicted: a
+// skipped write goes to a dummy, and with two processes the other's bucket is written one ahead
+// of its cursor (each bucket has room for one element more than it receives).
+template <class T>
+void place_or_bucket(std::span<const std::uint32_t> positions, const T* values, std::size_t n, int p, int me,
+                     T* into, std::uint64_t* marks, std::uint32_t* const* pos, T* const* val) {
+  const Range own = block_of(n, me, p);
+  const auto first = static_cast<std::uint32_t>(own.begin);
+  const auto size = static_cast<std::uint32_t>(own.size());
+  T discarded;
+  auto place_here = [&](std::uint32_t at, T v) {
+    const std::uint32_t local_at = at - first;  // kNoPosition - first is past any block
+    const bool local = local_at < size;
+    *(local ? into + local_at : &discarded) = v;
+    if (marks) {
+      const std::uint32_t bit = local ? local_at : 0;
+      marks[bit >> 6] |= std::uint64_t{local} << (bit & 63);
+    }
+    return local;
+  };
+  if (p == 2) {
+    std::uint32_t* to_pos = pos[1 - me];
+    T* to_val = val[1 - me];
+    for (std::size_t j = 0; j < positions.size(); ++j) {
+      const std::uint32_t at = positions[j];
+      const T v = values[j];
+      const bool local = place_here(at, v);
+      *to_pos = at, *to_val = v;
+      const std::size_t sent = (at != kNoPosition) & !local;
+      to_pos += sent, to_val += sent;
+    }
+    return;
+  }
+  const Owners owners(n, p);
+  std::uint32_t dummy_pos;
+  std::vector<std::uint32_t*> pc(pos, pos + p);
+  std::vector<T*> vc(val, val + p);
+  pc[me] = &dummy_pos, vc[me] = &discarded;
+  for (std::size_t j = 0; j < positions.size(); ++j) {
+    const std::uint32_t at = positions[j];
+    const T v = values[j];
+    place_here(at, v);
+    const int q = at == kNoPosition ? me : owners(at);
+    const std::size_t sent = q != me ? 1 : 0;
+    *pc[q] = at, *vc[q] = v;
+    pc[q] += sent, vc[q] += sent;
+  }
+}
+
 // A scatter of values to the positions of a block-distributed vector of n elements, each value
-// positions[j] (skipped where kNoPosition), as `plan` (made of these positions) says, written on
-// the process that holds it by place(block_position, count, values): `count` values for the
-// positions from block_position on (of the receiver's block). A process's values are placed in
-// process order, each process's in the order of j, so that where two go to one position the
-// later one stays. One exchange of 8-byte words: for each other process, a header (the count,
-// and whether runs or positions follow), the runs or the positions, the values. The values that
-// stay are placed straight from `values`, in their turn. `error` as fetch's.
-template <class T, class Place>
-void scatter(Communicator& comm, const ScatterPlan& plan, std::span<const std::uint32_t> positions,
-             std::span<const T> values, std::size_t n, Place&& place,
+// positions[j] (skipped where kNoPosition), as `plan` (made of these positions) says, written
+// into this process's block of it (`into`). Where two values go to one position the later one
+// (in the order of processes, then of j) stays. One exchange of 8-byte words (in `buffers`): for
+// each other process, a header (the count, and whether runs or positions follow), the runs or
+// the positions, the values (positions and values each with room for one more, which
+// place_or_bucket writes ahead). By runs, this process's values are placed after the values of
+// the processes before it; by positions, they are placed while the others' are packed, and
+// marked if an earlier process sends any, so that its values do not overwrite them. The counts
+// are exchanged first (they come from the plan). `error` as fetch's.
+template <class T>
+void scatter(Communicator& comm, MessageBuffers& buffers, const ScatterPlan& plan,
+             std::span<const std::uint32_t> positions, std::span<const T> values, std::size_t n, T* into,
              const std::optional<std::string>& error = std::nullopt) {
   static_assert(sizeof(T) <= 8 && 8 % sizeof(T) == 0);
   constexpr std::size_t kPerWord = 8 / sizeof(T);
   const int p = comm.size(), me = comm.rank();
-  const Owners owners(n, p);
   auto words_for = [](std::size_t count, std::size_t per_word) { return (count + per_word - 1) / per_word; };
   const bool by_runs = plan.by_runs;
+  const std::size_t ahead = by_runs ? 0 : 1;  // the room place_or_bucket writes ahead into
   const std::vector<std::size_t>& counts = plan.counts;
   const std::vector<std::size_t>& value_counts = plan.value_counts;
-  std::vector<std::size_t> words(p), at_word(p, 0), head(p, 0), value_at(p, 0);
+  auto value_words = [&](std::size_t q) { return words_for(value_counts[q] + ahead, kPerWord); };
+  std::vector<std::size_t> words(p), at_word(p, 0);
   for (int q = 0; q < p; ++q) {
-    words[q] = q == me ? 0 : 1 + (by_runs ? counts[q] : words_for(counts[q], 2)) + words_for(value_counts[q], kPerWord);
+    words[q] = q == me ? 0 : 1 + (by_runs ? counts[q] : words_for(counts[q] + 1, 2)) + value_words(q);
     if (q > 0) at_word[q] = at_word[q - 1] + words[q - 1];
   }
-  const auto send = uninitialized<std::uint64_t>(at_word[p - 1] + words[p - 1]);
-  auto values_of = [&](int q) {
-    return reinterpret_cast<T*>(send.get() + at_word[q] + words[q] -
-                                words_for(value_counts[q], kPerWord));
-  };
+  const std::vector<std::size_t> recv_words = comm.exchange_counts(words, error);
+  std::uint64_t* const send = buffers.send(at_word[p - 1] + words[p - 1]);
+  auto values_of = [&](int q) { return reinterpret_cast<T*>(send + at_word[q] + words[q] - value_words(q)); };
   for (int q = 0; q < p; ++q) {
     if (q == me) continue;
     send[at_word[q] + words[q] - 1] = 0;  // the padding after the values, if any
-    if (!by_runs && counts[q] > 0) send[at_word[q] + words_for(counts[q], 2)] = 0;  // after the positions
+    if (!by_runs) send[at_word[q] + words_for(counts[q] + 1, 2)] = 0;  // after the positions
     send[at_word[q]] = counts[q] << 1 | (by_runs ? 1 : 0);
   }
   const Range own = block_of(n, me, p);
   const auto first = static_cast<std::uint32_t>(own.begin);
+  std::vector<std::uint64_t> marks;  // positions this process placed before earlier processes' values
   if (by_runs) {
+    std::vector<std::size_t> head(p, 0), value_at(p, 0);
     for (const ScatterPlan::Run& r : plan.runs) {
       const int q = r.owner;
       if (q == me) continue;
@@ -291,44 +348,54 @@ void scatter(Communicator& comm, const ScatterPlan& plan, std::span<const std::u
       value_at[q] += r.length;
     }
   } else {
-    for (std::size_t j = 0; j < positions.size(); ++j) {
-      const std::uint32_t at = positions[j];
-      if (at == kNoPosition) continue;
-      const int q = owners(at);
-      if (q == me) continue;
-      reinterpret_cast<std::uint32_t*>(send.get() + at_word[q] + 1)[head[q]++] = at;
-      values_of(q)[value_at[q]++] = values[j];
+    bool earlier_sends = false;
+    for (int q = 0; q < me; ++q) earlier_sends = earlier_sends || recv_words[q] > 0;
+    if (earlier_sends) marks.assign((own.size() + 63) / 64, 0);
+    std::vector<std::uint32_t*> pos(p);
+    std::vector<T*> val(p);
+    for (int q = 0; q < p; ++q) {
+      pos[q] = reinterpret_cast<std::uint32_t*>(send + at_word[q] + 1);
+      val[q] = values_of(q);
     }
+    place_or_bucket(positions, values.data(), n, p, me, into, marks.empty() ? nullptr : marks.data(),
+                    pos.data(), val.data());
   }
-  const std::vector<std::size_t> recv_words = comm.exchange_counts(words, error);
-  const auto got = uninitialized<std::uint64_t>(Communicator::sum(recv_words));
-  comm.alltoallv(send.get(), words, got.get(), recv_words);
+  std::uint64_t* const got = buffers.receive(Communicator::sum(recv_words));
+  comm.alltoallv(send, words, got, recv_words);
 
+  auto unmarked = [&](std::uint32_t at) { return marks.empty() || !(marks[at >> 6] >> (at & 63) & 1); };
   for (std::size_t q = 0, word = 0; q < static_cast<std::size_t>(p); word += recv_words[q++]) {
     if (q == static_cast<std::size_t>(me)) {
-      if (by_runs) {
+      if (by_runs)
         for (const ScatterPlan::Run& r : plan.runs)
-          if (r.owner == me) place(r.start - first, r.length, values.data() + r.first);
-      } else {
-        for (std::size_t j = 0; j < positions.size(); ++j)  // kNoPosition - first is past any block
-          if (const std::uint32_t at = positions[j] - first; at < own.size()) place(at, 1, values.data() + j);
-      }
+          if (r.owner == me) copy_run(into + (r.start - first), values.data() + r.first, r.length);
       continue;
     }
+    const bool checked = !marks.empty() && q < static_cast<std::size_t>(me);
     const std::size_t count = got[word] >> 1;
-    const std::uint64_t* body = got.get() + word + 1;
+    const std::uint64_t* body = got + word + 1;
     if (got[word] & 1) {
       const auto* from = reinterpret_cast<const T*>(body + count);
       for (std::size_t r = 0; r < count; ++r) {
-        const auto start = static_cast<std::uint32_t>(body[r] >> 32);
+        const auto start = static_cast<std::uint32_t>(body[r] >> 32) - first;
         const auto length = static_cast<std::uint32_t>(body[r] & 0xffffffffu);
-        place(start - first, length, from);
+        if (!checked) {
+          copy_run(into + start, from, length);
+        } else {
+          for (std::uint32_t t = 0; t < length; ++t)
+            if (unmarked(start + t)) into[start + t] = from[t];
+        }
         from += length;
       }
     } else {
       const auto* at = reinterpret_cast<const std::uint32_t*>(body);
-      const auto* from = reinterpret_cast<const T*>(body + words_for(count, 2));
-      for (std::size_t i = 0; i < count; ++i) place(at[i] - first, 1, from + i);
+      const auto* from = reinterpret_cast<const T*>(body + words_for(count + 1, 2));
+      if (!checked) {
+        for (std::size_t i = 0; i < count; ++i) into[at[i] - first] = from[i];
+      } else {
+        for (std::size_t i = 0; i < count; ++i)
+          if (unmarked(at[i] - first)) into[at[i] - first] = from[i];
+      }
     }
   }
 }

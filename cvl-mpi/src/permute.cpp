@@ -193,13 +193,8 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
     const HostView<Bits> values(*local_, local_of(o.values));
     auto target = scatter_target<Bits>(type, std::move(o.defaults), block(into_total).size(),
                                        flagged && !vcode::permute_has_defaults(op));
-    Bits* const into = target.data();
     if (!route.plan) route.plan = plan_scatter(comm_, position_span, into_total);
-    scatter(comm_, *route.plan, position_span, values.span(), into_total,
-            [into](std::uint32_t at, std::uint32_t count, const Bits* from) {
-              copy_run(into + at, from, count);
-            },
-            error);
+    scatter(comm_, buffers_, *route.plan, position_span, values.span(), into_total, target.data(), error);
     return wrap(std::move(target).finish(), into_total);
   });
 }

@@ -185,6 +185,23 @@ TEST_CASE("permutes: heavy collisions keep the highest source position", "[permu
     check_equal(run(b, Op::DFPermute, v, idx, &flags, &dflt, source_lengths, dest_lengths),
                 expected);
   }
+  // One long segment whose every element writes one of its last positions: where the elements
+  // are spread over processes, the earlier ones' values arrive where later ones write too.
+  const std::size_t m = 200003;
+  const Ints one_segment{static_cast<std::int32_t>(m)};
+  Ints to_end(m);
+  for (auto& i : to_end) i = static_cast<std::int32_t>(m - 1 - rng() % 64);
+  const Bools some = random_bools(m, 0.7, rng);
+  for (Type t : kTypes) {
+    INFO("to the end, " << cvl::type_name(t));
+    const HostVector v = random_vector(t, m, rng), dflt = random_vector(t, m, rng);
+    HostVector expected = dflt;
+    model_scatter(expected, v, to_end, nullptr, one_segment, one_segment);
+    check_equal(run(b, Op::DPermute, v, to_end, nullptr, &dflt, one_segment, one_segment), expected);
+    expected = dflt;
+    model_scatter(expected, v, to_end, &some, one_segment, one_segment);
+    check_equal(run(b, Op::DFPermute, v, to_end, &some, &dflt, one_segment, one_segment), expected);
+  }
 }
 
 TEST_CASE("permutes: empty vectors, empty segments, no segments", "[permute][empty]") {
