@@ -85,9 +85,9 @@ Vector MpiBackend::reduce(vcode::Op op, Vector v, const Segdes& sd) {
     bool first_has_nan = false;
     if constexpr (nan_resets_fold<Sem, H>) {
       if (d.continues) {
-        std::vector<H> first_piece(d.piece_lengths[0]);
-        if (!first_piece.empty()) local_->download(local, 0, first_piece.size(), first_piece.data());
-        first_has_nan = any_nan(first_piece, 0, first_piece.size());
+        const HostView<H> elements(*local_, local);
+        const std::span<const H> first_piece = elements.span().first(d.piece_lengths[0]);
+        first_has_nan = std::any_of(first_piece.begin(), first_piece.end(), [](H x) { return std::isnan(x); });
       }
     }
     std::vector<H> folds = host<H>(local_->reduce(op, std::move(local), d.local));

@@ -13,20 +13,19 @@ struct BlockSum {
   std::int64_t sum;
   std::int64_t negative_at;  // the first negative length's position, or -1
   std::int32_t negative;
-  std::int32_t all_ones;  // every length is 1 (or the block is empty)
+  std::int32_t ends_full;  // the block is not empty and its last length is not 0
 };
 
-// The sum of a block of lengths (which begins at segment `first`), whether all are 1, and its
-// first negative one: one pass with no branch (it vectorizes), a second only to find a negative.
-BlockSum block_sum(const std::vector<std::int32_t>& lengths, std::size_t first) {
+// The sum of a block of lengths (which begins at segment `first`), whether its last is not 0, and
+// its first negative one: one pass with no branch (it vectorizes), a second only to find a negative.
+BlockSum block_sum(std::span<const std::int32_t> lengths, std::size_t first) {
   std::int64_t sum = 0;
-  std::int32_t least = 0, all_ones = 1;
+  std::int32_t least = 0;
   for (const std::int32_t length : lengths) {
     sum += length;
     least = std::min(least, length);
-    all_ones &= length == 1 ? 1 : 0;
   }
-  BlockSum out{sum, -1, 0, all_ones};
+  BlockSum out{sum, -1, 0, !lengths.empty() && lengths.back() != 0 ? 1 : 0};
   if (least < 0) {
     const auto negative = std::find_if(lengths.begin(), lengths.end(), [](std::int32_t x) { return x < 0; });
     out.negative_at = static_cast<std::int64_t>(first) + (negative - lengths.begin());
@@ -128,34 +127,45 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
   if (segments <= all_lengths_max_) return make_segdes_everywhere(std::move(lengths));
   const Range mine = block(segments);
   auto d = std::make_shared<DistributedSegdes>();
-  d->my_lengths = host<std::int32_t>(local_of(lengths));
-  d->lengths = std::move(lengths);
   // One all-gather tells every process each block's sum and first negative length: the offsets,
   // the total and the error, if any, alike everywhere.
-  BlockSum mine_sum = block_sum(d->my_lengths, mine.begin);
-  const auto sums = comm_.allgather(mine_sum);
+  std::vector<BlockSum> sums;
+  {
+    const HostView<std::int32_t> my_lengths(*local_, local_of(lengths));
+    sums = comm_.allgather(block_sum(my_lengths.span(), mine.begin));
+  }
+  d->lengths = std::move(lengths);
   std::int64_t offset = 0, sum_of_all = 0;
-  bool all_ones = true;
   for (int q = 0; q < p; ++q) {
     if (sums[q].negative_at >= 0)
       comm_.throw_agreed("MAKE_SEGDES: negative segment length " + std::to_string(sums[q].negative) +
                          " at position " + std::to_string(sums[q].negative_at));
     if (q < comm_.rank()) offset += sums[q].sum;
     sum_of_all += sums[q].sum;
-    all_ones = all_ones && sums[q].all_ones != 0;
   }
   const auto total = static_cast<std::uint64_t>(sum_of_all);
   if (total > kMaxVectorLength) comm_.throw_agreed(vector_too_long_message(total));
-  // Segments of one element each (a DIST's descriptor of singletons): the blocks of elements
-  // are the blocks of segments, so the descriptor is aligned with no more said; the host
-  // arrays wait until a general path asks (parts).
-  if (all_ones) {
-    d->local = local_->make_segdes(local_of(d->lengths));
-    d->aligned = true;
-    d->host_pieces = false;
-    d->my_lengths.clear();
-    return Segdes{segments, static_cast<std::size_t>(total), std::move(d)};
+  // Where each block of segments covers exactly the same process's block of elements (segments
+  // of one element each, a DIST's descriptor of singletons, or of two each, the pairs NESL
+  // makes), the descriptor is aligned with no more said, and the local CVL's descriptor is made
+  // from the block of lengths in place; the host arrays wait until a general path asks (parts).
+  // Not so where a block ends with an empty segment: it starts in the next block, which owns it
+  // (handles.hpp), as the other paths find.
+  {
+    bool aligned = true;
+    std::int64_t before = 0;
+    for (int q = 0; q + 1 < p && aligned; ++q) {
+      before += sums[q].sum;
+      aligned = sums[q].ends_full != 0 && before == static_cast<std::int64_t>(block_of(total, q + 1, p).begin);
+    }
+    if (aligned) {
+      d->local = local_->make_segdes(local_of(d->lengths));
+      d->aligned = true;
+      d->host_pieces = false;
+      return Segdes{segments, static_cast<std::size_t>(total), std::move(d)};
+    }
   }
+  d->my_lengths = host<std::int32_t>(local_of(d->lengths));
 
   // Each process r owns the segments whose start its block of elements holds (one starting at the
   // total, empty, belongs to the last): consecutive segments from the first that starts at or

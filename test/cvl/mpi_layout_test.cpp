@@ -19,6 +19,9 @@ const std::vector<Ints> kLayouts = {
     {0, 0, 0, 9, 0, 0, 0},         // one segment among empty ones
     {1, 1, 1, 1, 1, 1, 1, 1, 1},   // singles
     {250, 1, 250, 0, 250, 250},    // long segments ending near borders
+    {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2},  // pairs: each block of segments its block of elements
+    {0, 2, 2, 0, 2, 2},            // ... with an empty segment at a block's start
+    {2, 2, 0, 2, 2, 0},            // ... at a block's end, where it belongs to the next block
 };
 
 Ints iota_ints(std::size_t n, std::int32_t from) {
