@@ -41,6 +41,12 @@ MpiBackend::MpiBackend(const BackendOptions& options)
       all_lengths_max_(options.all_lengths_max >= 0 ? static_cast<std::size_t>(options.all_lengths_max)
                                                     : kAllLengthsMax) {}
 
+// The caches hold vectors of the local CVL, which must outlive them.
+MpiBackend::~MpiBackend() {
+  route_.reset();
+  window_.reset();
+}
+
 Vector MpiBackend::take_local(Vector&& v) {
   auto* d = static_cast<DistributedVector*>(v.storage.get());
   if (!d) throw InternalError("cvl-mpi: a vector without storage");

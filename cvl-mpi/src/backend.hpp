@@ -22,6 +22,7 @@ namespace cvl::mpi {
 class MpiBackend final : public Backend, private DistributedIo {
  public:
   explicit MpiBackend(const BackendOptions& options);
+  ~MpiBackend() override;
   std::string name() const override { return "mpi"; }
 
   Vector upload(Type type, const void* data, std::size_t length) override;
@@ -233,7 +234,7 @@ class MpiBackend final : public Backend, private DistributedIo {
     }
     vcode::Op op;
     std::weak_ptr<Storage> indices, flags, along, into;
-    std::unique_ptr<std::uint32_t[]> positions;
+    std::optional<HostVector<std::uint32_t>> positions;
     std::optional<ScatterPlan> plan;
   };
   std::unique_ptr<PermuteRoute> route_;
@@ -256,7 +257,6 @@ class MpiBackend final : public Backend, private DistributedIo {
   std::unique_ptr<GatherWindow> window_;
 
   Communicator comm_;
-  MessageBuffers buffers_;
   std::unique_ptr<Backend> local_;
   FloatRankOrder float_rank_;
   // Descriptors of at most this many segments are made from all the lengths on every process.

@@ -15,7 +15,7 @@
 
 #include "communicator.hpp"
 #include "layout.hpp"
-#include "message_buffers.hpp"
+#include "host_block.hpp"
 
 namespace cvl::mpi {
 
@@ -81,7 +81,7 @@ inline std::vector<Range> blocks_of(std::size_t n, int size) {
 // `error`: a data error this process found in making the positions, agreed on by all (exchange_counts).
 inline constexpr std::uint32_t kNoPosition = UINT32_MAX;
 template <class T>
-void fetch(Communicator& comm, std::span<const T> block, std::size_t n,
+void fetch(Communicator& comm, Backend& local, std::span<const T> block, std::size_t n,
            std::span<const std::uint32_t> positions, T* out,
            const std::optional<std::string>& error = std::nullopt) {
   const int p = comm.size(), me = comm.rank();
@@ -110,12 +110,12 @@ void fetch(Communicator& comm, std::span<const T> block, std::size_t n,
   }
   const std::vector<std::size_t> asked_counts = comm.exchange_counts(counts, error);
   const std::size_t asked_total = Communicator::sum(asked_counts);
-  const auto asked = uninitialized<std::uint32_t>(asked_total);
-  comm.alltoallv(requests.data(), counts, asked.get(), asked_counts);
-  const auto answers = uninitialized<T>(asked_total);
+  auto asked = scratch<std::uint32_t>(local, asked_total);
+  comm.alltoallv(requests.data(), counts, asked.data(), asked_counts);
+  auto answers = scratch<T>(local, asked_total);
   for (std::size_t i = 0; i < asked_total; ++i) answers[i] = block[asked[i] - first];
-  const auto replies = uninitialized<T>(asked_at.size());
-  comm.alltoallv(answers.get(), asked_counts, replies.get(), counts);
+  auto replies = scratch<T>(local, asked_at.size());
+  comm.alltoallv(answers.data(), asked_counts, replies.data(), counts);
   for (std::size_t k = 0; k < asked_at.size(); ++k) out[asked_at[k]] = replies[slot[k]];
 }
 
@@ -236,6 +236,16 @@ inline ScatterPlan plan_scatter(const Communicator& comm, std::span<const std::u
   plan.value_counts.assign(p, 0);
   if (plan.by_runs) {
     for (const ScatterPlan::Run& r : runs) ++plan.counts[r.owner], plan.value_counts[r.owner] += r.length;
+  } else if (p == 2) {  // counted with no branch and no store per element (it vectorizes)
+    runs.clear();
+    const auto split = static_cast<std::uint32_t>(block_of(n, 1, 2).begin);
+    std::size_t used = 0, second = 0;
+    for (const std::uint32_t at : positions) {
+      used += at != kNoPosition ? 1 : 0;
+      second += at != kNoPosition && at >= split ? 1 : 0;
+    }
+    plan.counts = {used - second, second};
+    plan.value_counts = plan.counts;
   } else {
     runs.clear();
     for (const std::uint32_t at : positions)
@@ -301,15 +311,15 @@ void place_or_bucket(std::span<const std::uint32_t> positions, const T* values, 
 // A scatter of values to the positions of a block-distributed vector of n elements, each value
 // positions[j] (skipped where kNoPosition), as `plan` (made of these positions) says, written
 // into this process's block of it (`into`). Where two values go to one position the later one
-// (in the order of processes, then of j) stays. One exchange of 8-byte words (in `buffers`): for
+// (in the order of processes, then of j) stays. One exchange of 8-byte words: for
 // each other process, a header (the count, and whether runs or positions follow), the runs or
 // the positions, the values (positions and values each with room for one more, which
-// place_or_bucket writes ahead). By runs, this process's values are placed after the values of
+// place_or_bucket writes ahead), sent and received in scratch arrays of the local CVL. By runs, this process's values are placed after the values of
 // the processes before it; by positions, they are placed while the others' are packed, and
 // marked if an earlier process sends any, so that its values do not overwrite them. The counts
 // are exchanged first (they come from the plan). `error` as fetch's.
 template <class T>
-void scatter(Communicator& comm, MessageBuffers& buffers, const ScatterPlan& plan,
+void scatter(Communicator& comm, Backend& local, const ScatterPlan& plan,
              std::span<const std::uint32_t> positions, std::span<const T> values, std::size_t n, T* into,
              const std::optional<std::string>& error = std::nullopt) {
   static_assert(sizeof(T) <= 8 && 8 % sizeof(T) == 0);
@@ -327,7 +337,8 @@ void scatter(Communicator& comm, MessageBuffers& buffers, const ScatterPlan& pla
     if (q > 0) at_word[q] = at_word[q - 1] + words[q - 1];
   }
   const std::vector<std::size_t> recv_words = comm.exchange_counts(words, error);
-  std::uint64_t* const send = buffers.send(at_word[p - 1] + words[p - 1]);
+  auto send_words = scratch<std::uint64_t>(local, at_word[p - 1] + words[p - 1]);
+  std::uint64_t* const send = send_words.data();
   auto values_of = [&](int q) { return reinterpret_cast<T*>(send + at_word[q] + words[q] - value_words(q)); };
   for (int q = 0; q < p; ++q) {
     if (q == me) continue;
@@ -360,8 +371,9 @@ void scatter(Communicator& comm, MessageBuffers& buffers, const ScatterPlan& pla
     place_or_bucket(positions, values.data(), n, p, me, into, marks.empty() ? nullptr : marks.data(),
                     pos.data(), val.data());
   }
-  std::uint64_t* const got = buffers.receive(Communicator::sum(recv_words));
-  comm.alltoallv(send, words, got, recv_words);
+  auto got_words = scratch<std::uint64_t>(local, Communicator::sum(recv_words));
+  const std::uint64_t* const got = got_words.data();
+  comm.alltoallv(send, words, got_words.data(), recv_words);
 
   auto unmarked = [&](std::uint32_t at) { return marks.empty() || !(marks[at >> 6] >> (at & 63) & 1); };
   for (std::size_t q = 0, word = 0; q < static_cast<std::size_t>(p); word += recv_words[q++]) {

@@ -72,4 +72,13 @@ class HostVector {
   Vector vector_;
 };
 
+// An array of n elements of T (1, 4 or 8 bytes) for a host loop or a message, undefined until
+// written, from the local CVL's memory, which keeps freed pages resident for the next request
+// (a fresh page costs a fault, several microseconds on a VM): given back when dropped.
+template <class T>
+HostVector<T> scratch(Backend& local, std::size_t n) {
+  static_assert(sizeof(T) == 1 || sizeof(T) == 4 || sizeof(T) == 8);
+  return HostVector<T>::fresh(local, sizeof(T) == 8 ? Type::Float : sizeof(T) == 4 ? Type::Int : Type::Bool, n);
+}
+
 }  // namespace cvl::mpi

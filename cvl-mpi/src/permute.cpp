@@ -142,8 +142,8 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
   if (!route_ || !route_->same(op, o, along, into)) {
     route_.reset();
     auto fresh = std::make_unique<PermuteRoute>(op, o, along, into);
-    fresh->positions = uninitialized<std::uint32_t>(m);
-    std::uint32_t* const positions = fresh->positions.get();
+    fresh->positions.emplace(scratch<std::uint32_t>(*local_, m));
+    std::uint32_t* const positions = fresh->positions->data();
     const HostView<std::int32_t> idx(*local_, local_of(o.indices));
     std::optional<HostView<std::uint8_t>> flags;
     if (flagged) flags.emplace(*local_, local_of(o.flags));
@@ -167,7 +167,7 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
     (error ? failed : route_) = std::move(fresh);
   }
   PermuteRoute& route = failed ? *failed : *route_;
-  const std::span<const std::uint32_t> position_span(route.positions.get(), m);
+  const std::span<const std::uint32_t> position_span(route.positions->data(), m);
 
   const Type type = o.values.type;
   return with_element_bits(type, [&]<class Bits>() {
@@ -186,7 +186,7 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
           if (position_span[i] != kNoPosition) out[i] = source[position_span[i]];
       } else {
         const HostView<Bits> values(*local_, local_of(o.values));
-        fetch(comm_, values.span(), into_total, position_span, out.data(), error);
+        fetch(comm_, *local_, values.span(), into_total, position_span, out.data(), error);
       }
       return wrap(std::move(out).finish(), along.total.get());
     }
@@ -194,7 +194,7 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
     auto target = scatter_target<Bits>(type, std::move(o.defaults), block(into_total).size(),
                                        flagged && !vcode::permute_has_defaults(op));
     if (!route.plan) route.plan = plan_scatter(comm_, position_span, into_total);
-    scatter(comm_, buffers_, *route.plan, position_span, values.span(), into_total, target.data(), error);
+    scatter(comm_, *local_, *route.plan, position_span, values.span(), into_total, target.data(), error);
     return wrap(std::move(target).finish(), into_total);
   });
 }

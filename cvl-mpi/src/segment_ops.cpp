@@ -75,7 +75,7 @@ Vector MpiBackend::extract(Vector v, Vector indices, const Segdes& sd) {
   return with_element_bits(type, [&]<class Bits>() {
     auto out = HostVector<Bits>::fresh(*local_, type, positions.size());
     const HostView<Bits> source(*local_, local_of(v));
-    fetch(comm_, source.span(), total, std::span<const std::uint32_t>(positions), out.data(), error);
+    fetch(comm_, *local_, source.span(), total, std::span<const std::uint32_t>(positions), out.data(), error);
     return wrap(std::move(out).finish(), segments);
   });
 }
