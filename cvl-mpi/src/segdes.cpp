@@ -179,12 +179,24 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
     for (int r = 0; r < p; ++r) first_element[r] = static_cast<std::int64_t>(block_of(total, r, p).begin);
     int r = 0;
     std::int64_t start = offset;
-    for (std::size_t i = 0; i < d->my_lengths.size() && r < p; ++i) {
-      for (; r < p && start >= first_element[r]; ++r) {
-        first_at[r] = mine.begin + i;
-        first_at[p + r] = static_cast<std::uint64_t>(start);
+    const std::vector<std::int32_t>& lengths = d->my_lengths;
+    constexpr std::size_t kChunk = 64;  // lengths summed at once (a loop that vectorizes)
+    for (std::size_t i = 0; i < lengths.size() && r < p;) {
+      if (i + kChunk <= lengths.size()) {  // a chunk followed by no first element is passed whole
+        std::int64_t sum = 0;
+        for (std::size_t t = 0; t < kChunk; ++t) sum += lengths[i + t];
+        if (start + sum < first_element[r]) {
+          start += sum, i += kChunk;
+          continue;
+        }
       }
-      start += d->my_lengths[i];
+      for (const std::size_t end = std::min(i + kChunk, lengths.size()); i < end && r < p; ++i) {
+        for (; r < p && start >= first_element[r]; ++r) {
+          first_at[r] = mine.begin + i;
+          first_at[p + r] = static_cast<std::uint64_t>(start);
+        }
+        start += lengths[i];
+      }
     }
     for (; r < p; ++r) first_at[r] = segments, first_at[p + r] = total;
   }
@@ -220,8 +232,8 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
                          (d->continues ? d->piece_segment_lengths[0] : 0);
   d->piece_lengths = d->piece_segment_lengths;
   if (!d->piece_lengths.empty()) {
-    std::int64_t end = d->first_piece_start;
-    for (const std::int32_t length : d->piece_segment_lengths) end += length;
+    // Where the last piece's segment ends: where the next process's first segment starts.
+    const auto end = static_cast<std::int64_t>(me + 1 < p ? first_at[p + me + 1] : total);
     if (d->continues) d->piece_lengths[0] -= static_cast<std::int32_t>(elements.begin - d->first_piece_start);
     if (const auto past = end - static_cast<std::int64_t>(elements.end); past > 0)
       d->piece_lengths.back() -= static_cast<std::int32_t>(past);

@@ -22,6 +22,13 @@ const std::vector<Ints> kLayouts = {
     {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2},  // pairs: each block of segments its block of elements
     {0, 2, 2, 0, 2, 2},            // ... with an empty segment at a block's start
     {2, 2, 0, 2, 2, 0},            // ... at a block's end, where it belongs to the next block
+    [] {  // many segments, long then short, some empty: a process's blocks of elements begin
+          // deep inside another's block of lengths, past chunks of them summed at once
+      Ints lengths(1000);
+      for (std::size_t i = 0; i < lengths.size(); ++i)
+        lengths[i] = i % 7 == 3 ? 0 : static_cast<std::int32_t>(i < 400 ? 8 + i % 5 : 1);
+      return lengths;
+    }(),
 };
 
 Ints iota_ints(std::size_t n, std::int32_t from) {
