@@ -7,21 +7,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 namespace cvl::mpi {
-
-// An array of n elements left undefined until written: what an exchange sends or receives,
-// without a pass that writes zeros first.
-template <class T>
-std::unique_ptr<T[]> uninitialized(std::size_t n) {
-  static_assert(std::is_trivially_default_constructible_v<T>);
-  return std::unique_ptr<T[]>(new T[n]);
-}
 
 class Communicator {
  public:

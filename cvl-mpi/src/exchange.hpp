@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "communicator.hpp"
-#include "layout.hpp"
 #include "host_block.hpp"
+#include "layout.hpp"
 
 namespace cvl::mpi {
 
