@@ -175,9 +175,9 @@ struct ScatterPlan {
   std::vector<std::size_t> counts, value_counts;  // runs or positions, values: per process
 };
 
-// How many of positions[0, limit) go on from `next` one by one (positions[k] == next + k), counted
-// in whole blocks of 16 (the differences of a block are or-ed together, a loop the compiler turns
-// into a few vector instructions): the caller counts the rest.
+// How many of positions[0, limit) go on from `next` one by one (positions[k] == next + k): whole
+// blocks of 16 first (the differences of a block are or-ed together, a few vector instructions),
+// then one at a time.
 inline std::size_t run_goes_on(const std::uint32_t* positions, std::size_t limit, std::uint32_t next) {
   using Lanes = std::uint32_t __attribute__((vector_size(16)));  // four positions
   const Lanes step = {0, 1, 2, 3};
@@ -192,6 +192,7 @@ inline std::size_t run_goes_on(const std::uint32_t* positions, std::size_t limit
     }
     if ((differs[0] | differs[1] | differs[2] | differs[3]) != 0) break;
   }
+  while (k < limit && positions[k] == next + static_cast<std::uint32_t>(k)) ++k;
   return k;
 }
 
@@ -226,7 +227,7 @@ inline ScatterPlan plan_scatter(const Communicator& comm, std::span<const std::u
     if (!runs.empty()) {
       ScatterPlan::Run& last = runs.back();
       if (at == last.start + last.length && j == last.first + last.length && at < run_end) {
-        // This element, and whole blocks of 8 after it, up to the owner's border.
+        // This element, and those that go on from it, up to the owner's border.
         const std::size_t room = std::min<std::size_t>(positions.size() - j, run_end - at);
         const std::size_t more = 1 + run_goes_on(positions.data() + j + 1, room - 1, at + 1);
         last.length += static_cast<std::uint32_t>(more);
