@@ -322,13 +322,14 @@ void place_or_bucket(std::span<const std::uint32_t> positions, const T* values, 
 // A scatter of values to the positions of a block-distributed vector of n elements, each value
 // positions[j] (skipped where kNoPosition), as `plan` (made of these positions) says, written
 // into this process's block of it (`into`). Where two values go to one position the later one
-// (in the order of processes, then of j) stays. One exchange of 8-byte words: for
-// each other process, a header (the count, and whether runs or positions follow), the runs or
-// the positions, the values (positions and values each with room for one more, which
-// place_or_bucket writes ahead), sent and received in scratch arrays of the local CVL. By runs, this process's values are placed after the values of
+// (in the order of processes, then of j) stays. The counts are exchanged first (they come from
+// the plan), then one exchange of 8-byte words, sent and received in scratch arrays of the local
+// CVL: for each other process, a header (the count, and whether runs or positions follow), the
+// runs or the positions, the values (positions and values each with room for one more, which
+// place_or_bucket writes ahead). By runs, this process's values are placed after the values of
 // the processes before it; by positions, they are placed while the others' are packed, and
-// marked if an earlier process sends any, so that its values do not overwrite them. The counts
-// are exchanged first (they come from the plan). `error` as fetch's.
+// marked if an earlier process sends any, so that its values do not overwrite them. `error` as
+// fetch's.
 template <class T>
 void scatter(Communicator& comm, Backend& local, const ScatterPlan& plan,
              std::span<const std::uint32_t> positions, std::span<const T> values, std::size_t n, T* into,
@@ -376,6 +377,7 @@ void scatter(Communicator& comm, Backend& local, const ScatterPlan& plan,
     std::vector<std::uint32_t*> pos(p);
     std::vector<T*> val(p);
     for (int q = 0; q < p; ++q) {
+      if (q == me) continue;  // no bucket: placed here
       pos[q] = reinterpret_cast<std::uint32_t*>(send + at_word[q] + 1);
       val[q] = values_of(q);
     }
