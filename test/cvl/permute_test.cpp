@@ -526,3 +526,57 @@ TEST_CASE("permutes: fields of a short source read at one index and moved togeth
 }
 
 }  // namespace cvl_test
+
+namespace cvl_test {
+
+// A PERMUTE whose every index is its element's own offset (a backend may hand the values back
+// unmoved), and ones that differ from it in a single pair of elements, early, past the first
+// thousand or at the very end, or in one bad index at the end.
+TEST_CASE("permutes: indices that leave every element in place, and ones that nearly do",
+          "[permute][runs]") {
+  CVL_BACKEND(b);
+  std::mt19937_64 rng(11);
+  for (Layout layout : kAllLayouts) {
+    INFO(layout_name(layout));
+    const Ints lengths = make_lengths(layout, 5000, rng);
+    const std::vector<std::size_t> offsets = offsets_of(lengths);
+    Ints in_place;
+    for (std::int32_t length : lengths)
+      for (std::int32_t t = 0; t < length; ++t) in_place.push_back(t);
+    // The first elements of the segments of two elements or more.
+    std::vector<std::size_t> pairs;
+    for (std::size_t k = 0; k < lengths.size(); ++k)
+      if (lengths[k] >= 2) pairs.push_back(offsets[k]);
+    for (Type t : kTypes) {
+      INFO(cvl::type_name(t));
+      const HostVector v = random_vector(t, in_place.size(), rng);
+      const cvl::Vector values = upload(b, v);
+      cvl::PermuteOperands o;
+      o.values = values;
+      o.indices = ints(b, in_place);
+      o.source_segdes = segdes(b, lengths);
+      cvl::Vector moved = b.permute(Op::Permute, std::move(o));
+      check_equal(download(b, moved), v);
+      // The result written over in place leaves the values it came from as they were.
+      if (t != Type::Bool) download(b, ew(b, Op::Add, t, std::move(moved), upload(b, v)));
+      check_equal(download(b, values), v);
+
+      for (std::size_t at : {std::size_t{0}, std::size_t{1}, pairs.size() / 2, pairs.size() - 1}) {
+        if (pairs.empty()) break;
+        const std::size_t first = pairs[std::min(at, pairs.size() - 1)];
+        Ints swapped = in_place;
+        std::swap(swapped[first], swapped[first + 1]);
+        HostVector expected = zeros(t, v.size());
+        model_scatter(expected, v, swapped, nullptr, lengths, lengths);
+        check_equal(run(b, Op::Permute, v, swapped, nullptr, nullptr, lengths, {}), expected);
+      }
+      if (!in_place.empty()) {
+        Ints bad = in_place;
+        bad.back() = lengths.back();
+        CHECK_THROWS_AS(run(b, Op::Permute, v, bad, nullptr, nullptr, lengths, {}), cvl::Error);
+      }
+    }
+  }
+}
+
+}  // namespace cvl_test

@@ -97,6 +97,24 @@ void scatter(const Parallel& par, Op op, const SegmentView& source, const Segmen
   if (fault.found()) throw_index_fault(op, fault);
 }
 
+// Whether idx[j] is j's offset in its segment for every j: a PERMUTE that leaves each element
+// where it is (bh's splits whose flags all agree, segments of one element). Looked at a block at
+// a time, so that a permute that moves something is found at its first block that does.
+bool moves_nothing(const SegmentView& sd, const I32* idx) {
+  constexpr std::size_t kBlock = 1024;
+  for (std::size_t k = 0; k < sd.segments; ++k) {
+    const std::size_t start = sd.start(k), end = sd.start(k + 1);
+    for (std::size_t lo = start; lo < end; lo += kBlock) {
+      const std::size_t hi = std::min(end, lo + kBlock);
+      std::uint32_t differs = 0;  // no branch per element: the loop vectorizes
+      for (std::size_t j = lo; j < hi; ++j)
+        differs |= static_cast<std::uint32_t>(idx[j]) ^ static_cast<std::uint32_t>(j - start);
+      if (differs != 0) return false;
+    }
+  }
+  return true;
+}
+
 // out[j] = segment[idx[j]] for j in [lo, hi), unflagged positions zero bits; returns the first j
 // whose index is outside [0, length), or hi. A function of its own, so that no pointer is
 // reloaded after each store, as one captured by reference would be.
@@ -192,6 +210,8 @@ Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
   const SegmentView dest = op == Op::Permute ? source : view(operands.dest_segdes);
   const Type type = operands.values.type;
   const I32* idx = elements<I32>(operands.indices);
+  // The values are the result, pending or not: nothing is written or computed.
+  if (op == Op::Permute && moves_nothing(source, idx)) return std::move(operands.values);
   const Flag* flags = elements<Flag>(operands.flags);
   return with_element_bits(type, [&]<class Bits>() -> Vector {
     const Bits* values = elements<Bits>(operands.values);
