@@ -358,12 +358,14 @@ class Fuser {
     return b.add(node);
   }
 
-  // Worth a superoperator: something was absorbed, or a constant replaces an operand.
+  // Worth a superoperator: something was absorbed, or a constant replaces an operand. DIST and
+  // INDEX absorb nothing (absorbs): an operand computed elsewhere too stays an operand of theirs,
+  // and a superoperator of them alone is the plain instruction, run more slowly.
   bool worth_fusing(const Stmt& s) const {
-    for (VarId v : s.args)
-      if (expanded_.contains(v)) return true;
     if (s.op == Op::Dist) return scalar_constant(s.args[0]) != nullptr;
     if (s.op == Op::Index) return scalar_constant(s.args[0]) || scalar_constant(s.args[1]);
+    for (VarId v : s.args)
+      if (expanded_.contains(v)) return true;
     return false;
   }
 

@@ -491,6 +491,21 @@ TEST_CASE("fuse: a value the same at every element is recomputed in each consume
   CHECK(count_code(result.program, Op::Sqrt) == 0);
 }
 
+TEST_CASE("fuse: an INDEX whose start is also computed inside another superoperator stays INDEX") {
+  // r random, s = r + 1, read by s * s (which takes it in) and as INDEX's starts (which cannot,
+  // r the strides): s is stored, and a superoperator of the INDEX alone would be the instruction
+  // run more slowly.
+  const char* text =
+      "FUNC MAIN\nCONST INT 3\nMAKE_SEGDES\nCONST INT 100\nCOPY 1 1\nDIST INT\nRAND\n"
+      "COPY 1 0\nCONST INT 1\nCOPY 1 3\nDIST INT\n+ INT\n"           // sd r s
+      "COPY 1 0\nCOPY 1 0\n* INT\nCPOP 1 1\nCPOP 1 2\n"               // sd s*s s r
+      "CONST INT (2 3 4)\nMAKE_SEGDES\nINDEX\nRET\n";
+  auto result = run(text, default_passes());
+  CHECK(count_superops(result, [](const auto& op) { return has_node(op, Op::Mul); }) == 1);
+  CHECK(count_superops(result, [](const auto& op) { return has_node(op, Op::Index); }) == 0);
+  CHECK(count_code(result.program, Op::Index) == 1);
+}
+
 TEST_CASE("cleanup: an unused gather with indices an earlier gather checked is dropped") {
   // g1 = a[i] (returned), then (a + a)[i2] unused: dropped when i2 is i (g1 checked those
   // indices, and a + a is as long as a), kept when i2 is other indices (it may fail on one).
