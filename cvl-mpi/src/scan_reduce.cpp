@@ -4,7 +4,9 @@
 //
 // FLOAT MAX and MIN are not associative where NaNs are: partial folds travel with whether their
 // part held a NaN, and continue by cvl::continue_fold (cvl/nan_fold.hpp).
+#include <algorithm>
 #include <cmath>
+#include <span>
 
 #include "backend.hpp"
 #include "borders.hpp"
@@ -15,11 +17,9 @@ namespace cvl::mpi {
 namespace {
 
 template <class H>
-bool any_nan(const std::vector<H>& v, std::size_t from, std::size_t to) {
-  if constexpr (std::is_floating_point_v<H>) {
-    for (std::size_t j = from; j < to; ++j)
-      if (std::isnan(v[j])) return true;
-  }
+bool any_nan(std::span<const H> values) {
+  if constexpr (std::is_floating_point_v<H>)
+    return std::any_of(values.begin(), values.end(), [](H x) { return std::isnan(x); });
   return false;
 }
 
@@ -46,7 +46,7 @@ Vector MpiBackend::scan(vcode::Op op, Vector v, const Segdes& sd) {
       H before_last{};
       local_->download(scanned, m - 1, 1, &before_last);
       tail = Sem::apply(before_last, last);
-      if constexpr (nan_resets) tail_has_nan = any_nan(input, m - d.piece_lengths.back(), m);
+      if constexpr (nan_resets) tail_has_nan = any_nan<H>(std::span<const H>(input).subspan(m - d.piece_lengths.back()));
     }
     // Each process tells the fold of its last piece.
     const auto all = comm_.allgather(BorderPart<H>::of(d, m, tail, tail_has_nan));
@@ -86,8 +86,7 @@ Vector MpiBackend::reduce(vcode::Op op, Vector v, const Segdes& sd) {
     if constexpr (nan_resets_fold<Sem, H>) {
       if (d.continues) {
         const HostView<H> elements(*local_, local);
-        const std::span<const H> first_piece = elements.span().first(d.piece_lengths[0]);
-        first_has_nan = std::any_of(first_piece.begin(), first_piece.end(), [](H x) { return std::isnan(x); });
+        first_has_nan = any_nan<H>(elements.span().first(d.piece_lengths[0]));
       }
     }
     std::vector<H> folds = host<H>(local_->reduce(op, std::move(local), d.local));
