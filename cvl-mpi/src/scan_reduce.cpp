@@ -46,7 +46,8 @@ Vector MpiBackend::scan(vcode::Op op, Vector v, const Segdes& sd) {
       H before_last{};
       local_->download(scanned, m - 1, 1, &before_last);
       tail = Sem::apply(before_last, last);
-      if constexpr (nan_resets) tail_has_nan = any_nan<H>(std::span<const H>(input).subspan(m - d.piece_lengths.back()));
+      if constexpr (nan_resets)
+        tail_has_nan = any_nan<H>(std::span<const H>(input).subspan(m - d.piece_lengths.back()));
     }
     // Each process tells the fold of its last piece.
     const auto all = comm_.allgather(BorderPart<H>::of(d, m, tail, tail_has_nan));
