@@ -110,7 +110,7 @@ class CpuBackend final : public Backend, private HostMemory {
 
   Vector index(Vector starts, Vector strides, const Segdes& sd) override {
     const cpu::MemoryScope charged(ctx_.memory);
-    return cpu::index(ctx_, std::move(starts), std::move(strides), checked_view(sd));
+    return cpu::index(ctx_, std::move(starts), std::move(strides), checked_view(sd), sd);
   }
 
   Vector rank(Op op, Vector v, const Segdes& sd) override {

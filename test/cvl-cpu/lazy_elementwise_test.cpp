@@ -790,3 +790,131 @@ TEST_CASE("lazy elementwise: compute_pending computes every pending result still
 
 }  // namespace
 }  // namespace cvl::cpu
+
+namespace cvl::cpu {
+namespace {
+
+// INDEX over `lengths`, segment k counting from starts[k] by strides[k].
+Vector index_over(const Context& ctx, const Segdes& sd, std::vector<std::int32_t> starts,
+                  std::vector<std::int32_t> strides) {
+  return index(ctx, ints(std::move(starts)), ints(std::move(strides)), view(sd), sd);
+}
+
+template <class T>
+std::vector<T> values_of(const Vector& v) {
+  const T* e = elements<T>(v);
+  return std::vector<T>(e, e + v.length);
+}
+
+Segdes segments_of(const Context& ctx, const std::vector<std::int32_t>& lengths) {
+  return segdes_from_lengths(ctx.par, ints(lengths), "MAKE_SEGDES");
+}
+
+TEST_CASE("pending indices: permutes by an INDEX, or an expression over one, read it where used",
+          "[cpu][lazy]") {
+  const Context lazy = context(1, true), eager = context(1, false), two = context(2, true);
+  // Empty segments, short ones, and long ones that cross many of the blocks the indices are read
+  // in, one of them longer than kLazyMin on its own.
+  const std::vector<std::int32_t> lengths = {0, 3, 700, 1, 0, 5000, 17, kLazyMin + 5, 2, 300};
+  const std::size_t segments = lengths.size();
+  std::int32_t total = 0;
+  for (std::int32_t n : lengths) total += n;
+  std::vector<std::int32_t> last(segments), back(segments, -1), zero(segments, 0),
+      two_on(segments, 2), one(segments, 1), wider(segments);
+  for (std::size_t k = 0; k < segments; ++k) {
+    last[k] = std::max(lengths[k] - 1, 0);
+    wider[k] = lengths[k] + 3;
+  }
+  std::vector<std::int32_t> numbers(static_cast<std::size_t>(total)), flag_values(numbers.size());
+  for (std::size_t i = 0; i < numbers.size(); ++i) {
+    numbers[i] = static_cast<std::int32_t>(i * 7 + 1);
+    flag_values[i] = i % 3 != 0;
+  }
+  auto run = [&](const Context& ctx, Op op, bool expression, bool into_wider) {
+    const Segdes source = segments_of(ctx, lengths);
+    const Segdes dest = segments_of(ctx, into_wider ? wider : lengths);
+    // Each segment reversed, or (into a destination 3 longer) moved on by 2, as an append puts
+    // its second part.
+    Vector indices = into_wider ? index_over(ctx, source, two_on, one)
+                                : index_over(ctx, source, last, back);
+    if (expression)  // an expression over the INDEX: the same positions
+      indices = ew(ctx, Op::Sub, Type::Int, ew(ctx, Op::Add, Type::Int, std::move(indices),
+                                               index_over(ctx, source, zero, one)),
+                   index_over(ctx, source, zero, one));
+    CHECK(static_cast<bool>(pending(indices)) == ctx.lazy);
+    PermuteOperands o;
+    o.values = ints(numbers);
+    o.indices = std::move(indices);
+    o.source_segdes = source;
+    o.dest_segdes = vcode::info(op).shape == vcode::Shape::Gather ? source : dest;
+    if (vcode::permute_has_flags(op))
+      o.flags = ew(ctx, Op::NotEqual, Type::Int, ints(flag_values),
+                   ints(std::vector<std::int32_t>(numbers.size(), 0)));
+    if (vcode::permute_has_defaults(op))
+      o.defaults = distribute(ctx, ints(std::vector<std::int32_t>(segments, -5)), view(dest), dest);
+    return values_of<std::int32_t>(permute(ctx, op, std::move(o)));
+  };
+  for (Op op : {Op::Permute, Op::BPermute, Op::DPermute, Op::FPermute, Op::BFPermute,
+                Op::DFPermute})
+    for (bool expression : {false, true}) {
+      const bool into_wider = vcode::permute_has_defaults(op);
+      INFO(vcode::spelling(op) << (expression ? " by an expression over an INDEX" : " by an INDEX"));
+      const std::vector<std::int32_t> want = run(eager, op, expression, into_wider);
+      CHECK(run(lazy, op, expression, into_wider) == want);
+      CHECK(run(two, op, expression, into_wider) == want);
+    }
+  // The model for two of them: each segment reversed; moved on by 2 into defaults of -5.
+  const std::vector<std::int32_t> reversed = run(lazy, Op::Permute, false, false);
+  const std::vector<std::int32_t> moved = run(lazy, Op::DPermute, false, true);
+  std::size_t at = 0, wide_at = 0;
+  for (std::size_t k = 0; k < segments; ++k) {
+    const auto n = static_cast<std::size_t>(lengths[k]);
+    for (std::size_t j = 0; j < n; ++j) {
+      CHECK(reversed[at + n - 1 - j] == numbers[at + j]);
+      CHECK(moved[wide_at + 2 + j] == numbers[at + j]);
+    }
+    CHECK(moved[wide_at] == -5);
+    CHECK(moved[wide_at + 1] == -5);
+    CHECK(moved[wide_at + n + 2] == -5);
+    at += n;
+    wide_at += n + 3;
+  }
+  // A bad index, the first one in each op's order, is the op's own error, as with the INDEX
+  // stored: segment 5 starts one past its end.
+  for (Op op : {Op::Permute, Op::BPermute, Op::DPermute}) {
+    auto bad = [&](const Context& ctx) {
+      const Segdes sd = segments_of(ctx, lengths);
+      std::vector<std::int32_t> starts = zero;
+      starts[5] = lengths[5];
+      Vector indices = index_over(ctx, sd, starts, one);
+      CHECK(static_cast<bool>(pending(indices)) == ctx.lazy);
+      PermuteOperands o;
+      o.values = ints(numbers);
+      o.indices = std::move(indices);
+      o.source_segdes = o.dest_segdes = sd;
+      if (vcode::permute_has_defaults(op)) o.defaults = ints(numbers);
+      return error_of([&] { permute(ctx, op, std::move(o)); });
+    };
+    const std::string lazy_error = bad(lazy);
+    CHECK_THAT(lazy_error, Catch::Contains(std::string(vcode::spelling(op))));
+    CHECK(lazy_error == bad(eager));
+  }
+}
+
+TEST_CASE("pending indices: an INDEX taken into an elementwise op is never stored", "[cpu][lazy]") {
+  const Context ctx = context(1, true);
+  const Segdes sd = segments_of(ctx, {5, static_cast<std::int32_t>(kLong), 7});
+  Vector positions = index_over(ctx, sd, {10, -3, 0}, {2, 1, -4});
+  REQUIRE(pending(positions));
+  const Vector sum = ew(ctx, Op::Add, Type::Int, std::move(positions), iota(kLong + 12));
+  REQUIRE(pending(sum));
+  const std::vector<std::int32_t> got = values_of<std::int32_t>(sum);
+  CHECK(got[0] == 10);
+  CHECK(got[4] == 18 + 4);
+  CHECK(got[5] == -3 + 5);
+  CHECK(got[5 + kLong - 1] == static_cast<std::int32_t>(kLong) - 4 + static_cast<std::int32_t>(5 + kLong - 1));
+  CHECK(got[5 + kLong + 6] == -24 + static_cast<std::int32_t>(5 + kLong + 6));
+}
+
+}  // namespace
+}  // namespace cvl::cpu

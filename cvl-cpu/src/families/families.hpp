@@ -3,6 +3,7 @@
 // lengths).
 #pragma once
 
+#include <functional>
 #include <span>
 #include <utility>
 
@@ -40,7 +41,9 @@ Vector replace(const Context& ctx, Vector v, Vector indices, Vector values, cons
 // (SegmentValues).
 Vector distribute(const Context& ctx, Vector values, const SegmentView& sd,
                   const Segdes& descriptor);
-Vector index(const Context& ctx, Vector starts, Vector strides, const SegmentView& sd);
+// INDEX; pending where ctx.lazy and long (lazy_index), `descriptor` the handle `sd` views.
+Vector index(const Context& ctx, Vector starts, Vector strides, const SegmentView& sd,
+             const Segdes& descriptor);
 
 Vector rank(const Context& ctx, vcode::Op op, Vector v, const SegmentView& sd);
 std::pair<Vector, Segdes> pack(const Context& ctx, Vector v, Vector flags, const SegmentView& sd);
@@ -50,6 +53,11 @@ std::pair<Vector, Segdes> pack(const Context& ctx, Vector v, Vector flags, const
 std::unique_ptr<PreparedSuperOp> prepare_fused(const Context& ctx, const vcode::SuperOp& op);
 Vector fused(const Context& ctx, const PreparedSuperOp& op, std::span<FusedOperand> operands,
              std::size_t domain);
+// The values of a pending expression that maps (lazy_elementwise.hpp) in order, a block at a
+// time on this thread, none of them stored: body(lo, hi, values) with values[j - lo] the
+// element j, for consecutive blocks [lo, hi) covering [0, expression.domain).
+void for_each_pending_block(LazyExpression& expression,
+                            const std::function<void(std::size_t, std::size_t, const void*)>& body);
 
 // "OP: index I at position P is outside its segment of length L"
 [[noreturn]] void throw_index_fault(vcode::Op op, const IndexFault& fault);

@@ -23,23 +23,23 @@ using vcode::Op;
 using I32 = std::int32_t;
 using Flag = std::uint8_t;
 
-// out[dest.start(k) + idx[j]] = values[j] for the (flagged) elements j of source segment k whose
-// target lies in [lo, hi), in source order; returns false at the first bad index, recorded in
-// `fault`. A target outside [lo, hi) is stored to a dummy instead: no branch to mispredict on
-// random targets. kWhole: [lo, hi) is the whole destination (one thread), no test at all.
+// out[start + idx[j - begin]] = values[j] for the (flagged) elements j in [begin, end), a run of
+// one source segment whose destination segment starts at `start` and has `length` elements,
+// for those whose target lies in [lo, hi), in source order; returns false at the first bad
+// index, recorded in `fault`. A target outside [lo, hi) is stored to a dummy instead: no branch
+// to mispredict on random targets. kWhole: [lo, hi) is the whole destination (one thread), no
+// test at all.
 template <class Bits, bool kFlagged, bool kWhole>
-bool scatter_segment(std::size_t k, const SegmentView& source, const SegmentView& dest, const Bits* values,
-                     const I32* idx, const Flag* flags, Bits* out, std::size_t lo, std::size_t hi,
-                     IndexFault& fault) {
-  const std::size_t start = dest.start(k);
-  const auto length = static_cast<std::uint32_t>(dest.length(k));
+bool scatter_run(std::size_t begin, std::size_t end, std::size_t start, std::uint32_t length,
+                 const Bits* values, const I32* idx, const Flag* flags, Bits* out, std::size_t lo,
+                 std::size_t hi, IndexFault& fault) {
   Bits discarded;
-  for (std::size_t j = source.start(k), end = source.start(k + 1); j < end; ++j) {
+  for (std::size_t j = begin; j < end; ++j) {
     if constexpr (kFlagged)
       if (!flags[j]) continue;
-    const auto at = static_cast<std::uint32_t>(idx[j]);  // negative indices become huge
+    const auto at = static_cast<std::uint32_t>(idx[j - begin]);  // negative indices become huge
     if (at >= length) {
-      fault = {j, idx[j], length};
+      fault = {j, idx[j - begin], length};
       return false;
     }
     const std::size_t target = start + at;
@@ -49,6 +49,17 @@ bool scatter_segment(std::size_t k, const SegmentView& source, const SegmentView
       *(target - lo < hi - lo ? out + target : &discarded) = values[j];
   }
   return true;
+}
+
+// scatter_run over the whole of source segment k.
+template <class Bits, bool kFlagged, bool kWhole>
+bool scatter_segment(std::size_t k, const SegmentView& source, const SegmentView& dest, const Bits* values,
+                     const I32* idx, const Flag* flags, Bits* out, std::size_t lo, std::size_t hi,
+                     IndexFault& fault) {
+  const std::size_t begin = source.start(k);
+  return scatter_run<Bits, kFlagged, kWhole>(begin, source.start(k + 1), dest.start(k),
+                                             static_cast<std::uint32_t>(dest.length(k)), values,
+                                             idx + begin, flags, out, lo, hi, fault);
 }
 
 // Several threads: each owns a contiguous range of the destination and walks, in source order,
@@ -162,6 +173,57 @@ void gather(const Parallel& par, Op op, const SegmentView& source, const Segment
   if (fault.found()) throw_index_fault(op, fault);
 }
 
+// The permutes on one thread with their indices read from a pending expression a block at a
+// time (for_each_pending_block), never stored: an INDEX's positions, or an expression over
+// them. The same loops, the same checks, in the same order.
+template <class Bits, bool kFlagged>
+void scatter_pending(Op op, const SegmentView& source, const SegmentView& dest, const Bits* values,
+                     LazyExpression& indices, const Flag* flags, Bits* out) {
+  IndexFault fault;
+  std::size_t k = 0;  // the source segment holding the block's first element
+  for_each_pending_block(indices, [&](std::size_t lo, std::size_t hi, const void* block) {
+    if (fault.found()) return;
+    const auto* idx = static_cast<const I32*>(block);
+    while (k < source.segments && source.start(k + 1) <= lo) ++k;
+    for (; k < source.segments && source.start(k) < hi; ++k) {
+      const std::size_t begin = std::max(lo, source.start(k));
+      if (!scatter_run<Bits, kFlagged, true>(
+              begin, std::min(hi, source.start(k + 1)), dest.start(k),
+              static_cast<std::uint32_t>(dest.length(k)), values, idx + (begin - lo), flags, out,
+              0, dest.total, fault))
+        return;
+      if (source.start(k + 1) > hi) break;  // the segment goes on in the next block
+    }
+  });
+  if (fault.found()) throw_index_fault(op, fault);
+}
+
+template <class Bits, bool kFlagged>
+void gather_pending(Op op, const SegmentView& source, const SegmentView& dest, const Bits* values,
+                    LazyExpression& indices, const Flag* flags, Bits* out) {
+  IndexFault fault;
+  std::size_t k = 0;  // the destination segment holding the block's first element
+  for_each_pending_block(indices, [&](std::size_t lo, std::size_t hi, const void* block) {
+    if (fault.found()) return;
+    const auto* idx = static_cast<const I32*>(block);
+    while (k < dest.segments && dest.start(k + 1) <= lo) ++k;
+    for (; k < dest.segments && dest.start(k) < hi; ++k) {
+      const std::size_t begin = std::max(lo, dest.start(k));
+      const std::size_t count = std::min(hi, dest.start(k + 1)) - begin;
+      const I32* at = idx + (begin - lo);
+      const std::size_t bad = gather_run<Bits, kFlagged>(
+          values + source.start(k), static_cast<std::uint32_t>(source.length(k)), at,
+          kFlagged ? flags + begin : nullptr, out + begin, 0, count);
+      if (bad < count) {
+        fault = {begin + bad, at[bad], static_cast<std::int64_t>(source.length(k))};
+        return;
+      }
+      if (dest.start(k + 1) > hi) break;  // the segment goes on in the next block
+    }
+  });
+  if (fault.found()) throw_index_fault(op, fault);
+}
+
 }  // namespace
 
 [[noreturn]] void throw_index_fault(Op op, const IndexFault& fault) {
@@ -209,16 +271,32 @@ Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
   const SegmentView source = view(operands.source_segdes);
   const SegmentView dest = op == Op::Permute ? source : view(operands.dest_segdes);
   const Type type = operands.values.type;
-  const I32* idx = elements<I32>(operands.indices);
+  // Indices pending that nothing else holds (an INDEX, an expression over one), on one thread:
+  // read a block at a time where they are used, never stored.
+  std::unique_ptr<LazyExpression> pending;
+  if (ctx.lazy && par.team_for(operands.indices.length, kMemoryBoundThreshold) <= 1)
+    if ((pending = take_pending(operands.indices))) operands.indices = {};
+  const I32* idx = pending ? nullptr : elements<I32>(operands.indices);
   // The values are the result, pending or not: nothing is written or computed.
-  if (op == Op::Permute && moves_nothing(source, idx)) return std::move(operands.values);
+  if (op == Op::Permute && idx && moves_nothing(source, idx)) return std::move(operands.values);
   const Flag* flags = elements<Flag>(operands.flags);
   return with_element_bits(type, [&]<class Bits>() -> Vector {
     const Bits* values = elements<Bits>(operands.values);
     // The ops.def row says which way the indices point and which operands there are.
     const bool flagged = vcode::permute_has_flags(op);
     auto run = [&](Bits* out) {
-      if (vcode::info(op).shape == vcode::Shape::Gather) {
+      if (pending) {
+        if (vcode::info(op).shape == vcode::Shape::Gather) {
+          if (flagged)
+            gather_pending<Bits, true>(op, source, dest, values, *pending, flags, out);
+          else
+            gather_pending<Bits, false>(op, source, dest, values, *pending, flags, out);
+        } else if (flagged) {
+          scatter_pending<Bits, true>(op, source, dest, values, *pending, flags, out);
+        } else {
+          scatter_pending<Bits, false>(op, source, dest, values, *pending, flags, out);
+        }
+      } else if (vcode::info(op).shape == vcode::Shape::Gather) {
         if (flagged)
           gather<Bits, true>(par, op, source, dest, values, idx, flags, out);
         else

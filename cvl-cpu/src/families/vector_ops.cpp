@@ -5,6 +5,7 @@
 #include "families/families.hpp"
 #include "families/segment_fill.hpp"
 #include "memory/streaming_fill.hpp"
+#include "pending/lazy_elementwise.hpp"
 
 namespace cvl::cpu {
 namespace {
@@ -84,8 +85,12 @@ Vector distribute(const Context& ctx, Vector values, const SegmentView& sd,
   });
 }
 
-Vector index(const Context& ctx, Vector starts, Vector strides, const SegmentView& sd) {
+Vector index(const Context& ctx, Vector starts, Vector strides, const SegmentView& sd,
+             const Segdes& descriptor) {
   if (sd.uniform == 1) return starts;  // one element per segment: its start
+  if (ctx.lazy)
+    if (std::optional<Vector> out = lazy_index(ctx, starts, strides, descriptor, sd.total))
+      return std::move(*out);
   const I32* start = elements<I32>(starts);
   const I32* stride = elements<I32>(strides);
   Vector out = allocate(Type::Int, sd.total);

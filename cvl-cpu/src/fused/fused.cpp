@@ -22,6 +22,7 @@
 #include "families/segmented_fold.hpp"
 #include "simd/gather.hpp"
 #include "families/vector_math.hpp"
+#include "pending/lazy_elementwise.hpp"
 
 namespace cvl::cpu {
 namespace {
@@ -511,6 +512,19 @@ Vector scan_typed(const Call& call, std::span<FusedOperand> operands, const Segm
 
 std::unique_ptr<PreparedSuperOp> prepare_fused(const Context& ctx, const SuperOp& op) {
   return std::make_unique<CpuSuperOp>(op, ctx.fast_math);
+}
+
+void for_each_pending_block(LazyExpression& expression,
+                            const std::function<void(std::size_t, std::size_t, const void*)>& body) {
+  const std::shared_ptr<const PreparedSuperOp> prepared =
+      plan_for(*expression.ctx, expression.definition);
+  const auto& plan = static_cast<const CpuSuperOp&>(*prepared);
+  const Call call(plan, expression.operands, expression.domain);
+  Frame frame(call);
+  for (std::size_t lo = 0; lo < call.domain; lo += frame.block()) {
+    const std::size_t hi = std::min(lo + frame.block(), call.domain);
+    body(lo, hi, frame.evaluate(lo, hi, nullptr));
+  }
 }
 
 Vector fused(const Context& ctx, const PreparedSuperOp& prepared, std::span<FusedOperand> operands,

@@ -98,6 +98,18 @@ class Builder {
   }
   std::uint32_t descriptor(const Segdes& sd) { return segdes_leaf(sd); }
 
+  std::uint32_t index(std::uint32_t starts, std::uint32_t strides, std::uint32_t segments) {
+    SuperOpNode node;
+    node.kind = Kind::Index;
+    node.op = Op::Index;
+    node.type = node.result = TypeKeyword::Int;
+    node.arity = 3;
+    node.args[0] = starts;
+    node.args[1] = strides;
+    node.args[2] = segments;
+    return add(node);
+  }
+
   // A node of a definition over nodes already added (its args renumbered by the caller).
   std::uint32_t copy(const SuperOpNode& node) { return add(node); }
   std::size_t size() { return nodes().size(); }
@@ -352,6 +364,22 @@ std::optional<Vector> lazy_gather(const Context& ctx, PermuteOperands& operands)
   if (const std::optional<std::uint64_t> bits = uniform_bits(values))
     return uniform_vector({}, values.type, n, *bits);
   return pending_gather(ctx, std::move(values), std::move(operands.indices));
+}
+
+std::optional<Vector> lazy_index(const Context& ctx, Vector& starts, Vector& strides,
+                                 const Segdes& descriptor, std::size_t total) {
+  if (total < kLazyMin) return std::nullopt;
+  Builder builder(ctx, total);
+  const std::uint32_t start = builder.leaf(std::move(starts));
+  const std::uint32_t stride = builder.leaf(std::move(strides));
+  builder.index(start, stride, builder.descriptor(descriptor));
+  return pending_or_computed(builder.finish(), total);
+}
+
+std::unique_ptr<LazyExpression> take_pending(Vector& v) {
+  auto* buffer = static_cast<Buffer*>(v.storage.get());
+  if (!buffer || !buffer->pending() || v.storage.use_count() != 1) return nullptr;
+  return buffer->take_expression();
 }
 
 Vector pending_gather(const Context& ctx, Vector source, Vector positions) {

@@ -71,6 +71,13 @@ std::optional<Vector> lazy_elementwise(const Context& ctx, vcode::Op op, Type ty
 // several segments (their starts would cost a DIST at each element).
 std::optional<Vector> lazy_gather(const Context& ctx, PermuteOperands& operands);
 
+// An INDEX over `descriptor` (`total` elements, its starts and strides one per segment) as a
+// pending expression: its values are a function of the segment and the offset in it, cheaper to
+// compute where they are read than to store (the positions a permute writes to, an elementwise
+// op's operand). Nothing when it runs at once (short). Consumes the operands then.
+std::optional<Vector> lazy_index(const Context& ctx, Vector& starts, Vector& strides,
+                                 const Segdes& descriptor, std::size_t total);
+
 // Gathers from a source short enough to stay in the cache (bh's bodies and cells, gathered into
 // one vector per field and interaction): such a pending gather is never computed for another
 // gather, a permute or an elementwise op, which read its source at their own positions instead
@@ -102,6 +109,10 @@ std::optional<Vector> fold_pending(const Context& ctx, vcode::Op op, Vector& v, 
 // The plan of a definition made at run time, planned once for all calls (a program makes the
 // same few).
 std::shared_ptr<const PreparedSuperOp> plan_for(const Context& ctx, const vcode::SuperOp& op);
+
+// The pending expression of `v` when nothing else holds it, taken out of it (`v` is then left
+// without elements and must be dropped); nullptr otherwise.
+std::unique_ptr<LazyExpression> take_pending(Vector& v);
 
 // Computes a pending expression (Buffer::bytes() calls it through the buffer).
 Vector compute(LazyExpression& expression);
