@@ -1,4 +1,4 @@
-// PACK's compaction (simd/compact.hpp), portable and AVX-512, against the plain definition:
+// PACK's compaction (simd/compact.hpp), portable, AVX2 and AVX-512, against the plain definition:
 // random flags of every density, lengths around the vector widths (the scalar tail), and nothing
 // stored past the kept elements (blocks of one PACK write side by side).
 #include <catch2/catch.hpp>
@@ -43,9 +43,11 @@ TEST_CASE("PACK's compaction keeps the flagged elements in order, and stores no 
           "[cpu][pack]") {
   check_against_loop<std::uint32_t>(&simd::compact_portable<std::uint32_t>);
   check_against_loop<std::uint64_t>(&simd::compact_portable<std::uint64_t>);
-  // The AVX-512 versions where this CPU and build have them (this machine's do).
+  // The widest versions, and the AVX2 ones, where this CPU and build have them.
   if (const auto compact32 = simd::compact32()) check_against_loop(compact32);
   if (const auto compact64 = simd::compact64()) check_against_loop(compact64);
+  if (const auto compact32 = simd::compact32_avx2()) check_against_loop(compact32);
+  if (const auto compact64 = simd::compact64_avx2()) check_against_loop(compact64);
 }
 
 }  // namespace cvl::cpu

@@ -901,6 +901,60 @@ TEST_CASE("pending indices: permutes by an INDEX, or an expression over one, rea
   }
 }
 
+TEST_CASE("pending indices: an INDEX moving each segment as one run is a copy of the runs",
+          "[cpu][lazy]") {
+  const Context lazy = context(1, true), eager = context(1, false);
+  // Empty segments among long ones; each source segment lands at a start of its own, with room.
+  const std::vector<std::int32_t> lengths = {4, 0, 9000, 1, 30000, 0};
+  const std::vector<std::int32_t> room = {7, 2, 9000, 5, 30010, 0};
+  const std::vector<std::int32_t> starts = {3, 1, 0, 4, 10, 0};
+  const std::vector<std::int32_t> strides = {1, 5, 1, -2, 1, 1};  // any stride for one element
+  std::size_t total = 0;
+  for (std::int32_t n : lengths) total += static_cast<std::size_t>(n);
+  const Vector numbers = iota(total, 100);
+  auto put = [&](const Context& ctx, Type type, bool uniform_defaults) {
+    const Segdes source = segments_of(ctx, lengths), dest = segments_of(ctx, room);
+    PermuteOperands o;
+    o.values = type == Type::Float ? ew(ctx, Op::IntToFloat, Type::Int, numbers) : numbers;
+    o.indices = index_over(ctx, source, starts, strides);
+    o.source_segdes = source;
+    o.dest_segdes = dest;
+    const std::size_t n = view(dest).total;
+    if (uniform_defaults) {
+      const std::uint64_t bits = type == Type::Float ? std::bit_cast<std::uint64_t>(-2.5)
+                                                     : static_cast<std::uint32_t>(-7);
+      o.defaults = uniform_vector({}, type, n, bits);
+    } else {
+      o.defaults = type == Type::Float ? ew(ctx, Op::IntToFloat, Type::Int, iota(n, -50)) : iota(n, -50);
+    }
+    const Vector out = permute(ctx, Op::DPermute, std::move(o));
+    std::vector<std::uint64_t> bits(out.length);
+    for (std::size_t i = 0; i < out.length; ++i)
+      bits[i] = type == Type::Float ? std::bit_cast<std::uint64_t>(elements<double>(out)[i])
+                                    : static_cast<std::uint32_t>(elements<std::int32_t>(out)[i]);
+    return bits;
+  };
+  for (Type type : {Type::Int, Type::Float})
+    for (bool uniform_defaults : {true, false}) {
+      INFO((type == Type::Int ? "INT" : "FLOAT") << (uniform_defaults ? ", one default" : ""));
+      const std::vector<std::uint64_t> want = put(eager, type, uniform_defaults);
+      CHECK(put(lazy, type, uniform_defaults) == want);
+      CHECK(want[3] == (type == Type::Int ? 100u : std::bit_cast<std::uint64_t>(100.0)));
+    }
+  // PERMUTE by an INDEX from 0 by 1 over its own segments: the values, untouched.
+  const Segdes sd = segments_of(lazy, lengths);
+  PermuteOperands o;
+  o.values = iota(total, 3);
+  o.indices = index_over(lazy, sd, std::vector<std::int32_t>(lengths.size(), 0),
+                         std::vector<std::int32_t>(lengths.size(), 1));
+  REQUIRE(pending(o.indices));
+  o.source_segdes = sd;
+  const Storage* kept = o.values.storage.get();
+  const Vector same = permute(lazy, Op::Permute, std::move(o));
+  CHECK(same.storage.get() == kept);
+  CHECK(values_of<std::int32_t>(same) == values_of<std::int32_t>(iota(total, 3)));
+}
+
 TEST_CASE("pending indices: an INDEX taken into an elementwise op is never stored", "[cpu][lazy]") {
   const Context ctx = context(1, true);
   const Segdes sd = segments_of(ctx, {5, static_cast<std::int32_t>(kLong), 7});

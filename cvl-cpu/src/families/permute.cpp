@@ -9,7 +9,9 @@
 // destination and writes it in source order (scatter_by_destination).
 #include <algorithm>
 #include <atomic>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "families/families.hpp"
 #include "pending/gather_composition.hpp"
@@ -224,6 +226,56 @@ void gather_pending(Op op, const SegmentView& source, const SegmentView& dest, c
   if (fault.found()) throw_index_fault(op, fault);
 }
 
+// An INDEX alone over the permute's own source segments, counting by 1 from a start that leaves
+// room in each destination segment: then segment k's elements land as one run at runs[k] in its
+// destination segment (an append puts its parts so, a flatten its rows). Nothing otherwise, or
+// where an index is bad: the loop reports it as the op would.
+std::optional<std::vector<std::uint32_t>> runs_of_index(const LazyExpression& indices,
+                                                        const SegmentView& source,
+                                                        const SegmentView& dest) {
+  using Kind = vcode::SuperOpNode::Kind;
+  const std::vector<vcode::SuperOpNode>& nodes = indices.definition.nodes;
+  const vcode::SuperOpNode& root = nodes.back();
+  if (root.kind != Kind::Index) return std::nullopt;
+  // A start or stride per segment: an operand's elements, or one constant for all.
+  auto leaf = [&](const vcode::SuperOpNode& n) -> std::pair<const I32*, std::size_t> {
+    if (n.kind == Kind::Constant) return {&n.int_value, 0};
+    return {elements<I32>(indices.operands[n.operand].vector), 1};
+  };
+  const auto [starts, start_step] = leaf(nodes[root.args[0]]);
+  const auto [strides, stride_step] = leaf(nodes[root.args[1]]);
+  const SegmentView counted = view(indices.operands[nodes[root.args[2]].operand].segdes);
+  if (counted.segments != source.segments || counted.total != source.total ||
+      !std::equal(counted.offsets, counted.offsets + counted.segments + 1, source.offsets))
+    return std::nullopt;
+  std::vector<std::uint32_t> runs(source.segments);
+  for (std::size_t k = 0; k < source.segments; ++k) {
+    const std::size_t n = source.length(k);
+    const auto start = static_cast<std::uint32_t>(starts[k * start_step]);
+    if (n == 0) continue;
+    if ((n > 1 && strides[k * stride_step] != 1) || start >= dest.length(k) ||
+        dest.length(k) - start < n)
+      return std::nullopt;
+    runs[k] = start;
+  }
+  return runs;
+}
+
+// PERMUTE or DPERMUTE by such runs: segment k copied to runs[k] of its destination segment, a
+// default of one value (`fill`) written around the runs only.
+template <class Bits>
+void copy_runs(const SegmentView& source, const SegmentView& dest, const Bits* values,
+               const std::vector<std::uint32_t>& runs, std::optional<Bits> fill, Bits* out) {
+  for (std::size_t k = 0; k < source.segments; ++k) {
+    const std::size_t n = source.length(k);
+    Bits* segment = out + dest.start(k);
+    const std::size_t at = n == 0 ? 0 : runs[k];
+    if (fill) std::fill_n(segment, at, *fill);
+    std::copy_n(values + source.start(k), n, segment + at);
+    if (fill) std::fill(segment + at + n, segment + dest.length(k), *fill);
+  }
+}
+
 }  // namespace
 
 [[noreturn]] void throw_index_fault(Op op, const IndexFault& fault) {
@@ -280,6 +332,23 @@ Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
   // The values are the result, pending or not: nothing is written or computed.
   if (op == Op::Permute && idx && moves_nothing(source, idx)) return std::move(operands.values);
   const Flag* flags = elements<Flag>(operands.flags);
+  if (pending && (op == Op::Permute || op == Op::DPermute))
+    if (const auto runs = runs_of_index(*pending, source, dest)) {
+      if (op == Op::Permute) return std::move(operands.values);  // each run is its whole segment
+      return with_element_bits(type, [&]<class Bits>() -> Vector {
+        const Bits* values = elements<Bits>(operands.values);
+        std::optional<Bits> fill;
+        Vector out;
+        if (const std::optional<std::uint64_t> same = uniform_bits(operands.defaults)) {
+          fill = static_cast<Bits>(*same);
+          out = allocate(type, dest.total);
+        } else {
+          out = unshared(par, std::move(operands.defaults));
+        }
+        copy_runs<Bits>(source, dest, values, *runs, fill, elements<Bits>(out));
+        return out;
+      });
+    }
   return with_element_bits(type, [&]<class Bits>() -> Vector {
     const Bits* values = elements<Bits>(operands.values);
     // The ops.def row says which way the indices point and which operands there are.

@@ -1,5 +1,6 @@
-// PACK's compaction with AVX-512 (VPCOMPRESSD/Q), where the CPU has it: the flagged elements of
-// a block moved to the front, 16 or 8 at a time, instead of one store per element.
+// PACK's compaction with AVX-512 (VPCOMPRESSD/Q) or AVX2 (a lane permute), where the CPU has
+// them: the flagged elements of a block moved to the front, 4 to 16 at a time, instead of one
+// store per element.
 #pragma once
 
 #include <cstddef>
@@ -32,9 +33,12 @@ std::size_t compact_portable(const Bits* in, const std::uint8_t* flags, std::siz
 }
 }  // namespace
 
-// The AVX-512 version for elements of 4 or 8 bytes on a CPU with AVX-512 F, BW and VL; nullptr
-// otherwise (and in builds for other processors).
+// The widest version for elements of 4 or 8 bytes: AVX-512's on a CPU with AVX-512 F, BW and VL,
+// else AVX2's on a CPU with AVX2; nullptr otherwise (and in builds for other processors).
 CompactFunction<std::uint32_t> compact32();
 CompactFunction<std::uint64_t> compact64();
+// The AVX2 versions alone where the CPU has AVX2 (the tests check them on AVX-512 CPUs too).
+CompactFunction<std::uint32_t> compact32_avx2();
+CompactFunction<std::uint64_t> compact64_avx2();
 
 }  // namespace cvl::cpu::simd

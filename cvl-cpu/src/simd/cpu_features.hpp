@@ -1,5 +1,5 @@
-// Which wide instruction sets this CPU runs, asked once: the simd/ files compiled for AVX-512 are
-// called only where this says yes.
+// Which wide instruction sets this CPU runs, asked once: the simd/ files compiled for AVX2 or
+// AVX-512 are called only where this says yes.
 #pragma once
 
 #if defined(__x86_64__)
@@ -9,6 +9,15 @@
 namespace cvl::cpu::simd {
 
 #if defined(__x86_64__)
+
+// AVX2 with POPCNT (every x86-64 CPU since Haswell and Zen).
+inline bool has_avx2() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+  }();
+  return yes;
+}
 
 // AVX-512 F, BW and VL (every AVX-512 CPU since Skylake-SP).
 inline bool has_avx512_bw_vl() {
@@ -33,6 +42,7 @@ inline bool has_fast_avx512_gathers() {
   return yes;
 }
 #else
+inline bool has_avx2() { return false; }
 inline bool has_avx512_bw_vl() { return false; }
 inline bool has_fast_avx512_gathers() { return false; }
 #endif
