@@ -702,6 +702,22 @@ TEST_CASE("lazy FUSED: an elementwise superoperator waits like the ops it fuses"
   std::vector<FusedOperand> described(1);
   described[0].segdes = one_segment(lazy, kLong);
   CHECK_FALSE(lazy_fused(lazy, *prepare_fused(lazy, constant), described, kLong));
+  // An INDEX of constants over segments waits, as the op INDEX does, with fused()'s values.
+  vcode::SuperOp counting = constant;  // a copy to change: INDEX (CONST INT 3) (CONST INT 2) $0
+  counting.nodes = {constant.nodes[0], constant.nodes[1], constant.nodes[1],
+                    node(Kind::Index, Op::Index, TypeKeyword::Int, 3, {1, 2, 0})};
+  counting.nodes[1].int_value = 3;
+  counting.nodes[2].int_value = 2;
+  const auto index_plan = prepare_fused(lazy, counting);
+  std::vector<FusedOperand> segments(1);
+  segments[0].segdes = segdes_from_lengths(lazy.par, ints({5, static_cast<std::int32_t>(kLong)}),
+                                           "MAKE_SEGDES");
+  const Vector positions = lazy_fused(lazy, *index_plan, segments, kLong + 5).value();
+  REQUIRE(pending(positions));
+  const std::vector<std::int32_t> counted = int_values(fused(lazy, *index_plan, segments, kLong + 5));
+  CHECK(int_values(positions) == counted);
+  CHECK(counted[4] == 11);
+  CHECK(counted[6] == 5);
 }
 
 // fcode-opt writes a value read twice as two copies of its subtree (black-scholes's CND repeats

@@ -410,10 +410,14 @@ std::optional<Vector> lazy_fused(const Context& ctx, const PreparedSuperOp& op,
                                  std::span<FusedOperand> operands, std::size_t domain) {
   const SuperOp& definition = op.definition;
   const vcode::SuperOpAnalysis& analysis = op.analysis;
-  // Values made of descriptors alone (a DIST of a constant: one value, written only if read as
-  // memory; an INDEX) are left to fused(), as the unfused ops leave them to theirs.
-  if (domain < kLazyMin || analysis.folds() || analysis.divides || analysis.domain_is_total ||
-      definition.root().kind == Kind::Operand || analysis.distinct_nodes >= kLazyMaxNodes)
+  // Values made of descriptors alone are left to fused() (a DIST of a constant: one value,
+  // written only if read as memory), as the unfused ops leave them to theirs; but those with an
+  // INDEX wait, as the op INDEX does (lazy_index).
+  const bool indexes = std::any_of(definition.nodes.begin(), definition.nodes.end(),
+                                   [](const SuperOpNode& n) { return n.kind == Kind::Index; });
+  if (domain < kLazyMin || analysis.folds() || analysis.divides ||
+      (analysis.domain_is_total && !indexes) || definition.root().kind == Kind::Operand ||
+      analysis.distinct_nodes >= kLazyMaxNodes)
     return std::nullopt;
   Builder builder(ctx, domain);
   // Each operand once: one read only at each element as a lazy elementwise op's operand (a
