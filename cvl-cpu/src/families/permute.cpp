@@ -323,10 +323,12 @@ Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
   const SegmentView source = view(operands.source_segdes);
   const SegmentView dest = op == Op::Permute ? source : view(operands.dest_segdes);
   const Type type = operands.values.type;
-  // Indices pending that nothing else holds (an INDEX, an expression over one), on one thread:
-  // read a block at a time where they are used, never stored.
+  // Indices pending that nothing else holds (an INDEX, an expression over one): read a block at
+  // a time where they are used, never stored, on one thread. Storing them to share the permute
+  // out among threads writes and reads back as much memory as the permute moves, and under load
+  // (other processes on the cores) the second thread is not there to pay for it.
   std::unique_ptr<LazyExpression> pending;
-  if (ctx.lazy && par.team_for(operands.indices.length, kMemoryBoundThreshold) <= 1)
+  if (ctx.lazy)
     if ((pending = take_pending(operands.indices))) operands.indices = {};
   const I32* idx = pending ? nullptr : elements<I32>(operands.indices);
   // The values are the result, pending or not: nothing is written or computed.

@@ -525,6 +525,7 @@ void for_each_pending_block(LazyExpression& expression,
     const std::size_t hi = std::min(lo + frame.block(), call.domain);
     body(lo, hi, frame.evaluate(lo, hi, nullptr));
   }
+  if (frame.fault().found()) frame.fault().raise();  // pending expressions hold no INT division
 }
 
 Vector fused(const Context& ctx, const PreparedSuperOp& prepared, std::span<FusedOperand> operands,
