@@ -178,24 +178,38 @@ void gather(const Parallel& par, Op op, const SegmentView& source, const Segment
 // The permutes on one thread with their indices read from a pending expression a block at a
 // time (for_each_pending_block), never stored: an INDEX's positions, or an expression over
 // them. The same loops, the same checks, in the same order.
+//
+// piece(k, begin, end, idx) for each piece [begin, end) of a block within segment k of
+// `segments` (the scatter's source, the gather's destination), in order, idx[0] the index at
+// begin; stops at the first piece for which it returns false.
+template <class Piece>
+void for_each_pending_piece(LazyExpression& indices, const SegmentView& segments, Piece&& piece) {
+  bool stopped = false;
+  std::size_t k = 0;  // the segment holding the block's first element
+  for_each_pending_block(indices, [&](std::size_t lo, std::size_t hi, const void* block) {
+    if (stopped) return;
+    const auto* idx = static_cast<const I32*>(block);
+    while (k < segments.segments && segments.start(k + 1) <= lo) ++k;
+    for (; k < segments.segments && segments.start(k) < hi; ++k) {
+      const std::size_t begin = std::max(lo, segments.start(k));
+      if (!piece(k, begin, std::min(hi, segments.start(k + 1)), idx + (begin - lo))) {
+        stopped = true;
+        return;
+      }
+      if (segments.start(k + 1) > hi) break;  // the segment goes on in the next block
+    }
+  });
+}
+
 template <class Bits, bool kFlagged>
 void scatter_pending(Op op, const SegmentView& source, const SegmentView& dest, const Bits* values,
                      LazyExpression& indices, const Flag* flags, Bits* out) {
   IndexFault fault;
-  std::size_t k = 0;  // the source segment holding the block's first element
-  for_each_pending_block(indices, [&](std::size_t lo, std::size_t hi, const void* block) {
-    if (fault.found()) return;
-    const auto* idx = static_cast<const I32*>(block);
-    while (k < source.segments && source.start(k + 1) <= lo) ++k;
-    for (; k < source.segments && source.start(k) < hi; ++k) {
-      const std::size_t begin = std::max(lo, source.start(k));
-      if (!scatter_run<Bits, kFlagged, true>(
-              begin, std::min(hi, source.start(k + 1)), dest.start(k),
-              static_cast<std::uint32_t>(dest.length(k)), values, idx + (begin - lo), flags, out,
-              0, dest.total, fault))
-        return;
-      if (source.start(k + 1) > hi) break;  // the segment goes on in the next block
-    }
+  for_each_pending_piece(indices, source, [&](std::size_t k, std::size_t begin, std::size_t end,
+                                              const I32* idx) {
+    return scatter_run<Bits, kFlagged, true>(begin, end, dest.start(k),
+                                             static_cast<std::uint32_t>(dest.length(k)), values,
+                                             idx, flags, out, 0, dest.total, fault);
   });
   if (fault.found()) throw_index_fault(op, fault);
 }
@@ -204,24 +218,15 @@ template <class Bits, bool kFlagged>
 void gather_pending(Op op, const SegmentView& source, const SegmentView& dest, const Bits* values,
                     LazyExpression& indices, const Flag* flags, Bits* out) {
   IndexFault fault;
-  std::size_t k = 0;  // the destination segment holding the block's first element
-  for_each_pending_block(indices, [&](std::size_t lo, std::size_t hi, const void* block) {
-    if (fault.found()) return;
-    const auto* idx = static_cast<const I32*>(block);
-    while (k < dest.segments && dest.start(k + 1) <= lo) ++k;
-    for (; k < dest.segments && dest.start(k) < hi; ++k) {
-      const std::size_t begin = std::max(lo, dest.start(k));
-      const std::size_t count = std::min(hi, dest.start(k + 1)) - begin;
-      const I32* at = idx + (begin - lo);
-      const std::size_t bad = gather_run<Bits, kFlagged>(
-          values + source.start(k), static_cast<std::uint32_t>(source.length(k)), at,
-          kFlagged ? flags + begin : nullptr, out + begin, 0, count);
-      if (bad < count) {
-        fault = {begin + bad, at[bad], static_cast<std::int64_t>(source.length(k))};
-        return;
-      }
-      if (dest.start(k + 1) > hi) break;  // the segment goes on in the next block
-    }
+  for_each_pending_piece(indices, dest, [&](std::size_t k, std::size_t begin, std::size_t end,
+                                            const I32* idx) {
+    const std::size_t count = end - begin;
+    const std::size_t bad = gather_run<Bits, kFlagged>(
+        values + source.start(k), static_cast<std::uint32_t>(source.length(k)), idx,
+        kFlagged ? flags + begin : nullptr, out + begin, 0, count);
+    if (bad == count) return true;
+    fault = {begin + bad, idx[bad], static_cast<std::int64_t>(source.length(k))};
+    return false;
   });
   if (fault.found()) throw_index_fault(op, fault);
 }

@@ -69,34 +69,34 @@ __m256i order_of(std::uint64_t bytes) {
   return _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(bytes)));
 }
 
-}  // namespace
-
-std::size_t compact32(const std::uint32_t* in, const std::uint8_t* flags, std::size_t n,
-                      std::uint32_t* out) {
+// Whole groups of 32 bytes (8 or 4 elements) while a full store fits in the kept count, then
+// the portable loop.
+template <class Word>
+std::size_t compact(const Word* in, const std::uint8_t* flags, std::size_t n, Word* out) {
+  constexpr unsigned kGroup = 32 / sizeof(Word);
+  const std::array<std::uint64_t, 256>& orders = sizeof(Word) == 4 ? kLanes : kPairs;
   const std::size_t total = count_kept(flags, n);
   std::size_t cursor = 0, i = 0;
-  for (; i + 8 <= n && cursor + 8 <= total; i += 8) {
-    const unsigned keep = kept_lanes(flags + i, 8);
+  for (; i + kGroup <= n && cursor + kGroup <= total; i += kGroup) {
+    const unsigned keep = kept_lanes(flags + i, kGroup);
     const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + cursor),
-                        _mm256_permutevar8x32_epi32(v, order_of(kLanes[keep])));
+                        _mm256_permutevar8x32_epi32(v, order_of(orders[keep])));
     cursor += static_cast<unsigned>(__builtin_popcount(keep));
   }
   return cursor + compact_portable(in + i, flags + i, n - i, out + cursor);
 }
 
+}  // namespace
+
+std::size_t compact32(const std::uint32_t* in, const std::uint8_t* flags, std::size_t n,
+                      std::uint32_t* out) {
+  return compact(in, flags, n, out);
+}
+
 std::size_t compact64(const std::uint64_t* in, const std::uint8_t* flags, std::size_t n,
                       std::uint64_t* out) {
-  const std::size_t total = count_kept(flags, n);
-  std::size_t cursor = 0, i = 0;
-  for (; i + 4 <= n && cursor + 4 <= total; i += 4) {
-    const unsigned keep = kept_lanes(flags + i, 4);
-    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + cursor),
-                        _mm256_permutevar8x32_epi32(v, order_of(kPairs[keep])));
-    cursor += static_cast<unsigned>(__builtin_popcount(keep));
-  }
-  return cursor + compact_portable(in + i, flags + i, n - i, out + cursor);
+  return compact(in, flags, n, out);
 }
 
 }  // namespace cvl::cpu::simd::avx2
