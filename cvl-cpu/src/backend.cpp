@@ -68,7 +68,7 @@ class CpuBackend final : public Backend, private HostMemory {
 
   Vector random(Vector bounds, RandomStream& stream) override {
     const cpu::MemoryScope charged(ctx_.memory);
-    return cpu::random(std::move(bounds), stream);
+    return cpu::random(ctx_, std::move(bounds), stream);
   }
 
   Vector scan(Op op, Vector v, const Segdes& sd) override {

@@ -168,6 +168,7 @@ class KernelWriter {
         case Kind::Reduce:
           break;  // only the root: its fold is the host's or the library's
         case Kind::Gather:
+        case Kind::Random:
           break;  // never in a checked definition (cvl-cpu's run-time expressions only)
       }
     }

@@ -78,6 +78,8 @@ Vector run_unfused(Backend& b, const vcode::SuperOp& op, std::span<const FusedOp
         break;
       case Kind::Gather:  // never in a checked definition (cvl-cpu's run-time expressions only)
         throw InternalError("a gather node reached the unfused evaluator");
+      case Kind::Random:  // the same
+        throw InternalError("a random node reached the unfused evaluator");
     }
   }
   return std::move(value.back());

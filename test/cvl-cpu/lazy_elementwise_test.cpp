@@ -846,7 +846,8 @@ TEST_CASE("pending indices: permutes by an INDEX, or an expression over one, rea
     numbers[i] = static_cast<std::int32_t>(i * 7 + 1);
     flag_values[i] = i % 3 != 0;
   }
-  auto run = [&](const Context& ctx, Op op, bool expression, bool into_wider) {
+  auto run = [&](const Context& ctx, Op op, bool expression, bool into_wider,
+                 bool pending_values = false) {
     const Segdes source = segments_of(ctx, lengths);
     const Segdes dest = segments_of(ctx, into_wider ? wider : lengths);
     // Each segment reversed, or (into a destination 3 longer) moved on by 2, as an append puts
@@ -859,7 +860,11 @@ TEST_CASE("pending indices: permutes by an INDEX, or an expression over one, rea
                    index_over(ctx, source, zero, one));
     CHECK(static_cast<bool>(pending(indices)) == ctx.lazy);
     PermuteOperands o;
-    o.values = ints(numbers);
+    // Values pending too: a scatter makes them a block at a time as it moves them.
+    o.values = pending_values ? ew(ctx, Op::Mul, Type::Int, ints(numbers),
+                                   uniform_vector({}, Type::Int, numbers.size(), 3))
+                              : ints(numbers);
+    CHECK(static_cast<bool>(pending(o.values)) == (ctx.lazy && pending_values));
     o.indices = std::move(indices);
     o.source_segdes = source;
     o.dest_segdes = vcode::info(op).shape == vcode::Shape::Gather ? source : dest;
@@ -872,13 +877,16 @@ TEST_CASE("pending indices: permutes by an INDEX, or an expression over one, rea
   };
   for (Op op : {Op::Permute, Op::BPermute, Op::DPermute, Op::FPermute, Op::BFPermute,
                 Op::DFPermute})
-    for (bool expression : {false, true}) {
-      const bool into_wider = vcode::permute_has_defaults(op);
-      INFO(vcode::spelling(op) << (expression ? " by an expression over an INDEX" : " by an INDEX"));
-      const std::vector<std::int32_t> want = run(eager, op, expression, into_wider);
-      CHECK(run(lazy, op, expression, into_wider) == want);
-      CHECK(run(two, op, expression, into_wider) == want);
-    }
+    for (bool expression : {false, true})
+      for (bool pending_values : {false, true}) {
+        const bool into_wider = vcode::permute_has_defaults(op);
+        INFO(vcode::spelling(op) << (expression ? " by an expression over an INDEX" : " by an INDEX")
+                                 << (pending_values ? ", values pending" : ""));
+        const std::vector<std::int32_t> want =
+            run(eager, op, expression, into_wider, pending_values);
+        CHECK(run(lazy, op, expression, into_wider, pending_values) == want);
+        CHECK(run(two, op, expression, into_wider, pending_values) == want);
+      }
   // The model for two of them: each segment reversed; moved on by 2 into defaults of -5.
   const std::vector<std::int32_t> reversed = run(lazy, Op::Permute, false, false);
   const std::vector<std::int32_t> moved = run(lazy, Op::DPermute, false, true);
@@ -984,6 +992,115 @@ TEST_CASE("pending indices: an INDEX taken into an elementwise op is never store
   CHECK(got[5] == -3 + 5);
   CHECK(got[5 + kLong - 1] == static_cast<std::int32_t>(kLong) - 4 + static_cast<std::int32_t>(5 + kLong - 1));
   CHECK(got[5 + kLong + 6] == -24 + static_cast<std::int32_t>(5 + kLong + 6));
+}
+
+// RAND of `n` draws of `bound` each, as the backend runs it.
+Vector rand_of(const Context& ctx, std::size_t n, std::int32_t bound, RandomStream& stream) {
+  return random(ctx, uniform_vector({}, Type::Int, n, static_cast<std::uint32_t>(bound)), stream);
+}
+
+TEST_CASE("pending RAND: draws made where read are the stream's, which moves on past them",
+          "[cpu][lazy]") {
+  for (const int threads : {1, 2}) {
+    CAPTURE(threads);
+    const Context eager = context(threads, false), lazy = context(threads, true);
+    const std::size_t n = 3 * kMemoryBoundThreshold + 17;  // shared out at two threads
+    RandomStream expected_stream, stream;
+    expected_stream.seed(7);
+    stream.seed(7);
+    const std::vector<std::int32_t> first = values_of<std::int32_t>(rand_of(eager, n, 1000, expected_stream));
+    const std::vector<std::int32_t> second = values_of<std::int32_t>(rand_of(eager, n, 10, expected_stream));
+    const std::vector<std::int32_t> third = values_of<std::int32_t>(rand_of(eager, 100, 10, expected_stream));
+
+    Vector a = rand_of(lazy, n, 1000, stream);
+    Vector b = rand_of(lazy, n, 10, stream);
+    REQUIRE(pending(a));
+    REQUIRE(pending(b));
+    // Read in the other order, and after the stream was reseeded: each holds its own copy.
+    stream.seed(3);
+    CHECK(values_of<std::int32_t>(b) == second);
+    const Vector floats = ew(lazy, Op::IntToFloat, Type::Int, std::move(a));
+    REQUIRE(pending(floats));
+    const std::vector<double> got = values_of<double>(floats);
+    REQUIRE(got.size() == n);
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < n; ++i) differ += got[i] != static_cast<double>(first[i]);
+    CHECK(differ == 0);
+
+    // A pending RAND dropped unread still moves the stream on; a short one runs at once.
+    stream.seed(7);
+    { const Vector dropped = rand_of(lazy, n, 1000, stream); }
+    { const Vector dropped = rand_of(lazy, n, 10, stream); }
+    const Vector short_one = rand_of(lazy, 100, 10, stream);
+    CHECK_FALSE(pending(short_one));
+    CHECK(values_of<std::int32_t>(short_one) == third);
+
+    // Folded as drawn.
+    stream.seed(7);
+    Vector c = rand_of(lazy, n, 1000, stream);
+    const Segdes sd = one_segment(lazy, n);
+    const Vector sum = fold(lazy, Op::PlusReduce, std::move(c), sd);
+    std::int32_t expected_sum = 0;
+    for (std::int32_t v : first) expected_sum += v;
+    CHECK(values_of<std::int32_t>(sum) == std::vector<std::int32_t>{expected_sum});
+  }
+}
+
+TEST_CASE("pending DIST: short segments' values made where read, by an op or a scatter",
+          "[cpu][lazy]") {
+  const Context lazy = context(1, true), eager = context(1, false), two = context(2, true);
+  const std::size_t m = kLazyMin + 333;
+  // Each of m values twice (quickhull's points, one copy for each half of the hull), then a
+  // transpose puts the copies one after the other: by an INDEX (pending) or a stored index.
+  auto copies = [&](const Context& ctx, bool index_pending, bool floats) {
+    const Segdes pairs = segments_of(ctx, std::vector<std::int32_t>(m, 2));
+    Vector values = iota(m, 11);
+    if (floats) values = ew(ctx, Op::IntToFloat, Type::Int, std::move(values));
+    Vector twice = distribute(ctx, std::move(values), view(pairs), pairs);
+    CHECK(static_cast<bool>(pending(twice)) == ctx.lazy);
+    std::vector<std::int32_t> to(2 * m);
+    for (std::size_t j = 0; j < 2 * m; ++j) to[j] = static_cast<std::int32_t>((j % 2) * m + j / 2);
+    std::vector<std::int32_t> strides(m, static_cast<std::int32_t>(m)), starts(m);
+    for (std::size_t k = 0; k < m; ++k) starts[k] = static_cast<std::int32_t>(k);
+    Vector indices = index_pending ? index_over(ctx, pairs, starts, strides) : ints(to);
+    const Vector out = scatter(ctx, std::move(twice), std::move(indices));
+    CHECK_FALSE(pending(out));
+    std::vector<double> got(2 * m);
+    for (std::size_t j = 0; j < 2 * m; ++j)
+      got[j] = floats ? elements<double>(out)[j] : elements<std::int32_t>(out)[j];
+    return got;
+  };
+  for (bool index_pending : {false, true})
+    for (bool floats : {false, true}) {
+      INFO((index_pending ? "by an INDEX" : "by a stored index") << (floats ? ", FLOAT" : ", INT"));
+      const std::vector<double> want = copies(eager, index_pending, floats);
+      CHECK(copies(lazy, index_pending, floats) == want);
+      CHECK(copies(two, index_pending, floats) == want);
+      for (std::size_t j = 0; j < m; j += 997) {
+        CHECK(want[j] == static_cast<double>(11 + j));
+        CHECK(want[m + j] == static_cast<double>(11 + j));
+      }
+    }
+  // Segments of many lengths, empty ones too, into an elementwise op and a reduction.
+  std::vector<std::int32_t> lengths;
+  for (std::size_t k = 0; lengths.size() < 9000; ++k) lengths.push_back(static_cast<std::int32_t>(k % 7));
+  auto spread = [&](const Context& ctx) {
+    const Segdes sd = segments_of(ctx, lengths);
+    const std::size_t n = view(sd).total;
+    Vector d = distribute(ctx, iota(lengths.size(), -40), view(sd), sd);
+    CHECK(static_cast<bool>(pending(d)) == ctx.lazy);
+    const Vector sum = ew(ctx, Op::Mul, Type::Int, std::move(d), iota(n));
+    const Vector total = fold(ctx, Op::PlusReduce, sum, sd);
+    std::vector<std::int32_t> got = values_of<std::int32_t>(sum);
+    const std::vector<std::int32_t> per_segment = values_of<std::int32_t>(total);
+    got.insert(got.end(), per_segment.begin(), per_segment.end());
+    return got;
+  };
+  const std::vector<std::int32_t> want = spread(eager);
+  CHECK(spread(lazy) == want);
+  CHECK(spread(two) == want);
+  CHECK(want[0] == 0);   // segment 0 is empty: element 0 is segment 1's, value -39, times 0
+  CHECK(want[1] == -38);  // segment 2's first element (position 1), value -38
 }
 
 }  // namespace

@@ -175,6 +175,9 @@ class DefinitionChecker {
       case Kind::Gather:
         error(at(i), "a gather node is made at run time only; FCODE cannot hold one");
         return;
+      case Kind::Random:
+        error(at(i), "a random node is made at run time only; FCODE cannot hold one");
+        return;
       case Kind::Scan:
       case Kind::Reduce: {
         Family want = n.kind == Kind::Scan ? Family::Scan : Family::Reduce;

@@ -24,7 +24,11 @@ struct Context {
 };
 
 Vector elementwise(const Context& ctx, vcode::Op op, Type type, std::span<Vector> operands);
-Vector random(Vector bounds, RandomStream& stream);
+Vector random(const Context& ctx, Vector bounds, RandomStream& stream);
+// RAND's values: the next `n` draws of `stream`, each reduced by its bound (`bounds[i]`, or
+// `bound` for all when bounds is null; none is 0).
+void draw_random(std::int32_t* result, std::size_t n, const std::int32_t* bounds,
+                 std::int32_t bound, RandomStream& stream);
 
 Vector scan(const Context& ctx, vcode::Op op, Vector v, const SegmentView& sd);
 Vector reduce(const Context& ctx, vcode::Op op, Vector v, const SegmentView& sd);
@@ -53,11 +57,25 @@ std::pair<Vector, Segdes> pack(const Context& ctx, Vector v, Vector flags, const
 std::unique_ptr<PreparedSuperOp> prepare_fused(const Context& ctx, const vcode::SuperOp& op);
 Vector fused(const Context& ctx, const PreparedSuperOp& op, std::span<FusedOperand> operands,
              std::size_t domain);
-// The values of a pending expression that maps (lazy_elementwise.hpp) in order, a block at a
-// time on this thread, none of them stored: body(lo, hi, values) with values[j - lo] the
-// element j, for consecutive blocks [lo, hi) covering [0, expression.domain).
-void for_each_pending_block(LazyExpression& expression,
-                            const std::function<void(std::size_t, std::size_t, const void*)>& body);
+// The values of a pending expression that maps (lazy_elementwise.hpp), a block at a time on this
+// thread, none of them stored (a permute's indices or values, read where it uses them).
+class PendingBlocks {
+ public:
+  explicit PendingBlocks(LazyExpression& expression);
+  ~PendingBlocks();
+  PendingBlocks(const PendingBlocks&) = delete;
+  PendingBlocks& operator=(const PendingBlocks&) = delete;
+
+  // The most elements one call of values() gives.
+  std::size_t block() const;
+  // Elements [lo, hi) (at most block() of them), element j at values[j - lo]; valid until the
+  // next call. Blocks in increasing order cost least.
+  const void* values(std::size_t lo, std::size_t hi);
+
+ private:
+  struct Evaluator;
+  std::unique_ptr<Evaluator> evaluator_;
+};
 
 // "OP: index I at position P is outside its segment of length L"
 [[noreturn]] void throw_index_fault(vcode::Op op, const IndexFault& fault);

@@ -175,59 +175,85 @@ void gather(const Parallel& par, Op op, const SegmentView& source, const Segment
   if (fault.found()) throw_index_fault(op, fault);
 }
 
-// The permutes on one thread with their indices read from a pending expression a block at a
-// time (for_each_pending_block), never stored: an INDEX's positions, or an expression over
-// them. The same loops, the same checks, in the same order.
-//
-// piece(k, begin, end, idx) for each piece [begin, end) of a block within segment k of
-// `segments` (the scatter's source, the gather's destination), in order, idx[0] the index at
-// begin; stops at the first piece for which it returns false.
-template <class Piece>
-void for_each_pending_piece(LazyExpression& indices, const SegmentView& segments, Piece&& piece) {
-  bool stopped = false;
+// The permutes on one thread with their indices, or a scatter's values, read from a pending
+// expression a block at a time (PendingBlocks), never stored: an INDEX's positions or an
+// expression over them, a DIST's values. The same loops, the same checks, in the same order.
+
+// One operand of such a permute: a vector's elements, or a pending expression's.
+template <class T>
+class BlockSource {
+ public:
+  BlockSource(const T* elements, LazyExpression* pending) : elements_(elements) {
+    if (pending) pending_.emplace(*pending);
+  }
+  std::size_t block() const { return pending_ ? pending_->block() : SIZE_MAX; }
+  // Elements [lo, hi): element j at [j] of the pointer returned, valid until the next call.
+  const T* at(std::size_t lo, std::size_t hi) {
+    if (!pending_) return elements_;
+    return static_cast<const T*>(pending_->values(lo, hi)) - lo;
+  }
+
+ private:
+  const T* elements_;
+  std::optional<PendingBlocks> pending_;
+};
+
+// For each block [lo, hi) of `segments`' elements, in order: at_block(lo, hi), then
+// piece(k, begin, end) for each piece [begin, end) of the block within segment k; stops at the
+// first piece for which it returns false.
+template <class Block, class Piece>
+void for_each_piece_by_block(const SegmentView& segments, std::size_t block, Block&& at_block,
+                             Piece&& piece) {
   std::size_t k = 0;  // the segment holding the block's first element
-  for_each_pending_block(indices, [&](std::size_t lo, std::size_t hi, const void* block) {
-    if (stopped) return;
-    const auto* idx = static_cast<const I32*>(block);
+  for (std::size_t lo = 0; lo < segments.total; lo += block) {
+    const std::size_t hi = std::min(lo + block, segments.total);
+    at_block(lo, hi);
     while (k < segments.segments && segments.start(k + 1) <= lo) ++k;
     for (; k < segments.segments && segments.start(k) < hi; ++k) {
-      const std::size_t begin = std::max(lo, segments.start(k));
-      if (!piece(k, begin, std::min(hi, segments.start(k + 1)), idx + (begin - lo))) {
-        stopped = true;
+      if (!piece(k, std::max(lo, segments.start(k)), std::min(hi, segments.start(k + 1))))
         return;
-      }
       if (segments.start(k + 1) > hi) break;  // the segment goes on in the next block
     }
-  });
+  }
 }
 
 template <class Bits, bool kFlagged>
-void scatter_pending(Op op, const SegmentView& source, const SegmentView& dest, const Bits* values,
-                     LazyExpression& indices, const Flag* flags, Bits* out) {
+void scatter_pending(Op op, const SegmentView& source, const SegmentView& dest,
+                     BlockSource<Bits>& values, BlockSource<I32>& indices, const Flag* flags,
+                     Bits* out) {
   IndexFault fault;
-  for_each_pending_piece(indices, source, [&](std::size_t k, std::size_t begin, std::size_t end,
-                                              const I32* idx) {
-    return scatter_run<Bits, kFlagged, true>(begin, end, dest.start(k),
-                                             static_cast<std::uint32_t>(dest.length(k)), values,
-                                             idx, flags, out, 0, dest.total, fault);
-  });
+  const Bits* v = nullptr;
+  const I32* idx = nullptr;
+  for_each_piece_by_block(
+      source, std::min(values.block(), indices.block()),
+      [&](std::size_t lo, std::size_t hi) {
+        v = values.at(lo, hi);
+        idx = indices.at(lo, hi);
+      },
+      [&](std::size_t k, std::size_t begin, std::size_t end) {
+        return scatter_run<Bits, kFlagged, true>(begin, end, dest.start(k),
+                                                 static_cast<std::uint32_t>(dest.length(k)), v,
+                                                 idx + begin, flags, out, 0, dest.total, fault);
+      });
   if (fault.found()) throw_index_fault(op, fault);
 }
 
 template <class Bits, bool kFlagged>
 void gather_pending(Op op, const SegmentView& source, const SegmentView& dest, const Bits* values,
-                    LazyExpression& indices, const Flag* flags, Bits* out) {
+                    BlockSource<I32>& indices, const Flag* flags, Bits* out) {
   IndexFault fault;
-  for_each_pending_piece(indices, dest, [&](std::size_t k, std::size_t begin, std::size_t end,
-                                            const I32* idx) {
-    const std::size_t count = end - begin;
-    const std::size_t bad = gather_run<Bits, kFlagged>(
-        values + source.start(k), static_cast<std::uint32_t>(source.length(k)), idx,
-        kFlagged ? flags + begin : nullptr, out + begin, 0, count);
-    if (bad == count) return true;
-    fault = {begin + bad, idx[bad], static_cast<std::int64_t>(source.length(k))};
-    return false;
-  });
+  const I32* idx = nullptr;
+  for_each_piece_by_block(
+      dest, indices.block(), [&](std::size_t lo, std::size_t hi) { idx = indices.at(lo, hi); },
+      [&](std::size_t k, std::size_t begin, std::size_t end) {
+        const std::size_t count = end - begin;
+        const std::size_t bad = gather_run<Bits, kFlagged>(
+            values + source.start(k), static_cast<std::uint32_t>(source.length(k)), idx + begin,
+            kFlagged ? flags + begin : nullptr, out + begin, 0, count);
+        if (bad == count) return true;
+        fault = {begin + bad, idx[begin + bad], static_cast<std::int64_t>(source.length(k))};
+        return false;
+      });
   if (fault.found()) throw_index_fault(op, fault);
 }
 
@@ -356,22 +382,31 @@ Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
         return out;
       });
     }
+  // A scatter's values pending that nothing else holds (a DIST, an elementwise result): made a
+  // block at a time as they are scattered, on one thread likewise.
+  const bool gathers = vcode::info(op).shape == vcode::Shape::Gather;
+  std::unique_ptr<LazyExpression> pending_values;
+  if (ctx.lazy && !gathers)
+    if ((pending_values = take_pending(operands.values))) operands.values = {};
   return with_element_bits(type, [&]<class Bits>() -> Vector {
-    const Bits* values = elements<Bits>(operands.values);
+    const Bits* values = pending_values ? nullptr : elements<Bits>(operands.values);
     // The ops.def row says which way the indices point and which operands there are.
     const bool flagged = vcode::permute_has_flags(op);
     auto run = [&](Bits* out) {
-      if (pending) {
-        if (vcode::info(op).shape == vcode::Shape::Gather) {
+      if (pending || pending_values) {
+        BlockSource<I32> indices(idx, pending.get());
+        if (gathers) {
           if (flagged)
-            gather_pending<Bits, true>(op, source, dest, values, *pending, flags, out);
+            gather_pending<Bits, true>(op, source, dest, values, indices, flags, out);
           else
-            gather_pending<Bits, false>(op, source, dest, values, *pending, flags, out);
-        } else if (flagged) {
-          scatter_pending<Bits, true>(op, source, dest, values, *pending, flags, out);
-        } else {
-          scatter_pending<Bits, false>(op, source, dest, values, *pending, flags, out);
+            gather_pending<Bits, false>(op, source, dest, values, indices, flags, out);
+          return;
         }
+        BlockSource<Bits> moved(values, pending_values.get());
+        if (flagged)
+          scatter_pending<Bits, true>(op, source, dest, moved, indices, flags, out);
+        else
+          scatter_pending<Bits, false>(op, source, dest, moved, indices, flags, out);
       } else if (vcode::info(op).shape == vcode::Shape::Gather) {
         if (flagged)
           gather<Bits, true>(par, op, source, dest, values, idx, flags, out);

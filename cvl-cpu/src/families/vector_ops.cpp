@@ -72,6 +72,10 @@ Vector distribute(const Context& ctx, Vector values, const SegmentView& sd,
     if (!same && sd.total >= kDeferredFillMin &&
         sd.total >= kSegmentValuesMinAverage * sd.segments)
       return segment_values_vector({std::move(values), descriptor});
+    // Short segments: made where read (an elementwise op's operand, a scatter's values).
+    if (!same && ctx.lazy)
+      if (std::optional<Vector> out = lazy_distribute(ctx, values, descriptor, sd.total))
+        return std::move(*out);
     const Bits* value = elements<Bits>(values);
     Vector out = allocate(type, sd.total);
     Bits* result = elements<Bits>(out);

@@ -268,6 +268,9 @@ class Frame {
             gather(p, n, static_cast<const I32*>(values_[s.args[1]]), static_cast<Bits*>(target));
           });
           break;
+        case NodeKind::Random:
+          random(s.node, lo, n, static_cast<I32*>(target));
+          break;
         default:
           continue;
       }
@@ -396,6 +399,30 @@ class Frame {
     fill_index(out, sd, sd.segment_of(lo), lo, hi, starts, strides);
   }
 
+  // Draws lo..lo+n of the stream a Random node's operand saved: the draws after the previous
+  // block's when this frame's blocks follow on, else from the saved stream moved on to lo.
+  void random(std::uint32_t node, std::size_t lo, std::size_t n, I32* out) {
+    const NodePlan& p = nodes_[node];
+    auto cursor = std::find_if(streams_.begin(), streams_.end(),
+                               [&](const StreamCursor& c) { return c.node == node; });
+    if (cursor == streams_.end()) {
+      streams_.emplace_back().node = node;
+      cursor = streams_.end() - 1;
+    }
+    if (cursor->at != lo) {
+      cursor->stream = saved_stream(call_.operand_bits<std::byte>(p.args[0]));
+      cursor->stream.discard(lo);
+    }
+    draw_random(out, n, nullptr, p.int_value, cursor->stream);
+    cursor->at = lo + n;
+  }
+
+  struct StreamCursor {
+    std::uint32_t node;
+    std::size_t at = std::numeric_limits<std::size_t>::max();  // the stream's next draw
+    RandomStream stream;
+  };
+
   const Call& call_;
   const std::vector<NodePlan>& nodes_;
   std::size_t last_;
@@ -405,6 +432,7 @@ class Frame {
   std::uint32_t result_;          // the first node equal to the values node
   bool result_written_ = false;   // evaluate() writes it straight to `out`
   std::vector<Step> steps_;
+  std::vector<StreamCursor> streams_;  // one per Random node read so far
   DivisionFault fault_;
 };
 
@@ -514,18 +542,29 @@ std::unique_ptr<PreparedSuperOp> prepare_fused(const Context& ctx, const SuperOp
   return std::make_unique<CpuSuperOp>(op, ctx.fast_math);
 }
 
-void for_each_pending_block(LazyExpression& expression,
-                            const std::function<void(std::size_t, std::size_t, const void*)>& body) {
-  const std::shared_ptr<const PreparedSuperOp> prepared =
-      plan_for(*expression.ctx, expression.definition);
-  const auto& plan = static_cast<const CpuSuperOp&>(*prepared);
-  const Call call(plan, expression.operands, expression.domain);
-  Frame frame(call);
-  for (std::size_t lo = 0; lo < call.domain; lo += frame.block()) {
-    const std::size_t hi = std::min(lo + frame.block(), call.domain);
-    body(lo, hi, frame.evaluate(lo, hi, nullptr));
-  }
+struct PendingBlocks::Evaluator {
+  explicit Evaluator(LazyExpression& expression)
+      : prepared(plan_for(*expression.ctx, expression.definition)),
+        call(static_cast<const CpuSuperOp&>(*prepared), expression.operands, expression.domain),
+        frame(call) {}
+
+  std::shared_ptr<const PreparedSuperOp> prepared;
+  Call call;
+  Frame frame;
+};
+
+PendingBlocks::PendingBlocks(LazyExpression& expression)
+    : evaluator_(std::make_unique<Evaluator>(expression)) {}
+
+PendingBlocks::~PendingBlocks() = default;
+
+std::size_t PendingBlocks::block() const { return evaluator_->frame.block(); }
+
+const void* PendingBlocks::values(std::size_t lo, std::size_t hi) {
+  Frame& frame = evaluator_->frame;
+  const void* values = frame.evaluate(lo, hi, nullptr);
   if (frame.fault().found()) frame.fault().raise();  // pending expressions hold no INT division
+  return values;
 }
 
 Vector fused(const Context& ctx, const PreparedSuperOp& prepared, std::span<FusedOperand> operands,

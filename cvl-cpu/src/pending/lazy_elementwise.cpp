@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 
@@ -68,13 +69,8 @@ class Builder {
     }
     if (const std::optional<std::uint64_t> bits = uniform_bits(v)) return constant(v.type, *bits);
     if (const std::shared_ptr<const SegmentValues> rule = segment_values_of(v)) {
-      SuperOpNode node;
-      node.kind = Kind::Dist;
-      node.type = node.result = to_keyword(v.type);
-      node.arity = 2;
-      node.args[0] = vector_leaf(Vector(rule->values));
-      node.args[1] = segdes_leaf(rule->segments);
-      return add(node);
+      const std::uint32_t values = vector_leaf(Vector(rule->values));
+      return distribute(v.type, values, segdes_leaf(rule->segments));
     }
     return vector_leaf(std::move(v), true);
   }
@@ -128,6 +124,28 @@ class Builder {
     node.arity = 2;
     node.args[0] = source;
     node.args[1] = positions;
+    return add(node);
+  }
+
+  std::uint32_t distribute(Type type, std::uint32_t values, std::uint32_t segments) {
+    SuperOpNode node;
+    node.kind = Kind::Dist;
+    node.type = node.result = to_keyword(type);
+    node.arity = 2;
+    node.args[0] = values;
+    node.args[1] = segments;
+    return add(node);
+  }
+
+  // RAND's draws from the stream that operand `stream` holds, each reduced by `bound`.
+  std::uint32_t random(std::uint32_t stream, std::int32_t bound) {
+    SuperOpNode node;
+    node.kind = Kind::Random;
+    node.op = Op::Rand;
+    node.type = node.result = TypeKeyword::Int;
+    node.int_value = bound;
+    node.arity = 1;
+    node.args[0] = stream;
     return add(node);
   }
 
@@ -374,6 +392,35 @@ std::optional<Vector> lazy_index(const Context& ctx, Vector& starts, Vector& str
   const std::uint32_t stride = builder.leaf(std::move(strides));
   builder.index(start, stride, builder.descriptor(descriptor));
   return pending_or_computed(builder.finish(), total);
+}
+
+std::optional<Vector> lazy_distribute(const Context& ctx, Vector& values, const Segdes& descriptor,
+                                      std::size_t total) {
+  if (total < kLazyMin) return std::nullopt;
+  Builder builder(ctx, total);
+  const Type type = values.type;
+  builder.distribute(type, builder.leaf(std::move(values)), builder.descriptor(descriptor));
+  return pending_or_computed(builder.finish(), total);
+}
+
+// The stream's bytes as the elements of an INT vector: the operand of the Random node.
+std::optional<Vector> lazy_random(const Context& ctx, RandomStream& stream, std::int32_t bound,
+                                  std::size_t n) {
+  static_assert(std::is_trivially_copyable_v<RandomStream>);
+  if (n < kLazyMin) return std::nullopt;
+  constexpr std::size_t kWords = (sizeof(RandomStream) + sizeof(I32) - 1) / sizeof(I32);
+  Vector saved = allocate(Type::Int, kWords);
+  std::memcpy(elements<std::byte>(saved), &stream, sizeof(RandomStream));
+  stream.discard(n);
+  Builder builder(ctx, n);
+  builder.random(builder.gathered(std::move(saved)), bound);
+  return pending_or_computed(builder.finish(), n);
+}
+
+RandomStream saved_stream(const std::byte* operand) {
+  RandomStream stream;
+  std::memcpy(&stream, operand, sizeof(RandomStream));
+  return stream;
 }
 
 std::unique_ptr<LazyExpression> take_pending(Vector& v) {

@@ -78,6 +78,22 @@ std::optional<Vector> lazy_gather(const Context& ctx, PermuteOperands& operands)
 std::optional<Vector> lazy_index(const Context& ctx, Vector& starts, Vector& strides,
                                  const Segdes& descriptor, std::size_t total);
 
+// A DIST of `values` (one per segment of `descriptor`, `total` elements) as a pending
+// expression, like lazy_index: each segment's value written where it is read. Nothing when it
+// runs at once (short); consumes `values` then.
+std::optional<Vector> lazy_distribute(const Context& ctx, Vector& values, const Segdes& descriptor,
+                                      std::size_t total);
+
+// A RAND of `n` draws of one bound (not 0) as a pending expression: a Random node (vcode/
+// superop.hpp) over a copy of `stream` as it is now, which then moves on past the n draws, so
+// that the values are drawn where they are read (an I_TO_F of them, a pack of points inside a
+// circle) and never stored on their own. Nothing when the RAND runs at once (short).
+std::optional<Vector> lazy_random(const Context& ctx, RandomStream& stream, std::int32_t bound,
+                                  std::size_t n);
+
+// The stream a Random node's operand holds (lazy_random's layout).
+RandomStream saved_stream(const std::byte* operand);
+
 // Gathers from a source short enough to stay in the cache (bh's bodies and cells, gathered into
 // one vector per field and interaction): such a pending gather is never computed for another
 // gather, a permute or an elementwise op, which read its source at their own positions instead

@@ -44,6 +44,11 @@
 // $k is read at those positions only, so its length is free. check_superop refuses the node, so
 // no FCODE file and no other backend ever meets one.
 //
+// Random nodes (Kind::Random) are run-time only too, for a RAND whose result is pending: element
+// j is draw j of a generator stream saved when the RAND ran, reduced by its bound (int_value), as
+// the RAND would have drawn it. args[0] is the operand holding the saved stream (cvl-cpu's
+// layout), read whole, so its length is free.
+//
 // Nodes: the parser makes one node per written occurrence, children before parents (a tree),
 // and refuses nesting deeper than 2000 (its recursion then stays within a default 8 MiB stack);
 // a definition built in memory may share nodes (a DAG), which the printer writes out at each
@@ -70,6 +75,7 @@ struct SuperOpNode {
   enum class Kind : std::uint8_t {
     Operand, Constant, Elementwise, Dist, Index, Scan, Reduce,
     Gather,  // made at run time only (above): args[0] the $k read, args[1] the INT positions
+    Random,  // made at run time only (above): args[0] the $k holding the stream
   };
   Kind kind = Kind::Operand;
   Op op = Op::Add;                        // Elementwise, Scan, Reduce: the VCODE op
@@ -92,8 +98,8 @@ struct SuperOpNode {
 
 // How a node reads the node in its argument slot: at each element (an elementwise op's operands,
 // a gather's positions, a fold's values), once per segment of the node's descriptor (a DIST's
-// value, an INDEX's start and stride), as the descriptor itself, or at the positions a gather
-// computes (its source). The one table of it: every analysis and evaluator asks here.
+// value, an INDEX's start and stride), as the descriptor itself, or at positions of the node's own
+// choosing (a gather's source, a random node's stream). The one table of it: every analysis and evaluator asks here.
 enum class ArgumentRole : std::uint8_t { Element, PerSegment, Descriptor, Gathered };
 inline ArgumentRole argument_role(SuperOpNode::Kind kind, std::uint8_t slot) {
   using Kind = SuperOpNode::Kind;
@@ -107,6 +113,8 @@ inline ArgumentRole argument_role(SuperOpNode::Kind kind, std::uint8_t slot) {
       return slot == 0 ? ArgumentRole::Element : ArgumentRole::Descriptor;
     case Kind::Gather:  // source, positions
       return slot == 0 ? ArgumentRole::Gathered : ArgumentRole::Element;
+    case Kind::Random:  // stream
+      return ArgumentRole::Gathered;
     default:
       return ArgumentRole::Element;
   }

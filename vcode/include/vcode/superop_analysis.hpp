@@ -23,7 +23,7 @@ enum class NodeRole : std::uint8_t {
   Element,      // a value at every element j: an elementwise op, DIST, INDEX, an operand read at j
   Constant,     // a constant used at j: the same value at every element
   SegmentLeaf,  // read at the segment of j only: a DIST value or an INDEX start/stride
-  Gathered,     // read at the positions a Gather node computes: the $k of a Gather
+  Gathered,     // read at positions its reader chooses: the $k of a Gather or of a Random
   Descriptor,   // a SEGDES operand: no values, only segments
   Fold,         // the scan or reduce root: folds `values_node` per segment
   Unused,       // needed by nothing (only in definitions built in memory)
