@@ -94,5 +94,50 @@ TEST_CASE("fill_index gives the reference's values, wrapping as it does", "[segm
   }
 }
 
+TEST_CASE("fill_dist and fill_index over segments all of one short length write each range exactly",
+          "[segment_fill]") {
+  std::mt19937_64 random(9);
+  for (int u : {2, 3, 5, 8, 9}) {
+    std::vector<SegOffset> offsets;
+    for (SegOffset k = 0; k <= 500; ++k) offsets.push_back(k * u);
+    SegmentView sd;
+    sd.uniform = u;
+    sd.segments = offsets.size() - 1;
+    sd.total = offsets.back();
+    sd.offsets = offsets.data();
+    std::vector<std::int64_t> values(sd.segments);
+    std::vector<std::int32_t> starts(sd.segments), strides(sd.segments);
+    for (std::size_t k = 0; k < sd.segments; ++k) {
+      values[k] = static_cast<std::int64_t>(random());
+      starts[k] = static_cast<std::int32_t>(random());
+      strides[k] = static_cast<std::int32_t>(random() % 2001) - 1000;
+    }
+    std::uniform_int_distribution<std::size_t> position(0, sd.total);
+    for (int trial = 0; trial < 300; ++trial) {
+      std::size_t lo = position(random), hi = position(random);
+      if (lo > hi) std::swap(lo, hi);
+      if (lo == hi) continue;
+      INFO("segments all " << u << " long, range [" << lo << ", " << hi << ")");
+      constexpr std::int64_t kUntouched = -1;
+      std::vector<std::int64_t> dist(hi - lo + 2 * kShortSegment, kUntouched);
+      std::vector<std::int32_t> index(dist.size(), static_cast<std::int32_t>(kUntouched));
+      fill_dist(dist.data() + kShortSegment, sd, sd.segment_of(lo), lo, hi, values.data(), false);
+      const std::int32_t* s = starts.data();
+      const std::int32_t* t = strides.data();
+      fill_index(index.data() + kShortSegment, sd, sd.segment_of(lo), lo, hi, s, t);
+      std::vector<std::int64_t> want_dist(dist.size(), kUntouched);
+      std::vector<std::int32_t> want_index(dist.size(), static_cast<std::int32_t>(kUntouched));
+      for (std::size_t pos = lo; pos < hi; ++pos) {
+        const std::size_t k = pos / static_cast<std::size_t>(u);
+        want_dist[pos - lo + kShortSegment] = values[k];
+        want_index[pos - lo + kShortSegment] = cvl_sem::index_value(
+            starts[k], strides[k], static_cast<std::uint32_t>(pos - sd.start(k)));
+      }
+      CHECK(dist == want_dist);
+      CHECK(index == want_index);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cvl::cpu

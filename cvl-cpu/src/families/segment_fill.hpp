@@ -4,12 +4,14 @@
 // segment. Where lengths differ, a segment of at most kShortSegment elements is written as
 // kShortSegment values in one go, the excess overwritten by the segments after it; a longer one,
 // or one too near the end of the range to write past its end, goes to the caller's loop for
-// long pieces, as does every segment of a descriptor whose segments are all of one length.
+// long pieces, as does every segment of a descriptor whose segments are all of one length,
+// unless that length is short: then each segment is written exactly (fill_uniform_short).
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -34,9 +36,8 @@ void fill_by_segment(T* out, const SegmentView& sd, std::size_t k, std::size_t l
   // through `sd` would be read again after each of them.
   const SegOffset* const offsets = sd.offsets;
   std::size_t pos = lo;
-  // Segments all of one length go to the caller's loop, whose exit is then predicted every time
-  // and which writes no excess (the short path measured slower there: quickhull's INDEX over
-  // pairs). Otherwise, while kShortSegment positions remain, a short segment is one short piece.
+  // Segments all of one length (short ones are fill_uniform_short's) go to the caller's loop,
+  // whose exit is then predicted every time and which writes no excess. Otherwise, while kShortSegment positions remain, a short segment is one short piece.
   if (sd.uniform <= 0) {
     while (hi - pos >= kShortSegment) {
       const std::size_t start = offsets[k], end = offsets[k + 1];
@@ -60,11 +61,47 @@ void fill_by_segment(T* out, const SegmentView& sd, std::size_t k, std::size_t l
   }
 }
 
+// Segments all of one short length `u` (pairs: quickhull's points, one copy for each half of the
+// hull): piece(at, k, first, count) writes at[t] for t < count, offsets first + t of segment k,
+// for each segment's piece of [lo, hi). The whole pairs between the cut ends get a count the
+// compiler knows, so that their loop has no loop inside it; a call per piece of the caller's
+// loop for long pieces cost more than the values it wrote.
+template <class T, class Piece>
+void fill_uniform_short(T* out, std::size_t u, std::size_t lo, std::size_t hi, Piece&& piece) {
+  std::size_t pos = lo, k = lo / u;
+  if (const std::size_t first = lo - k * u; first != 0) {
+    const std::size_t count = std::min(hi - pos, u - first);
+    piece(out, k, first, count);
+    pos += count;
+    ++k;
+  }
+  if (u == 2) {
+    for (; hi - pos >= 2; pos += 2, ++k)
+      piece(out + (pos - lo), k, std::size_t{0}, std::integral_constant<std::size_t, 2>{});
+  } else {
+    for (; hi - pos >= u; pos += u, ++k) piece(out + (pos - lo), k, std::size_t{0}, u);
+  }
+  if (pos < hi) piece(out + (pos - lo), k, std::size_t{0}, hi - pos);
+}
+
+// Whether fill_uniform_short writes a descriptor's segments.
+inline bool short_and_uniform(const SegmentView& sd) {
+  return sd.uniform > 1 && static_cast<std::size_t>(sd.uniform) <= kShortSegment;
+}
+
 // DIST over [lo, hi) (`k` the segment holding lo): out[pos - lo] = values[k] for pos in segment
 // k; long pieces written around the cache where `streaming` (streaming_fill.hpp).
 template <class Bits>
 void fill_dist(Bits* out, const SegmentView& sd, std::size_t k, std::size_t lo, std::size_t hi,
                const Bits* values, bool streaming) {
+  if (short_and_uniform(sd)) {
+    fill_uniform_short(out, static_cast<std::size_t>(sd.uniform), lo, hi,
+                       [values](Bits* at, std::size_t segment, std::size_t, auto count) {
+                         const Bits value = values[segment];
+                         for (std::size_t t = 0; t < count; ++t) at[t] = value;
+                       });
+    return;
+  }
   fill_by_segment(
       out, sd, k, lo, hi,
       [values](Bits* at, std::size_t segment, std::size_t) {  // by value: see fill_by_segment
@@ -127,6 +164,19 @@ inline void index_piece(std::int32_t* piece, std::size_t count, std::int32_t sta
 template <class Starts, class Strides>
 void fill_index(std::int32_t* out, const SegmentView& sd, std::size_t k, std::size_t lo, std::size_t hi,
                 const Starts& starts, const Strides& strides) {
+  if (short_and_uniform(sd)) {
+    fill_uniform_short(out, static_cast<std::size_t>(sd.uniform), lo, hi,
+                       [starts, strides](std::int32_t* at, std::size_t segment, std::size_t first,
+                                         auto count) {
+                         const auto step = static_cast<std::uint32_t>(strides[segment]);
+                         const std::uint32_t value =
+                             static_cast<std::uint32_t>(starts[segment]) +
+                             static_cast<std::uint32_t>(first) * step;
+                         for (std::size_t t = 0; t < count; ++t)
+                           at[t] = static_cast<std::int32_t>(value + static_cast<std::uint32_t>(t) * step);
+                       });
+    return;
+  }
   fill_by_segment(
       out, sd, k, lo, hi,
       [starts, strides](std::int32_t* at, std::size_t segment, std::size_t first) {  // by value
