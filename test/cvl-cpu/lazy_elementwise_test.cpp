@@ -720,6 +720,48 @@ TEST_CASE("lazy FUSED: an elementwise superoperator waits like the ops it fuses"
   CHECK(counted[6] == 5);
 }
 
+TEST_CASE("lazy FUSED: a gathered operand held elsewhere is computed once, else read where used",
+          "[cpu][lazy]") {
+  using Kind = vcode::SuperOpNode::Kind;
+  // ($0 - $1) * $0 over INT.
+  const vcode::SuperOp op =
+      two_int_operands({int_operand(0), int_operand(1), int_op(Op::Sub, 0, 1), int_op(Op::Mul, 2, 0)});
+  const Context lazy = context(1, true);
+  const auto plan = prepare_fused(lazy, op);
+  const Vector x = iota(700, -300);
+  auto has_gather = [](const Vector& v) {
+    const std::vector<vcode::SuperOpNode>& nodes = pending(v)->definition.nodes;
+    return std::any_of(nodes.begin(), nodes.end(),
+                       [](const vcode::SuperOpNode& n) { return n.kind == Kind::Gather; });
+  };
+  std::vector<FusedOperand> eager_operands(2);
+  eager_operands[0].vector = gather(context(1, false), x, scrambled(kLong, 700, 10));
+  eager_operands[1].vector = iota(kLong);
+  const std::vector<std::int32_t> expected = int_values(fused(lazy, *plan, eager_operands, kLong));
+
+  // Held by another FUSED call too (fcode-opt repeats a shared subexpression in each call).
+  const Vector shared = gather(lazy, x, scrambled(kLong, 700, 10));
+  REQUIRE(short_gather_of(shared));
+  std::vector<FusedOperand> first(2);
+  first[0].vector = shared;
+  first[1].vector = iota(kLong);
+  const Vector once = lazy_fused(lazy, *plan, first, kLong).value();
+  REQUIRE(pending(once));
+  CHECK_FALSE(has_gather(once));
+  CHECK(int_values(once) == expected);
+  CHECK_FALSE(pending(shared));  // computed once, for every holder
+
+  // Held nowhere else: read at its positions, never stored.
+  const Vector counting = iota(kLong);  // held here: the pending result holds one vector only
+  std::vector<FusedOperand> second(2);
+  second[0].vector = gather(lazy, x, scrambled(kLong, 700, 10));
+  second[1].vector = counting;
+  const Vector through = lazy_fused(lazy, *plan, second, kLong).value();
+  REQUIRE(pending(through));
+  CHECK(has_gather(through));
+  CHECK(int_values(through) == expected);
+}
+
 // fcode-opt writes a value read twice as two copies of its subtree (black-scholes's CND repeats
 // |d| seven times); a pending expression holds each computation once, so the node limit counts
 // work and such a definition still waits.

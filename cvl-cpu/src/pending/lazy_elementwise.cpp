@@ -49,8 +49,9 @@ class Builder {
   // of values per segment, else the vector itself (pending or not).
   std::uint32_t operand(Vector&& v) {
     // A gather of a short source, read again at its positions: cheaper than storing it, and
-    // its holders elsewhere need not store it either.
-    if (nodes().size() + 3 < kLazyMaxNodes)
+    // its holders elsewhere need not store it either (but see computes_shared_gathers).
+    const bool shared = v.storage.use_count() > 1;
+    if (nodes().size() + 3 < kLazyMaxNodes && !(shared && computes_shared_gathers_))
       if (std::optional<ShortGather> g = short_gather_of(v)) {
         const Type type = v.type;
         v = {};
@@ -85,6 +86,13 @@ class Builder {
     for (std::size_t a = 0; a < args.size(); ++a) node.args[a] = args[a];
     return add(node);
   }
+
+  // A gather of a short source that something else holds becomes an operand like any pending
+  // one, computed once when this expression is, instead of read at its positions again: for
+  // fcode-opt's superoperators, which each repeat the shared subexpressions of their inputs, so
+  // that a gathered field read by several of them (bh's cell positions in each force term)
+  // would be gathered once per term.
+  void computes_shared_gathers() { computes_shared_gathers_ = true; }
 
   // An operand read other than at each element (a DIST's values per segment, INDEX's starts):
   // the vector itself, computed.
@@ -257,6 +265,7 @@ class Builder {
   }
 
   LazyExpression expression_;
+  bool computes_shared_gathers_ = false;
   std::map<vcode::NodeKey, std::uint32_t> index_of_;  // each node's computation, its args here
   std::uint32_t last_ = 0;
 };
@@ -467,6 +476,7 @@ std::optional<Vector> lazy_fused(const Context& ctx, const PreparedSuperOp& op,
       analysis.distinct_nodes >= kLazyMaxNodes)
     return std::nullopt;
   Builder builder(ctx, domain);
+  builder.computes_shared_gathers();
   // Each operand once: one read only at each element as a lazy elementwise op's operand (a
   // pending one taken in, a gather read at its positions), any other as it is.
   std::vector<std::uint32_t> operand_node(operands.size());
