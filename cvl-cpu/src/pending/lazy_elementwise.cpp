@@ -408,11 +408,12 @@ std::optional<Vector> lazy_distribute(const Context& ctx, Vector& values, const 
   if (total < kLazyMin) return std::nullopt;
   Builder builder(ctx, total);
   const Type type = values.type;
-  builder.distribute(type, builder.leaf(std::move(values)), builder.descriptor(descriptor));
+  const std::uint32_t per_segment = builder.leaf(std::move(values));  // $0, as in lazy_index
+  builder.distribute(type, per_segment, builder.descriptor(descriptor));
   return pending_or_computed(builder.finish(), total);
 }
 
-// The stream's bytes as the elements of an INT vector: the operand of the Random node.
+// The Random node's operand: the stream's bytes as the elements of a short INT vector.
 std::optional<Vector> lazy_random(const Context& ctx, RandomStream& stream, std::int32_t bound,
                                   std::size_t n) {
   static_assert(std::is_trivially_copyable_v<RandomStream>);
