@@ -407,7 +407,7 @@ Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
           scatter_pending<Bits, true>(op, source, dest, moved, indices, flags, out);
         else
           scatter_pending<Bits, false>(op, source, dest, moved, indices, flags, out);
-      } else if (vcode::info(op).shape == vcode::Shape::Gather) {
+      } else if (gathers) {
         if (flagged)
           gather<Bits, true>(par, op, source, dest, values, idx, flags, out);
         else
@@ -419,7 +419,7 @@ Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
       }
     };
     Vector out;
-    if (vcode::info(op).shape == vcode::Shape::Gather)
+    if (gathers)
       out = reuse_or_allocate(std::move(operands.indices), type, dest.total);
     else if (vcode::permute_has_defaults(op))  // the default's memory, at its last use
       out = unshared(par, std::move(operands.defaults));

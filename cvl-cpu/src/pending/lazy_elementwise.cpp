@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <string>
@@ -103,15 +104,7 @@ class Builder {
   std::uint32_t descriptor(const Segdes& sd) { return segdes_leaf(sd); }
 
   std::uint32_t index(std::uint32_t starts, std::uint32_t strides, std::uint32_t segments) {
-    SuperOpNode node;
-    node.kind = Kind::Index;
-    node.op = Op::Index;
-    node.type = node.result = TypeKeyword::Int;
-    node.arity = 3;
-    node.args[0] = starts;
-    node.args[1] = strides;
-    node.args[2] = segments;
-    return add(node);
+    return node_of(Kind::Index, Op::Index, TypeKeyword::Int, {starts, strides, segments});
   }
 
   // A node of a definition over nodes already added (its args renumbered by the caller).
@@ -125,48 +118,22 @@ class Builder {
   }
 
   std::uint32_t gather(Type type, std::uint32_t source, std::uint32_t positions) {
-    SuperOpNode node;
-    node.kind = Kind::Gather;
-    node.op = Op::BPermute;
-    node.type = node.result = to_keyword(type);
-    node.arity = 2;
-    node.args[0] = source;
-    node.args[1] = positions;
-    return add(node);
+    return node_of(Kind::Gather, Op::BPermute, to_keyword(type), {source, positions});
   }
 
   std::uint32_t distribute(Type type, std::uint32_t values, std::uint32_t segments) {
-    SuperOpNode node;
-    node.kind = Kind::Dist;
-    node.type = node.result = to_keyword(type);
-    node.arity = 2;
-    node.args[0] = values;
-    node.args[1] = segments;
-    return add(node);
+    return node_of(Kind::Dist, Op::Dist, to_keyword(type), {values, segments});
   }
 
   // RAND's draws from the stream that operand `stream` holds, each reduced by `bound`.
   std::uint32_t random(std::uint32_t stream, std::int32_t bound) {
-    SuperOpNode node;
-    node.kind = Kind::Random;
-    node.op = Op::Rand;
-    node.type = node.result = TypeKeyword::Int;
-    node.int_value = bound;
-    node.arity = 1;
-    node.args[0] = stream;
-    return add(node);
+    return node_of(Kind::Random, Op::Rand, TypeKeyword::Int, {stream}, bound);
   }
 
   // A scan or reduction (`op`) of `values` per segment of `segments`: the root of a fold.
   std::uint32_t fold(Op op, Type type, std::uint32_t values, std::uint32_t segments) {
-    SuperOpNode node;
-    node.kind = vcode::info(op).family == vcode::Family::Scan ? Kind::Scan : Kind::Reduce;
-    node.op = op;
-    node.type = node.result = to_keyword(type);
-    node.arity = 2;
-    node.args[0] = values;
-    node.args[1] = segments;
-    return add(node);
+    const Kind kind = vcode::info(op).family == vcode::Family::Scan ? Kind::Scan : Kind::Reduce;
+    return node_of(kind, op, to_keyword(type), {values, segments});
   }
 
   // The expression, its root (the node added last) its last node, as a definition's root is.
@@ -177,6 +144,20 @@ class Builder {
 
  private:
   std::vector<SuperOpNode>& nodes() { return expression_.definition.nodes; }
+
+  // A node of `kind` computing `op` over the earlier nodes `args`, its values of `type` (the
+  // type keyword is also the op's, as for every node above but an elementwise one).
+  std::uint32_t node_of(Kind kind, Op op, TypeKeyword type,
+                        std::initializer_list<std::uint32_t> args, std::int32_t int_value = 0) {
+    SuperOpNode node;
+    node.kind = kind;
+    node.op = op;
+    node.type = node.result = type;
+    node.int_value = int_value;
+    node.arity = static_cast<std::uint8_t>(args.size());
+    std::copy(args.begin(), args.end(), node.args);
+    return add(node);
+  }
 
   // Each computation once: a value that two operands' expressions share (CND's |d| in
   // black-scholes, read by seven subtrees of one fcode-opt tree) is one node, so the node limits
