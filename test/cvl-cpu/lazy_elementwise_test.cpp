@@ -1021,6 +1021,109 @@ TEST_CASE("pending indices: an INDEX moving each segment as one run is a copy of
   CHECK(values_of<std::int32_t>(same) == values_of<std::int32_t>(iota(total, 3)));
 }
 
+TEST_CASE("pending indices: a BPERMUTE by an INDEX counting by 1 copies each run of its source",
+          "[cpu][lazy]") {
+  const Context lazy = context(1, true), eager = context(1, false), two = context(2, true);
+  // Each destination segment is a run of its source segment: from its start, its middle, its
+  // end (as a split's two parts are taken), empty; one element at a stride of its own.
+  const std::vector<std::int32_t> source_lengths = {9000, 5, 30000, 0, 7, 40};
+  const std::vector<std::int32_t> lengths = {8000, 5, 20000, 0, 1, 0};
+  const std::vector<std::int32_t> starts = {1000, 0, 3000, 0, 6, 12};
+  const std::vector<std::int32_t> strides = {1, 1, 1, 1, -3, 1};
+  std::size_t total = 0;
+  for (std::int32_t n : source_lengths) total += static_cast<std::size_t>(n);
+  auto take = [&](const Context& ctx, Type type, std::vector<std::int32_t> from) {
+    const Segdes source = segments_of(ctx, source_lengths), dest = segments_of(ctx, lengths);
+    PermuteOperands o;
+    o.values = type == Type::Float ? ew(ctx, Op::IntToFloat, Type::Int, iota(total, -70))
+                                   : iota(total, -70);
+    o.indices = index_over(ctx, dest, std::move(from), strides);
+    CHECK(static_cast<bool>(pending(o.indices)) == ctx.lazy);
+    o.source_segdes = source;
+    o.dest_segdes = dest;
+    const Vector out = permute(ctx, Op::BPermute, std::move(o));
+    std::vector<std::uint64_t> bits(out.length);
+    for (std::size_t i = 0; i < out.length; ++i)
+      bits[i] = type == Type::Float ? std::bit_cast<std::uint64_t>(elements<double>(out)[i])
+                                    : static_cast<std::uint32_t>(elements<std::int32_t>(out)[i]);
+    return bits;
+  };
+  for (Type type : {Type::Int, Type::Float}) {
+    INFO((type == Type::Int ? "INT" : "FLOAT"));
+    const std::vector<std::uint64_t> want = take(eager, type, starts);
+    CHECK(take(lazy, type, starts) == want);
+    CHECK(take(two, type, starts) == want);
+    // The model: the first segment from 1000 of the source, the fifth one element at 6.
+    const auto value = [&](std::int32_t i) {
+      return type == Type::Float ? std::bit_cast<std::uint64_t>(static_cast<double>(i - 70))
+                                 : static_cast<std::uint32_t>(i - 70);
+    };
+    CHECK(want[0] == value(1000));
+    CHECK(want[7999] == value(8999));
+    CHECK(want[8000] == value(9000));
+    CHECK(want[8005] == value(9005 + 3000));
+    CHECK(want[28005] == value(9005 + 30000 + 6));
+    // A run past its source segment's end is the op's own error, as with the index stored.
+    std::vector<std::int32_t> past = starts;
+    past[2] = 10001;
+    const std::string lazy_error = error_of([&] { take(lazy, type, past); });
+    CHECK_THAT(lazy_error, Catch::Contains("BPERMUTE"));
+    CHECK(lazy_error == error_of([&] { take(eager, type, past); }));
+  }
+  // The whole of one segment from 0: the values themselves, no copy.
+  const Segdes sd = one_segment(lazy, kLong);
+  PermuteOperands o;
+  o.values = iota(kLong, 3);
+  o.indices = index_over(lazy, sd, {0}, {1});
+  REQUIRE(pending(o.indices));
+  o.source_segdes = o.dest_segdes = sd;
+  const Storage* kept = o.values.storage.get();
+  const Vector same = permute(lazy, Op::BPermute, std::move(o));
+  CHECK(same.storage.get() == kept);
+  CHECK(values_of<std::int32_t>(same) == values_of<std::int32_t>(iota(kLong, 3)));
+}
+
+TEST_CASE("pending indices: an INDEX of one stride for all segments, read a block at a time",
+          "[cpu][lazy]") {
+  // Many short segments of differing lengths, some empty, so that the blocks a FUSED pass reads
+  // in start inside segments, at their ends, and between empty ones; the stride the same for all
+  // (a uniform vector: one constant of the expression) or one per segment.
+  const Context lazy = context(1, true), eager = context(1, false), two = context(2, true);
+  std::mt19937 random(11);
+  std::vector<std::int32_t> lengths;
+  std::size_t total = 0;
+  while (total < 3 * kLazyMin) {
+    const auto n = static_cast<std::int32_t>(random() % 12 == 0 ? 0 : random() % 9 + 1);
+    lengths.push_back(n);
+    total += static_cast<std::size_t>(n);
+  }
+  std::vector<std::int32_t> starts(lengths.size()), strides(lengths.size());
+  for (std::size_t k = 0; k < lengths.size(); ++k) {
+    starts[k] = static_cast<std::int32_t>(random() % 1000) - 500;
+    strides[k] = static_cast<std::int32_t>(random() % 7) - 3;
+  }
+  auto positions = [&](const Context& ctx, bool one_stride) {
+    const Segdes sd = segments_of(ctx, lengths);
+    Vector stride = one_stride ? uniform_vector({}, Type::Int, lengths.size(), 1) : ints(strides);
+    Vector at = index(ctx, ints(starts), std::move(stride), view(sd), sd);
+    CHECK(static_cast<bool>(pending(at)) == ctx.lazy);
+    // Into an elementwise op: the INDEX is a node of its FUSED pass.
+    return values_of<std::int32_t>(ew(ctx, Op::Add, Type::Int, std::move(at), iota(total)));
+  };
+  for (bool one_stride : {true, false}) {
+    INFO((one_stride ? "one stride" : "a stride per segment"));
+    const std::vector<std::int32_t> want = positions(eager, one_stride);
+    CHECK(positions(lazy, one_stride) == want);
+    CHECK(positions(two, one_stride) == want);
+    if (one_stride) {  // the model
+      std::size_t at = 0;
+      for (std::size_t k = 0; k < lengths.size(); ++k)
+        for (std::int32_t j = 0; j < lengths[k]; ++j, ++at)
+          CHECK(want[at] == starts[k] + j + static_cast<std::int32_t>(at));
+    }
+  }
+}
+
 TEST_CASE("pending indices: an INDEX taken into an elementwise op is never stored", "[cpu][lazy]") {
   const Context ctx = context(1, true);
   const Segdes sd = segments_of(ctx, {5, static_cast<std::int32_t>(kLong), 7});

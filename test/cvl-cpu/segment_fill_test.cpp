@@ -45,7 +45,7 @@ TEST_CASE("fill_by_segment writes each position its segment's value at its offse
       std::vector<std::int64_t> out(hi - lo + 2 * kShortSegment, kUntouched);
       std::int64_t* range = out.data() + kShortSegment;  // guards on both sides
       std::size_t short_values = 0;
-      fill_by_segment(
+      const std::size_t last = fill_by_segment(
           range, sd, sd.segment_of(lo), lo, hi,
           [&](std::int64_t* at, std::size_t k, std::size_t first) {
             ++short_values;
@@ -61,6 +61,10 @@ TEST_CASE("fill_by_segment writes each position its segment's value at its offse
         expected[pos - lo + kShortSegment] = model(k, pos - sd.start(k));
       }
       CHECK(out == expected);
+      // The last segment written starts at or before hi: the next range's first segment is a
+      // walk on from it.
+      CHECK(sd.start(last) <= hi);
+      if (hi < sd.total) CHECK(next_segment_holding(sd, last, hi) == sd.segment_of(hi));
       if (sd.uniform > 0)
         CHECK(short_values == 0);  // lengths all alike: the caller's loop only
       else if (max_length <= static_cast<int>(kShortSegment) && hi - lo >= 2 * kShortSegment)
@@ -121,10 +125,16 @@ TEST_CASE("fill_dist and fill_index over segments all of one short length write 
       constexpr std::int64_t kUntouched = -1;
       std::vector<std::int64_t> dist(hi - lo + 2 * kShortSegment, kUntouched);
       std::vector<std::int32_t> index(dist.size(), static_cast<std::int32_t>(kUntouched));
-      fill_dist(dist.data() + kShortSegment, sd, sd.segment_of(lo), lo, hi, values.data(), false);
+      const std::size_t dist_last =
+          fill_dist(dist.data() + kShortSegment, sd, sd.segment_of(lo), lo, hi, values.data(), false);
       const std::int32_t* s = starts.data();
       const std::int32_t* t = strides.data();
-      fill_index(index.data() + kShortSegment, sd, sd.segment_of(lo), lo, hi, s, t);
+      const std::size_t index_last =
+          fill_index(index.data() + kShortSegment, sd, sd.segment_of(lo), lo, hi, s, t);
+      if (hi < sd.total) {
+        CHECK(next_segment_holding(sd, dist_last, hi) == sd.segment_of(hi));
+        CHECK(next_segment_holding(sd, index_last, hi) == sd.segment_of(hi));
+      }
       std::vector<std::int64_t> want_dist(dist.size(), kUntouched);
       std::vector<std::int32_t> want_index(dist.size(), static_cast<std::int32_t>(kUntouched));
       for (std::size_t pos = lo; pos < hi; ++pos) {

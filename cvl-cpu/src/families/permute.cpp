@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "families/families.hpp"
+#include "families/index_loops.hpp"
 #include "pending/gather_composition.hpp"
 #include "pending/lazy_elementwise.hpp"
 #include "simd/gather.hpp"
@@ -36,7 +37,19 @@ bool scatter_run(std::size_t begin, std::size_t end, std::size_t start, std::uin
                  const Bits* values, const I32* idx, const Flag* flags, Bits* out, std::size_t lo,
                  std::size_t hi, IndexFault& fault) {
   Bits discarded;
-  for (std::size_t j = begin; j < end; ++j) {
+  std::size_t j = begin;
+  if constexpr (kWhole && !kFlagged) {
+    // A chunk at a time, checked and then moved (index_loops.hpp); a chunk with a bad index is
+    // left to the loop below, which finds the first.
+    while (j < end) {
+      const std::size_t count = std::min(end - j, kIndexChunk);
+      const I32* chunk = idx + (j - begin);
+      if (!all_below(chunk, count, length)) break;
+      scatter_unchecked(values + j, chunk, out + start, count);
+      j += count;
+    }
+  }
+  for (; j < end; ++j) {
     if constexpr (kFlagged)
       if (!flags[j]) continue;
     const auto at = static_cast<std::uint32_t>(idx[j - begin]);  // negative indices become huge
@@ -141,7 +154,16 @@ std::size_t gather_run(const Bits* segment, std::uint32_t length, const I32* idx
     }();
     if (wide) return wide(segment, length, idx, out, lo, hi);
   }
-  for (std::size_t j = lo; j < hi; ++j) {
+  std::size_t j = lo;
+  if constexpr (!kFlagged) {  // as scatter_run does
+    while (j < hi) {
+      const std::size_t count = std::min(hi - j, kIndexChunk);
+      if (!all_below(idx + j, count, length)) break;
+      gather_unchecked(segment, idx + j, out + j, count);
+      j += count;
+    }
+  }
+  for (; j < hi; ++j) {
     if constexpr (kFlagged) {
       if (!flags[j]) {
         out[j] = 0;
@@ -257,13 +279,16 @@ void gather_pending(Op op, const SegmentView& source, const SegmentView& dest, c
   if (fault.found()) throw_index_fault(op, fault);
 }
 
-// An INDEX alone over the permute's own source segments, counting by 1 from a start that leaves
-// room in each destination segment: then segment k's elements land as one run at runs[k] in its
-// destination segment (an append puts its parts so, a flatten its rows). Nothing otherwise, or
-// where an index is bad: the loop reports it as the op would.
+// An INDEX alone over the segments `counted` (a scatter's source segments, a gather's
+// destination segments), counting by 1 from a start that leaves room in each segment of
+// `addressed` (the other side): then segment k's indices are one run from runs[k]. A scatter
+// then puts segment k at runs[k] of its destination segment (an append puts its parts so, a
+// flatten its rows); a gather copies its segment k from runs[k] of its source segment (a split's
+// two parts, a subsequence). Nothing otherwise, or where an index is bad: the loop reports it as
+// the op would.
 std::optional<std::vector<std::uint32_t>> runs_of_index(const LazyExpression& indices,
-                                                        const SegmentView& source,
-                                                        const SegmentView& dest) {
+                                                        const SegmentView& counted,
+                                                        const SegmentView& addressed) {
   using Kind = vcode::SuperOpNode::Kind;
   const std::vector<vcode::SuperOpNode>& nodes = indices.definition.nodes;
   const vcode::SuperOpNode& root = nodes.back();
@@ -275,21 +300,30 @@ std::optional<std::vector<std::uint32_t>> runs_of_index(const LazyExpression& in
   };
   const auto [starts, start_step] = leaf(nodes[root.args[0]]);
   const auto [strides, stride_step] = leaf(nodes[root.args[1]]);
-  const SegmentView counted = view(indices.operands[nodes[root.args[2]].operand].segdes);
-  if (counted.segments != source.segments || counted.total != source.total ||
-      !std::equal(counted.offsets, counted.offsets + counted.segments + 1, source.offsets))
+  const SegmentView over = view(indices.operands[nodes[root.args[2]].operand].segdes);
+  if (over.segments != counted.segments || over.total != counted.total ||
+      !std::equal(over.offsets, over.offsets + over.segments + 1, counted.offsets))
     return std::nullopt;
-  std::vector<std::uint32_t> runs(source.segments);
-  for (std::size_t k = 0; k < source.segments; ++k) {
-    const std::size_t n = source.length(k);
+  std::vector<std::uint32_t> runs(counted.segments);
+  for (std::size_t k = 0; k < counted.segments; ++k) {
+    const std::size_t n = counted.length(k);
     const auto start = static_cast<std::uint32_t>(starts[k * start_step]);
     if (n == 0) continue;
-    if ((n > 1 && strides[k * stride_step] != 1) || start >= dest.length(k) ||
-        dest.length(k) - start < n)
+    if ((n > 1 && strides[k * stride_step] != 1) || start >= addressed.length(k) ||
+        addressed.length(k) - start < n)
       return std::nullopt;
     runs[k] = start;
   }
   return runs;
+}
+
+// BPERMUTE by such runs: segment k of the result is the run of its source segment from runs[k].
+template <class Bits>
+void copy_gathered_runs(const SegmentView& source, const SegmentView& dest, const Bits* values,
+                        const std::vector<std::uint32_t>& runs, Bits* out) {
+  for (std::size_t k = 0; k < dest.segments; ++k)
+    if (const std::size_t n = dest.length(k); n > 0)
+      std::copy_n(values + source.start(k) + runs[k], n, out + dest.start(k));
 }
 
 // PERMUTE or DPERMUTE by such runs: segment k copied to runs[k] of its destination segment, a
@@ -348,12 +382,26 @@ std::optional<std::uint32_t> check_indices_below(const Parallel& par, const Vect
 Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
   if (ctx.lazy)
     if (std::optional<Vector> out = composed_gather(ctx, op, operands)) return std::move(*out);
-  if (ctx.lazy && op == Op::BPermute)
-    if (std::optional<Vector> out = lazy_gather(ctx, operands)) return std::move(*out);
   const Parallel& par = ctx.par;
   const SegmentView source = view(operands.source_segdes);
   const SegmentView dest = op == Op::Permute ? source : view(operands.dest_segdes);
   const Type type = operands.values.type;
+  // A gather of runs (a split's parts, a subsequence): copies, the whole of one segment none.
+  if (ctx.lazy && op == Op::BPermute)
+    if (const auto* index = static_cast<const Buffer*>(operands.indices.storage.get());
+        index && index->pending())
+      if (const auto runs = runs_of_index(*index->pending(), dest, source))
+        return with_element_bits(type, [&]<class Bits>() -> Vector {
+          if (dest.segments == 1 && dest.total == source.total) return std::move(operands.values);
+          if (const std::optional<std::uint64_t> bits = uniform_bits(operands.values))
+            return uniform_vector({}, type, dest.total, *bits);
+          Vector out = allocate(type, dest.total);
+          copy_gathered_runs<Bits>(source, dest, elements<Bits>(operands.values), *runs,
+                                   elements<Bits>(out));
+          return out;
+        });
+  if (ctx.lazy && op == Op::BPermute)
+    if (std::optional<Vector> out = lazy_gather(ctx, operands)) return std::move(*out);
   // Indices pending that nothing else holds (an INDEX, an expression over one): read a block at
   // a time where they are used, never stored, on one thread. Storing them to share the permute
   // out among threads writes and reads back as much memory as the permute moves, and under load

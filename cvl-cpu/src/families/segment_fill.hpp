@@ -29,12 +29,15 @@ inline constexpr std::size_t kShortSegment = 8;
 // t < kShortSegment, the values at offsets first + t of segment k, where the segment's piece in
 // [lo, hi) is short (whatever its length: the excess is overwritten after); else long_piece(k,
 // pos, end) writes the piece [pos, end). `k` is the segment holding lo; out has hi - lo elements.
+// Returns the last segment written (k when none): it starts at or before hi, so that the
+// segment holding hi is a short walk from it (next_segment_holding).
 template <class T, class ShortPiece, class LongPiece>
-void fill_by_segment(T* out, const SegmentView& sd, std::size_t k, std::size_t lo, std::size_t hi,
+std::size_t fill_by_segment(T* out, const SegmentView& sd, std::size_t k, std::size_t lo, std::size_t hi,
                      ShortPiece&& short_piece, LongPiece&& long_piece) {
   // The offsets in a local: the pieces' wide stores may alias anything, so a pointer read
   // through `sd` would be read again after each of them.
   const SegOffset* const offsets = sd.offsets;
+  const std::size_t first = k;
   std::size_t pos = lo;
   // Segments all of one length (short ones are fill_uniform_short's) go to the caller's loop,
   // whose exit is then predicted every time and which writes no excess. Otherwise, while kShortSegment positions remain, a short segment is one short piece.
@@ -59,6 +62,15 @@ void fill_by_segment(T* out, const SegmentView& sd, std::size_t k, std::size_t l
     long_piece(k, pos, end);
     pos = end;
   }
+  return k == first ? k : k - 1;
+}
+
+// The segment holding position `pos` (< sd.total), walking on from segment `k`, which starts at
+// or before it: a fill's next block starts where the last one ended, a segment or a few empty
+// ones on, where a binary search over all the offsets would cost a cache miss a step.
+inline std::size_t next_segment_holding(const SegmentView& sd, std::size_t k, std::size_t pos) {
+  while (sd.offsets[k + 1] <= pos) ++k;
+  return k;
 }
 
 // Segments all of one short length `u` (pairs: quickhull's points, one copy for each half of the
@@ -91,18 +103,19 @@ inline bool short_and_uniform(const SegmentView& sd) {
 
 // DIST over [lo, hi) (`k` the segment holding lo): out[pos - lo] = values[k] for pos in segment
 // k; long pieces written around the cache where `streaming` (streaming_fill.hpp).
+// Returns fill_by_segment's last segment written (a uniform descriptor's: the one holding lo).
 template <class Bits>
-void fill_dist(Bits* out, const SegmentView& sd, std::size_t k, std::size_t lo, std::size_t hi,
-               const Bits* values, bool streaming) {
+std::size_t fill_dist(Bits* out, const SegmentView& sd, std::size_t k, std::size_t lo,
+                      std::size_t hi, const Bits* values, bool streaming) {
   if (short_and_uniform(sd)) {
     fill_uniform_short(out, static_cast<std::size_t>(sd.uniform), lo, hi,
                        [values](Bits* at, std::size_t segment, std::size_t, auto count) {
                          const Bits value = values[segment];
                          for (std::size_t t = 0; t < count; ++t) at[t] = value;
                        });
-    return;
+    return k;
   }
-  fill_by_segment(
+  return fill_by_segment(
       out, sd, k, lo, hi,
       [values](Bits* at, std::size_t segment, std::size_t) {  // by value: see fill_by_segment
         const Bits value = values[segment];
@@ -121,8 +134,11 @@ inline void index_run(std::int32_t* at, std::int32_t start, std::int32_t stride,
   const auto step = static_cast<std::uint32_t>(stride);
   const std::uint32_t base = static_cast<std::uint32_t>(start) + first * step;
 #if defined(__SSE2__)
-  const __m128i low = _mm_setr_epi32(static_cast<int>(base), static_cast<int>(base + step),
-                                     static_cast<int>(base + 2 * step), static_cast<int>(base + 3 * step));
+  // The offsets of the lanes from base depend on the stride alone: with one stride for all
+  // segments (an INDEX counting by 1) they are made once, outside the caller's loop.
+  const __m128i ramp = _mm_setr_epi32(0, static_cast<int>(step), static_cast<int>(2 * step),
+                                      static_cast<int>(3 * step));
+  const __m128i low = _mm_add_epi32(_mm_set1_epi32(static_cast<int>(base)), ramp);
   const __m128i high = _mm_add_epi32(low, _mm_set1_epi32(static_cast<int>(4 * step)));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(at), low);
   _mm_storeu_si128(reinterpret_cast<__m128i*>(at + 4), high);
@@ -161,8 +177,9 @@ inline void index_piece(std::int32_t* piece, std::size_t count, std::int32_t sta
 
 // INDEX over [lo, hi) (`k` the segment holding lo): out[pos - lo] = starts[k] + strides[k] times
 // the offset of pos in segment k, wrapping as the reference's repeated addition does.
+// Returns as fill_dist does.
 template <class Starts, class Strides>
-void fill_index(std::int32_t* out, const SegmentView& sd, std::size_t k, std::size_t lo, std::size_t hi,
+std::size_t fill_index(std::int32_t* out, const SegmentView& sd, std::size_t k, std::size_t lo, std::size_t hi,
                 const Starts& starts, const Strides& strides) {
   if (short_and_uniform(sd)) {
     fill_uniform_short(out, static_cast<std::size_t>(sd.uniform), lo, hi,
@@ -175,9 +192,9 @@ void fill_index(std::int32_t* out, const SegmentView& sd, std::size_t k, std::si
                          for (std::size_t t = 0; t < count; ++t)
                            at[t] = static_cast<std::int32_t>(value + static_cast<std::uint32_t>(t) * step);
                        });
-    return;
+    return k;
   }
-  fill_by_segment(
+  return fill_by_segment(
       out, sd, k, lo, hi,
       [starts, strides](std::int32_t* at, std::size_t segment, std::size_t first) {  // by value
         index_run(at, starts[segment], strides[segment], static_cast<std::uint32_t>(first));

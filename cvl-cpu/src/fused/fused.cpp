@@ -20,6 +20,7 @@
 #include "cvl/op_dispatch.hpp"
 #include "families/segment_fill.hpp"
 #include "families/segmented_fold.hpp"
+#include "families/index_loops.hpp"
 #include "simd/gather.hpp"
 #include "families/vector_math.hpp"
 #include "pending/lazy_elementwise.hpp"
@@ -186,6 +187,11 @@ struct Call {
     std::size_t step;
     I32 operator[](std::size_t k) const { return values[k * step]; }
   };
+  // A Leaf known to be one constant.
+  struct OneValue {
+    I32 value;
+    I32 operator[](std::size_t) const { return value; }
+  };
   Leaf int_leaf(std::uint32_t node) const {
     const NodePlan& n = plan.nodes[node];
     if (n.kind == NodeKind::Operand)
@@ -257,11 +263,11 @@ class Frame {
         }
         case NodeKind::Dist:
           with_element_bits(p.type, [&]<class Bits>() {
-            distribute<Bits>(p, lo, hi, static_cast<Bits*>(target));
+            distribute<Bits>(s.node, lo, hi, static_cast<Bits*>(target));
           });
           break;
         case NodeKind::Index:
-          index(p, lo, hi, static_cast<I32*>(target));
+          index(s.node, lo, hi, static_cast<I32*>(target));
           break;
         case NodeKind::Gather:
           with_element_bits(p.type, [&]<class Bits>() {
@@ -370,11 +376,14 @@ class Frame {
   }
 
   template <class Bits>
-  void distribute(const NodePlan& p, std::size_t lo, std::size_t hi, Bits* out) {
+  void distribute(std::uint32_t node, std::size_t lo, std::size_t hi, Bits* out) {
+    const NodePlan& p = nodes_[node];
     // Of an operand: a DIST of a constant is invariant, filled once per frame (fill_uniform).
     const SegmentView& sd = call_.segments_of(p.args[1]);
     const Bits* values = call_.operand_bits<Bits>(p.args[0]);
-    fill_dist(out, sd, sd.segment_of(lo), lo, hi, values, false);
+    SegmentCursor& cursor = cursor_of(node);
+    cursor.segment = fill_dist(out, sd, cursor.holding(sd, lo), lo, hi, values, false);
+    cursor.next = hi;
   }
 
   // The positions were checked by the BPERMUTE that made the node (lazy_elementwise.hpp).
@@ -390,13 +399,37 @@ class Frame {
         return;
       }
     }
-    for (std::size_t i = 0; i < n; ++i) out[i] = values[static_cast<std::uint32_t>(positions[i])];
+    gather_unchecked(values, positions, out, n);
   }
 
-  void index(const NodePlan& p, std::size_t lo, std::size_t hi, I32* out) {
+  void index(std::uint32_t node, std::size_t lo, std::size_t hi, I32* out) {
+    const NodePlan& p = nodes_[node];
     const SegmentView& sd = call_.segments_of(p.args[2]);
     const Call::Leaf starts = call_.int_leaf(p.args[0]), strides = call_.int_leaf(p.args[1]);
-    fill_index(out, sd, sd.segment_of(lo), lo, hi, starts, strides);
+    SegmentCursor& cursor = cursor_of(node);
+    const std::size_t k = cursor.holding(sd, lo);
+    // One stride for all segments, as a type: the compiler keeps it out of the loop.
+    cursor.segment = strides.step == 0
+                         ? fill_index(out, sd, k, lo, hi, starts, Call::OneValue{strides[0]})
+                         : fill_index(out, sd, k, lo, hi, starts, strides);
+    cursor.next = hi;
+  }
+
+  // Where a DIST or INDEX node's last block ended: its next block, when it starts there, finds
+  // its first segment by a walk from the last one written.
+  struct SegmentCursor {
+    std::uint32_t node;
+    std::size_t next = std::numeric_limits<std::size_t>::max();
+    std::size_t segment = 0;  // the last segment the previous block wrote
+
+    std::size_t holding(const SegmentView& sd, std::size_t lo) const {
+      return lo == next ? next_segment_holding(sd, segment, lo) : sd.segment_of(lo);
+    }
+  };
+  SegmentCursor& cursor_of(std::uint32_t node) {
+    for (SegmentCursor& c : cursors_)
+      if (c.node == node) return c;
+    return cursors_.emplace_back(SegmentCursor{node});
   }
 
   // Draws lo..lo+n of the stream a Random node's operand saved: the draws after the previous
@@ -433,6 +466,7 @@ class Frame {
   bool result_written_ = false;   // evaluate() writes it straight to `out`
   std::vector<Step> steps_;
   std::vector<StreamCursor> streams_;  // one per Random node read so far
+  std::vector<SegmentCursor> cursors_;  // one per DIST or INDEX node read so far
   DivisionFault fault_;
 };
 

@@ -101,6 +101,13 @@ class Builder {
     elements<std::byte>(v);
     return vector_leaf(std::move(v));
   }
+  // The same where a per-segment value is one constant for all (an INDEX's stride of 1): read
+  // once then, not at each segment. Only for values that take few distinct constants: each is a
+  // definition of its own, planned once.
+  std::uint32_t leaf_or_constant(Vector&& v) {
+    if (const std::optional<std::uint64_t> bits = uniform_bits(v)) return constant(v.type, *bits);
+    return leaf(std::move(v));
+  }
   std::uint32_t descriptor(const Segdes& sd) { return segdes_leaf(sd); }
 
   std::uint32_t index(std::uint32_t starts, std::uint32_t strides, std::uint32_t segments) {
@@ -379,7 +386,7 @@ std::optional<Vector> lazy_index(const Context& ctx, Vector& starts, Vector& str
   if (total < kLazyMin) return std::nullopt;
   Builder builder(ctx, total);
   const std::uint32_t start = builder.leaf(std::move(starts));
-  const std::uint32_t stride = builder.leaf(std::move(strides));
+  const std::uint32_t stride = builder.leaf_or_constant(std::move(strides));
   builder.index(start, stride, builder.descriptor(descriptor));
   return pending_or_computed(builder.finish(), total);
 }
