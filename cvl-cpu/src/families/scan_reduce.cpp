@@ -106,15 +106,49 @@ Vector reduce_typed(const Parallel& par, const Vector& v, const SegmentView& sd)
   return out;
 }
 
+// +_SCAN and +_REDUCE INT of the lengths of a descriptor `inner` (LENGTHS: lengths_descriptor)
+// by segments `outer` of them: the prefix sums are inner's offsets, so a segment's sum is the
+// difference of two and a scan's element that of its offset and its segment's first; the
+// lengths are never read (nor written, when nothing else reads them). Exact: the offsets are
+// the lengths' running sum, which stays below 2^31.
+std::optional<Vector> sums_of_lengths(const Parallel& par, vcode::Op op, const Vector& v,
+                                      const SegmentView& outer) {
+  const Segdes* descriptor = v.type == Type::Int ? lengths_descriptor(v) : nullptr;
+  if (!descriptor || (op != vcode::Op::PlusScan && op != vcode::Op::PlusReduce)) return std::nullopt;
+  const SegmentView inner = view(*descriptor);
+  if (outer.total != inner.segments) return std::nullopt;
+  const SegOffset* offsets = inner.offsets;
+  if (op == vcode::Op::PlusReduce) {
+    Vector out = allocate(Type::Int, outer.segments);
+    std::int32_t* o = elements<std::int32_t>(out);
+    parallel_for(par, outer.segments, kMemoryBoundThreshold, [&](std::size_t lo, std::size_t hi) {
+      for (std::size_t k = lo; k < hi; ++k)
+        o[k] = static_cast<std::int32_t>(offsets[outer.start(k + 1)] - offsets[outer.start(k)]);
+    });
+    return out;
+  }
+  Vector out = allocate(Type::Int, inner.segments);
+  std::int32_t* o = elements<std::int32_t>(out);
+  for_each_part(par, outer, kMemoryBoundThreshold, [&](const Part& p, std::size_t) {
+    for_each_piece(outer, p, [&](std::size_t k, std::size_t lo, std::size_t hi) {
+      const SegOffset first = offsets[outer.start(k)];
+      for (std::size_t j = lo; j < hi; ++j) o[j] = static_cast<std::int32_t>(offsets[j] - first);
+    });
+  });
+  return out;
+}
+
 }  // namespace
 
 Vector scan(const Context& ctx, vcode::Op op, Vector v, const SegmentView& sd) {
+  if (std::optional<Vector> out = sums_of_lengths(ctx.par, op, v, sd)) return std::move(*out);
   Type type = v.type;
   return with_combine(op, type,
                       [&]<class C>() { return scan_typed<C>(ctx.par, std::move(v), sd); });
 }
 
 Vector reduce(const Context& ctx, vcode::Op op, Vector v, const SegmentView& sd) {
+  if (std::optional<Vector> out = sums_of_lengths(ctx.par, op, v, sd)) return std::move(*out);
   return with_combine(op, v.type, [&]<class C>() { return reduce_typed<C>(ctx.par, v, sd); });
 }
 

@@ -4,31 +4,66 @@
 #include <string>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "memory/storage.hpp"
 
 namespace cvl::cpu {
 namespace {
 
+std::int64_t sum_lengths(const std::int32_t* lengths, std::size_t lo, std::size_t hi);
+
 // Writes offsets[k + 1] = offsets[k] + lengths[k] over [lo, hi) starting from `start`; returns
 // the running sum, or records the first negative length in `fault`. An offset past 32 bits is
-// written wrapped; the caller rejects a total that large. The sign bits are gathered without a
-// branch and searched only when one is set: the loop is one add and one store per segment.
+// written wrapped; the caller rejects a total that large. Four lengths a step where SSE2 is
+// there (a prefix sum in the lanes plus the step before's last offset): flattened programs make
+// a descriptor of every nested field they move. The sign bits of the lengths and of the offsets
+// are gathered without a branch: a negative length is searched for only when one is there, and
+// while no offset reaches 2^31 (none has its top bit) every offset is exact, as each length is
+// below 2^31; else the sum is counted again in 64 bits.
 std::int64_t prefix_lengths(const std::int32_t* lengths, SegOffset* offsets, std::size_t lo,
                             std::size_t hi, std::int64_t start, IndexFault& fault) {
-  std::int64_t sum = start;
-  std::int32_t signs = 0;
-  for (std::size_t k = lo; k < hi; ++k) {
-    signs |= lengths[k];
-    sum += lengths[k];
-    offsets[k + 1] = static_cast<SegOffset>(sum);
+  std::uint32_t running = static_cast<std::uint32_t>(start);
+  std::uint32_t signs = 0, reached = running | (start >= std::int64_t{1} << 31 ? 1u << 31 : 0u);
+  std::size_t k = lo;
+#if defined(__SSE2__)
+  __m128i carry = _mm_set1_epi32(static_cast<int>(running));
+  __m128i lane_signs = _mm_setzero_si128(), lane_reached = _mm_setzero_si128();
+  for (; k + 4 <= hi; k += 4) {
+    __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(lengths + k));
+    lane_signs = _mm_or_si128(lane_signs, x);
+    x = _mm_add_epi32(x, _mm_slli_si128(x, 4));
+    x = _mm_add_epi32(x, _mm_slli_si128(x, 8));
+    x = _mm_add_epi32(x, carry);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(offsets + k + 1), x);
+    lane_reached = _mm_or_si128(lane_reached, x);
+    carry = _mm_shuffle_epi32(x, 0xFF);
   }
-  if (signs < 0 && !fault.found()) {
+  running = static_cast<std::uint32_t>(_mm_cvtsi128_si32(carry));
+  alignas(16) std::uint32_t sign_lanes[4], reached_lanes[4];
+  _mm_store_si128(reinterpret_cast<__m128i*>(sign_lanes), lane_signs);
+  _mm_store_si128(reinterpret_cast<__m128i*>(reached_lanes), lane_reached);
+  for (int lane = 0; lane < 4; ++lane) {
+    signs |= sign_lanes[lane];
+    reached |= reached_lanes[lane];
+  }
+#endif
+  for (; k < hi; ++k) {
+    signs |= static_cast<std::uint32_t>(lengths[k]);
+    running += static_cast<std::uint32_t>(lengths[k]);
+    offsets[k + 1] = running;
+    reached |= running;
+  }
+  if ((signs >> 31) != 0 && !fault.found()) {
     const std::int32_t* negative =
         std::find_if(lengths + lo, lengths + hi, [](std::int32_t l) { return l < 0; });
-    const auto k = static_cast<std::size_t>(negative - lengths);
-    fault = {k, lengths[k], 0};
+    const auto bad = static_cast<std::size_t>(negative - lengths);
+    fault = {bad, lengths[bad], 0};
   }
-  return sum;
+  if ((reached >> 31) != 0) return start + sum_lengths(lengths, lo, hi);
+  return static_cast<std::int64_t>(running);
 }
 
 std::int64_t sum_lengths(const std::int32_t* lengths, std::size_t lo, std::size_t hi) {
@@ -59,6 +94,7 @@ SegmentView view(const Segdes& sd) {
 }
 
 Segdes segdes_from_lengths(const Parallel& par, const Vector& lengths_vector, const char* op_name) {
+  if (const Segdes* known = lengths_descriptor(lengths_vector)) return *known;
   const std::size_t m = lengths_vector.length;
   const std::int32_t* lengths = elements<std::int32_t>(lengths_vector);
   auto storage = std::make_shared<SegdesStorage>(m);
@@ -95,13 +131,12 @@ Segdes segdes_from_lengths(const Parallel& par, const Vector& lengths_vector, co
   return Segdes{m, static_cast<std::size_t>(total), std::move(storage)};
 }
 
-Vector segment_lengths(const Parallel& par, const SegmentView& sd) {
+Vector segment_lengths(const Segdes& descriptor) {
+  const SegmentView sd = view(descriptor);
+  if (sd.segments >= kDeferredFillMin) return lengths_vector(descriptor);
   Vector out = allocate(Type::Int, sd.segments);
-  std::int32_t* lengths = elements<std::int32_t>(out);
-  parallel_for(par, sd.segments, kMemoryBoundThreshold, [&](std::size_t lo, std::size_t hi) {
-    for (std::size_t k = lo; k < hi; ++k)
-      lengths[k] = static_cast<std::int32_t>(sd.offsets[k + 1] - sd.offsets[k]);
-  });
+  write_lengths(sd, elements<std::int32_t>(out), 0, sd.segments);
+  if (sd.segments > 0) static_cast<Buffer*>(out.storage.get())->set_lengths_of(descriptor);
   return out;
 }
 

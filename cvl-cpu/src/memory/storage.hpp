@@ -75,8 +75,16 @@ class Buffer final : public Storage {
   std::optional<std::uint32_t> indices_below() const { return indices_below_; }
   void set_indices_below(std::uint32_t bound) { indices_below_ = bound; }
 
+  // The descriptor whose segment lengths the elements are, when LENGTHS made them (a deferred
+  // fill writes them out: lengths_vector): MAKE_SEGDES of them is that descriptor again, and
+  // sums and scans of them by segment are differences of its offsets (flattened code takes a
+  // nested value's descriptor apart at each FLATTEN and nested GET).
+  const std::optional<Segdes>& lengths_of() const { return lengths_of_; }
+  void set_lengths_of(Segdes descriptor) { lengths_of_ = std::move(descriptor); }
+
   // Forgets what the elements were known to be: they are about to be overwritten.
   void forget_values() {
+    lengths_of_.reset();
     uniform_.reset();
     segment_values_.reset();
     indices_below_.reset();
@@ -108,6 +116,7 @@ class Buffer final : public Storage {
   std::optional<std::uint64_t> uniform_;
   std::shared_ptr<const SegmentValues> segment_values_;
   std::optional<std::uint32_t> indices_below_;
+  std::optional<Segdes> lengths_of_;
   std::uint64_t version_ = new_version();
   mutable std::byte* data_;  // mutable: a lazy buffer takes over its memory when computed
   mutable std::size_t capacity_;
@@ -191,6 +200,18 @@ inline constexpr std::size_t kSegmentValuesMinAverage = 64;
 // only when something takes their address (Buffer::defer_fill), in new memory whose pages are
 // not faulted in until then.
 Vector segment_values_vector(SegmentValues rule);
+// The INT lengths of `sd`'s segments (LENGTHS), written only when something takes their address
+// (Buffer::defer_fill), in new memory whose pages are not faulted in until then; the buffer
+// remembers `sd` (Buffer::lengths_of).
+Vector lengths_vector(const Segdes& sd);
+// out[k] = the length of sd's segment k, for k in [lo, hi).
+void write_lengths(const SegmentView& sd, std::int32_t* out, std::size_t lo, std::size_t hi);
+// The descriptor whose lengths `v` holds (Buffer::lengths_of), when they are all of `v`.
+inline const Segdes* lengths_descriptor(const Vector& v) {
+  auto* buffer = static_cast<Buffer*>(v.storage.get());
+  if (!buffer || !buffer->lengths_of() || buffer->lengths_of()->segments != v.length) return nullptr;
+  return &*buffer->lengths_of();
+}
 // Before an op overwrites or drops its operands: the deferred fills of those no other handle
 // shares are not needed (their values were read with uniform_bits()).
 void drop_deferred_fills(std::span<Vector> operands);
@@ -229,7 +250,8 @@ SegmentView view(const Segdes& sd);
 // A descriptor from an INT lengths vector. Negative lengths are an error naming `op_name`
 // ("MAKE_SEGDES") and the first bad position, and so is a total of 2^31 or more.
 Segdes segdes_from_lengths(const Parallel& par, const Vector& lengths, const char* op_name);
-// The INT lengths of a descriptor's segments (LENGTHS), a new vector.
-Vector segment_lengths(const Parallel& par, const SegmentView& sd);
+// The INT lengths of a descriptor's segments (LENGTHS), a new vector that remembers `sd`
+// (Buffer::lengths_of); written when first read (lengths_vector) unless short.
+Vector segment_lengths(const Segdes& sd);
 
 }  // namespace cvl::cpu
