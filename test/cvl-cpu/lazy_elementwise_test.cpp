@@ -720,6 +720,62 @@ TEST_CASE("lazy FUSED: an elementwise superoperator waits like the ops it fuses"
   CHECK(counted[6] == 5);
 }
 
+TEST_CASE("lazy FUSED: a fold or a division runs at once, its described operands read as the ops' are",
+          "[cpu][lazy]") {
+  using Kind = vcode::SuperOpNode::Kind;
+  using vcode::TypeKeyword;
+  const Context lazy = context(1, true);
+  // +_REDUCE INT ($0 * $1) by $2, and ($0 - $1) / $1.
+  vcode::SuperOp folds;
+  folds.operands = {TypeKeyword::Int, TypeKeyword::Int, TypeKeyword::Segdes};
+  folds.nodes = {int_operand(0), int_operand(1), int_op(Op::Mul, 0, 1),
+                 node(Kind::Operand, Op::Add, TypeKeyword::Segdes, 0, {}, 2),
+                 node(Kind::Reduce, Op::PlusReduce, TypeKeyword::Int, 2, {2, 3})};
+  folds.nodes[3].result = TypeKeyword::Segdes;
+  const vcode::SuperOp divides =
+      two_int_operands({int_operand(0), int_operand(1), int_op(Op::Sub, 0, 1), int_op(Op::Div, 2, 1)});
+  const Segdes sd = segdes_from_lengths(lazy.par, ints({7, static_cast<std::int32_t>(kLong), 0, 300}),
+                                        "MAKE_SEGDES");
+  const std::size_t n = view(sd).total;
+  // The second operand as memory, as one value, or as a pending result nothing else holds (over
+  // an operand held here, so that it waits).
+  std::vector<Vector> held;
+  auto second = [&](int form, std::int32_t value) {
+    if (form == 0) return ints(std::vector<std::int32_t>(n, value));
+    if (form == 1) return uniform_vector({}, Type::Int, n, static_cast<std::uint32_t>(value));
+    held.push_back(ints(std::vector<std::int32_t>(n, value - 1)));
+    Vector sum = ew(lazy, Op::Add, Type::Int, held.back(), uniform_vector({}, Type::Int, n, 1));
+    CHECK(pending(sum));
+    return sum;
+  };
+  auto call = [&](const vcode::SuperOp& definition, int form, std::int32_t value) {
+    std::vector<FusedOperand> o(definition.operands.size());
+    o[0].vector = iota(n, -40);
+    o[1].vector = second(form, value);
+    if (o.size() == 3) o[2].segdes = sd;
+    const auto plan = prepare_fused(lazy, definition);
+    if (form != 0) {  // built as the ops' operands are, and computed: nothing pending
+      std::optional<Vector> out = lazy_fused(lazy, *plan, o, n);
+      REQUIRE(out);
+      CHECK_FALSE(pending(*out));
+      return int_values(*out);
+    }
+    CHECK_FALSE(lazy_fused(lazy, *plan, o, n));  // left to fused()
+    return int_values(fused(lazy, *plan, o, n));
+  };
+  for (int form : {1, 2}) {
+    INFO((form == 1 ? "one value" : "a pending result"));
+    CHECK(call(folds, form, 3) == call(folds, 0, 3));
+    CHECK(call(divides, form, 4) == call(divides, 0, 4));
+    const std::vector<std::int32_t> sums = call(folds, form, 3);
+    REQUIRE(sums.size() == 4);
+    CHECK(sums[0] == 3 * (-40 - 39 - 38 - 37 - 36 - 35 - 34));
+    CHECK(sums[2] == 0);
+    // Division by zero: the call's own error, as fused() gives it.
+    CHECK(error_of([&] { call(divides, form, 0); }) == error_of([&] { call(divides, 0, 0); }));
+  }
+}
+
 TEST_CASE("lazy FUSED: a gathered operand held elsewhere is computed once, else read where used",
           "[cpu][lazy]") {
   using Kind = vcode::SuperOpNode::Kind;
@@ -978,7 +1034,9 @@ TEST_CASE("pending indices: an INDEX moving each segment as one run is a copy of
   std::size_t total = 0;
   for (std::int32_t n : lengths) total += static_cast<std::size_t>(n);
   const Vector numbers = iota(total, 100);
-  auto put = [&](const Context& ctx, Type type, bool uniform_defaults) {
+  // Defaults: one value (uniform), a value per destination segment (a DIST: SegmentValues), or
+  // memory.
+  auto put = [&](const Context& ctx, Type type, int defaults) {
     const Segdes source = segments_of(ctx, lengths), dest = segments_of(ctx, room);
     PermuteOperands o;
     o.values = type == Type::Float ? ew(ctx, Op::IntToFloat, Type::Int, numbers) : numbers;
@@ -986,10 +1044,14 @@ TEST_CASE("pending indices: an INDEX moving each segment as one run is a copy of
     o.source_segdes = source;
     o.dest_segdes = dest;
     const std::size_t n = view(dest).total;
-    if (uniform_defaults) {
+    if (defaults == 0) {
       const std::uint64_t bits = type == Type::Float ? std::bit_cast<std::uint64_t>(-2.5)
                                                      : static_cast<std::uint32_t>(-7);
       o.defaults = uniform_vector({}, type, n, bits);
+    } else if (defaults == 1) {
+      Vector per_segment = iota(room.size(), -20);
+      if (type == Type::Float) per_segment = ew(ctx, Op::IntToFloat, Type::Int, per_segment);
+      o.defaults = segment_values_vector({std::move(per_segment), dest});
     } else {
       o.defaults = type == Type::Float ? ew(ctx, Op::IntToFloat, Type::Int, iota(n, -50)) : iota(n, -50);
     }
@@ -1001,11 +1063,14 @@ TEST_CASE("pending indices: an INDEX moving each segment as one run is a copy of
     return bits;
   };
   for (Type type : {Type::Int, Type::Float})
-    for (bool uniform_defaults : {true, false}) {
-      INFO((type == Type::Int ? "INT" : "FLOAT") << (uniform_defaults ? ", one default" : ""));
-      const std::vector<std::uint64_t> want = put(eager, type, uniform_defaults);
-      CHECK(put(lazy, type, uniform_defaults) == want);
+    for (int defaults : {0, 1, 2}) {
+      INFO((type == Type::Int ? "INT" : "FLOAT") << ", defaults " << defaults);
+      const std::vector<std::uint64_t> want = put(eager, type, defaults);
+      CHECK(put(lazy, type, defaults) == want);
       CHECK(want[3] == (type == Type::Int ? 100u : std::bit_cast<std::uint64_t>(100.0)));
+      if (defaults == 1)  // the second segment's default around its one element
+        CHECK(want[7] == (type == Type::Int ? static_cast<std::uint32_t>(-19)
+                                            : std::bit_cast<std::uint64_t>(-19.0)));
     }
   // PERMUTE by an INDEX from 0 by 1 over its own segments: the values, untouched.
   const Segdes sd = segments_of(lazy, lengths);
@@ -1122,6 +1187,39 @@ TEST_CASE("pending indices: an INDEX of one stride for all segments, read a bloc
           CHECK(want[at] == starts[k] + j + static_cast<std::int32_t>(at));
     }
   }
+}
+
+TEST_CASE("scatters: fields moved by one index are checked once, by the first", "[cpu][lazy]") {
+  const Context ctx = context(1, true), eager = context(1, false);
+  std::mt19937 random(29);
+  std::vector<std::int32_t> order(kLong);
+  for (std::size_t i = 0; i < kLong; ++i) order[i] = static_cast<std::int32_t>(i);
+  std::shuffle(order.begin(), order.end(), random);
+  const Vector index = ints(order);
+  CHECK_FALSE(indices_below(index));
+  const Vector first = scatter(ctx, iota(kLong, 5), index);
+  REQUIRE(indices_below(index));
+  CHECK(*indices_below(index) == kLong);
+  // The second field: moved without a check, to the same places.
+  const Vector second = scatter(ctx, iota(kLong, -9), index);
+  const std::vector<std::int32_t> a = values_of<std::int32_t>(first), b = values_of<std::int32_t>(second);
+  for (std::size_t i = 0; i < kLong; ++i) {
+    CHECK(a[static_cast<std::size_t>(order[i])] == static_cast<std::int32_t>(i) + 5);
+    CHECK(b[static_cast<std::size_t>(order[i])] == static_cast<std::int32_t>(i) - 9);
+  }
+  // Into a destination shorter than the index was checked for: checked again, the op's error.
+  auto into_shorter = [&](const Context& c) {
+    PermuteOperands o;
+    o.values = iota(kLong);
+    o.indices = index;
+    o.source_segdes = one_segment(c, kLong);
+    o.dest_segdes = one_segment(c, kLong - 1);
+    o.defaults = iota(kLong - 1);
+    return error_of([&] { permute(c, Op::DPermute, std::move(o)); });
+  };
+  const std::string error = into_shorter(ctx);
+  CHECK_THAT(error, Catch::Contains("DPERMUTE"));
+  CHECK(error == into_shorter(eager));
 }
 
 TEST_CASE("pending indices: an INDEX taken into an elementwise op is never stored", "[cpu][lazy]") {

@@ -107,12 +107,15 @@ void scatter_by_destination(int team, const SegmentView& source, const SegmentVi
 }
 
 // out[dest.start(k) + idx[j]] = values[j] for each (flagged) source element j of segment k.
+// `checked`: one segment, every index known good (an earlier scatter by it checked them all).
 template <class Bits, bool kFlagged>
 void scatter(const Parallel& par, Op op, const SegmentView& source, const SegmentView& dest,
-             const Bits* values, const I32* idx, const Flag* flags, Bits* out) {
+             const Bits* values, const I32* idx, const Flag* flags, Bits* out, bool checked) {
   IndexFault fault;
   const int team = par.team_for(source.total, kMemoryBoundThreshold);
-  if (team <= 1) {
+  if (!kFlagged && checked && team <= 1) {
+    scatter_unchecked(values, idx, out, source.total);
+  } else if (team <= 1) {
     for (std::size_t k = 0; k < source.segments; ++k)
       if (!scatter_segment<Bits, kFlagged, true>(k, source, dest, values, idx, flags, out, 0,
                                                  dest.total, fault))
@@ -279,6 +282,12 @@ void gather_pending(Op op, const SegmentView& source, const SegmentView& dest, c
   if (fault.found()) throw_index_fault(op, fault);
 }
 
+// Whether two views have the same segments.
+bool same_segments(const SegmentView& a, const SegmentView& b) {
+  return a.segments == b.segments && a.total == b.total &&
+         std::equal(a.offsets, a.offsets + a.segments + 1, b.offsets);
+}
+
 // An INDEX alone over the segments `counted` (a scatter's source segments, a gather's
 // destination segments), counting by 1 from a start that leaves room in each segment of
 // `addressed` (the other side): then segment k's indices are one run from runs[k]. A scatter
@@ -301,9 +310,7 @@ std::optional<std::vector<std::uint32_t>> runs_of_index(const LazyExpression& in
   const auto [starts, start_step] = leaf(nodes[root.args[0]]);
   const auto [strides, stride_step] = leaf(nodes[root.args[1]]);
   const SegmentView over = view(indices.operands[nodes[root.args[2]].operand].segdes);
-  if (over.segments != counted.segments || over.total != counted.total ||
-      !std::equal(over.offsets, over.offsets + over.segments + 1, counted.offsets))
-    return std::nullopt;
+  if (!same_segments(over, counted)) return std::nullopt;
   std::vector<std::uint32_t> runs(counted.segments);
   for (std::size_t k = 0; k < counted.segments; ++k) {
     const std::size_t n = counted.length(k);
@@ -327,19 +334,22 @@ void copy_gathered_runs(const SegmentView& source, const SegmentView& dest, cons
 }
 
 // PERMUTE or DPERMUTE by such runs: segment k copied to runs[k] of its destination segment, a
-// default of one value (`fill`) written around the runs only.
+// default described rather than written (`fills[k * fill_step]` for segment k: one value for
+// all, or one per segment; none when `fills` is null) written around the runs only.
 template <class Bits>
 void copy_runs(const SegmentView& source, const SegmentView& dest, const Bits* values,
-               const std::vector<std::uint32_t>& runs, std::optional<Bits> fill, Bits* out) {
+               const std::vector<std::uint32_t>& runs, const Bits* fills, std::size_t fill_step,
+               Bits* out) {
   for (std::size_t k = 0; k < source.segments; ++k) {
     const std::size_t n = source.length(k);
     Bits* segment = out + dest.start(k);
     const std::size_t at = n == 0 ? 0 : runs[k];
-    if (fill) std::fill_n(segment, at, *fill);
+    if (fills) std::fill_n(segment, at, fills[k * fill_step]);
     std::copy_n(values + source.start(k), n, segment + at);
-    if (fill) std::fill(segment + at + n, segment + dest.length(k), *fill);
+    if (fills) std::fill(segment + at + n, segment + dest.length(k), fills[k * fill_step]);
   }
 }
+
 
 }  // namespace
 
@@ -418,15 +428,21 @@ Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
       if (op == Op::Permute) return std::move(operands.values);  // each run is its whole segment
       return with_element_bits(type, [&]<class Bits>() -> Vector {
         const Bits* values = elements<Bits>(operands.values);
-        std::optional<Bits> fill;
-        Vector out;
+        // Defaults of one value, or of a value per destination segment (a DIST), are written
+        // around the runs only, not first in full.
+        Bits one = 0;
+        const Bits* fills = nullptr;
+        std::size_t fill_step = 0;
         if (const std::optional<std::uint64_t> same = uniform_bits(operands.defaults)) {
-          fill = static_cast<Bits>(*same);
-          out = allocate(type, dest.total);
-        } else {
-          out = unshared(par, std::move(operands.defaults));
+          one = static_cast<Bits>(*same);
+          fills = &one;
+        } else if (const std::shared_ptr<const SegmentValues> rule = segment_values_of(operands.defaults);
+                   rule && same_segments(view(rule->segments), dest)) {
+          fills = elements<Bits>(rule->values);
+          fill_step = 1;
         }
-        copy_runs<Bits>(source, dest, values, *runs, fill, elements<Bits>(out));
+        Vector out = fills ? allocate(type, dest.total) : unshared(par, std::move(operands.defaults));
+        copy_runs<Bits>(source, dest, values, *runs, fills, fill_step, elements<Bits>(out));
         return out;
       });
     }
@@ -461,9 +477,15 @@ Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
         else
           gather<Bits, false>(par, op, source, dest, values, idx, flags, out);
       } else if (flagged) {
-        scatter<Bits, true>(par, op, source, dest, values, idx, flags, out);
+        scatter<Bits, true>(par, op, source, dest, values, idx, flags, out, false);
       } else {
-        scatter<Bits, false>(par, op, source, dest, values, idx, flags, out);
+        // A tuple's fields moved by one index (a split's PERMUTE): the first checks them all.
+        const std::optional<std::uint32_t> bound = indices_below(operands.indices);
+        const bool checked = source.segments == 1 && bound && *bound <= dest.length(0);
+        scatter<Bits, false>(par, op, source, dest, values, idx, flags, out, checked);
+        if (source.segments == 1 && !checked)
+          static_cast<Buffer*>(operands.indices.storage.get())
+              ->set_indices_below(static_cast<std::uint32_t>(dest.length(0)));
       }
     };
     Vector out;

@@ -460,10 +460,28 @@ std::optional<Vector> lazy_fused(const Context& ctx, const PreparedSuperOp& op,
   // INDEX wait, as the op INDEX does (lazy_index).
   const bool indexes = std::any_of(definition.nodes.begin(), definition.nodes.end(),
                                    [](const SuperOpNode& n) { return n.kind == Kind::Index; });
-  if (domain < kLazyMin || analysis.folds() || analysis.divides ||
-      (analysis.domain_is_total && !indexes) || definition.root().kind == Kind::Operand ||
-      analysis.distinct_nodes >= kLazyMaxNodes)
+  if (domain < kLazyMin || (analysis.domain_is_total && !indexes) ||
+      definition.root().kind == Kind::Operand || analysis.distinct_nodes >= kLazyMaxNodes)
     return std::nullopt;
+  // A fold, or an INT division (whose error is this instruction's), runs at once; built here
+  // all the same when an operand read at each element needs no memory of its own (one value, a
+  // value per segment, a pending result nothing else holds), as the unfused ops' operands are
+  // read: a map-reduce superoperator over a DIST then never writes the DIST out.
+  const bool waits = !analysis.folds() && !analysis.divides;
+  if (!waits) {
+    bool described = false;
+    for (std::size_t k = 0; k < operands.size() && !described; ++k) {
+      const vcode::OperandUse& use = analysis.operands[k];
+      if (definition.operands[k] == TypeKeyword::Segdes || !use.elementwise || use.gathered ||
+          !use.per_segment_of.empty())
+        continue;
+      const Vector& v = operands[k].vector;
+      const auto* buffer = static_cast<const Buffer*>(v.storage.get());
+      described = uniform_bits(v) || segment_values_of(v) ||
+                  (buffer && buffer->pending() && v.storage.use_count() == 1);
+    }
+    if (!described) return std::nullopt;
+  }
   Builder builder(ctx, domain);
   builder.computes_shared_gathers();
   // Each operand once: one read only at each element as a lazy elementwise op's operand (a
@@ -487,6 +505,10 @@ std::optional<Vector> lazy_fused(const Context& ctx, const PreparedSuperOp& op,
     }
     for (std::uint8_t a = 0; a < node.arity; ++a) node.args[a] = now_at[node.args[a]];
     now_at[i] = builder.copy(node);
+  }
+  if (!waits) {
+    LazyExpression expression = builder.finish();
+    return compute(expression);
   }
   return pending_or_computed(builder.finish(), domain);
 }

@@ -112,7 +112,9 @@ Vector pending_gather(const Context& ctx, Vector source, Vector positions);
 
 // A FUSED call (FCODE) whose root is elementwise, as a pending expression like the ops it
 // fuses would make (its operands taken in as theirs are); nothing when it runs at once (short,
-// a fold, an INT division, a large definition). Consumes the operands then.
+// a large definition). A fold or an INT division runs at once: computed here, its operands
+// taken in as the ops' would be, when one needs no memory of its own (one value, a value per
+// segment, a pending result nothing else holds), else nothing. Consumes the operands then.
 std::optional<Vector> lazy_fused(const Context& ctx, const PreparedSuperOp& op,
                                  std::span<FusedOperand> operands, std::size_t domain);
 
