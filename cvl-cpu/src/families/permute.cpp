@@ -350,7 +350,6 @@ void copy_runs(const SegmentView& source, const SegmentView& dest, const Bits* v
   }
 }
 
-
 }  // namespace
 
 [[noreturn]] void throw_index_fault(Op op, const IndexFault& fault) {
@@ -433,14 +432,16 @@ Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
         Bits one = 0;
         const Bits* fills = nullptr;
         std::size_t fill_step = 0;
+        const std::shared_ptr<const SegmentValues> rule = segment_values_of(operands.defaults);
         if (const std::optional<std::uint64_t> same = uniform_bits(operands.defaults)) {
           one = static_cast<Bits>(*same);
           fills = &one;
-        } else if (const std::shared_ptr<const SegmentValues> rule = segment_values_of(operands.defaults);
-                   rule && same_segments(view(rule->segments), dest)) {
+        } else if (rule && same_segments(view(rule->segments), dest)) {
           fills = elements<Bits>(rule->values);
           fill_step = 1;
         }
+        // Described defaults let go of their memory first, so that the result may take it.
+        if (fills) operands.defaults = {};
         Vector out = fills ? allocate(type, dest.total) : unshared(par, std::move(operands.defaults));
         copy_runs<Bits>(source, dest, values, *runs, fills, fill_step, elements<Bits>(out));
         return out;

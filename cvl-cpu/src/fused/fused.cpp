@@ -416,14 +416,16 @@ class Frame {
   }
 
   // Where a DIST or INDEX node's last block ended: its next block, when it starts there, finds
-  // its first segment by a walk from the last one written.
+  // its first segment by a walk from the last one written (segments of one length are found by
+  // a division).
   struct SegmentCursor {
     std::uint32_t node;
     std::size_t next = std::numeric_limits<std::size_t>::max();
     std::size_t segment = 0;  // the last segment the previous block wrote
 
     std::size_t holding(const SegmentView& sd, std::size_t lo) const {
-      return lo == next ? next_segment_holding(sd, segment, lo) : sd.segment_of(lo);
+      return lo == next && sd.uniform <= 0 ? next_segment_holding(sd, segment, lo)
+                                           : sd.segment_of(lo);
     }
   };
   SegmentCursor& cursor_of(std::uint32_t node) {
