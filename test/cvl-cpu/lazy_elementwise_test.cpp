@@ -18,6 +18,7 @@
 #include "pending/gather_composition.hpp"
 #include "pending/lazy_elementwise.hpp"
 #include "threads/thread_pool.hpp"
+#include "test_vectors.hpp"
 
 namespace cvl::cpu {
 namespace {
@@ -26,22 +27,8 @@ using vcode::Op;
 
 constexpr std::size_t kLong = kLazyMin + 1000;
 
-Context context(int threads, bool lazy, bool fast = false) {
-  Context ctx;
-  ctx.par.threads = threads;
-  ctx.lazy = lazy;
-  ctx.fast_math = fast;
-  return ctx;
-}
-
 const LazyExpression* pending(const Vector& v) {
   return static_cast<const Buffer*>(v.storage.get())->pending();
-}
-
-Vector ints(std::vector<std::int32_t> values) {
-  Vector v = allocate(Type::Int, values.size());
-  std::memcpy(elements<std::int32_t>(v), values.data(), values.size() * sizeof(std::int32_t));
-  return v;
 }
 
 Vector iota(std::size_t n, std::int32_t from = 0) {
@@ -914,14 +901,24 @@ Vector index_over(const Context& ctx, const Segdes& sd, std::vector<std::int32_t
   return index(ctx, ints(std::move(starts)), ints(std::move(strides)), view(sd), sd);
 }
 
-template <class T>
-std::vector<T> values_of(const Vector& v) {
-  const T* e = elements<T>(v);
-  return std::vector<T>(e, e + v.length);
-}
-
 Segdes segments_of(const Context& ctx, const std::vector<std::int32_t>& lengths) {
   return segdes_from_lengths(ctx.par, ints(lengths), "MAKE_SEGDES");
+}
+
+// `op` by an INDEX from 0 by 1 over the segments `sd` (source and destination): the result is
+// the values themselves, their memory untouched.
+void check_untouched(const Context& ctx, Op op, const Segdes& sd) {
+  const std::size_t segments = view(sd).segments, total = view(sd).total;
+  PermuteOperands o;
+  o.values = iota(total, 3);
+  o.indices = index_over(ctx, sd, std::vector<std::int32_t>(segments, 0),
+                         std::vector<std::int32_t>(segments, 1));
+  REQUIRE(pending(o.indices));
+  o.source_segdes = o.dest_segdes = sd;
+  const Storage* kept = o.values.storage.get();
+  const Vector same = permute(ctx, op, std::move(o));
+  CHECK(same.storage.get() == kept);
+  CHECK(values_of<std::int32_t>(same) == values_of<std::int32_t>(iota(total, 3)));
 }
 
 TEST_CASE("pending indices: permutes by an INDEX, or an expression over one, read it where used",
@@ -1055,12 +1052,7 @@ TEST_CASE("pending indices: an INDEX moving each segment as one run is a copy of
     } else {
       o.defaults = type == Type::Float ? ew(ctx, Op::IntToFloat, Type::Int, iota(n, -50)) : iota(n, -50);
     }
-    const Vector out = permute(ctx, Op::DPermute, std::move(o));
-    std::vector<std::uint64_t> bits(out.length);
-    for (std::size_t i = 0; i < out.length; ++i)
-      bits[i] = type == Type::Float ? std::bit_cast<std::uint64_t>(elements<double>(out)[i])
-                                    : static_cast<std::uint32_t>(elements<std::int32_t>(out)[i]);
-    return bits;
+    return bits_of(permute(ctx, Op::DPermute, std::move(o)));
   };
   for (Type type : {Type::Int, Type::Float})
     for (int defaults : {0, 1, 2}) {
@@ -1073,17 +1065,7 @@ TEST_CASE("pending indices: an INDEX moving each segment as one run is a copy of
                                             : std::bit_cast<std::uint64_t>(-19.0)));
     }
   // PERMUTE by an INDEX from 0 by 1 over its own segments: the values, untouched.
-  const Segdes sd = segments_of(lazy, lengths);
-  PermuteOperands o;
-  o.values = iota(total, 3);
-  o.indices = index_over(lazy, sd, std::vector<std::int32_t>(lengths.size(), 0),
-                         std::vector<std::int32_t>(lengths.size(), 1));
-  REQUIRE(pending(o.indices));
-  o.source_segdes = sd;
-  const Storage* kept = o.values.storage.get();
-  const Vector same = permute(lazy, Op::Permute, std::move(o));
-  CHECK(same.storage.get() == kept);
-  CHECK(values_of<std::int32_t>(same) == values_of<std::int32_t>(iota(total, 3)));
+  check_untouched(lazy, Op::Permute, segments_of(lazy, lengths));
 }
 
 TEST_CASE("pending indices: a BPERMUTE by an INDEX counting by 1 copies each run of its source",
@@ -1106,12 +1088,7 @@ TEST_CASE("pending indices: a BPERMUTE by an INDEX counting by 1 copies each run
     CHECK(static_cast<bool>(pending(o.indices)) == ctx.lazy);
     o.source_segdes = source;
     o.dest_segdes = dest;
-    const Vector out = permute(ctx, Op::BPermute, std::move(o));
-    std::vector<std::uint64_t> bits(out.length);
-    for (std::size_t i = 0; i < out.length; ++i)
-      bits[i] = type == Type::Float ? std::bit_cast<std::uint64_t>(elements<double>(out)[i])
-                                    : static_cast<std::uint32_t>(elements<std::int32_t>(out)[i]);
-    return bits;
+    return bits_of(permute(ctx, Op::BPermute, std::move(o)));
   };
   for (Type type : {Type::Int, Type::Float}) {
     INFO((type == Type::Int ? "INT" : "FLOAT"));
@@ -1136,16 +1113,7 @@ TEST_CASE("pending indices: a BPERMUTE by an INDEX counting by 1 copies each run
     CHECK(lazy_error == error_of([&] { take(eager, type, past); }));
   }
   // The whole of one segment from 0: the values themselves, no copy.
-  const Segdes sd = one_segment(lazy, kLong);
-  PermuteOperands o;
-  o.values = iota(kLong, 3);
-  o.indices = index_over(lazy, sd, {0}, {1});
-  REQUIRE(pending(o.indices));
-  o.source_segdes = o.dest_segdes = sd;
-  const Storage* kept = o.values.storage.get();
-  const Vector same = permute(lazy, Op::BPermute, std::move(o));
-  CHECK(same.storage.get() == kept);
-  CHECK(values_of<std::int32_t>(same) == values_of<std::int32_t>(iota(kLong, 3)));
+  check_untouched(lazy, Op::BPermute, one_segment(lazy, kLong));
 }
 
 TEST_CASE("pending indices: an INDEX of one stride for all segments, read a block at a time",

@@ -6,34 +6,16 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
-#include <cstring>
 #include <random>
 #include <vector>
 
 #include "families/families.hpp"
+#include "test_vectors.hpp"
 
 namespace cvl::cpu {
 namespace {
 
 using vcode::Op;
-
-Context context(int threads, bool lazy) {
-  Context ctx;
-  ctx.par.threads = threads;
-  ctx.lazy = lazy;
-  return ctx;
-}
-
-Vector ints(const std::vector<std::int32_t>& values) {
-  Vector v = allocate(Type::Int, values.size());
-  std::memcpy(elements<std::int32_t>(v), values.data(), values.size() * sizeof(std::int32_t));
-  return v;
-}
-
-std::vector<std::int32_t> values_of(const Vector& v) {
-  const std::int32_t* e = elements<std::int32_t>(v);
-  return std::vector<std::int32_t>(e, e + v.length);
-}
 
 // Lengths of 0 to 9 (a tenth of them empty), `count` of them.
 std::vector<std::int32_t> random_lengths(std::mt19937& random, std::size_t count) {
@@ -56,7 +38,7 @@ TEST_CASE("LENGTHS is its descriptor's lengths, and MAKE_SEGDES of them that des
     const Segdes again = segdes_from_lengths(ctx.par, got, "MAKE_SEGDES");
     CHECK(again.storage == sd.storage);
     CHECK(again.total == sd.total);
-    CHECK(values_of(got) == lengths);
+    CHECK(values_of<std::int32_t>(got) == lengths);
   }
 }
 
@@ -88,13 +70,13 @@ TEST_CASE("+_REDUCE and +_SCAN of LENGTHS by segments are those of the written l
                                  : scan(ctx, op, from_descriptor, view(outer));
         const Vector want = folds ? reduce(ctx, op, ints(lengths), view(outer))
                                   : scan(ctx, op, ints(lengths), view(outer));
-        CHECK(values_of(got) == values_of(want));
+        CHECK(values_of<std::int32_t>(got) == values_of<std::int32_t>(want));
       }
       // Not by segments of them: folded as any vector is.
       const Vector all = reduce(ctx, Op::PlusReduce, segment_lengths(inner),
                                 view(segdes_from_lengths(ctx.par, ints({static_cast<std::int32_t>(count)}),
                                                          "MAKE_SEGDES")));
-      CHECK(values_of(all) == std::vector<std::int32_t>{static_cast<std::int32_t>(view(inner).total)});
+      CHECK(values_of<std::int32_t>(all) == std::vector<std::int32_t>{static_cast<std::int32_t>(view(inner).total)});
     }
   }
 }

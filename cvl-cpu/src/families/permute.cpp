@@ -395,11 +395,11 @@ Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
   const SegmentView source = view(operands.source_segdes);
   const SegmentView dest = op == Op::Permute ? source : view(operands.dest_segdes);
   const Type type = operands.values.type;
-  // A gather of runs (a split's parts, a subsequence): copies, the whole of one segment none.
-  if (ctx.lazy && op == Op::BPermute)
-    if (const auto* index = static_cast<const Buffer*>(operands.indices.storage.get());
-        index && index->pending())
-      if (const auto runs = runs_of_index(*index->pending(), dest, source))
+  if (ctx.lazy && op == Op::BPermute) {
+    // A gather of runs (a split's parts, a subsequence): copies, the whole of one segment none.
+    const auto* index = static_cast<const Buffer*>(operands.indices.storage.get());
+    if (const LazyExpression* expression = index ? index->pending() : nullptr)
+      if (const auto runs = runs_of_index(*expression, dest, source))
         return with_element_bits(type, [&]<class Bits>() -> Vector {
           if (dest.segments == 1 && dest.total == source.total) return std::move(operands.values);
           if (const std::optional<std::uint64_t> bits = uniform_bits(operands.values))
@@ -409,8 +409,8 @@ Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
                                    elements<Bits>(out));
           return out;
         });
-  if (ctx.lazy && op == Op::BPermute)
     if (std::optional<Vector> out = lazy_gather(ctx, operands)) return std::move(*out);
+  }
   // Indices pending that nothing else holds (an INDEX, an expression over one): read a block at
   // a time where they are used, never stored, on one thread. Storing them to share the permute
   // out among threads writes and reads back as much memory as the permute moves, and under load

@@ -13,7 +13,11 @@
 namespace cvl::cpu {
 namespace {
 
-std::int64_t sum_lengths(const std::int32_t* lengths, std::size_t lo, std::size_t hi);
+std::int64_t sum_lengths(const std::int32_t* lengths, std::size_t lo, std::size_t hi) {
+  std::int64_t sum = 0;
+  for (std::size_t k = lo; k < hi; ++k) sum += lengths[k];
+  return sum;
+}
 
 // Writes offsets[k + 1] = offsets[k] + lengths[k] over [lo, hi) starting from `start`; returns
 // the running sum, or records the first negative length in `fault`. An offset past 32 bits is
@@ -64,12 +68,6 @@ std::int64_t prefix_lengths(const std::int32_t* lengths, SegOffset* offsets, std
   }
   if ((reached >> 31) != 0) return start + sum_lengths(lengths, lo, hi);
   return static_cast<std::int64_t>(running);
-}
-
-std::int64_t sum_lengths(const std::int32_t* lengths, std::size_t lo, std::size_t hi) {
-  std::int64_t sum = 0;
-  for (std::size_t k = lo; k < hi; ++k) sum += lengths[k];
-  return sum;
 }
 
 // The length every one of the m segments has, or 0 when they differ (or there are none). Only

@@ -467,14 +467,16 @@ std::optional<Vector> lazy_fused(const Context& ctx, const PreparedSuperOp& op,
   // all the same when an operand read at each element needs no memory of its own (one value, a
   // value per segment, a pending result nothing else holds), as the unfused ops' operands are
   // read: a map-reduce superoperator over a DIST then never writes the DIST out.
+  // $k read only at each element, as a lazy elementwise op's operand is.
+  auto at_elements = [&](std::size_t k) {
+    const vcode::OperandUse& use = analysis.operands[k];
+    return use.elementwise && !use.gathered && use.per_segment_of.empty();
+  };
   const bool waits = !analysis.folds() && !analysis.divides;
   if (!waits) {
     bool described = false;
     for (std::size_t k = 0; k < operands.size() && !described; ++k) {
-      const vcode::OperandUse& use = analysis.operands[k];
-      if (definition.operands[k] == TypeKeyword::Segdes || !use.elementwise || use.gathered ||
-          !use.per_segment_of.empty())
-        continue;
+      if (definition.operands[k] == TypeKeyword::Segdes || !at_elements(k)) continue;
       const Vector& v = operands[k].vector;
       const auto* buffer = static_cast<const Buffer*>(v.storage.get());
       described = uniform_bits(v) || segment_values_of(v) ||
@@ -488,10 +490,9 @@ std::optional<Vector> lazy_fused(const Context& ctx, const PreparedSuperOp& op,
   // pending one taken in, a gather read at its positions), any other as it is.
   std::vector<std::uint32_t> operand_node(operands.size());
   for (std::size_t k = 0; k < operands.size(); ++k) {
-    const vcode::OperandUse& use = analysis.operands[k];
     if (definition.operands[k] == TypeKeyword::Segdes)
       operand_node[k] = builder.descriptor(operands[k].segdes);
-    else if (use.elementwise && !use.gathered && use.per_segment_of.empty())
+    else if (at_elements(k))
       operand_node[k] = builder.operand(std::move(operands[k].vector));
     else
       operand_node[k] = builder.leaf(std::move(operands[k].vector));
