@@ -9,6 +9,7 @@
 #include <array>
 #include <bit>
 #include <cstring>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -1114,6 +1115,141 @@ TEST_CASE("pending indices: a BPERMUTE by an INDEX counting by 1 copies each run
   }
   // The whole of one segment from 0: the values themselves, no copy.
   check_untouched(lazy, Op::BPermute, one_segment(lazy, kLong));
+}
+
+// Subsequences of a nested sequence, as a nested get or permute moves them: the flattened values
+// are one segment, the INDEX counts by 1 over finer segments (short, some empty, some longer than
+// a wide copy), so that each of its segments is one run of the values.
+struct Subsequences {
+  std::vector<std::int32_t> lengths;  // of the INDEX's segments, summing to `total`
+  std::vector<std::int32_t> starts;   // where each run begins on the other side
+  std::size_t total = 0;
+};
+
+// Runs of 0 to 12 elements, taken from anywhere in `length` elements (a get: they may overlap and
+// the last ones end at its very end), or placed where a permutation of them puts them (`moved`).
+Subsequences subsequences(std::mt19937& random, std::size_t runs, std::size_t length, bool moved) {
+  Subsequences s;
+  for (std::size_t k = 0; k < runs; ++k) {
+    const auto n = static_cast<std::int32_t>(random() % 4 == 0 ? 0 : random() % 13);
+    s.lengths.push_back(n);
+    s.total += static_cast<std::size_t>(n);
+  }
+  if (moved) {  // the runs in a shuffled order, end to end
+    std::vector<std::size_t> order(runs);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), random);
+    s.starts.assign(runs, 0);
+    std::int32_t at = 0;
+    for (std::size_t k : order) {
+      s.starts[k] = at;
+      at += s.lengths[k];
+    }
+    return s;
+  }
+  for (std::int32_t n : s.lengths)
+    s.starts.push_back(static_cast<std::int32_t>(random() % (length - static_cast<std::size_t>(n) + 1)));
+  s.starts.back() = static_cast<std::int32_t>(length) - s.lengths.back();
+  return s;
+}
+
+TEST_CASE("pending indices: subsequences of one segment moved by an INDEX over them are copies",
+          "[cpu][lazy]") {
+  const Context lazy = context(1, true), eager = context(1, false), two = context(2, true);
+  std::mt19937 random(5);
+  constexpr std::size_t kRuns = 9000, kSource = 40000;
+  const Subsequences got = subsequences(random, kRuns, kSource, false);
+  const Subsequences moved = subsequences(random, kRuns, 0, true);
+  auto values = [&](const Context& ctx, Type type, std::size_t n) {
+    if (type == Type::Bool) {
+      Vector flags = allocate(Type::Bool, n);
+      for (std::size_t i = 0; i < n; ++i) elements<std::uint8_t>(flags)[i] = i % 3 == 1;
+      return flags;
+    }
+    Vector v = iota(n, -30000);
+    return type == Type::Float ? ew(ctx, Op::IntToFloat, Type::Int, std::move(v)) : v;
+  };
+  // op by the INDEX of `s`'s runs; the INDEX is still pending after (a copy by runs never makes
+  // the positions) when `index_kept` is given.
+  auto move = [&](const Context& ctx, Op op, Type type, const Subsequences& s, std::size_t other,
+                  Vector* index_kept = nullptr, bool one_default = false) {
+    const Segdes runs = segments_of(ctx, s.lengths);
+    PermuteOperands o;
+    o.indices = index_over(ctx, runs, s.starts, std::vector<std::int32_t>(s.lengths.size(), 1));
+    if (index_kept) *index_kept = o.indices;
+    const bool gathers = op == Op::BPermute;
+    o.values = values(ctx, type, gathers ? other : s.total);
+    o.source_segdes = one_segment(ctx, gathers ? other : s.total);
+    o.dest_segdes = one_segment(ctx, gathers ? s.total : other);
+    if (op == Op::DPermute)  // memory, or one value described
+      o.defaults = one_default ? uniform_vector({}, type, other, 1) : values(ctx, type, other);
+    return bits_of(permute(ctx, op, std::move(o)));
+  };
+  for (Type type : {Type::Int, Type::Float, Type::Bool}) {
+    INFO("type " << int(type));
+    const std::vector<std::uint64_t> want = move(eager, Op::BPermute, type, got, kSource);
+    Vector index;
+    CHECK(move(lazy, Op::BPermute, type, got, kSource, &index) == want);
+    CHECK(pending(index));
+    CHECK(move(two, Op::BPermute, type, got, kSource) == want);
+    // The model: run k of the result is the source from starts[k].
+    const std::vector<std::uint64_t> source = bits_of(values(eager, type, kSource));
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < kRuns; ++k)
+      for (std::int32_t i = 0; i < got.lengths[k]; ++i, ++at)
+        REQUIRE(want[at] == source[static_cast<std::size_t>(got.starts[k] + i)]);
+    // A PERMUTE of the subsequences into a shuffled order; a DPERMUTE into a longer default.
+    CHECK(move(lazy, Op::Permute, type, moved, moved.total, &index) ==
+          move(eager, Op::Permute, type, moved, moved.total));
+    CHECK(pending(index));
+    for (bool one_default : {false, true})
+      CHECK(move(lazy, Op::DPermute, type, moved, moved.total + 50, nullptr, one_default) ==
+            move(eager, Op::DPermute, type, moved, moved.total + 50, nullptr, one_default));
+  }
+  // The first nonempty run from k on.
+  auto nonempty = [](const Subsequences& s, std::size_t k) {
+    while (s.lengths[k] == 0) ++k;
+    return k;
+  };
+  // Two runs of one length sent to one place: the later wins, as in the op's loop; the place the
+  // later one left keeps its default.
+  Subsequences twice = moved;
+  const std::size_t first = nonempty(moved, 10);
+  std::size_t later = first + 1;
+  while (moved.lengths[later] != moved.lengths[first]) ++later;
+  twice.starts[later] = twice.starts[first];
+  CHECK(move(lazy, Op::DPermute, Type::Int, twice, twice.total) ==
+        move(eager, Op::DPermute, Type::Int, twice, twice.total));
+  // A segment of several elements at a stride of 2 is no run: moved as the op moves it.
+  {
+    const Segdes runs = segments_of(lazy, got.lengths);
+    std::vector<std::int32_t> strides(got.lengths.size(), 1);
+    const std::size_t k = nonempty(got, 100);
+    strides[k] = 2;
+    auto take = [&](const Context& ctx) {
+      PermuteOperands o;
+      o.indices = index_over(ctx, runs, got.starts, strides);
+      o.values = iota(kSource + 20, 7);
+      o.source_segdes = one_segment(ctx, kSource + 20);
+      o.dest_segdes = one_segment(ctx, got.total);
+      return values_of<std::int32_t>(permute(ctx, Op::BPermute, std::move(o)));
+    };
+    const std::vector<std::int32_t> want = take(eager);
+    CHECK(take(lazy) == want);
+    const std::size_t at = static_cast<std::size_t>(
+        std::accumulate(got.lengths.begin(), got.lengths.begin() + static_cast<std::ptrdiff_t>(k), 0));
+    CHECK(want[at + 1] == got.starts[k] + 2 + 7);
+  }
+  // A run one past the end of its segment is the op's own error.
+  for (Op op : {Op::BPermute, Op::Permute, Op::DPermute}) {
+    Subsequences bad = op == Op::BPermute ? got : moved;
+    const std::size_t other = op == Op::BPermute ? kSource : moved.total;
+    const std::size_t k = nonempty(bad, kRuns / 2);
+    bad.starts[k] = static_cast<std::int32_t>(other) - bad.lengths[k] + 1;
+    const std::string lazy_error = error_of([&] { move(lazy, op, Type::Int, bad, other); });
+    CHECK_THAT(lazy_error, Catch::Contains(std::string(vcode::spelling(op))));
+    CHECK(lazy_error == error_of([&] { move(eager, op, Type::Int, bad, other); }));
+  }
 }
 
 TEST_CASE("pending indices: an INDEX of one stride for all segments, read a block at a time",

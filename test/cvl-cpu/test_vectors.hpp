@@ -30,12 +30,13 @@ std::vector<T> values_of(const Vector& v) {
   return std::vector<T>(e, e + v.length);
 }
 
-// The elements of an INT or FLOAT vector as bits, to compare either kind exactly.
+// The elements of a vector of any type as bits, to compare every kind exactly.
 inline std::vector<std::uint64_t> bits_of(const Vector& v) {
   std::vector<std::uint64_t> bits(v.length);
   for (std::size_t i = 0; i < v.length; ++i)
     bits[i] = v.type == Type::Float ? std::bit_cast<std::uint64_t>(elements<double>(v)[i])
-                                    : static_cast<std::uint32_t>(elements<std::int32_t>(v)[i]);
+              : v.type == Type::Bool ? elements<std::uint8_t>(v)[i]
+                                     : static_cast<std::uint32_t>(elements<std::int32_t>(v)[i]);
   return bits;
 }
 

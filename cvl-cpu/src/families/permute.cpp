@@ -15,6 +15,7 @@
 
 #include "families/families.hpp"
 #include "families/index_loops.hpp"
+#include "families/index_runs.hpp"
 #include "pending/gather_composition.hpp"
 #include "pending/lazy_elementwise.hpp"
 #include "simd/gather.hpp"
@@ -288,66 +289,71 @@ bool same_segments(const SegmentView& a, const SegmentView& b) {
          std::equal(a.offsets, a.offsets + a.segments + 1, b.offsets);
 }
 
-// An INDEX alone over the segments `counted` (a scatter's source segments, a gather's
-// destination segments), counting by 1 from a start that leaves room in each segment of
-// `addressed` (the other side): then segment k's indices are one run from runs[k]. A scatter
-// then puts segment k at runs[k] of its destination segment (an append puts its parts so, a
-// flatten its rows); a gather copies its segment k from runs[k] of its source segment (a split's
-// two parts, a subsequence). Nothing otherwise, or where an index is bad: the loop reports it as
-// the op would.
-std::optional<std::vector<std::uint32_t>> runs_of_index(const LazyExpression& indices,
-                                                        const SegmentView& counted,
-                                                        const SegmentView& addressed) {
-  using Kind = vcode::SuperOpNode::Kind;
-  const std::vector<vcode::SuperOpNode>& nodes = indices.definition.nodes;
-  const vcode::SuperOpNode& root = nodes.back();
-  if (root.kind != Kind::Index) return std::nullopt;
-  // A start or stride per segment: an operand's elements, or one constant for all.
-  auto leaf = [&](const vcode::SuperOpNode& n) -> std::pair<const I32*, std::size_t> {
-    if (n.kind == Kind::Constant) return {&n.int_value, 0};
-    return {elements<I32>(indices.operands[n.operand].vector), 1};
+// PERMUTE or DPERMUTE by runs, each a whole source segment: segment k copied into its
+// destination segment, a default described rather than written (`fills[k * fill_step]` for
+// segment k: one value for all, or one per segment) written around the run only.
+template <class Bits>
+void copy_runs_filling_around(const SegmentView& dest, const Bits* values, const IndexRuns& runs,
+                              const Bits* fills, std::size_t fill_step, Bits* out) {
+  std::size_t k = 0;  // the next destination segment not written
+  auto fill_to = [&](std::size_t end) {
+    for (; k < end; ++k) std::fill_n(out + dest.start(k), dest.length(k), fills[k * fill_step]);
   };
-  const auto [starts, start_step] = leaf(nodes[root.args[0]]);
-  const auto [strides, stride_step] = leaf(nodes[root.args[1]]);
-  const SegmentView over = view(indices.operands[nodes[root.args[2]].operand].segdes);
-  if (!same_segments(over, counted)) return std::nullopt;
-  std::vector<std::uint32_t> runs(counted.segments);
-  for (std::size_t k = 0; k < counted.segments; ++k) {
-    const std::size_t n = counted.length(k);
-    const auto start = static_cast<std::uint32_t>(starts[k * start_step]);
-    if (n == 0) continue;
-    if ((n > 1 && strides[k * stride_step] != 1) || start >= addressed.length(k) ||
-        addressed.length(k) - start < n)
-      return std::nullopt;
-    runs[k] = start;
-  }
-  return runs;
+  runs.for_each([&](std::size_t segment, std::size_t from, std::size_t to, std::size_t n) {
+    fill_to(segment);
+    const Bits fill = fills[segment * fill_step];
+    std::fill(out + dest.start(segment), out + to, fill);
+    copy_run(values + from, n, out + to);
+    std::fill(out + to + n, out + dest.start(segment + 1), fill);
+    k = segment + 1;
+  });
+  fill_to(dest.segments);
 }
 
-// BPERMUTE by such runs: segment k of the result is the run of its source segment from runs[k].
-template <class Bits>
-void copy_gathered_runs(const SegmentView& source, const SegmentView& dest, const Bits* values,
-                        const std::vector<std::uint32_t>& runs, Bits* out) {
-  for (std::size_t k = 0; k < dest.segments; ++k)
-    if (const std::size_t n = dest.length(k); n > 0)
-      std::copy_n(values + source.start(k) + runs[k], n, out + dest.start(k));
-}
-
-// PERMUTE or DPERMUTE by such runs: segment k copied to runs[k] of its destination segment, a
-// default described rather than written (`fills[k * fill_step]` for segment k: one value for
-// all, or one per segment; none when `fills` is null) written around the runs only.
-template <class Bits>
-void copy_runs(const SegmentView& source, const SegmentView& dest, const Bits* values,
-               const std::vector<std::uint32_t>& runs, const Bits* fills, std::size_t fill_step,
-               Bits* out) {
-  for (std::size_t k = 0; k < source.segments; ++k) {
-    const std::size_t n = source.length(k);
-    Bits* segment = out + dest.start(k);
-    const std::size_t at = n == 0 ? 0 : runs[k];
-    if (fills) std::fill_n(segment, at, fills[k * fill_step]);
-    std::copy_n(values + source.start(k), n, segment + at);
-    if (fills) std::fill(segment + at + n, segment + dest.length(k), fills[k * fill_step]);
-  }
+// A PERMUTE or DPERMUTE by a pending INDEX of runs (IndexRuns), as copies; nothing otherwise.
+std::optional<Vector> permute_by_runs(const Parallel& par, Op op, const SegmentView& source,
+                                      const SegmentView& dest, PermuteOperands& operands) {
+  const auto* index = static_cast<const Buffer*>(operands.indices.storage.get());
+  const LazyExpression* expression = index ? index->pending() : nullptr;
+  if (!expression) return std::nullopt;
+  const std::optional<IndexRuns> runs = IndexRuns::of(*expression, source, dest);
+  if (!runs) return std::nullopt;
+  // Each run its whole segment: a PERMUTE's segments are as long as their destinations, so each
+  // run starts at 0 and nothing moves.
+  if (op == Op::Permute && runs->whole_segments()) return std::move(operands.values);
+  const Type type = operands.values.type;
+  return with_element_bits(type, [&]<class Bits>() -> Vector {
+    const Bits* values = elements<Bits>(operands.values);
+    // Defaults of one value, or of a value per destination segment (a DIST), are written only
+    // where no run lands when each run is its whole segment, not first in full.
+    Bits one = 0;
+    const Bits* fills = nullptr;
+    std::size_t fill_step = 0;
+    if (op == Op::DPermute) {
+      const std::shared_ptr<const SegmentValues> rule = segment_values_of(operands.defaults);
+      if (const std::optional<std::uint64_t> same = uniform_bits(operands.defaults)) {
+        one = static_cast<Bits>(*same);
+        fills = &one;
+      } else if (rule && same_segments(view(rule->segments), dest)) {
+        fills = elements<Bits>(rule->values);
+        fill_step = 1;
+      }
+    }
+    // Described defaults let go of their memory first, so that the result may take it.
+    if (fills) operands.defaults = {};
+    Vector out = op == Op::Permute || fills ? allocate(type, dest.total)
+                                            : unshared(par, std::move(operands.defaults));
+    Bits* o = elements<Bits>(out);
+    if (fills && runs->whole_segments()) {
+      copy_runs_filling_around(dest, values, *runs, fills, fill_step, o);
+      return out;
+    }
+    if (fills)
+      for (std::size_t k = 0; k < dest.segments; ++k)
+        std::fill_n(o + dest.start(k), dest.length(k), fills[k * fill_step]);
+    runs->scatter(values, o);
+    return out;
+  });
 }
 
 }  // namespace
@@ -396,21 +402,25 @@ Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
   const SegmentView dest = op == Op::Permute ? source : view(operands.dest_segdes);
   const Type type = operands.values.type;
   if (ctx.lazy && op == Op::BPermute) {
-    // A gather of runs (a split's parts, a subsequence): copies, the whole of one segment none.
+    // A gather of runs (a split's parts, subsequences): copies, the whole of one segment none.
     const auto* index = static_cast<const Buffer*>(operands.indices.storage.get());
     if (const LazyExpression* expression = index ? index->pending() : nullptr)
-      if (const auto runs = runs_of_index(*expression, dest, source))
+      if (const auto runs = IndexRuns::of(*expression, dest, source))
         return with_element_bits(type, [&]<class Bits>() -> Vector {
-          if (dest.segments == 1 && dest.total == source.total) return std::move(operands.values);
+          if (runs->whole_segments() && dest.segments == 1 && dest.total == source.total)
+            return std::move(operands.values);
           if (const std::optional<std::uint64_t> bits = uniform_bits(operands.values))
             return uniform_vector({}, type, dest.total, *bits);
           Vector out = allocate(type, dest.total);
-          copy_gathered_runs<Bits>(source, dest, elements<Bits>(operands.values), *runs,
-                                   elements<Bits>(out));
+          runs->gather(elements<Bits>(operands.values), source.total, elements<Bits>(out));
           return out;
         });
     if (std::optional<Vector> out = lazy_gather(ctx, operands)) return std::move(*out);
   }
+  // PERMUTE or DPERMUTE by runs (an append's parts, subsequences moved whole): copies.
+  if (ctx.lazy && (op == Op::Permute || op == Op::DPermute))
+    if (std::optional<Vector> out = permute_by_runs(par, op, source, dest, operands))
+      return std::move(*out);
   // Indices pending that nothing else holds (an INDEX, an expression over one): read a block at
   // a time where they are used, never stored, on one thread. Storing them to share the permute
   // out among threads writes and reads back as much memory as the permute moves, and under load
@@ -422,31 +432,6 @@ Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
   // The values are the result, pending or not: nothing is written or computed.
   if (op == Op::Permute && idx && moves_nothing(source, idx)) return std::move(operands.values);
   const Flag* flags = elements<Flag>(operands.flags);
-  if (pending && (op == Op::Permute || op == Op::DPermute))
-    if (const auto runs = runs_of_index(*pending, source, dest)) {
-      if (op == Op::Permute) return std::move(operands.values);  // each run is its whole segment
-      return with_element_bits(type, [&]<class Bits>() -> Vector {
-        const Bits* values = elements<Bits>(operands.values);
-        // Defaults of one value, or of a value per destination segment (a DIST), are written
-        // around the runs only, not first in full.
-        Bits one = 0;
-        const Bits* fills = nullptr;
-        std::size_t fill_step = 0;
-        const std::shared_ptr<const SegmentValues> rule = segment_values_of(operands.defaults);
-        if (const std::optional<std::uint64_t> same = uniform_bits(operands.defaults)) {
-          one = static_cast<Bits>(*same);
-          fills = &one;
-        } else if (rule && same_segments(view(rule->segments), dest)) {
-          fills = elements<Bits>(rule->values);
-          fill_step = 1;
-        }
-        // Described defaults let go of their memory first, so that the result may take it.
-        if (fills) operands.defaults = {};
-        Vector out = fills ? allocate(type, dest.total) : unshared(par, std::move(operands.defaults));
-        copy_runs<Bits>(source, dest, values, *runs, fills, fill_step, elements<Bits>(out));
-        return out;
-      });
-    }
   // A scatter's values pending that nothing else holds (a DIST, an elementwise result): made a
   // block at a time as they are scattered, on one thread likewise.
   const bool gathers = vcode::info(op).shape == vcode::Shape::Gather;
