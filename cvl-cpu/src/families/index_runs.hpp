@@ -152,12 +152,12 @@ inline std::optional<IndexRuns> IndexRuns::of(const LazyExpression& indices,
   if (!whole && counted.segments != 1) return std::nullopt;
   const Leaf strides = leaf(nodes[root.args[1]]);
   const IndexRuns runs(leaf(nodes[root.args[0]]), strides, pieces, counted, addressed, whole);
-  // Every run in its segment of `addressed`, without a branch per run (most are a few elements):
-  // a loop the compiler vectorizes.
+  // Every run in its segment of `addressed` (no start past the room, no run longer), checked
+  // without a branch per run, most being a few elements long: a loop in 32 bits, which the
+  // compiler vectorizes.
   const Leaf starts = runs.starts_;
   const SegOffset* const offsets = pieces.offsets;
   const SegOffset* const rooms = addressed.offsets;
-  // In 32 bits, so that the compiler vectorizes it (a start past the room, or a run longer).
   auto any_bad = [&]<bool kWhole>(auto start_of) {
     const auto total = static_cast<std::uint32_t>(addressed.total);
     std::uint32_t bad = 0;
