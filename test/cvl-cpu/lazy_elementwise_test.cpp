@@ -16,6 +16,7 @@
 
 #include "cvl/errors.hpp"
 #include "families/families.hpp"
+#include "families/index_runs.hpp"
 #include "pending/gather_composition.hpp"
 #include "pending/lazy_elementwise.hpp"
 #include "threads/thread_pool.hpp"
@@ -1249,6 +1250,52 @@ TEST_CASE("pending indices: subsequences of one segment moved by an INDEX over t
     const std::string lazy_error = error_of([&] { move(lazy, op, Type::Int, bad, other); });
     CHECK_THAT(lazy_error, Catch::Contains(std::string(vcode::spelling(op))));
     CHECK(lazy_error == error_of([&] { move(eager, op, Type::Int, bad, other); }));
+  }
+}
+
+TEST_CASE("pending indices: runs gathered eight at a time write nothing past either end",
+          "[cpu][lazy]") {
+  const Context lazy = context(1, true);
+  // Short runs, for every source length around the wide copy's width, read from either end of the
+  // source, then single elements from each of its last positions and into each of the
+  // destination's last ones. The destination sits between guards, which must come out as they
+  // went in; the source is exactly as long as it is, so that a read past it is AddressSanitizer's
+  // error in the sanitizer build.
+  for (std::size_t length = 1; length <= 3 * kWideRun; ++length) {
+    std::vector<std::int32_t> lengths, starts;
+    std::size_t total = 0;
+    auto run = [&](std::int32_t n, std::int32_t start) {
+      lengths.push_back(n);
+      starts.push_back(start);
+      total += static_cast<std::size_t>(n);
+    };
+    while (total < kLazyMin) {  // long enough to stay pending
+      const auto n = static_cast<std::int32_t>(std::min<std::size_t>(lengths.size() % 4, length));
+      run(n, lengths.size() % 2 == 0 ? static_cast<std::int32_t>(length) - n : 0);  // at an end
+    }
+    for (std::size_t d = 1; d <= std::min(length, kWideRun + 1); ++d)
+      run(1, static_cast<std::int32_t>(length - d));
+    for (std::size_t d = 0; d <= kWideRun; ++d) run(1, 0);
+    const Segdes runs = segments_of(lazy, lengths);
+    // Strides of one value: with more runs than elements, an INDEX of two such operands would be
+    // computed at once (it would hold more memory pending).
+    const Vector positions = index(lazy, ints(starts), uniform_vector({}, Type::Int, lengths.size(), 1),
+                                   view(runs), runs);
+    REQUIRE(pending(positions));
+    const SegmentView counted = view(one_segment(lazy, total)), addressed = view(one_segment(lazy, length));
+    const std::optional<IndexRuns> found = IndexRuns::of(*pending(positions), counted, addressed);
+    REQUIRE(found);
+    constexpr std::int32_t kGuard = -12345;
+    std::vector<std::int32_t> source(length), out(total + 2 * kWideRun, kGuard);
+    std::iota(source.begin(), source.end(), 0);
+    found->gather(source.data(), length, out.data() + kWideRun);
+    std::size_t at = kWideRun;
+    for (std::size_t k = 0; k < lengths.size(); ++k)
+      for (std::int32_t i = 0; i < lengths[k]; ++i) REQUIRE(out[at++] == starts[k] + i);
+    for (std::size_t i = 0; i < kWideRun; ++i) {
+      REQUIRE(out[i] == kGuard);
+      REQUIRE(out[kWideRun + total + i] == kGuard);
+    }
   }
 }
 

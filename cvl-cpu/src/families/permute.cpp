@@ -329,8 +329,10 @@ std::optional<Vector> permute_by_runs(const Parallel& par, Op op, const SegmentV
     Bits one = 0;
     const Bits* fills = nullptr;
     std::size_t fill_step = 0;
+    // Held to the end: it keeps the values per segment alive once the defaults are let go.
+    std::shared_ptr<const SegmentValues> rule;
     if (op == Op::DPermute) {
-      const std::shared_ptr<const SegmentValues> rule = segment_values_of(operands.defaults);
+      rule = segment_values_of(operands.defaults);
       if (const std::optional<std::uint64_t> same = uniform_bits(operands.defaults)) {
         one = static_cast<Bits>(*same);
         fills = &one;
