@@ -98,10 +98,10 @@ class IndexRuns {
     std::int32_t operator[](std::size_t p) const { return values[p * step]; }
   };
 
-  IndexRuns(Leaf starts, Leaf strides, SegmentView pieces, SegmentView counted,
-            SegmentView addressed, bool whole)
-      : starts_(starts), strides_(strides), pieces_(pieces), counted_(counted),
-        addressed_(addressed), whole_(whole) {}
+  IndexRuns(Leaf starts, SegmentView pieces, SegmentView counted, SegmentView addressed,
+            bool whole)
+      : starts_(starts), pieces_(pieces), counted_(counted), addressed_(addressed),
+        whole_(whole) {}
 
   // visit(k, at, n, to) for each segment p of the INDEX: its n elements at `at` of `counted`, in
   // segment k (p, or 0), from `to` of `addressed`. What the loop reads is in locals: a copy's
@@ -122,7 +122,7 @@ class IndexRuns {
     }
   }
 
-  Leaf starts_, strides_;
+  Leaf starts_;
   SegmentView pieces_, counted_, addressed_;
   bool whole_;
 };
@@ -151,7 +151,7 @@ inline std::optional<IndexRuns> IndexRuns::of(const LazyExpression& indices,
                                 counted.offsets);
   if (!whole && counted.segments != 1) return std::nullopt;
   const Leaf strides = leaf(nodes[root.args[1]]);
-  const IndexRuns runs(leaf(nodes[root.args[0]]), strides, pieces, counted, addressed, whole);
+  const IndexRuns runs(leaf(nodes[root.args[0]]), pieces, counted, addressed, whole);
   // Every run in its segment of `addressed` (no start past the room, no run longer), checked
   // without a branch per run, most being a few elements long: a loop in 32 bits, which the
   // compiler vectorizes.
