@@ -241,14 +241,41 @@ class Fuser {
     if (mine.invariant) mine.reads.clear();
   }
 
-  // A multi-use value is recomputed in its consumers when it is small or the same at every
-  // element; or when no user needs it stored and it is arithmetic on at most one vector, so that
-  // recomputing it reads no more memory than reading it back would.
-  bool worth_recomputing(VarId v, std::size_t size, bool stored_anyway) const {
-    if (size <= options_.fuse_duplicate_limit) return true;
-    const RecomputeCost& c = cost_.at(v);
-    return c.invariant ||
-           (!stored_anyway && c.reads.size() <= 1 && size <= 4 * options_.fuse_duplicate_limit);
+  // A multi-use value is recomputed in its consumers when that reads no more memory than storing
+  // it and reading it back: it is the same at every element; or it is small and adds at most one
+  // vector to what each consumer reads through its other operands (bh's `cm_pos - ppos`, read by
+  // a dozen force terms, is stored: recomputed, each term would read both vectors); or no user
+  // needs it stored and it is arithmetic on at most one vector.
+  bool worth_recomputing(VarId v, const Candidate& c, std::size_t size, bool stored_anyway) const {
+    const RecomputeCost& cost = cost_.at(v);
+    if (cost.invariant) return true;
+    if (size <= options_.fuse_duplicate_limit && adds_at_most_one_read(v, c)) return true;
+    return !stored_anyway && cost.reads.size() <= 1 && size <= 4 * options_.fuse_duplicate_limit;
+  }
+
+  // Whether each consumer that can take v inside itself reads all but at most one of the vectors
+  // v's expansion reads through its other operands (as far as they are decided).
+  bool adds_at_most_one_read(VarId v, const Candidate& c) const {
+    const std::vector<VarId>& reads = cost_.at(v).reads;
+    if (reads.size() <= 1) return true;
+    for (const Use& u : uses_.at(v)) {
+      if (!absorbs(u.user, u.arg, c)) continue;
+      std::vector<VarId> theirs;
+      for (std::size_t a = 0; a < u.user->args.size(); ++a) {
+        const VarId w = u.user->args[a];
+        if (a == u.arg) continue;
+        auto found = cost_.find(w);
+        if (expanded_.contains(w) && found != cost_.end())
+          theirs.insert(theirs.end(), found->second.reads.begin(), found->second.reads.end());
+        else
+          theirs.push_back(w);
+      }
+      const auto added = std::count_if(reads.begin(), reads.end(), [&](VarId r) {
+        return std::find(theirs.begin(), theirs.end(), r) == theirs.end();
+      });
+      if (added > 1) return false;
+    }
+    return true;
   }
 
   void decide() {
@@ -268,7 +295,7 @@ class Fuser {
       std::vector<const Use*> others;
       for (const Use& u : list)
         if (!absorbs(u.user, u.arg, c)) others.push_back(&u);
-      const bool small = worth_recomputing(v, size, !others.empty());
+      const bool small = worth_recomputing(v, c, size, !others.empty());
       if (others.empty() && (list.size() == 1 || small)) {
         inlined_.insert(v);
         expanded_.insert(v);

@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
       "inline callees up to this many statements (default 400)")(
       "fuse-duplicate-limit", po::value<std::size_t>(),
       "recompute a value of up to this many superoperator nodes in each of its users instead "
-      "of storing it (default 8)")(
+      "of storing it, where that reads at most one more vector (default 8)")(
       "verify-ir", "verify the IR after every pass (always on in debug builds)")(
       "list-passes", "list the passes and what they do");
   po::options_description hidden;

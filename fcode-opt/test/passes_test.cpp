@@ -478,6 +478,34 @@ TEST_CASE("fuse: a multi-use value reading two vectors is stored once and read b
   CHECK(count_code(result.program, Op::MaxReduce) == 1);
 }
 
+namespace {
+// Random vectors a, b, c; d = a - b, small, read by two consumers: d * c and d / c
+// (`consumers_read_c`), or d * a and d / b.
+std::string difference_read_twice(bool consumers_read_c) {
+  std::string text = "FUNC MAIN\nCONST INT 10\nMAKE_SEGDES\n";
+  for (int depth = 1; depth <= 3; ++depth)  // s a b c
+    text += "CONST INT 100\nCOPY 1 " + std::to_string(depth) + "\nDIST INT\nRAND\nI_TO_F\n";
+  if (consumers_read_c)
+    return text + "CPOP 2 1\n- FLOAT\nCOPY 2 0\n* FLOAT\nCPOP 2 1\n/ FLOAT\nRET\n";  // s d*c c/d
+  // s c a b -> s c a b d: then d * a and d / b.
+  return text + "CPOP 2 1\nCOPY 2 0\n- FLOAT\nCOPY 1 0\nCOPY 1 3\n* FLOAT\nCPOP 1 1\nCPOP 1 2\n"
+                "/ FLOAT\nRET\n";
+}
+}  // namespace
+
+TEST_CASE("fuse: a small value is recomputed in a consumer only if that reads one vector more") {
+  auto sub = [](const auto& op) { return has_node(op, Op::Sub); };
+  // Recomputed inside d * c, d would cost the reads of a and b instead of one of d: stored.
+  auto stored = run(difference_read_twice(true), default_passes());
+  CHECK(count_superops(stored, sub) == 1);
+  CHECK(count_superops(stored, [&](const auto& op) { return sub(op) && has_node(op, Op::Mul); }) == 0);
+  // d * a reads a anyway, d / b reads b: recomputing adds one read to each, as reading d would.
+  auto recomputed = run(difference_read_twice(false), default_passes());
+  CHECK(count_superops(recomputed, [&](const auto& op) { return sub(op) && has_node(op, Op::Mul); }) == 1);
+  CHECK(count_superops(recomputed, [&](const auto& op) { return sub(op) && has_node(op, Op::Div); }) == 1);
+  CHECK(count_superops(recomputed, [&](const auto& op) { return sub(op) && op.nodes.size() <= 4; }) == 0);
+}
+
 TEST_CASE("fuse: a value the same at every element is recomputed in each consumer, however big") {
   // u = 1 / sqrt(2 * 3.0) + 4.0 over one segment (DISTs of scalars); r + u and r * u.
   const char* text =

@@ -11,7 +11,7 @@ namespace fopt {
 struct PassOptions {
   std::size_t inline_size_limit = 400;   // statements; single-call callees are always inlined
   std::size_t fuse_max_nodes = 200;      // nodes of one superoperator
-  std::size_t fuse_duplicate_limit = 8;  // a multi-use value this small is recomputed in each user
+  std::size_t fuse_duplicate_limit = 8;  // a multi-use value this small may be recomputed in each user
 };
 
 struct Pass {
