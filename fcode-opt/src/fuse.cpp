@@ -223,22 +223,27 @@ class Fuser {
       mine.invariant = c.scalar_dist;  // DIST and INDEX read per-segment values only
       return;
     }
-    auto reads = [&](VarId read) {
-      if (std::find(mine.reads.begin(), mine.reads.end(), read) == mine.reads.end())
-        mine.reads.push_back(read);
-    };
     mine.invariant = c.member;
     for (VarId a : s.args) {
       auto found = cost_.find(a);
       const bool invariant = found != cost_.end() && found->second.invariant;
       mine.invariant = mine.invariant && invariant;
-      if (invariant) continue;
-      if (expanded_.contains(a) && found != cost_.end())
-        for (VarId leaf : found->second.reads) reads(leaf);
-      else
-        reads(a);
+      if (!invariant) add_reads(a, mine.reads);
     }
     if (mine.invariant) mine.reads.clear();
+  }
+
+  // Adds to `reads` (once each) the vectors that reading operand `a` costs per element: those its
+  // expansion reads, or `a` itself.
+  void add_reads(VarId a, std::vector<VarId>& reads) const {
+    auto add = [&](VarId read) {
+      if (std::find(reads.begin(), reads.end(), read) == reads.end()) reads.push_back(read);
+    };
+    auto found = cost_.find(a);
+    if (expanded_.contains(a) && found != cost_.end())
+      for (VarId leaf : found->second.reads) add(leaf);
+    else
+      add(a);
   }
 
   // A multi-use value is recomputed in its consumers when that reads no more memory than storing
@@ -261,15 +266,8 @@ class Fuser {
     for (const Use& u : uses_.at(v)) {
       if (!absorbs(u.user, u.arg, c)) continue;
       std::vector<VarId> theirs;
-      for (std::size_t a = 0; a < u.user->args.size(); ++a) {
-        const VarId w = u.user->args[a];
-        if (a == u.arg) continue;
-        auto found = cost_.find(w);
-        if (expanded_.contains(w) && found != cost_.end())
-          theirs.insert(theirs.end(), found->second.reads.begin(), found->second.reads.end());
-        else
-          theirs.push_back(w);
-      }
+      for (std::size_t a = 0; a < u.user->args.size(); ++a)
+        if (a != u.arg) add_reads(u.user->args[a], theirs);
       const auto added = std::count_if(reads.begin(), reads.end(), [&](VarId r) {
         return std::find(theirs.begin(), theirs.end(), r) == theirs.end();
       });
