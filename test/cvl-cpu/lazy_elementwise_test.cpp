@@ -1440,10 +1440,102 @@ TEST_CASE("pending RAND: draws made where read are the stream's, which moves on 
   }
 }
 
+TEST_CASE("short gathers: a permute of a DIST of a short vector moves its segment numbers",
+          "[cpu][lazy]") {
+  const Context lazy = context(1, true), eager = context(1, false);
+  const std::size_t m = 6000;  // values, one per segment (bh's bodies, spread over their cells)
+  std::vector<std::int32_t> lengths(m);
+  for (std::size_t k = 0; k < m; ++k) lengths[k] = 1 + static_cast<std::int32_t>(k % 8);
+  auto moved = [&](const Context& ctx) {
+    const Segdes sd = segments_of(ctx, lengths);
+    const std::size_t n = view(sd).total;
+    std::vector<std::int32_t> order(n);
+    for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::int32_t>(i);
+    std::shuffle(order.begin(), order.end(), std::mt19937_64(8));
+    const Vector to = ints(order);
+    const Vector x = distribute(ctx, iota(m, 10), view(sd), sd);
+    const Vector y = distribute(ctx, iota(m, 70000), view(sd), sd);
+    return std::pair{scatter(ctx, x, to), scatter(ctx, y, to)};
+  };
+  const auto [x, y] = moved(lazy);
+  REQUIRE(x.length > kLazyMin);
+  REQUIRE(short_gather_of(x));
+  REQUIRE(short_gather_of(y));
+  CHECK(short_gather_of(x)->positions.storage == short_gather_of(y)->positions.storage);
+  const auto [want_x, want_y] = moved(eager);
+  CHECK(int_values(x) == int_values(want_x));
+  CHECK(int_values(y) == int_values(want_y));
+}
+
+TEST_CASE("short gathers: a DIST of one spreads its positions, which fields spread alike share",
+          "[cpu][lazy]") {
+  const Context lazy = context(1, true), eager = context(1, false);
+  const std::size_t bodies = 2000;
+  const Vector x = iota(bodies, 10), y = iota(bodies, 50000);
+  const Vector body_of = scrambled(kLong, bodies, 9);
+  std::vector<std::int32_t> lengths(kLong);
+  for (std::size_t k = 0; k < kLong; ++k) lengths[k] = static_cast<std::int32_t>(k % 3);
+  auto spread = [&](const Context& ctx) {
+    const Segdes sd = segments_of(ctx, lengths);
+    const Vector gx = gather(ctx, x, body_of), gy = gather(ctx, y, body_of);
+    return std::pair{distribute(ctx, gx, view(sd), sd), distribute(ctx, gy, view(sd), sd)};
+  };
+  const auto [sx, sy] = spread(lazy);
+  REQUIRE(short_gather_of(sx));
+  REQUIRE(short_gather_of(sy));
+  CHECK(short_gather_of(sx)->source.storage == x.storage);
+  CHECK(short_gather_of(sx)->positions.storage == short_gather_of(sy)->positions.storage);
+  const auto [want_x, want_y] = spread(eager);
+  CHECK(int_values(sx) == int_values(want_x));
+  CHECK(int_values(sy) == int_values(want_y));
+}
+
+TEST_CASE("pending results that share a pending value: computed in one pass, the value unstored",
+          "[cpu][lazy]") {
+  const Context lazy = context(1, true), eager = context(1, false), two = context(2, true);
+  auto floats = [&](const Context& ctx, std::int32_t from) {
+    return ew(ctx, Op::IntToFloat, Type::Int, iota(kLong, from));
+  };
+  // a = x * y read by p (a BOOL), q and r alone; b = x * z also held here, read by s and t.
+  auto program = [&](const Context& ctx, bool check) {
+    const Vector x = floats(ctx, -700), y = floats(ctx, 3), z = floats(ctx, 11);
+    for (const Vector* v : {&x, &y, &z}) elements<std::byte>(*v);
+    Vector a = ew(ctx, Op::Mul, Type::Float, x, y);
+    const std::weak_ptr<Storage> a_storage = a.storage;
+    const Vector p = ew(ctx, Op::Less, Type::Float, a, z);
+    const Vector q = ew(ctx, Op::Mul, Type::Float, a, z);
+    const Vector r = ew(ctx, Op::Sub, Type::Float, std::move(a), x);
+    const Vector b = ew(ctx, Op::Mul, Type::Float, x, z);
+    const Vector s = ew(ctx, Op::Add, Type::Float, b, y);
+    const Vector t = ew(ctx, Op::Sub, Type::Float, b, y);
+    if (check) {
+      for (const Vector* v : {&p, &q, &r, &b, &s, &t}) REQUIRE(pending(*v));
+      elements<std::byte>(p);
+      // q and r were computed with p, and a, read only by them, never was: it is gone.
+      CHECK_FALSE(pending(q));
+      CHECK_FALSE(pending(r));
+      CHECK(a_storage.expired());
+      // b is held here too, so it is stored whatever s shares with t: t waits.
+      elements<std::byte>(s);
+      CHECK_FALSE(pending(b));
+      CHECK(pending(t));
+    }
+    std::vector<double> values;
+    for (const Vector* v : {&q, &r, &s, &t})
+      for (std::size_t j = 0; j < kLong; j += 101) values.push_back(elements<double>(*v)[j]);
+    for (std::size_t j = 0; j < kLong; j += 101) values.push_back(elements<std::uint8_t>(p)[j]);
+    return values;
+  };
+  const std::vector<double> want = program(eager, false);
+  CHECK(program(lazy, true) == want);
+  CHECK(program(two, true) == want);
+}
+
 TEST_CASE("pending DIST: short segments' values made where read, by an op or a scatter",
           "[cpu][lazy]") {
   const Context lazy = context(1, true), eager = context(1, false), two = context(2, true);
-  const std::size_t m = kLazyMin + 333;
+  // More values than a short gather's source has: a permute then reads the values themselves.
+  const std::size_t m = kShortGatherSource + 333;
   // Each of m values twice (quickhull's points, one copy for each half of the hull), then a
   // transpose puts the copies one after the other: by an INDEX (pending) or a stored index.
   auto copies = [&](const Context& ctx, bool index_pending, bool floats) {

@@ -73,7 +73,7 @@ NodeKey node_key(const SuperOpNode& n, const std::uint32_t (&args)[3]) {
           std::bit_cast<std::uint64_t>(n.float_value), n.arity, args[0], args[1], args[2]};
 }
 
-SuperOpAnalysis analyze(const SuperOp& op) {
+SuperOpAnalysis analyze(const SuperOp& op, std::span<const std::uint32_t> outputs) {
   SuperOpAnalysis a;
   a.operands = operand_uses(op);
   a.segment_of_needed.assign(op.operands.size(), false);
@@ -111,9 +111,15 @@ SuperOpAnalysis analyze(const SuperOp& op) {
     return node < op.nodes.size() ? op.nodes[node].operand : 0;
   };
   at_element(a.values_node);
+  std::uint32_t highest = a.values_node;
+  for (std::uint32_t output : outputs)
+    if (output < last) {
+      at_element(output);
+      highest = std::max(highest, output);
+    }
   // Parents come after their children, so walking down from the root settles each node's role
   // before its own children are looked at.
-  for (std::uint32_t i = a.values_node + 1; i-- > 0;) {
+  for (std::uint32_t i = highest + 1; i-- > 0;) {
     if (!a.at_element(i)) continue;
     const SuperOpNode& n = op.nodes[i];
     if (n.kind == Kind::Scan || n.kind == Kind::Reduce) continue;  // only the root folds

@@ -54,9 +54,15 @@ std::pair<Vector, Segdes> pack(const Context& ctx, Vector v, Vector flags, const
 
 // FUSED (fused.cpp): a superoperator planned once, then evaluated over operands that obey its
 // length rules (the interpreter checked them).
-std::unique_ptr<PreparedSuperOp> prepare_fused(const Context& ctx, const vcode::SuperOp& op);
+// `outputs`: nodes of an elementwise definition also written out (fused_outputs).
+std::unique_ptr<PreparedSuperOp> prepare_fused(const Context& ctx, const vcode::SuperOp& op,
+                                               std::vector<std::uint32_t> outputs = {});
 Vector fused(const Context& ctx, const PreparedSuperOp& op, std::span<FusedOperand> operands,
              std::size_t domain);
+// An elementwise superoperator prepared with outputs, in one pass: the values of each output
+// node, in order, then the root's.
+std::vector<Vector> fused_outputs(const Context& ctx, const PreparedSuperOp& op,
+                                  std::span<FusedOperand> operands, std::size_t domain);
 // The values of a pending expression that maps (lazy_elementwise.hpp), a block at a time on this
 // thread, none of them stored (a permute's indices or values, read where it uses them).
 class PendingBlocks {

@@ -3,6 +3,7 @@
 
 #include "cvl/scalar_semantics.hpp"
 #include "families/families.hpp"
+#include "pending/gather_composition.hpp"
 #include "families/segment_fill.hpp"
 #include "memory/streaming_fill.hpp"
 #include "pending/lazy_elementwise.hpp"
@@ -61,6 +62,9 @@ Vector replace(const Context& ctx, Vector v, Vector indices, Vector values, cons
 Vector distribute(const Context& ctx, Vector values, const SegmentView& sd,
                   const Segdes& descriptor) {
   if (sd.uniform == 1) return values;  // one element per segment: the values themselves
+  if (ctx.lazy)
+    if (std::optional<Vector> out = distributed_gather(ctx, values, sd, descriptor))
+      return std::move(*out);
   const Type type = values.type;
   return with_element_bits(type, [&]<class Bits>() {
     // One segment (a scalar spread, as NESL's constants are), or values all alike: one value,

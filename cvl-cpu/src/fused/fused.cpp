@@ -7,6 +7,7 @@
 // folds the block values as they are made, through the fold scan_reduce.cpp uses
 // (segmented_fold.hpp), so the results are identical to the unfused program's at any thread count.
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <mutex>
 #include <string>
@@ -67,7 +68,8 @@ struct NodePlan {
 
 class CpuSuperOp final : public PreparedSuperOp {
  public:
-  CpuSuperOp(const SuperOp& op, bool fast_math) : PreparedSuperOp(op) {
+  CpuSuperOp(const SuperOp& op, bool fast_math, std::vector<std::uint32_t> outputs)
+      : PreparedSuperOp(op, std::move(outputs)) {
     nodes.resize(op.nodes.size());
     for (std::size_t i = 0; i < op.nodes.size(); ++i) {
       const SuperOpNode& n = op.nodes[i];
@@ -116,6 +118,7 @@ class CpuSuperOp final : public PreparedSuperOp {
       }
     }
     last_read[analysis.values_node] = kKept;  // the frame's result
+    for (std::uint32_t output : outputs) last_read[nodes[output].same_as] = kKept;
     auto computed = [&](std::size_t i) {
       const NodePlan& n = nodes[i];
       return (n.role == NodeRole::Element || n.role == NodeRole::Constant) && n.same_as == i &&
@@ -239,6 +242,8 @@ class Frame {
 
   std::size_t block() const { return block_; }
   const DivisionFault& fault() const { return fault_; }
+  // The values of node `node` in the block evaluate() made last.
+  const void* values_of(std::uint32_t node) const { return values_[nodes_[node].same_as]; }
 
   // Evaluates [lo, hi) (at most block() elements) and returns the values of the analysis's
   // values node, written to `out` when given (the result's elements lo..hi), else to that
@@ -574,8 +579,34 @@ Vector scan_typed(const Call& call, std::span<FusedOperand> operands, const Segm
 
 }  // namespace
 
-std::unique_ptr<PreparedSuperOp> prepare_fused(const Context& ctx, const SuperOp& op) {
-  return std::make_unique<CpuSuperOp>(op, ctx.fast_math);
+std::unique_ptr<PreparedSuperOp> prepare_fused(const Context& ctx, const SuperOp& op,
+                                               std::vector<std::uint32_t> outputs) {
+  return std::make_unique<CpuSuperOp>(op, ctx.fast_math, std::move(outputs));
+}
+
+std::vector<Vector> fused_outputs(const Context& ctx, const PreparedSuperOp& prepared,
+                                  std::span<FusedOperand> operands, std::size_t domain) {
+  const auto& plan = static_cast<const CpuSuperOp&>(prepared);
+  const Call call(plan, operands, domain);
+  std::vector<Vector> results;
+  std::vector<std::byte*> out;
+  std::vector<std::size_t> sizes;
+  for (std::uint32_t node : plan.outputs) {
+    const Type type = to_type(plan.definition.nodes[node].result);
+    results.push_back(allocate(type, domain));
+    out.push_back(elements<std::byte>(results.back()));
+    sizes.push_back(element_size(type));
+  }
+  const Type type = to_type(plan.analysis.values_type);
+  results.push_back(result_vector(plan, operands, type, domain));
+  std::byte* root = elements<std::byte>(results.back());
+  const std::size_t root_size = element_size(type);
+  for_each_block(ctx.par, call, [&](Frame& frame, std::size_t lo, std::size_t hi) {
+    frame.evaluate(lo, hi, root + lo * root_size);
+    for (std::size_t k = 0; k < out.size(); ++k)
+      std::memcpy(out[k] + lo * sizes[k], frame.values_of(plan.outputs[k]), (hi - lo) * sizes[k]);
+  });
+  return results;
 }
 
 struct PendingBlocks::Evaluator {

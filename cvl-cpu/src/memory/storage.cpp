@@ -49,12 +49,17 @@ void Buffer::compute_lazy() const {
   Vector result;
   try {
     const MemoryScope charged(budget_);  // whichever thread reads it first, the maker pays
-    result = compute(*expression);
+    result = compute_in_group(*expression, this);
   } catch (...) {
     expression_ = std::move(expression);
     throw;
   }
   expression.reset();
+  complete(std::move(result));
+}
+
+void Buffer::complete(Vector result) const {
+  expression_.reset();
   auto* from = static_cast<Buffer*>(result.storage.get());
   const std::byte* bytes = from->bytes();
   if (result.storage.use_count() == 1 && from->data_ != from->inline_) {

@@ -50,6 +50,9 @@ class Buffer final : public Storage {
   // one on it: it then owns the expression, and the buffer is left without elements (it must be
   // dropped). nullptr when computed, or made otherwise.
   std::unique_ptr<LazyExpression> take_expression();
+  // Takes over `result`'s elements as this pending buffer's, and drops its expression: a result
+  // computed in one pass with another that shares its operands (lazy_elementwise.cpp).
+  void complete(Vector result) const;
   // The expression of a buffer whose elements are not computed yet, else nullptr.
   const LazyExpression* pending() const {
     return lazy_pending_.load(std::memory_order_acquire) ? expression_.get() : nullptr;
@@ -141,6 +144,10 @@ struct SegdesStorage final : Storage {
   Buffer offsets;
   // > 0: every segment has this length (the view's `uniform`); 0: not known to be uniform.
   std::int64_t uniform = 0;
+  // Each element's segment number (an INT vector), once a permute of a DIST over this
+  // descriptor needed it (gather_composition.cpp): kept while the descriptor lives, so that
+  // every field spread over it is moved by the same positions.
+  std::shared_ptr<Storage> segment_numbers;
 };
 
 template <class T>

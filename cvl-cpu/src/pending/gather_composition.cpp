@@ -15,6 +15,8 @@ namespace cvl::cpu {
 namespace {
 
 using vcode::Op;
+using vcode::SuperOpNode;
+using Kind = SuperOpNode::Kind;
 
 // A vector's elements as they were when seen: the handle (not kept alive) and its version.
 struct Seen {
@@ -65,22 +67,22 @@ struct Composition {
   std::size_t result_length = 0;
 };
 
-class CompositionCache {
+// A few entries found by a predicate, the oldest replaced first.
+template <class Entry>
+class RecentEntries {
  public:
-  std::optional<Vector> find(Op op, const Vector& positions, const PermuteOperands& operands) {
+  template <class Match>
+  std::optional<Vector> find(Match&& match) {
     std::lock_guard lock(mutex_);
-    for (const Composition& c : entries_) {
-      if (c.op != op || !c.positions.same(positions) || !c.index.same(operands.indices) ||
-          !c.source_segdes.same(operands.source_segdes) ||
-          !c.dest_segdes.same(operands.dest_segdes))
-        continue;
-      Vector result{Type::Int, c.result_length, c.result.storage.lock()};
-      if (c.result.same(result)) return result;
+    for (const Entry& e : entries_) {
+      if (!match(e)) continue;
+      Vector result{Type::Int, e.result_length, e.result.storage.lock()};
+      if (e.result.same(result)) return result;
     }
     return std::nullopt;
   }
 
-  void add(Composition entry) {
+  void add(Entry entry) {
     std::lock_guard lock(mutex_);
     entries_[next_] = std::move(entry);
     next_ = (next_ + 1) % entries_.size();
@@ -88,14 +90,57 @@ class CompositionCache {
 
  private:
   std::mutex mutex_;
-  std::array<Composition, 8> entries_;
+  std::array<Entry, 8> entries_;
   std::size_t next_ = 0;
 };
 
-CompositionCache& cache() {
-  static CompositionCache* const instance = new CompositionCache;  // never destroyed
+template <class Entry>
+RecentEntries<Entry>& recent() {
+  static auto* const instance = new RecentEntries<Entry>;  // never destroyed
   return *instance;
 }
+
+std::optional<Vector> find_composition(Op op, const Vector& positions,
+                                       const PermuteOperands& operands) {
+  return recent<Composition>().find([&](const Composition& c) {
+    return c.op == op && c.positions.same(positions) && c.index.same(operands.indices) &&
+           c.source_segdes.same(operands.source_segdes) && c.dest_segdes.same(operands.dest_segdes);
+  });
+}
+
+// Each element's segment number: the position of its value in a DIST over `descriptor`.
+Vector segment_numbers(const Segdes& descriptor) {
+  auto* storage = static_cast<SegdesStorage*>(descriptor.storage.get());
+  const SegmentView sd = view(descriptor);
+  if (storage->segment_numbers) return {Type::Int, sd.total, storage->segment_numbers};
+  Vector numbers = allocate(Type::Int, sd.total);
+  std::int32_t* out = elements<std::int32_t>(numbers);
+  for (std::size_t k = 0; k < sd.segments; ++k)
+    std::fill(out + sd.start(k), out + sd.start(k + 1), static_cast<std::int32_t>(k));
+  storage->segment_numbers = numbers.storage;
+  return numbers;
+}
+
+// A DIST of a short vector of values per segment, pending (lazy_distribute) or described
+// (SegmentValues), as the gather it is: those values read at each element's segment number.
+std::optional<ShortGather> short_distribute_of(const Vector& v) {
+  if (const std::shared_ptr<const SegmentValues> rule = segment_values_of(v)) {
+    if (rule->values.length > kShortGatherSource) return std::nullopt;
+    return ShortGather{rule->values, segment_numbers(rule->segments)};
+  }
+  std::optional<SegmentValues> rule = pending_distribute_of(v);
+  if (!rule || rule->values.length > kShortGatherSource) return std::nullopt;
+  return ShortGather{std::move(rule->values), segment_numbers(rule->segments)};
+}
+
+// A DIST of a pending gather's positions, by positions and descriptor: the fields of a tuple
+// gathered by one index and spread over one descriptor share it.
+struct DistributedPositions {
+  Seen positions;
+  SeenSegments segments;
+  Seen result;
+  std::size_t result_length = 0;
+};
 
 }  // namespace
 
@@ -105,8 +150,9 @@ std::optional<Vector> composed_gather(const Context& ctx, Op op, PermuteOperands
       op == Op::Permute ? operands.values.length.get() : operands.dest_segdes.total.get();
   if (n < kLazyMin) return std::nullopt;  // short results: computing costs less than the bookkeeping
   std::optional<ShortGather> gathered = short_gather_of(operands.values);
+  if (!gathered) gathered = short_distribute_of(operands.values);
   if (!gathered) return std::nullopt;
-  std::optional<Vector> positions = cache().find(op, gathered->positions, operands);
+  std::optional<Vector> positions = find_composition(op, gathered->positions, operands);
   if (!positions) {
     Composition entry{op,
                       Seen::of(gathered->positions),
@@ -130,16 +176,35 @@ std::optional<Vector> composed_gather(const Context& ctx, Op op, PermuteOperands
     elements<std::byte>(*positions);  // written once, read by every field moved by this index
     entry.result = Seen::of(*positions);
     entry.result_length = positions->length;
-    cache().add(std::move(entry));
+    recent<Composition>().add(std::move(entry));
   }
   operands.values = {};
   return pending_gather(ctx, std::move(gathered->source), std::move(*positions));
 }
 
+std::optional<Vector> distributed_gather(const Context& ctx, Vector& values, const SegmentView& sd,
+                                        const Segdes& descriptor) {
+  if (sd.total < kLazyMin) return std::nullopt;
+  std::optional<ShortGather> gathered = short_gather_of(values);
+  if (!gathered) return std::nullopt;
+  std::optional<Vector> positions = recent<DistributedPositions>().find(
+      [&](const DistributedPositions& e) {
+        return e.positions.same(gathered->positions) && e.segments.same(descriptor);
+      });
+  if (!positions) {
+    DistributedPositions entry{Seen::of(gathered->positions), SeenSegments(descriptor), {}, 0};
+    positions = distribute(ctx, std::move(gathered->positions), sd, descriptor);
+    elements<std::byte>(*positions);  // written once, read by every field spread over it
+    entry.result = Seen::of(*positions);
+    entry.result_length = positions->length;
+    recent<DistributedPositions>().add(std::move(entry));
+  }
+  values = {};
+  return pending_gather(ctx, std::move(gathered->source), std::move(*positions));
+}
+
 std::optional<Vector> fused_through_gathers(const Context& ctx, const PreparedSuperOp& op,
                                             std::span<FusedOperand> operands, std::size_t domain) {
-  using vcode::SuperOpNode;
-  using Kind = SuperOpNode::Kind;
   const vcode::SuperOp& definition = op.definition;
   if (definition.root().kind == Kind::Operand) return std::nullopt;
   // Operands read only at each element: a gather reads as well there.

@@ -22,6 +22,11 @@ namespace cvl::cpu {
 // operands it uses.
 std::optional<Vector> composed_gather(const Context& ctx, vcode::Op op, PermuteOperands& operands);
 
+// A DIST of a pending gather of a short source, as a pending gather of that source at the
+// positions spread by the DIST; nothing when `values` is no such gather (then not consumed).
+std::optional<Vector> distributed_gather(const Context& ctx, Vector& values, const SegmentView& sd,
+                                        const Segdes& descriptor);
+
 // A FUSED call (FCODE) whose elementwise operands include pending gathers of short sources: the
 // same superoperator with each such $k read as GATHER of its source at its positions, planned
 // once for each such rewriting; nothing when there is none. Consumes the operands then.

@@ -107,6 +107,9 @@ struct ShortGather {
 };
 std::optional<ShortGather> short_gather_of(const Vector& v);
 
+// A pending DIST (lazy_distribute's): its values per segment (computed) and its descriptor.
+std::optional<SegmentValues> pending_distribute_of(const Vector& v);
+
 // `source` read at `positions` (INT, each known to be below source.length), pending.
 Vector pending_gather(const Context& ctx, Vector source, Vector positions);
 
@@ -126,14 +129,20 @@ std::optional<Vector> fold_pending(const Context& ctx, vcode::Op op, Vector& v, 
 
 // The plan of a definition made at run time, planned once for all calls (a program makes the
 // same few).
-std::shared_ptr<const PreparedSuperOp> plan_for(const Context& ctx, const vcode::SuperOp& op);
+std::shared_ptr<const PreparedSuperOp> plan_for(const Context& ctx, const vcode::SuperOp& op,
+                                                std::vector<std::uint32_t> outputs = {});
 
 // The pending expression of `v` when nothing else holds it, taken out of it (`v` is then left
 // without elements and must be dropped); nullptr otherwise.
 std::unique_ptr<LazyExpression> take_pending(Vector& v);
 
-// Computes a pending expression (Buffer::bytes() calls it through the buffer).
+// Computes a pending expression.
 Vector compute(LazyExpression& expression);
+
+// Computes the pending expression of buffer `self` (Buffer::bytes() calls it through the
+// buffer) in one pass with the pending results that share its pending operands, which that
+// pass completes too (lazy_elementwise.cpp: pending results computed in one pass).
+Vector compute_in_group(LazyExpression& expression, const Storage* self);
 
 // Computes every pending result still held: the backend's wait_for_device(), which the VM calls
 // at START_TIMER and STOP_TIMER (so the timed region holds the work of its own instructions, as

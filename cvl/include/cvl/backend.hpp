@@ -140,13 +140,15 @@ class HostMemory;
 
 class PreparedSuperOp {
  public:
-  explicit PreparedSuperOp(const vcode::SuperOp& op)
-      : definition(op), analysis(vcode::analyze(op)) {}
+  explicit PreparedSuperOp(const vcode::SuperOp& op, std::vector<std::uint32_t> outputs_ = {})
+      : definition(op), outputs(std::move(outputs_)), analysis(vcode::analyze(op, outputs)) {}
   virtual ~PreparedSuperOp() = default;
   PreparedSuperOp(const PreparedSuperOp&) = delete;
   PreparedSuperOp& operator=(const PreparedSuperOp&) = delete;
 
   const vcode::SuperOp definition;  // a copy: the plan does not depend on the program's lifetime
+  // Nodes whose values are written out besides the root's (vcode::analyze), in that order.
+  const std::vector<std::uint32_t> outputs;
   const vcode::SuperOpAnalysis analysis;
 };
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <tuple>
 #include <vector>
 
@@ -76,8 +77,10 @@ struct SuperOpAnalysis {
 };
 
 // The analysis of a definition that check_superop accepts (anything else gives an unspecified
-// analysis, never undefined behaviour).
-SuperOpAnalysis analyze(const SuperOp& op);
+// analysis, never undefined behaviour). `outputs`: nodes of an elementwise definition whose
+// values an evaluator writes out besides the root's (cvl-cpu computes pending results that
+// share operands in one pass), each made at every element like the root.
+SuperOpAnalysis analyze(const SuperOp& op, std::span<const std::uint32_t> outputs = {});
 
 // A node's computation with its arguments renamed (to their first equal node, or to their place
 // in another expression): nodes with equal keys have equal values. same_as and distinct_nodes
