@@ -431,7 +431,7 @@ Vector pending_or_computed(LazyExpression&& expression, std::size_t n) {
   for (const FusedOperand& o : expression.operands)
     if (o.vector.storage && o.vector.length >= n && o.vector.storage.use_count() == 1)
       ++held_only_here;
-  if (held_only_here >= 2) return compute(expression);
+  if (held_only_here >= 2) return compute_in_group(expression, nullptr);
   const Type result = to_type(expression.definition.root().result);
   Vector out{result, n,
              std::make_shared<Buffer>(std::make_unique<LazyExpression>(std::move(expression)))};
@@ -823,7 +823,7 @@ class Group {
   }
 
   std::optional<std::uint32_t> substitute(Builder& builder, const Storage* storage) {
-    if (storage == self_) return root_node_;
+    if (self_ && storage == self_) return root_node_;
     auto found = index_.find(storage);
     if (found == index_.end()) return std::nullopt;
     return node_of(builder, parts_[found->second]);
@@ -853,7 +853,8 @@ class Group {
 Vector compute_in_group(LazyExpression& expression, const Storage* self) {
   // One group at a time: the operands a group's pass binds are computed on their own.
   thread_local bool in_group = false;
-  if (in_group) return compute(expression);
+  const Kind root = expression.definition.root().kind;
+  if (in_group || root == Kind::Scan || root == Kind::Reduce) return compute(expression);
   in_group = true;
   struct Leave {
     ~Leave() { in_group = false; }
