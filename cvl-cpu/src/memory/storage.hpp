@@ -51,7 +51,7 @@ class Buffer final : public Storage {
   // dropped). nullptr when computed, or made otherwise.
   std::unique_ptr<LazyExpression> take_expression();
   // Takes over `result`'s elements as this pending buffer's, and drops its expression: a result
-  // computed in one pass with another that shares its operands (lazy_elementwise.cpp).
+  // computed in one pass with another that shares its operands (shared_pending.cpp).
   void complete(Vector result) const;
   // The expression of a buffer whose elements are not computed yet, else nullptr.
   const LazyExpression* pending() const {

@@ -141,7 +141,7 @@ Vector compute(LazyExpression& expression);
 
 // Computes the pending expression of buffer `self` (Buffer::bytes() calls it through the
 // buffer) in one pass with the pending results that share its pending operands, which that
-// pass completes too (lazy_elementwise.cpp: pending results computed in one pass).
+// pass completes too (shared_pending.cpp).
 Vector compute_in_group(LazyExpression& expression, const Storage* self);
 
 // Computes every pending result still held: the backend's wait_for_device(), which the VM calls

@@ -1,0 +1,313 @@
+// The expressions of pending results (lazy_elementwise.hpp), built node by node: from an op and
+// its operands, a pending operand's expression spliced in, or several pending results' taken
+// together (shared_pending.cpp). Each computation is one node however often it is read.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "cvl/op_dispatch.hpp"
+#include "memory/storage.hpp"
+#include "pending/lazy_elementwise.hpp"
+#include "vcode/superop.hpp"
+#include "vcode/superop_analysis.hpp"
+
+namespace cvl::cpu {
+
+// Per node: whether every node that reads it reads it at each element (an elementwise op, a
+// gather's positions, a fold's values), not as a gather's source or a DIST's or INDEX's values.
+std::vector<bool> read_at_elements_only(const vcode::SuperOp& definition);
+
+// An expression that is only a gather of a short source ($source at $positions): the operand
+// numbers of the source and of the positions.
+std::optional<std::pair<std::uint32_t, std::uint32_t>> gather_parts_of(const LazyExpression& e);
+
+// An expression that is only a DIST of values per segment: the operand numbers of the values
+// and of the descriptor.
+std::optional<std::pair<std::uint32_t, std::uint32_t>> distribute_parts_of(const LazyExpression& e);
+
+// One expression made from an op and its operands.
+class Builder {
+  using Op = vcode::Op;
+  using SuperOpNode = vcode::SuperOpNode;
+  using TypeKeyword = vcode::TypeKeyword;
+  using Kind = SuperOpNode::Kind;
+
+ public:
+  Builder(const Context& ctx, std::size_t domain) {
+    expression_.ctx = &ctx;
+    expression_.domain = domain;
+  }
+
+  // The node for an operand: the expression of a pending vector nothing else holds (computed
+  // now if it would make this one too large), a constant for a vector of one value, a DIST for one
+  // of values per segment, else the vector itself (pending or not).
+  std::uint32_t operand(Vector&& v) {
+    // A gather of a short source, read again at its positions: cheaper than storing it, and
+    // its holders elsewhere need not store it either (but see computes_shared_gathers).
+    const bool shared = v.storage.use_count() > 1;
+    if (nodes().size() + 3 < kLazyMaxNodes && !(shared && computes_shared_gathers_))
+      if (std::optional<ShortGather> g = short_gather_of(v)) {
+        const Type type = v.type;
+        v = {};
+        const std::uint32_t positions = operand(std::move(g->positions));
+        return gather(type, gathered(std::move(g->source)), positions);
+      }
+    // A DIST held elsewhere too: read again through its values per segment, as cheap as reading
+    // it stored, so none of its holders stores it (a permute of it moves its values' positions
+    // instead, gather_composition.hpp).
+    if (shared && nodes().size() + 3 < kLazyMaxNodes)
+      if (std::optional<SegmentValues> d = pending_distribute_of(v)) {
+        const Type type = v.type;
+        v = {};
+        const std::uint32_t values = vector_leaf(std::move(d->values));
+        return distribute(type, values, segdes_leaf(d->segments));
+      }
+    auto* buffer = static_cast<Buffer*>(v.storage.get());
+    if (const LazyExpression* pending = buffer ? buffer->pending() : nullptr) {
+      const bool only_here = v.storage.use_count() == 1;
+      if (only_here && nodes().size() + pending->definition.nodes.size() < kLazyMaxNodes)
+        return splice(std::move(*buffer->take_expression()));
+      if (only_here || pending->depth + 1 >= kLazyMaxDepth)
+        elements<std::byte>(v);
+      else
+        expression_.depth = std::max(expression_.depth, pending->depth + 1);
+    }
+    if (const std::optional<std::uint64_t> bits = uniform_bits(v)) return constant(v.type, *bits);
+    if (const std::shared_ptr<const SegmentValues> rule = segment_values_of(v)) {
+      const std::uint32_t values = vector_leaf(Vector(rule->values));
+      return distribute(v.type, values, segdes_leaf(rule->segments));
+    }
+    return vector_leaf(std::move(v), true);
+  }
+
+  std::uint32_t elementwise(Op op, Type type, std::span<const std::uint32_t> args) {
+    SuperOpNode node;
+    node.kind = Kind::Elementwise;
+    node.op = op;
+    node.type = to_keyword(type);
+    node.result = vcode::result_type_of(op, node.type);
+    node.arity = static_cast<std::uint8_t>(args.size());
+    for (std::size_t a = 0; a < args.size(); ++a) node.args[a] = args[a];
+    return add(node);
+  }
+
+  // A gather of a short source that something else holds becomes an operand like any pending
+  // one, computed once when this expression is, instead of read at its positions again: for
+  // fcode-opt's superoperators, which each repeat the shared subexpressions of their inputs, so
+  // that a gathered field read by several of them (bh's cell positions in each force term)
+  // would be gathered once per term.
+  void computes_shared_gathers() { computes_shared_gathers_ = true; }
+
+  // An operand read other than at each element (a DIST's values per segment, INDEX's starts):
+  // the vector itself, computed.
+  std::uint32_t leaf(Vector&& v) {
+    elements<std::byte>(v);
+    return vector_leaf(std::move(v));
+  }
+  // The same where a per-segment value is one constant for all (an INDEX's stride of 1): read
+  // once then, not at each segment. Only for values that take few distinct constants: each is a
+  // definition of its own, planned once.
+  std::uint32_t leaf_or_constant(Vector&& v) {
+    if (const std::optional<std::uint64_t> bits = uniform_bits(v)) return constant(v.type, *bits);
+    return leaf(std::move(v));
+  }
+  std::uint32_t descriptor(const Segdes& sd) { return segdes_leaf(sd); }
+
+  std::uint32_t index(std::uint32_t starts, std::uint32_t strides, std::uint32_t segments) {
+    return node_of(Kind::Index, Op::Index, TypeKeyword::Int, {starts, strides, segments});
+  }
+
+  // A node of a definition over nodes already added (its args renumbered by the caller).
+  std::uint32_t copy(const SuperOpNode& node) { return add(node); }
+  std::size_t size() { return nodes().size(); }
+
+  // The source of a gather: read at positions, so never spliced (a pending one is computed).
+  std::uint32_t gathered(Vector&& v) {
+    elements<std::byte>(v);
+    return vector_leaf(std::move(v));
+  }
+
+  std::uint32_t gather(Type type, std::uint32_t source, std::uint32_t positions) {
+    return node_of(Kind::Gather, Op::BPermute, to_keyword(type), {source, positions});
+  }
+
+  std::uint32_t distribute(Type type, std::uint32_t values, std::uint32_t segments) {
+    return node_of(Kind::Dist, Op::Dist, to_keyword(type), {values, segments});
+  }
+
+  // RAND's draws from the stream that operand `stream` holds, each reduced by `bound`.
+  std::uint32_t random(std::uint32_t stream, std::int32_t bound) {
+    return node_of(Kind::Random, Op::Rand, TypeKeyword::Int, {stream}, bound);
+  }
+
+  // A scan or reduction (`op`) of `values` per segment of `segments`: the root of a fold.
+  std::uint32_t fold(Op op, Type type, std::uint32_t values, std::uint32_t segments) {
+    const Kind kind = vcode::info(op).family == vcode::Family::Scan ? Kind::Scan : Kind::Reduce;
+    return node_of(kind, op, to_keyword(type), {values, segments});
+  }
+
+  // The expression, its root (the node added last) its last node, as a definition's root is.
+  LazyExpression finish() { return finish_at(last_); }
+  // The same with `root` (a node added) as the root.
+  LazyExpression finish_at(std::uint32_t root) {
+    if (root + 1 != nodes().size()) nodes().push_back(nodes()[root]);
+    return std::move(expression_);
+  }
+
+  // Appends the nodes of `inner` as splice does, its operands copied, not taken; an operand
+  // vector that `substitute` gives a node for reads that node instead.
+  template <class Substitute>
+  std::uint32_t splice_copy(const LazyExpression& inner, Substitute&& substitute) {
+    return splice_with(inner, {}, substitute);
+  }
+  // The same, taking the operands it keeps out of `inner`.
+  template <class Substitute>
+  std::uint32_t splice_taking(LazyExpression& inner, Substitute&& substitute) {
+    return splice_with(inner, inner.operands, substitute);
+  }
+
+ private:
+  // `taken`: inner's operands, to move from (else empty: copied).
+  template <class Substitute>
+  std::uint32_t splice_with(const LazyExpression& inner, std::span<FusedOperand> taken,
+                            Substitute& substitute) {
+    std::vector<std::optional<std::uint32_t>> replaced(inner.operands.size());
+    std::vector<std::uint32_t> renumbered(inner.operands.size());
+    for (std::size_t k = 0; k < inner.operands.size(); ++k) {
+      const TypeKeyword kind = inner.definition.operands[k];
+      const FusedOperand& o = inner.operands[k];
+      if (kind != TypeKeyword::Segdes) replaced[k] = substitute(o.vector.storage.get());
+      if (replaced[k]) continue;
+      const Storage* storage =
+          kind == TypeKeyword::Segdes ? o.segdes.storage.get() : o.vector.storage.get();
+      renumbered[k] = operand_number(taken.empty() ? FusedOperand(o) : std::move(taken[k]), kind,
+                                     storage);
+    }
+    const std::vector<bool> at_elements = read_at_elements_only(inner.definition);
+    std::vector<std::uint32_t> now_at(inner.definition.nodes.size());
+    for (std::size_t i = 0; i < now_at.size(); ++i) {
+      SuperOpNode node = inner.definition.nodes[i];
+      if (node.kind == Kind::Operand && replaced[node.operand]) {
+        now_at[i] = *replaced[node.operand];
+        continue;
+      }
+      for (std::uint8_t a = 0; a < node.arity; ++a) node.args[a] = now_at[node.args[a]];
+      if (node.kind == Kind::Operand) node.operand = renumbered[node.operand];
+      now_at[i] = add(node, at_elements[i]);
+    }
+    return now_at.back();
+  }
+
+  std::vector<SuperOpNode>& nodes() { return expression_.definition.nodes; }
+
+  // A node of `kind` computing `op` over the earlier nodes `args`, its values of `type` (the
+  // type keyword is also the op's, as for every node above but an elementwise one).
+  std::uint32_t node_of(Kind kind, Op op, TypeKeyword type,
+                        std::initializer_list<std::uint32_t> args, std::int32_t int_value = 0) {
+    SuperOpNode node;
+    node.kind = kind;
+    node.op = op;
+    node.type = node.result = type;
+    node.int_value = int_value;
+    node.arity = static_cast<std::uint8_t>(args.size());
+    std::copy(args.begin(), args.end(), node.args);
+    return add(node);
+  }
+
+  // Each computation once: a value that two operands' expressions share (CND's |d| in
+  // black-scholes, read by seven subtrees of one fcode-opt tree) is one node, so the node limits
+  // count work, not repetitions. An operand read other than at each element (a gather's source,
+  // a DIST's values) keeps a node of its own, as its role differs (superop_analysis.hpp);
+  // `read_at_elements` says which (only an operand node's, and not a descriptor's, can differ).
+  std::uint32_t add(const SuperOpNode& node, bool read_at_elements = true) {
+    if (!read_at_elements && node.kind == Kind::Operand && node.result != TypeKeyword::Segdes) {
+      nodes().push_back(node);
+      return last_ = static_cast<std::uint32_t>(nodes().size() - 1);
+    }
+    const std::uint32_t args[3] = {node.arity > 0 ? node.args[0] : 0,
+                                   node.arity > 1 ? node.args[1] : 0,
+                                   node.arity > 2 ? node.args[2] : 0};
+    const auto [at, added] = index_of_.try_emplace(vcode::node_key(node, args),
+                                                   static_cast<std::uint32_t>(nodes().size()));
+    if (added) nodes().push_back(node);
+    last_ = at->second;
+    return last_;
+  }
+
+  std::uint32_t operand_node(std::uint32_t k, bool at_element) {
+    SuperOpNode node;
+    node.kind = Kind::Operand;
+    node.operand = k;
+    node.result = expression_.definition.operands[k];
+    return add(node, at_element);
+  }
+
+  // $k for `v`, one k per vector however often it is read (x * x reads one operand).
+  std::uint32_t operand_number(FusedOperand&& operand, TypeKeyword kind, const Storage* storage) {
+    auto& operands = expression_.operands;
+    for (std::uint32_t k = 0; k < operands.size(); ++k)
+      if (expression_.definition.operands[k] == kind &&
+          (kind == TypeKeyword::Segdes ? operands[k].segdes.storage.get()
+                                       : operands[k].vector.storage.get()) == storage)
+        return k;
+    operands.push_back(std::move(operand));
+    expression_.definition.operands.push_back(kind);
+    return static_cast<std::uint32_t>(operands.size() - 1);
+  }
+
+  std::uint32_t vector_leaf(Vector&& v, bool at_element = false) {
+    const TypeKeyword kind = to_keyword(v.type);
+    const Storage* storage = v.storage.get();
+    return operand_node(operand_number({std::move(v), {}}, kind, storage), at_element);
+  }
+
+  std::uint32_t segdes_leaf(const Segdes& sd) {
+    return operand_node(operand_number({{}, sd}, TypeKeyword::Segdes, sd.storage.get()), false);
+  }
+
+  std::uint32_t constant(Type type, std::uint64_t bits) {
+    SuperOpNode node;
+    node.kind = Kind::Constant;
+    node.type = node.result = to_keyword(type);
+    if (type == Type::Float)
+      node.float_value = std::bit_cast<double>(bits);
+    else if (type == Type::Bool)
+      node.int_value = (bits & 0xFF) != 0;
+    else
+      node.int_value = static_cast<std::int32_t>(static_cast<std::uint32_t>(bits));
+    return add(node);
+  }
+
+  // Appends the nodes of `inner` (its operands renumbered into this expression's); its root.
+  std::uint32_t splice(LazyExpression&& inner) {
+    expression_.depth = std::max(expression_.depth, inner.depth);
+    std::vector<std::uint32_t> renumbered(inner.operands.size());
+    for (std::size_t k = 0; k < inner.operands.size(); ++k) {
+      const TypeKeyword kind = inner.definition.operands[k];
+      FusedOperand& o = inner.operands[k];
+      const Storage* storage =
+          kind == TypeKeyword::Segdes ? o.segdes.storage.get() : o.vector.storage.get();
+      renumbered[k] = operand_number(std::move(o), kind, storage);
+    }
+    const std::vector<bool> at_elements = read_at_elements_only(inner.definition);
+    std::vector<std::uint32_t> now_at(inner.definition.nodes.size());
+    for (std::size_t i = 0; i < now_at.size(); ++i) {
+      SuperOpNode node = inner.definition.nodes[i];
+      for (std::uint8_t a = 0; a < node.arity; ++a) node.args[a] = now_at[node.args[a]];
+      if (node.kind == Kind::Operand) node.operand = renumbered[node.operand];
+      now_at[i] = add(node, at_elements[i]);
+    }
+    return now_at.back();
+  }
+
+  LazyExpression expression_;
+  bool computes_shared_gathers_ = false;
+  std::map<vcode::NodeKey, std::uint32_t> index_of_;  // each node's computation, its args here
+  std::uint32_t last_ = 0;
+};
+}  // namespace cvl::cpu
