@@ -439,6 +439,33 @@ vcode::SuperOp two_int_operands(std::vector<vcode::SuperOpNode> nodes) {
   return op;
 }
 
+TEST_CASE("FUSED with outputs: each output node's values and the root's, in one pass",
+          "[cpu][lazy]") {
+  // $0 $1 (* $0 $1) (- $0 $1) (+ (* $0 $1) $1): the product is also an output, the difference
+  // (read by nothing) another.
+  const vcode::SuperOp op = two_int_operands({int_operand(0), int_operand(1), int_op(Op::Mul, 0, 1),
+                                        int_op(Op::Sub, 0, 1), int_op(Op::Add, 2, 1)});
+  for (int threads : {1, 2}) {
+    INFO(threads << " threads");
+    const Context ctx = context(threads, true);
+    const std::size_t n = kLong;
+    std::vector<FusedOperand> operands(2);
+    operands[0].vector = iota(n, 3);
+    operands[1].vector = iota(n, -40);
+    const auto plan = prepare_fused(ctx, op, {2, 3});
+    CHECK(plan->analysis.roles[3] == vcode::NodeRole::Element);
+    const std::vector<Vector> out = fused_outputs(ctx, *plan, operands, n);
+    REQUIRE(out.size() == 3);
+    for (std::size_t i = 0; i < n; i += 37) {
+      INFO("element " << i);
+      const auto x = static_cast<std::int32_t>(i) + 3, y = static_cast<std::int32_t>(i) - 40;
+      CHECK(elements<std::int32_t>(out[0])[i] == x * y);
+      CHECK(elements<std::int32_t>(out[1])[i] == x - y);
+      CHECK(elements<std::int32_t>(out[2])[i] == x * y + y);
+    }
+  }
+}
+
 // A definition as the lazy results make them, written out: the gather's positions are computed
 // first, then another node, then the gather: the positions must keep their block buffer.
 TEST_CASE("lazy gather: the positions keep their buffer until the gather has read them",

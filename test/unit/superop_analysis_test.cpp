@@ -221,3 +221,38 @@ TEST_CASE("a gather reads its source at positions, and no FCODE may hold one",
   REQUIRE_FALSE(errors.empty());
   CHECK(errors[0].message.find("run time only") != std::string::npos);
 }
+
+TEST_CASE("outputs: nodes the root does not read are made at every element when asked for",
+          "[superop][analysis]") {
+  using Kind = vcode::SuperOpNode::Kind;
+  // As cvl-cpu builds a pass over several pending results: $0 $1 (* $0 $1) (- $0 $1) (+ $0 $1),
+  // the root reading neither product nor difference.
+  vcode::SuperOp op;
+  op.operands = {TypeKeyword::Int, TypeKeyword::Int};
+  auto operand = [](std::uint32_t k) {
+    vcode::SuperOpNode n;
+    n.kind = Kind::Operand;
+    n.operand = k;
+    n.result = TypeKeyword::Int;
+    return n;
+  };
+  auto binary = [](Op o) {
+    vcode::SuperOpNode n;
+    n.kind = Kind::Elementwise;
+    n.op = o;
+    n.type = n.result = TypeKeyword::Int;
+    n.arity = 2;
+    n.args[0] = 0;
+    n.args[1] = 1;
+    return n;
+  };
+  op.nodes = {operand(0), operand(1), binary(Op::Mul), binary(Op::Sub), binary(Op::Add)};
+  const auto alone = vcode::analyze(op);
+  CHECK(alone.roles[2] == NodeRole::Unused);
+  CHECK(alone.roles[3] == NodeRole::Unused);
+  const std::uint32_t product = 2;
+  const auto with_output = vcode::analyze(op, std::span(&product, 1));
+  CHECK(with_output.roles == Roles{NodeRole::Element, NodeRole::Element, NodeRole::Element,
+                                   NodeRole::Unused, NodeRole::Element});
+  CHECK(with_output.values_node == 4);
+}
