@@ -83,8 +83,6 @@ class Group {
     add_siblings(siblings);
   }
 
-  bool empty() const { return parts_.empty(); }
-
  private:
   struct Sibling {
     std::shared_ptr<Storage> storage;
@@ -101,7 +99,9 @@ class Group {
 
  public:
 
-  Vector compute() {
+  // The root's values, computed with the group's; nothing where no pass pays.
+  std::optional<Vector> compute() {
+    if (parts_.empty()) return std::nullopt;
     std::size_t outputs = 0;
     for (GroupPart& p : parts_) {
       p.output = p.holders > p.held_in_group;
@@ -109,7 +109,7 @@ class Group {
     }
     // Only a value never stored pays for the pass: outputs alone are as cheap one at a time,
     // each then free to reuse a dying operand's memory.
-    if (outputs == parts_.size() || outputs > kGroupMaxOutputs) return cvl::cpu::compute(root_);
+    if (outputs == parts_.size() || outputs > kGroupMaxOutputs) return std::nullopt;
     Builder builder(*root_.ctx, root_.domain);
     // The root's operands are taken: one that nothing else holds may take the result in place.
     const std::uint32_t root = builder.splice_taking(
@@ -231,15 +231,20 @@ Vector compute_in_group(LazyExpression& expression, const Storage* self) {
   // One group at a time: the operands a group's pass binds are computed on their own.
   thread_local bool in_group = false;
   const Kind root = expression.definition.root().kind;
-  if (in_group || root == Kind::Scan || root == Kind::Reduce) return compute(expression);
-  in_group = true;
-  struct Leave {
-    ~Leave() { in_group = false; }
-  } leave;
-  Group group(expression, self);
-  group.gather_parts();
-  if (group.empty()) return compute(expression);
-  return group.compute();
+  if (!in_group && root != Kind::Scan && root != Kind::Reduce) {
+    std::optional<Vector> together;
+    {
+      in_group = true;
+      struct Leave {
+        ~Leave() { in_group = false; }
+      } leave;
+      Group group(expression, self);
+      group.gather_parts();
+      together = group.compute();
+    }  // the group's handles on its parts are gone: computed alone, an operand may be reused
+    if (together) return std::move(*together);
+  }
+  return compute(expression);
 }
 
 }  // namespace cvl::cpu
