@@ -1,12 +1,12 @@
 // Pending results computed in one pass (compute_in_group, lazy_elementwise.hpp). Flattened code
 // computes the fields of a tuple from shared intermediates: bh's force terms ax, ay, az each
 // read dx, dy, dz, dr5inv and phi_quad, and phi_quad reads the quadrupole rows that ax, ay, az
-// read too. Each is a pending result held by several pending expressions, so
-// computing ax alone stores them all, and ay and az read them back. Instead, the expression being
-// computed takes in its pending operands, the pending results found holding any of them (its
-// siblings), and theirs in turn, up to a size: a pending value held only inside that group is
-// computed in the pass's blocks and never stored; one held elsewhere (the VM's stack, another
-// expression) is written out by the same pass, as each sibling is.
+// read too. Each is a pending result held by several pending expressions, so computing ax alone
+// stores them all, and ay and az read them back. Instead, the expression being computed takes in
+// its pending operands, the pending results found holding any of them (its siblings), and theirs
+// in turn, up to a size: a pending value held only inside that group is computed in the pass's
+// blocks and never stored; one held elsewhere (the VM's stack, another expression) is written
+// out by the same pass, as each sibling is.
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -83,22 +83,6 @@ class Group {
     add_siblings(siblings);
   }
 
- private:
-  struct Sibling {
-    std::shared_ptr<Storage> storage;
-    const LazyExpression* expression;
-    long holders;  // its use count, less `storage`
-  };
-
-  void add_siblings(const std::vector<Sibling>& siblings) {
-    for (const Sibling& s : siblings)
-      if (!index_.contains(s.storage.get()) && fits(*s.expression))
-        add_part(s.storage.get(), s.expression, s.holders, s.storage);
-    walk_parts();
-  }
-
- public:
-
   // The root's values, computed with the group's; nothing where no pass pays.
   std::optional<Vector> compute() {
     if (parts_.empty()) return std::nullopt;
@@ -134,6 +118,13 @@ class Group {
   }
 
  private:
+  // A pending result that shares a part, found among those not computed yet.
+  struct Sibling {
+    std::shared_ptr<Storage> storage;
+    const LazyExpression* expression;
+    long holders;  // its use count, less `storage`
+  };
+
   // A pending operand the group may take in: as long as the pass, read only at each element
   // (so it can be a node of the pass), and neither a short gather nor a DIST (cheaper to read
   // again where used than to store: Builder::operand).
@@ -188,6 +179,13 @@ class Group {
       }
       ++parts_[found->second].held_in_group;
     }
+  }
+
+  void add_siblings(const std::vector<Sibling>& siblings) {
+    for (const Sibling& s : siblings)
+      if (!index_.contains(s.storage.get()) && fits(*s.expression))
+        add_part(s.storage.get(), s.expression, s.holders, s.storage);
+    walk_parts();
   }
 
   // Walks the parts not walked yet, and those that adds.
