@@ -4,7 +4,10 @@
 // A program that moves a tuple of fields by one index (bh moves about 20 fields of its bodies
 // and cells, per interaction, from level to level of its tree) then moves one INT vector of
 // positions for them all, found again for each field by handle (a small cache), and no field is
-// stored: elementwise ops read each from its short, cache-resident source.
+// stored: elementwise ops read each from its short, cache-resident source. A DIST of a short
+// vector is such a gather too (its values at each element's segment number, kept on the
+// descriptor), and a DIST of a pending short gather is one at the DIST of its positions: bh's
+// bodies, spread over the cells each meets, travel between levels as positions.
 //
 // The op on the positions checks the index exactly as it would on v (same index, same segment
 // descriptors, same op), so an error is the instruction's own, word for word.
