@@ -526,11 +526,25 @@ Vector result_vector(const CpuSuperOp& plan, std::span<FusedOperand> operands, T
   return allocate(type, length);
 }
 
-Vector map(const Context& ctx, const Call& call, std::span<FusedOperand> operands) {
+// The output nodes of a plan prepared with outputs (fused_outputs), written where each block is
+// made.
+struct OutputWriter {
+  const std::vector<std::uint32_t>& nodes;
+  std::vector<std::byte*> out;
+  std::vector<std::size_t> sizes;
+
+  void write(const Frame& frame, std::size_t lo, std::size_t hi) const {
+    for (std::size_t k = 0; k < nodes.size(); ++k)
+      std::memcpy(out[k] + lo * sizes[k], frame.values_of(nodes[k]), (hi - lo) * sizes[k]);
+  }
+};
+
+Vector map(const Context& ctx, const Call& call, std::span<FusedOperand> operands,
+           const OutputWriter* outputs = nullptr) {
   const Type type = to_type(call.plan.analysis.values_type);
   // The same value at every element (a DIST of a constant: NESL's rand bounds): computed on one
   // element, written only where an op reads the elements as memory (Buffer::defer_fill).
-  if (call.domain >= kDeferredFillMin && call.uniform(call.plan.analysis.values_node)) {
+  if (!outputs && call.domain >= kDeferredFillMin && call.uniform(call.plan.analysis.values_node)) {
     Frame frame(call);
     std::uint64_t bits = 0;
     frame.evaluate(0, 1, &bits);
@@ -542,6 +556,7 @@ Vector map(const Context& ctx, const Call& call, std::span<FusedOperand> operand
   const std::size_t size = element_size(type);
   for_each_block(ctx.par, call, [&](Frame& frame, std::size_t lo, std::size_t hi) {
     frame.evaluate(lo, hi, o + lo * size);
+    if (outputs) outputs->write(frame, lo, hi);
   });
   return out;
 }
@@ -589,23 +604,14 @@ std::vector<Vector> fused_outputs(const Context& ctx, const PreparedSuperOp& pre
   const auto& plan = static_cast<const CpuSuperOp&>(prepared);
   const Call call(plan, operands, domain);
   std::vector<Vector> results;
-  std::vector<std::byte*> out;
-  std::vector<std::size_t> sizes;
+  OutputWriter outputs{plan.outputs, {}, {}};
   for (std::uint32_t node : plan.outputs) {
     const Type type = to_type(plan.definition.nodes[node].result);
     results.push_back(allocate(type, domain));
-    out.push_back(elements<std::byte>(results.back()));
-    sizes.push_back(element_size(type));
+    outputs.out.push_back(elements<std::byte>(results.back()));
+    outputs.sizes.push_back(element_size(type));
   }
-  const Type type = to_type(plan.analysis.values_type);
-  results.push_back(result_vector(plan, operands, type, domain));
-  std::byte* root = elements<std::byte>(results.back());
-  const std::size_t root_size = element_size(type);
-  for_each_block(ctx.par, call, [&](Frame& frame, std::size_t lo, std::size_t hi) {
-    frame.evaluate(lo, hi, root + lo * root_size);
-    for (std::size_t k = 0; k < out.size(); ++k)
-      std::memcpy(out[k] + lo * sizes[k], frame.values_of(plan.outputs[k]), (hi - lo) * sizes[k]);
-  });
+  results.push_back(map(ctx, call, operands, &outputs));
   return results;
 }
 

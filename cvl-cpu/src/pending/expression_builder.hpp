@@ -286,23 +286,8 @@ class Builder {
   // Appends the nodes of `inner` (its operands renumbered into this expression's); its root.
   std::uint32_t splice(LazyExpression&& inner) {
     expression_.depth = std::max(expression_.depth, inner.depth);
-    std::vector<std::uint32_t> renumbered(inner.operands.size());
-    for (std::size_t k = 0; k < inner.operands.size(); ++k) {
-      const TypeKeyword kind = inner.definition.operands[k];
-      FusedOperand& o = inner.operands[k];
-      const Storage* storage =
-          kind == TypeKeyword::Segdes ? o.segdes.storage.get() : o.vector.storage.get();
-      renumbered[k] = operand_number(std::move(o), kind, storage);
-    }
-    const std::vector<bool> at_elements = read_at_elements_only(inner.definition);
-    std::vector<std::uint32_t> now_at(inner.definition.nodes.size());
-    for (std::size_t i = 0; i < now_at.size(); ++i) {
-      SuperOpNode node = inner.definition.nodes[i];
-      for (std::uint8_t a = 0; a < node.arity; ++a) node.args[a] = now_at[node.args[a]];
-      if (node.kind == Kind::Operand) node.operand = renumbered[node.operand];
-      now_at[i] = add(node, at_elements[i]);
-    }
-    return now_at.back();
+    auto none = [](const Storage*) -> std::optional<std::uint32_t> { return std::nullopt; };
+    return splice_with(inner, inner.operands, none);
   }
 
   LazyExpression expression_;

@@ -26,12 +26,6 @@ using vcode::TypeKeyword;
 using Kind = SuperOpNode::Kind;
 using I32 = std::int32_t;
 
-// The expression of a pending vector, else nullptr.
-const LazyExpression* pending_expression(const Vector& v) {
-  const auto* buffer = static_cast<const Buffer*>(v.storage.get());
-  return buffer ? buffer->pending() : nullptr;
-}
-
 // The operand kinds and nodes of a definition, as bytes: the key of its plan.
 std::string key_of(const SuperOp& op) {
   std::string key;
@@ -75,7 +69,6 @@ std::shared_ptr<const PreparedSuperOp> plan_for(const Context& ctx, const SuperO
 }
 
 namespace {
-
 
 // The pending result of a finished expression over `n` elements, or the computed one where
 // pending would be the only holder of two or more vectors at least as long (more memory than the
@@ -182,6 +175,11 @@ Vector pending_gather(const Context& ctx, Vector source, Vector positions) {
   return pending_or_computed(builder.finish(), n);
 }
 
+const LazyExpression* pending_expression(const Vector& v) {
+  const auto* buffer = static_cast<const Buffer*>(v.storage.get());
+  return buffer ? buffer->pending() : nullptr;
+}
+
 std::optional<ShortGather> short_gather_of(const Vector& v) {
   const LazyExpression* pending = pending_expression(v);
   const auto parts = pending ? gather_parts_of(*pending) : std::nullopt;
@@ -283,7 +281,6 @@ void compute_pending() {
 
 // Pending operands are computed when the pass binds its operands (fused.cpp's Call, on this
 // thread), before it shares out its blocks.
-
 Vector compute(LazyExpression& expression) {
   const std::shared_ptr<const PreparedSuperOp> plan =
       plan_for(*expression.ctx, expression.definition);

@@ -107,6 +107,9 @@ struct ShortGather {
 };
 std::optional<ShortGather> short_gather_of(const Vector& v);
 
+// The expression of a vector whose elements are not computed yet, else nullptr.
+const LazyExpression* pending_expression(const Vector& v);
+
 // A pending DIST (lazy_distribute's): its values per segment (computed) and its descriptor.
 std::optional<SegmentValues> pending_distribute_of(const Vector& v);
 
@@ -139,9 +142,10 @@ std::unique_ptr<LazyExpression> take_pending(Vector& v);
 // Computes a pending expression.
 Vector compute(LazyExpression& expression);
 
-// Computes the pending expression of buffer `self` (Buffer::bytes() calls it through the
-// buffer) in one pass with the pending results that share its pending operands, which that
-// pass completes too (shared_pending.cpp).
+// Computes `expression` in one pass with the pending results that share its pending operands,
+// which that pass completes too, and with those of its pending operands only they read, which
+// are never stored (shared_pending.cpp). `self`: the buffer whose expression it is
+// (Buffer::bytes() computes through this), or nullptr for one computed where it is made.
 Vector compute_in_group(LazyExpression& expression, const Storage* self);
 
 // Computes every pending result still held: the backend's wait_for_device(), which the VM calls

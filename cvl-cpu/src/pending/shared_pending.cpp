@@ -129,8 +129,7 @@ class Group {
   // (so it can be a node of the pass), and neither a short gather nor a DIST (cheaper to read
   // again where used than to store: Builder::operand).
   const LazyExpression* candidate(const Vector& v) const {
-    const auto* buffer = static_cast<const Buffer*>(v.storage.get());
-    const LazyExpression* e = buffer ? buffer->pending() : nullptr;
+    const LazyExpression* e = pending_expression(v);
     if (!e || v.length != root_.domain || e->domain != root_.domain || !takes_in(*e))
       return nullptr;
     return e;
