@@ -2,10 +2,11 @@
 // written only when read, MAKE_SEGDES of them is that descriptor again, and +_REDUCE and +_SCAN
 // of them by segments are computed from its offsets; each gives what the written lengths give,
 // over empty segments and at one and two threads, and an op that writes into the lengths'
-// memory leaves nothing of the descriptor behind.
+// memory leaves nothing of the descriptor behind. Lengths known to be all alike are not read.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -97,6 +98,53 @@ TEST_CASE("an op writing into LENGTHS' memory leaves no descriptor behind", "[se
   const Segdes made = segdes_from_lengths(eager.par, plus_one, "MAKE_SEGDES");
   CHECK(made.storage != sd.storage);
   CHECK(made.total == view(sd).total + lengths.size());
+}
+
+// The offsets a descriptor holds, read through its view.
+std::vector<SegOffset> offsets_of(const Segdes& sd) {
+  const SegmentView v = view(sd);
+  return std::vector<SegOffset>(v.offsets, v.offsets + v.segments + 1);
+}
+
+TEST_CASE("MAKE_SEGDES of lengths known alike reads none: one-element segments share offsets",
+          "[segment_lengths]") {
+  const Context ctx = context(1, true);
+  for (std::int32_t length : {0, 1, 3}) {
+    for (std::size_t count : {std::size_t{5}, kDeferredFillMin, std::size_t{50000}}) {
+      INFO(count << " segments of " << length);
+      const std::vector<std::int32_t> written(count, length);
+      // A DIST of a constant is known alike; its elements are never written.
+      const Segdes one = segdes_from_lengths(ctx.par, ints({static_cast<std::int32_t>(count)}), "MAKE_SEGDES");
+      const Vector alike = distribute(ctx, ints({length}), view(one), one);
+      REQUIRE(uniform_bits(alike) == static_cast<std::uint64_t>(length));
+      const Segdes got = segdes_from_lengths(ctx.par, alike, "MAKE_SEGDES");
+      const Segdes want = segdes_from_lengths(ctx.par, ints(written), "MAKE_SEGDES");
+      CHECK(got.segments == want.segments);
+      CHECK(got.total == want.total);
+      CHECK(view(got).uniform == view(want).uniform);
+      CHECK(offsets_of(got) == offsets_of(want));
+      CHECK(values_of<std::int32_t>(segment_lengths(got)) == written);
+      // Its lengths spread over segments of their own (a DIST, as flattened code spreads a
+      // nested value) are known alike too, so a descriptor made of them reads none either.
+      const Segdes pairs = segdes_from_lengths(ctx.par, ints(std::vector<std::int32_t>(count, 2)), "MAKE_SEGDES");
+      const Vector spread = distribute(ctx, segment_lengths(got), view(pairs), pairs);
+      CHECK(uniform_bits(spread) == (length > 0 ? std::optional<std::uint64_t>(length) : std::nullopt));
+      CHECK(values_of<std::int32_t>(spread) == std::vector<std::int32_t>(2 * count, length));
+    }
+  }
+  // Two descriptors of one-element segments share the offsets of the longer made first.
+  const Segdes one = segdes_from_lengths(ctx.par, ints({9000}), "MAKE_SEGDES");
+  const Segdes longer = segdes_from_lengths(ctx.par, distribute(ctx, ints({1}), view(one), one), "MAKE_SEGDES");
+  const Segdes few = segdes_from_lengths(ctx.par, ints({300}), "MAKE_SEGDES");
+  const Segdes shorter = segdes_from_lengths(ctx.par, distribute(ctx, ints({1}), view(few), few), "MAKE_SEGDES");
+  CHECK(view(shorter).offsets == view(longer).offsets);
+  CHECK(view(shorter).total == 300);
+  CHECK(view(shorter).offsets[300] == 300);
+  // A negative length known alike is refused as a written one is.
+  const Vector negative = distribute(ctx, ints({-2}), view(few), few);
+  REQUIRE(uniform_bits(negative).has_value());
+  CHECK_THROWS_WITH(segdes_from_lengths(ctx.par, negative, "MAKE_SEGDES"),
+                    Catch::Contains("negative segment length"));
 }
 
 }  // namespace

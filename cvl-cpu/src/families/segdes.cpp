@@ -1,6 +1,8 @@
 // Segment descriptors: built from a lengths vector (MAKE_SEGDES, PACK); LENGTHS computes the
 // lengths back from the offsets.
 #include <algorithm>
+#include <mutex>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -70,6 +72,42 @@ std::int64_t prefix_lengths(const std::int32_t* lengths, SegOffset* offsets, std
   return static_cast<std::int64_t>(running);
 }
 
+// Offsets 0, 1, ... m at least: descriptors of one-element segments share them. Flattened code
+// makes one for every element it spreads a nested value over, as long as the vector is, again
+// at every step of a recursion; sharing makes each after the first cost nothing. Held only while
+// a descriptor holds them.
+std::shared_ptr<const Buffer> unit_offsets(std::size_t m) {
+  static std::mutex guard;
+  static std::weak_ptr<const Buffer> latest;
+  static std::size_t latest_segments = 0;
+  std::lock_guard lock(guard);
+  if (std::shared_ptr<const Buffer> held = latest.lock(); held && latest_segments >= m) return held;
+  auto made = std::make_shared<Buffer>((m + 1) * sizeof(SegOffset));
+  auto* offsets = reinterpret_cast<SegOffset*>(made->bytes());
+  std::iota(offsets, offsets + m + 1, SegOffset{0});
+  latest = made;
+  latest_segments = m;
+  return made;
+}
+
+// A descriptor of m segments of `length` each, the lengths not read: a vector known to hold one
+// value (Buffer::uniform), as DISTs of a constant and the lengths of such descriptors are.
+Segdes uniform_segdes(std::size_t m, std::int64_t length) {
+  const std::int64_t total = length * static_cast<std::int64_t>(m);
+  if (static_cast<std::uint64_t>(total) > kMaxVectorLength)  // the offsets have 32 bits
+    throw Error(vector_too_long_message(static_cast<std::uint64_t>(total)));
+  std::shared_ptr<SegdesStorage> storage;
+  if (length == 1) {
+    storage = std::make_shared<SegdesStorage>(m, unit_offsets(m));
+  } else {
+    storage = std::make_shared<SegdesStorage>(m);
+    auto* offsets = reinterpret_cast<SegOffset*>(storage->offsets.bytes());
+    for (std::size_t k = 0; k <= m; ++k) offsets[k] = static_cast<SegOffset>(k * length);
+  }
+  storage->uniform = m > 0 ? length : 0;
+  return Segdes{m, static_cast<std::size_t>(total), std::move(storage)};
+}
+
 // The length every one of the m segments has, or 0 when they differ (or there are none). Only
 // lengths that could be uniform are read, up to the first that differs: flattened programs
 // often make descriptors of one-element segments, on which DIST and INDEX are copies.
@@ -86,7 +124,7 @@ SegmentView view(const Segdes& sd) {
   static const SegOffset no_offsets[1] = {0};
   auto* storage = static_cast<SegdesStorage*>(sd.storage.get());
   if (!storage) return SegmentView{0, 0, no_offsets, nullptr, nullptr, 0};
-  auto* offsets = reinterpret_cast<const SegOffset*>(storage->offsets.bytes());
+  const SegOffset* offsets = storage->offset_data();
   return SegmentView{storage->segments, offsets[storage->segments], offsets, nullptr, nullptr,
                  storage->uniform};
 }
@@ -94,6 +132,10 @@ SegmentView view(const Segdes& sd) {
 Segdes segdes_from_lengths(const Parallel& par, const Vector& lengths_vector, const char* op_name) {
   if (const Segdes* known = lengths_descriptor(lengths_vector)) return *known;
   const std::size_t m = lengths_vector.length;
+  if (const std::optional<std::uint64_t> bits = uniform_bits(lengths_vector)) {
+    const auto length = static_cast<std::int32_t>(*bits);
+    if (length >= 0) return uniform_segdes(m, length);  // a negative one is reported below
+  }
   const std::int32_t* lengths = elements<std::int32_t>(lengths_vector);
   auto storage = std::make_shared<SegdesStorage>(m);
   auto* offsets = reinterpret_cast<SegOffset*>(storage->offsets.bytes());

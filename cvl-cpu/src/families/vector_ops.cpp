@@ -59,6 +59,19 @@ Vector replace(const Context& ctx, Vector v, Vector indices, Vector values, cons
   return out;
 }
 
+namespace {
+
+// The bits of every element of `values` where they are known alike without reading them: recorded
+// (uniform_bits), or the lengths of a descriptor whose segments are all as long (LENGTHS).
+std::optional<std::uint64_t> alike_bits(const Vector& values) {
+  if (std::optional<std::uint64_t> bits = uniform_bits(values)) return bits;
+  if (const Segdes* of = lengths_descriptor(values); of && view(*of).uniform > 0)
+    return static_cast<std::uint64_t>(view(*of).uniform);
+  return std::nullopt;
+}
+
+}  // namespace
+
 Vector distribute(const Context& ctx, Vector values, const SegmentView& sd,
                   const Segdes& descriptor) {
   if (sd.uniform == 1) return values;  // one element per segment: the values themselves
@@ -69,7 +82,7 @@ Vector distribute(const Context& ctx, Vector values, const SegmentView& sd,
   return with_element_bits(type, [&]<class Bits>() {
     // One segment (a scalar spread, as NESL's constants are), or values all alike: one value,
     // written only where something takes the elements' address (Buffer::defer_fill).
-    std::optional<std::uint64_t> same = uniform_bits(values);
+    std::optional<std::uint64_t> same = alike_bits(values);
     if (!same && sd.segments == 1) same = elements<Bits>(values)[0];
     if (same && sd.total >= kDeferredFillMin) return uniform_vector({}, type, sd.total, *same);
     // Long segments: elementwise ops read each segment's value once (segment_values_of).

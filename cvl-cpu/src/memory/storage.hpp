@@ -140,8 +140,15 @@ class Buffer final : public Storage {
 struct SegdesStorage final : Storage {
   explicit SegdesStorage(std::size_t segment_count)
       : segments(segment_count), offsets((segment_count + 1) * sizeof(SegOffset)) {}
+  // Offsets held in memory other descriptors share (0, 1, 2, ...: one-element segments).
+  SegdesStorage(std::size_t segment_count, std::shared_ptr<const Buffer> shared)
+      : segments(segment_count), offsets(0), shared_offsets(std::move(shared)) {}
+  const SegOffset* offset_data() const {
+    return reinterpret_cast<const SegOffset*>((shared_offsets ? *shared_offsets : offsets).bytes());
+  }
   std::size_t segments;
-  Buffer offsets;
+  Buffer offsets;  // empty when shared_offsets holds them
+  std::shared_ptr<const Buffer> shared_offsets;
   // > 0: every segment has this length (the view's `uniform`); 0: not known to be uniform.
   std::int64_t uniform = 0;
   // Each element's segment number (an INT vector), once a permute of a DIST over this
