@@ -1145,6 +1145,61 @@ TEST_CASE("pending indices: a BPERMUTE by an INDEX counting by 1 copies each run
   check_untouched(lazy, Op::BPermute, one_segment(lazy, kLong));
 }
 
+TEST_CASE("pending indices: runs that leave every element where it is move nothing",
+          "[cpu][lazy]") {
+  const Context lazy = context(1, true), eager = context(1, false);
+  // Pieces of one segment (as a conditional's kept segments are), each run from its own offset.
+  const std::vector<std::int32_t> pieces = {3, 0, 9000, 1, 30000};
+  std::vector<std::int32_t> offsets;
+  std::int32_t total = 0;
+  for (std::int32_t n : pieces) {
+    offsets.push_back(total);
+    total += n;
+  }
+  const std::vector<std::int32_t> ones(pieces.size(), 1);
+  const auto n = static_cast<std::size_t>(total);
+  // BPERMUTE from one segment into one as long, or DPERMUTE from one into one `room` long, by an
+  // INDEX over the pieces; `starts`: where each piece's run is on the other side.
+  auto run = [&](const Context& ctx, Op op, std::vector<std::int32_t> starts, std::size_t room,
+                 bool& untouched) {
+    const Segdes split = segments_of(ctx, pieces), whole = one_segment(ctx, n);
+    PermuteOperands o;
+    o.values = iota(n, 11);
+    const Storage* values = o.values.storage.get();
+    o.indices = index_over(ctx, split, std::move(starts), ones);
+    if (op == Op::BPermute) {
+      o.source_segdes = whole;
+      o.dest_segdes = whole;
+    } else {
+      o.source_segdes = whole;
+      o.dest_segdes = one_segment(ctx, room);
+      o.defaults = iota(room, -40);
+    }
+    const Vector out = permute(ctx, op, std::move(o));
+    untouched = out.storage.get() == values;
+    return values_of<std::int32_t>(out);
+  };
+  for (Op op : {Op::BPermute, Op::DPermute}) {
+    INFO(vcode::spelling(op));
+    bool untouched = false, copied = true;
+    // Every element where it is: the values are the result, not copied.
+    const std::vector<std::int32_t> same = run(lazy, op, offsets, n, untouched);
+    CHECK(untouched);
+    CHECK(same == values_of<std::int32_t>(iota(n, 11)));
+    CHECK(run(eager, op, offsets, n, copied) == same);
+    // One run moved, or (a DPERMUTE) room left at the end for a default: copies, as eager's.
+    std::vector<std::int32_t> moved = offsets;
+    moved[0] = offsets[3] - 2;  // the first piece's run from (or to) further on
+    moved[3] = 0;               // and the one-element piece's from (or to) the start
+    for (const auto& [starts, room] : {std::pair{moved, n}, std::pair{offsets, n + 5}}) {
+      if (op == Op::BPermute && room != n) continue;
+      const std::vector<std::int32_t> want = run(eager, op, starts, room, copied);
+      CHECK(run(lazy, op, starts, room, untouched) == want);
+      CHECK_FALSE(untouched);
+    }
+  }
+}
+
 // Subsequences of a nested sequence, as a nested get or permute moves them: the flattened values
 // are one segment, the INDEX counts by 1 over finer segments (short, some empty, some longer than
 // a wide copy), so that each of its segments is one run of the values.

@@ -69,6 +69,20 @@ class IndexRuns {
     });
   }
 
+  // Whether the runs take each of `length` elements, as long as both sides, to where it already
+  // is: a permute by them moves nothing, its values are its result (flattened code gathers all
+  // the segments a conditional keeps, and scatters back all it split off, when that is every one).
+  bool moves_nothing(std::size_t length) const {
+    if (counted_.total != length || addressed_.total != length) return false;
+    std::size_t moved = 0;
+    bool in_place = true;
+    walk([&](std::size_t, std::size_t at, std::size_t n, std::size_t to) {
+      moved += n;
+      in_place = in_place && (n == 0 || at == to);
+    });
+    return in_place && moved == length;
+  }
+
   // A gather's result: each run of `values` (the addressed side, `length` elements) copied to its
   // place in `out` (the counted side, written in order).
   template <class Bits>

@@ -321,6 +321,8 @@ std::optional<Vector> permute_by_runs(const Parallel& par, Op op, const SegmentV
   // Each run its whole segment: a PERMUTE's segments are as long as their destinations, so each
   // run starts at 0 and nothing moves.
   if (op == Op::Permute && runs->whole_segments()) return std::move(operands.values);
+  // A DPERMUTE that writes every element where it is: the defaults are all overwritten.
+  if (op == Op::DPermute && runs->moves_nothing(dest.total)) return std::move(operands.values);
   const Type type = operands.values.type;
   return with_element_bits(type, [&]<class Bits>() -> Vector {
     const Bits* values = elements<Bits>(operands.values);
@@ -409,8 +411,7 @@ Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
     if (const LazyExpression* expression = index ? index->pending() : nullptr)
       if (const auto runs = IndexRuns::of(*expression, dest, source))
         return with_element_bits(type, [&]<class Bits>() -> Vector {
-          if (runs->whole_segments() && dest.segments == 1 && dest.total == source.total)
-            return std::move(operands.values);
+          if (runs->moves_nothing(dest.total)) return std::move(operands.values);
           if (const std::optional<std::uint64_t> bits = uniform_bits(operands.values))
             return uniform_vector({}, type, dest.total, *bits);
           Vector out = allocate(type, dest.total);
