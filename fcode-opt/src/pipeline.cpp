@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "fopt/cleanup.hpp"
+#include "fopt/equal_packs.hpp"
 #include "fopt/fuse.hpp"
 #include "fopt/hoist.hpp"
 #include "fopt/inline_calls.hpp"
@@ -34,6 +35,10 @@ const Pass passes[] = {
      "replace a packed update of the flagged elements (PACK, BPERMUTE, an elementwise change, "
      "DPERMUTE) by SELECT of the change over the whole vector",
      selects},
+    {"equal-packs",
+     "replace a PACK of the INT elements equal to their segment's value by that value DISTributed "
+     "over their count",
+     equal_packs},
     {"fuse",
      "turn connected elementwise operations (and the reduction or scan they feed) into "
      "superoperators",
@@ -78,7 +83,7 @@ std::string comma_list(const std::vector<std::string>& names) {
 std::span<const Pass> registered_passes() { return passes; }
 
 std::vector<std::string> default_passes() {
-  return {"inline", "cleanup", "hoist", "ranges", "selects", "cleanup", "fuse", "cleanup"};
+  return {"inline", "cleanup", "hoist", "ranges", "selects", "equal-packs", "cleanup", "fuse", "cleanup"};
 }
 
 std::vector<std::string> dump_after_names() {

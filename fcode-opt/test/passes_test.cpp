@@ -246,7 +246,7 @@ TEST_CASE("pipeline: an unknown --dump-after name is an error listing the known 
   options.dump_after = "fusion";
   CHECK_THROWS_WITH(optimize(parse("FUNC MAIN\nRET\n"), options),
                     "unknown pass \"fusion\" for --dump-after "
-                    "(lift, inline, cleanup, hoist, ranges, selects, fuse, lower, all)");
+                    "(lift, inline, cleanup, hoist, ranges, selects, equal-packs, fuse, lower, all)");
   CHECK(dump.str().empty());
   for (const std::string& name : dump_after_names()) {
     options.dump_after = name;
@@ -732,4 +732,65 @@ TEST_CASE("selects: a packed update stays where SELECT would do something else")
   CHECK(permutes_and_selects({.checked_against_lengths = false}) == kept);
   // the positions are read afterwards
   CHECK(permutes_and_selects({.positions_returned = true}) == kept);
+}
+
+namespace {
+
+// x = (3 1 3 2 3 5) in segments of 4 and 2, flags `x OP (DIST (3 5) sd)`, and a PACK by them.
+struct EqualPack {
+  std::string type = "INT";
+  std::string op = "=";
+  bool swapped = false;          // (DIST p sd) = x
+  bool packs_other = false;      // packs another vector by the flags
+  bool dist_over_other = false;  // p DISTributed over another descriptor of the same total
+  bool one_segment = false;      // sd = MAKE_SEGDES (LENGTH x), p = 3: lengths known to agree
+};
+
+std::string equal_pack(const EqualPack& e) {
+  const bool f = e.type == "FLOAT";
+  std::string text = "FUNC MAIN\nCONST " + e.type +
+                     (f ? " (3.0 1.0 3.0 2.0 3.0 5.0)\n" : " (3 1 3 2 3 5)\n") +
+                     (e.one_segment ? "COPY 1 0\nLENGTH " + e.type + "\n" : "CONST INT (4 2)\n") +
+                     "MAKE_SEGDES\n";  // x sd
+  const std::string p = e.one_segment ? (f ? " 3.0" : " 3") : (f ? " (3.0 5.0)" : " (3 5)");
+  text += e.dist_over_other ? "CONST INT (3 3)\nMAKE_SEGDES\nCONST " + e.type + p + "\nCPOP 1 1\n"
+                            : "CONST " + e.type + p + "\nCOPY 1 1\n";
+  text += "DIST " + e.type + "\nCOPY 1 2\n" + (e.swapped ? "" : "CPOP 1 1\n") + e.op + " " +
+          e.type + "\n";  // x sd flags
+  text += e.packs_other ? "CONST " + e.type + (f ? " (9.0 8.0 7.0 6.0 5.0 4.0)" : " (9 8 7 6 5 4)") +
+                              "\nCPOP 1 1\nCPOP 1 2\n"
+                        : "CPOP 1 1\n";
+  return text + "PACK " + e.type + "\nRET\n";
+}
+
+std::size_t packs_left(const EqualPack& e) {
+  return count_ops(run(equal_pack(e), {"equal-packs", "cleanup"}).module.functions[0], Op::Pack);
+}
+
+}  // namespace
+
+TEST_CASE("equal-packs: a PACK of the INT elements equal to their segment's value becomes that value over their count") {
+  auto result = run(equal_pack({}), {"equal-packs", "cleanup"});
+  const Function& f = result.module.functions[0];
+  CHECK(count_ops(f, Op::Pack) == 0);
+  CHECK(count_ops(f, Op::PlusReduce) == 1);
+  CHECK(count_ops(f, Op::MakeSegdes) == 2);
+  CHECK(count_ops(f, Op::Dist) == 2);  // p over sd for the comparison, p over the counts
+  CHECK(packs_left({.swapped = true}) == 0);
+  // with fuse, the comparison goes into the count: no vector of flags is written
+  auto fused = run(equal_pack({.one_segment = true}), {"equal-packs", "cleanup", "fuse", "cleanup"});
+  CHECK(count_code(fused.program, Op::Pack) == 0);
+  CHECK(count_code(fused.program, Op::Equal) == 0);
+  CHECK(std::any_of(fused.module.superops.begin(), fused.module.superops.end(),
+                    [](const vcode::SuperOp& op) { return op.reduces(); }));
+}
+
+TEST_CASE("equal-packs: a PACK stays where its elements are not all its segment's value") {
+  // -0.0 = 0.0: a FLOAT pack of equals may hold either
+  CHECK(packs_left({.type = "FLOAT"}) == 1);
+  CHECK(packs_left({.op = "<"}) == 1);
+  CHECK(packs_left({.packs_other = true}) == 1);
+  // the DIST's segments are not the PACK's
+  CHECK(packs_left({.dist_over_other = true}) == 1);
+  CHECK(packs_left({}) == 0);
 }
