@@ -40,6 +40,10 @@ case "${1:-}" in
     check "every row has a wall time and its output is the classic's" \
       awk -F, 'NR > 1 && !($6 > 0 && ($13 == "same" || $13 == "close")) {bad = 1; print "  bad row: " $0} END {exit bad}' \
       "$work/results.csv"
+    check "FCODE rows have their ratio to VCODE, the other rows none" \
+      awk -F, 'NR == 1 && $17 != "wall_vs_vcode" {bad = 1}
+               NR > 1 && ($3 ~ /^fcode-/) != ($17 > 0) {bad = 1; print "  bad row: " $0}
+               END {exit bad}' "$work/results.csv"
     check "every variant of bh is there" \
       test "$(awk -F, '$1 == "bh" {printf "%s ", $3}' "$work/results.csv")" == \
       "classic vcode-1 vcode-all fcode-1 fcode-all baseline-1 baseline-all "
