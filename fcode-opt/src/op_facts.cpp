@@ -26,6 +26,11 @@ bool never_fails(Op op) {
   return is_elementwise(op) && fixed_arg_count(op) == 1;
 }
 
+bool is_int_constant(const Stmt* s, std::int32_t value) {
+  return is_op(s, Op::Const) && s->constant.type == vcode::TypeKeyword::Int &&
+         !s->constant.stream_name && s->constant.ints.size() == 1 && s->constant.ints[0] == value;
+}
+
 bool is_int_division(const Stmt& s) {
   return s.kind == StmtKind::Op &&
          vcode::elementwise_can_trap(s.op, s.type.value_or(vcode::implied_type(s.op)));

@@ -7,6 +7,7 @@
 #include "fopt/equal_packs.hpp"
 #include "fopt/fuse.hpp"
 #include "fopt/hoist.hpp"
+#include "fopt/identities.hpp"
 #include "fopt/inline_calls.hpp"
 #include "fopt/ir_printer.hpp"
 #include "fopt/ir_verify.hpp"
@@ -39,6 +40,10 @@ const Pass passes[] = {
      "replace a PACK of the INT elements equal to their segment's value by that value DISTributed "
      "over their count",
      equal_packs},
+    {"identities",
+     "read operations that provably return an operand (DIST, INDEX over segments of one element, "
+     "PERMUTE by each element's own position, LENGTHS of MAKE_SEGDES, ...) as that operand",
+     identities},
     {"fuse",
      "turn connected elementwise operations (and the reduction or scan they feed) into "
      "superoperators",
@@ -83,7 +88,7 @@ std::string comma_list(const std::vector<std::string>& names) {
 std::span<const Pass> registered_passes() { return passes; }
 
 std::vector<std::string> default_passes() {
-  return {"inline", "cleanup", "hoist", "ranges", "selects", "equal-packs", "cleanup", "fuse", "cleanup"};
+  return {"inline", "cleanup", "hoist", "ranges", "selects", "equal-packs", "identities", "cleanup", "fuse", "cleanup"};
 }
 
 std::vector<std::string> dump_after_names() {

@@ -21,11 +21,6 @@ using vcode::TypeKeyword;
 // flagged or not.
 constexpr std::size_t kMaxChange = 32;
 
-bool is_int_constant(const Stmt* s, std::int32_t value) {
-  return is_op(s, Op::Const) && s->constant.type == TypeKeyword::Int &&
-         !s->constant.stream_name && s->constant.ints.size() == 1 && s->constant.ints[0] == value;
-}
-
 // Reads of each variable in `block` (operands, IF conditions, yields), nested blocks included.
 void count_uses(const Block& block, std::unordered_map<VarId, std::size_t>& uses) {
   for (const Stmt& s : block.stmts) {

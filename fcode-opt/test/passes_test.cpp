@@ -246,7 +246,7 @@ TEST_CASE("pipeline: an unknown --dump-after name is an error listing the known 
   options.dump_after = "fusion";
   CHECK_THROWS_WITH(optimize(parse("FUNC MAIN\nRET\n"), options),
                     "unknown pass \"fusion\" for --dump-after "
-                    "(lift, inline, cleanup, hoist, ranges, selects, equal-packs, fuse, lower, all)");
+                    "(lift, inline, cleanup, hoist, ranges, selects, equal-packs, identities, fuse, lower, all)");
   CHECK(dump.str().empty());
   for (const std::string& name : dump_after_names()) {
     options.dump_after = name;
@@ -793,4 +793,56 @@ TEST_CASE("equal-packs: a PACK stays where its elements are not all its segment'
   // the DIST's segments are not the PACK's
   CHECK(packs_left({.dist_over_other = true}) == 1);
   CHECK(packs_left({}) == 0);
+}
+
+namespace {
+
+// x (4 elements) over a descriptor of ones `u` made from x's own length, and what reads it.
+std::string over_ones(const std::string& reader) {
+  return "FUNC MAIN\nCONST INT (4 5 6 7)\nCALL FN\nRET\n"
+         "FUNC FN\nCOPY 1 0\nLENGTH INT\nMAKE_SEGDES\nCONST INT 1\nCPOP 1 1\nDIST INT\n"  // x ones
+         "COPY 1 0\nMAKE_SEGDES\n" +  // x ones u
+         reader + "RET\n";
+}
+
+// v = INDEX starts 1 sd (so its length is sd's total), then PERMUTE v (INDEX start stride sd) sd.
+std::string permuted(const std::string& start, const std::string& stride) {
+  return "FUNC MAIN\nCONST INT (10 20 30)\nCONST INT (3 0 2)\nMAKE_SEGDES\nCALL FN\nRET\n"
+         "FUNC FN\nCOPY 1 0\nLENGTHS\nLENGTH INT\nMAKE_SEGDES\nCONST INT 1\nCOPY 1 1\nDIST INT\n"
+         "CPOP 1 3\nCOPY 1 1\nCOPY 1 4\nINDEX\n"  // sd c ones v
+         "CONST INT " + start + "\nCOPY 1 3\nDIST INT\nCONST INT " + stride +
+         "\nCOPY 1 4\nDIST INT\n"  // sd c ones v starts strides
+         "COPY 1 5\nINDEX\nCOPY 1 4\nPERMUTE INT\nPOP 3 1\nRET\n";
+}
+
+std::size_t ops_left(const std::string& text, Op op) {
+  return count_ops(*run(text, {"identities", "cleanup"}).module.find("FN"), op);
+}
+
+}  // namespace
+
+TEST_CASE("identities: DIST, INDEX, * and PERMUTE that return an operand are read as it") {
+  // DIST x over u (made again from its LENGTHS): x; the ones and u go with it
+  const std::string dist = "POP 1 1\nCOPY 1 0\nLENGTHS\nMAKE_SEGDES\nPOP 1 1\nDIST INT\n";
+  CHECK(ops_left(over_ones(dist), Op::Dist) == 0);
+  CHECK(ops_left(over_ones(dist), Op::MakeSegdes) == 1);  // x's own descriptor only
+  CHECK(ops_left(over_ones("INDEX\n"), Op::Index) == 0);  // INDEX x ones u
+  CHECK(ops_left(over_ones("POP 1 0\n* INT\n"), Op::Mul) == 0);               // x * ones
+  CHECK(ops_left(permuted("0", "1"), Op::Permute) == 0);  // each element to its own place
+}
+
+TEST_CASE("identities: what returns something else, or may fail, stays") {
+  // over a descriptor of twos, each element twice
+  CHECK(ops_left("FUNC MAIN\nCONST INT (4 5)\nCALL FN\nRET\nFUNC FN\nCOPY 1 0\nLENGTH INT\n"
+                 "MAKE_SEGDES\nCONST INT 2\nCPOP 1 1\nDIST INT\nMAKE_SEGDES\nDIST INT\nRET\n",
+                 Op::Dist) == 2);
+  CHECK(ops_left(permuted("2", "-1"), Op::Permute) == 1);  // reversed in each segment
+  CHECK(ops_left(permuted("0", "2"), Op::Permute) == 1);
+  // x of 3 over ones of 4: DIST fails at run time, and must still
+  CHECK(ops_left("FUNC MAIN\nCONST INT (4 5 6)\nCONST INT (1 2 3 4)\nCALL FN\nRET\nFUNC FN\n"
+                 "LENGTH INT\nMAKE_SEGDES\nCONST INT 1\nCPOP 1 1\nDIST INT\nMAKE_SEGDES\nDIST INT\n"
+                 "RET\n",
+                 Op::Dist) == 2);
+  // an INT vector of ones read as FLOAT: the DIST's type error stays
+  CHECK(ops_left(over_ones("POP 1 1\nDIST FLOAT\n"), Op::Dist) == 2);
 }

@@ -2,6 +2,7 @@
 // it has an effect that must stay in place, and the types of its results.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 #include "fopt/ir.hpp"
@@ -38,6 +39,9 @@ bool is_elementwise(vcode::Op op);
 inline bool is_op(const Stmt* stmt, vcode::Op op) {
   return stmt && stmt->kind == StmtKind::Op && stmt->op == op;
 }
+
+// Whether `stmt` (possibly null) is `CONST INT value`, one element.
+bool is_int_constant(const Stmt* stmt, std::int32_t value);
 
 // The type of result `index` of `stmt` (an Op statement).
 VarType result_type(const Stmt& stmt, std::size_t index);
