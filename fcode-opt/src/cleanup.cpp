@@ -204,14 +204,6 @@ bool droppable(const Stmt& s, const Module& module, const std::unordered_set<Var
   return never_fails(s.op) || (!s.results.empty() && length_safe.contains(s.results[0]));
 }
 
-void count_uses(const Block& block, std::unordered_map<VarId, std::size_t>& uses) {
-  for (const Stmt& s : block.stmts) {
-    for (VarId v : s.args) ++uses[v];
-    for (const Block& b : s.branches) count_uses(b, uses);
-  }
-  for (VarId v : block.yields) ++uses[v];
-}
-
 // One backward sweep: drops unused droppable statements and unused IF results.
 bool sweep(Block& block, std::unordered_map<VarId, std::size_t>& uses, const Module& module,
            const std::unordered_set<VarId>& length_safe) {

@@ -16,17 +16,6 @@ namespace {
 using vcode::Op;
 using vcode::TypeKeyword;
 
-// Reads of each variable in `block` (nested blocks included) but by the statements `skip` selects.
-template <class Skip>
-void count_uses(const Block& block, std::unordered_map<VarId, std::size_t>& uses, Skip&& skip) {
-  for (const Stmt& s : block.stmts) {
-    if (!skip(s))
-      for (VarId a : s.args) ++uses[a];
-    for (const Block& b : s.branches) count_uses(b, uses, skip);
-  }
-  for (VarId y : block.yields) ++uses[y];
-}
-
 // Drops the statements of `block` (nested blocks included) that `drop` selects.
 template <class Drop>
 void erase_if(Block& block, Drop&& drop) {
@@ -51,11 +40,12 @@ class Identities {
   // negative).
   void apply(Function& f) {
     substitute(f.body, same_);
-    auto replaced = [&](const Stmt& s) { return replaced_.contains(&s); };
+    erase_if(f.body, [&](const Stmt& s) { return replaced_.contains(&s); });
     std::unordered_map<VarId, std::size_t> uses;
-    count_uses(f.body, uses, replaced);
+    count_uses(f.body, uses);
     erase_if(f.body, [&](const Stmt& s) {
-      return replaced(s) || (unit_descriptors_.contains(&s) && !uses.contains(s.results[0]));
+      return s.results.size() == 1 && unit_descriptors_.contains(s.results[0]) &&
+             !uses.contains(s.results[0]);
     });
   }
 
@@ -156,7 +146,8 @@ class Identities {
           lengths_.unite(LengthFacts::sum(r), LengthFacts::sum(*same));
         } else {
           note_value(resolved);
-          if (s.op == Op::MakeSegdes && ones_.contains(resolved.args[0])) unit_descriptors_.insert(&s);
+          if (s.op == Op::MakeSegdes && ones_.contains(resolved.args[0]))
+            unit_descriptors_.insert(s.results[0]);
         }
       }
       lengths_.learn(resolved);
@@ -169,7 +160,8 @@ class Identities {
   std::unordered_map<VarId, const Stmt*> defs_;
   std::unordered_set<VarId> ones_, zeros_;
   Substitution same_;
-  std::unordered_set<const Stmt*> replaced_, unit_descriptors_;
+  std::unordered_set<const Stmt*> replaced_;
+  std::unordered_set<VarId> unit_descriptors_;  // MAKE_SEGDES of ones: what each binds
 };
 
 }  // namespace

@@ -75,4 +75,12 @@ std::size_t stmt_count(const Block& block) {
   return n;
 }
 
+void count_uses(const Block& block, std::unordered_map<VarId, std::size_t>& uses) {
+  for (const Stmt& s : block.stmts) {
+    for (VarId v : s.args) ++uses[v];
+    for (const Block& b : s.branches) count_uses(b, uses);
+  }
+  for (VarId v : block.yields) ++uses[v];
+}
+
 }  // namespace fopt

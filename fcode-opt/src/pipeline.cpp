@@ -88,7 +88,8 @@ std::string comma_list(const std::vector<std::string>& names) {
 std::span<const Pass> registered_passes() { return passes; }
 
 std::vector<std::string> default_passes() {
-  return {"inline", "cleanup", "hoist", "ranges", "selects", "equal-packs", "identities", "cleanup", "fuse", "cleanup"};
+  return {"inline",      "cleanup",    "hoist",   "ranges", "selects",
+          "equal-packs", "identities", "cleanup", "fuse",   "cleanup"};
 }
 
 std::vector<std::string> dump_after_names() {

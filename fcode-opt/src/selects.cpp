@@ -21,15 +21,6 @@ using vcode::TypeKeyword;
 // flagged or not.
 constexpr std::size_t kMaxChange = 32;
 
-// Reads of each variable in `block` (operands, IF conditions, yields), nested blocks included.
-void count_uses(const Block& block, std::unordered_map<VarId, std::size_t>& uses) {
-  for (const Stmt& s : block.stmts) {
-    for (VarId a : s.args) ++uses[a];
-    for (const Block& b : s.branches) count_uses(b, uses);
-  }
-  for (VarId y : block.yields) ++uses[y];
-}
-
 // What the matcher reads about a function: each variable's definition, how often it is read, and
 // the statements whose length checks are known to hold where they run (single assignment: a
 // definition is a fact wherever its variable is read).

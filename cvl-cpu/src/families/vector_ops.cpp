@@ -65,8 +65,9 @@ namespace {
 // (uniform_bits), or the lengths of a descriptor whose segments are all as long (LENGTHS).
 std::optional<std::uint64_t> alike_bits(const Vector& values) {
   if (std::optional<std::uint64_t> bits = uniform_bits(values)) return bits;
-  if (const Segdes* of = lengths_descriptor(values); of && view(*of).uniform > 0)
-    return static_cast<std::uint64_t>(view(*of).uniform);
+  if (const Segdes* of = lengths_descriptor(values))
+    if (const std::int64_t length = view(*of).uniform; length > 0)
+      return static_cast<std::uint64_t>(length);
   return std::nullopt;
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "vcode/program.hpp"
@@ -102,5 +103,9 @@ void for_each_stmt(const Block& block, Visit&& visit) {
 
 // Number of statements of a block, branches included (IF counts one).
 std::size_t stmt_count(const Block& block);
+
+// Adds to `uses` the reads of each variable in `block` (operands, IF conditions, yields), nested
+// blocks included.
+void count_uses(const Block& block, std::unordered_map<VarId, std::size_t>& uses);
 
 }  // namespace fopt
