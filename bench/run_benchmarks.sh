@@ -248,11 +248,11 @@ fi
 echo "# wall s, timed s, user s, sys s: medians (timed = the program's own timer, its last line; user"
 echo "# and sys = CPU seconds of the whole process); peak MiB: the largest maximum resident set size;"
 echo "# x classic: median of the per-round ratios to the classic's run; x vcode (FCODE rows): median of"
-echo "# the per-round ratios to VCODE at the same thread count (wall)"
-printf '%-14s %9s %-13s %7s %8s %8s %9s %8s %8s %9s %10s %7s %s\n' program size variant threads "wall s" "peak MiB" "timed s" \
-  "user s" "sys s" "x classic" "timed x cl" "x vcode" output
+echo "# the per-round ratios to VCODE at the same thread count (wall); won: the rounds FCODE was faster in"
+printf '%-14s %9s %-13s %7s %8s %8s %9s %8s %8s %9s %10s %7s %6s %s\n' program size variant threads "wall s" "peak MiB" "timed s" \
+  "user s" "sys s" "x classic" "timed x cl" "x vcode" won output
 if [[ -n "$csv" ]]; then
-  echo "program,size,variant,threads,runs,wall_s,wall_min_s,wall_max_s,timed_s,peak_rss_mib,wall_vs_classic,timed_vs_classic,output,user_s,sys_s,idle_s,wall_vs_vcode" > "$csv"
+  echo "program,size,variant,threads,runs,wall_s,wall_min_s,wall_max_s,timed_s,peak_rss_mib,wall_vs_classic,timed_vs_classic,output,user_s,sys_s,idle_s,wall_vs_vcode,rounds_won_vs_vcode" > "$csv"
 fi
 
 status=0
@@ -324,19 +324,24 @@ for job in "${jobs[@]}"; do
         "$work/classic.rows" "$rows" | median)
     fi
     # FCODE against VCODE run next to it in the same round: the host's slow stretches hit both.
-    vcode_ratio="-"
+    # With a ratio near 1 its median flips with the noise; how many rounds each side won says
+    # whether the two differ at all (a sign test).
+    vcode_ratio="-" vcode_won="-"
     if [[ "$variant" == fcode-* && -f "$work/vcode-${variant#fcode-}.rows" ]]; then
       vcode_ratio=$(awk 'NR == FNR {c[$1] = $2; next} ($1 in c) && c[$1] > 0 {print $2 / c[$1]}' \
         "$work/vcode-${variant#fcode-}.rows" "$rows" | median)
+      vcode_won=$(awk 'NR == FNR {c[$1] = $2; next} ($1 in c) {n++; if ($2 < c[$1]) k++}
+                       END {printf "%d/%d", k, n}' "$work/vcode-${variant#fcode-}.rows" "$rows")
     fi
     [[ "$check" == DIFFERS* ]] && status=1
-    printf '%-14s %9s %-13s %7s %8s %8s %9s %8s %8s %9s %10s %7s %s\n' "$name" "$size" "$variant" "$label" "$(fmt "$wall" 2)" \
+    printf '%-14s %9s %-13s %7s %8s %8s %9s %8s %8s %9s %10s %7s %6s %s\n' "$name" "$size" "$variant" "$label" "$(fmt "$wall" 2)" \
       "$peak" "$(fmt "$timed" 4)" "$(fmt "$user" 2)" "$(fmt "$sys" 2)" "$(fmt "$wall_ratio" 3)" "$(fmt "$timed_ratio" 3)" \
-      "$(fmt "$vcode_ratio" 3)" "$check"
+      "$(fmt "$vcode_ratio" 3)" "$vcode_won" "$check"
     if [[ -n "$csv" ]]; then
       csv_check=${check%%:*}
       [[ "$vcode_ratio" == - ]] && vcode_ratio=""
-      echo "$name,$size,$variant,$threads,$(wc -l < "$rows"),$wall,$wall_min,$wall_max,$timed,$peak,$wall_ratio,$timed_ratio,$csv_check,$user,$sys,$idle_s,$vcode_ratio" >> "$csv"
+      [[ "$vcode_won" == - ]] && vcode_won=""
+      echo "$name,$size,$variant,$threads,$(wc -l < "$rows"),$wall,$wall_min,$wall_max,$timed,$peak,$wall_ratio,$timed_ratio,$csv_check,$user,$sys,$idle_s,$vcode_ratio,${vcode_won%/*}" >> "$csv"
     fi
   done
 done

@@ -40,9 +40,11 @@ case "${1:-}" in
     check "every row has a wall time and its output is the classic's" \
       awk -F, 'NR > 1 && !($6 > 0 && ($13 == "same" || $13 == "close")) {bad = 1; print "  bad row: " $0} END {exit bad}' \
       "$work/results.csv"
-    check "FCODE rows have their ratio to VCODE, the other rows none" \
-      awk -F, 'NR == 1 && $17 != "wall_vs_vcode" {bad = 1}
+    check "FCODE rows have their ratio to VCODE and the rounds they won (of one), the other rows none" \
+      awk -F, 'NR == 1 && !($17 == "wall_vs_vcode" && $18 == "rounds_won_vs_vcode") {bad = 1}
                NR > 1 && ($3 ~ /^fcode-/) != ($17 > 0) {bad = 1; print "  bad row: " $0}
+               NR > 1 && ($3 ~ /^fcode-/) != ($18 == "0" || $18 == "1") {bad = 1; print "  bad row: " $0}
+               NR > 1 && ($3 ~ /^fcode-/) && ($18 == "1") != ($17 < 1) {bad = 1; print "  bad row: " $0}
                END {exit bad}' "$work/results.csv"
     check "every variant of bh is there" \
       test "$(awk -F, '$1 == "bh" {printf "%s ", $3}' "$work/results.csv")" == \
