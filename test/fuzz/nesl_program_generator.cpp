@@ -238,9 +238,14 @@ class Generator {
     return made.empty() ? leaf(t, scope) : made;
   }
 
-  // A small non-negative int: `rem(abs(e), n)`.
+  // `e` reduced to [0, n): `abs(rem(e, n))`. Not `rem(abs(e), n)`: abs of the least INT is
+  // itself (min_scan's identity plus one wraps to it), and its remainder may be negative.
+  static std::string in_range(const std::string& e, const std::string& n) {
+    return join({"abs(rem(", e, ", ", n, "))"});
+  }
+  // A small non-negative int.
   std::string below(int n, const Scope& scope, int d) {
-    return join({"rem(abs(", expr(kInt, scope, d), "), ", std::to_string(n), ")"});
+    return in_range(expr(kInt, scope, d), std::to_string(n));
   }
   std::string pick(std::initializer_list<const char*> names) {
     return rng_.pick(std::vector<std::string>(names.begin(), names.end()));
@@ -291,8 +296,8 @@ class Generator {
                      const std::string seq = expr(Ty::seq(t), s, d);
                      if (unsafe_ && rng_.chance(0.3)) return join({"(", seq, "[", expr(kInt, s, d), "])"});
                      const std::string v = fresh("v");
-                     return join({"(let ", v, " = ", seq, " ++ [", expr(t, s, d), "] in ", v, "[rem(abs(",
-                                  expr(kInt, s, d), "), #", v, ")])"});
+                     return join({"(let ", v, " = ", seq, " ++ [", expr(t, s, d), "] in ", v, "[",
+                                  in_range(expr(kInt, s, d), "#" + v), "])"});
                    }});
     std::vector<const Function*> callable;
     for (const auto& f : functions_)
@@ -364,7 +369,7 @@ class Generator {
                    return join({pick({"lshift(", "rshift("}), expr(kInt, s, d), ", ", below(4, s, d), ")"});
                  }});
     p.push_back({"bitwise", 2, [=, this] { return binary(kInt, pick({"and", "or", "xor"}), s, d); }});
-    p.push_back({"isqrt", 1, [=, this] { return join({"isqrt(abs(", expr(kInt, s, d), "))"}); }});
+    p.push_back({"isqrt", 1, [=, this] { return join({"isqrt(", in_range(expr(kInt, s, d), "1000003"), ")"}); }});
   }
 
   void add_float(std::vector<Production>& p, const Scope& s, int d) {
@@ -503,16 +508,16 @@ class Generator {
                    const std::string name = pick({"take(", "drop("});
                    if (unsafe_ && rng_.chance(0.3)) return join({name, expr(t, s, d), ", ", expr(kInt, s, d), ")"});
                    const std::string v = fresh("v");
-                   return join({"(let ", v, " = ", expr(t, s, d), " in ", name, v, ", rem(abs(", expr(kInt, s, d),
-                                "), #", v, " + 1)))"});
+                   return join({"(let ", v, " = ", expr(t, s, d), " in ", name, v, ", ",
+                                in_range(expr(kInt, s, d), "#" + v + " + 1"), "))"});
                  }});
     p.push_back({"dist", 3, [=, this] { return join({"dist(", expr(e, s, d), ", ", below(6, s, d), ")"}); }});
     p.push_back({"gather", 3, [=, this] {
                    const Ty indices = Ty::seq(kInt);
                    if (unsafe_ && rng_.chance(0.3)) return join({"(", expr(t, s, d), " -> ", expr(indices, s, d), ")"});
                    const std::string v = fresh("v"), i = fresh("i");
-                   return join({"(let ", v, " = ", expr(t, s, d), " ++ [", expr(e, s, d), "] in ", v, " -> {rem(abs(", i,
-                                "), #", v, ") : ", i, " in ", expr(indices, s, d), "})"});
+                   return join({"(let ", v, " = ", expr(t, s, d), " ++ [", expr(e, s, d), "] in ", v, " -> {",
+                                in_range(i, "#" + v), " : ", i, " in ", expr(indices, s, d), "})"});
                  }});
     if (t.nesting() < kMaxNesting)
       p.push_back({"flatten", 3, [=, this] { return unary_call("flatten", Ty::seq(t), s, d); }});
@@ -567,7 +572,7 @@ class Generator {
     const Ty u = f.counter ? kInt : f.params[0];
     const std::string x = fresh("x");
     const Scope inner = with(s, x, u);
-    std::string args = f.counter ? "rem(abs(" + x + "), 6)" : x;
+    std::string args = f.counter ? in_range(x, "6") : x;
     for (std::size_t i = 1; i < f.params.size(); ++i) args += ", " + expr(f.params[i], inner, d);
     return join({"{", f.name, "(", args, ") : ", x, " in ", expr(Ty::seq(u), s, d), "}"});
   }
