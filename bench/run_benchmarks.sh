@@ -328,10 +328,11 @@ for job in "${jobs[@]}"; do
     # whether the two differ at all (a sign test).
     vcode_ratio="-" vcode_won="-"
     if [[ "$variant" == fcode-* && -f "$work/vcode-${variant#fcode-}.rows" ]]; then
-      vcode_ratio=$(awk 'NR == FNR {c[$1] = $2; next} ($1 in c) && c[$1] > 0 {print $2 / c[$1]}' \
-        "$work/vcode-${variant#fcode-}.rows" "$rows" | median)
-      vcode_won=$(awk 'NR == FNR {c[$1] = $2; next} ($1 in c) {n++; if ($2 < c[$1]) k++}
-                       END {printf "%d/%d", k, n}' "$work/vcode-${variant#fcode-}.rows" "$rows")
+      # Per round: the ratio, and 1 where FCODE was faster.
+      awk 'NR == FNR {c[$1] = $2; next} ($1 in c) && c[$1] > 0 {print $2 / c[$1], ($2 < c[$1])}' \
+        "$work/vcode-${variant#fcode-}.rows" "$rows" > "$work/vs_vcode"
+      vcode_ratio=$(awk '{print $1}' "$work/vs_vcode" | median)
+      vcode_won=$(awk '{k += $2} END {printf "%d/%d", k, NR}' "$work/vs_vcode")
     fi
     [[ "$check" == DIFFERS* ]] && status=1
     printf '%-14s %9s %-13s %7s %8s %8s %9s %8s %8s %9s %10s %7s %6s %s\n' "$name" "$size" "$variant" "$label" "$(fmt "$wall" 2)" \
