@@ -4,7 +4,9 @@
 #include <cstring>
 #include <string>
 
+#include "cvl/staged_superop.hpp"
 #include "cvl_cpu/cvl_cpu.hpp"
+#include "vcode/superop_stages.hpp"
 #include "memory/buffer_cache.hpp"
 #include "memory/huge_pages.hpp"
 #include "families/families.hpp"
@@ -137,6 +139,10 @@ class CpuBackend final : public Backend, private HostMemory {
   std::unique_ptr<PreparedSuperOp> prepare(const vcode::SuperOp& op) override {
     const cpu::MemoryScope charged(ctx_.memory);
     ++fused_plans_;
+    if (vcode::has_nested_reduction(op)) {
+      if (auto plan = cpu::prepare_arg_reduce(ctx_, *this, op)) return plan;
+      return std::make_unique<StagedSuperOp>(*this, op);
+    }
     return cpu::prepare_fused(ctx_, op);
   }
 
@@ -144,6 +150,11 @@ class CpuBackend final : public Backend, private HostMemory {
   Vector fused(const PreparedSuperOp& op, std::span<FusedOperand> operands,
                const Length& domain) override {
     const cpu::MemoryScope charged(ctx_.memory);
+    if (op.nested) {
+      if (const StagedSuperOp* staged = as_staged(op)) return staged->run(*this, operands, domain);
+      if (std::optional<Vector> out = cpu::arg_reduce(ctx_, *this, op, operands, domain.get()))
+        return std::move(*out);
+    }
     if (ctx_.lazy) {
       if (std::optional<Vector> out = cpu::lazy_fused(ctx_, op, operands, domain.get()))
         return std::move(*out);

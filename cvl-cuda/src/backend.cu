@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cvl/registry.hpp"
+#include "cvl/staged_superop.hpp"
 #include "cvl/unfused.hpp"
 #include "cvl_cpu/cvl_cpu.hpp"
 #include "cvl_cuda/cvl_cuda.hpp"
@@ -376,12 +377,14 @@ class CudaBackend final : public Backend,
 
   std::unique_ptr<PreparedSuperOp> prepare(const vcode::SuperOp& op) override {
     ++fused_plans_;
+    if (vcode::has_nested_reduction(op)) return std::make_unique<StagedSuperOp>(*this, op);
     return std::make_unique<CudaSuperOp>(op, cpu_->prepare(op));
   }
 
   using Backend::fused;
   Vector fused(const PreparedSuperOp& op, std::span<FusedOperand> operands,
                const Length& domain) override {
+    if (op.nested) return static_cast<const StagedSuperOp&>(op).run(*this, operands, domain);
     return run_fused(static_cast<const CudaSuperOp&>(op), operands, domain);
   }
 

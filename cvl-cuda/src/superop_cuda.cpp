@@ -8,6 +8,7 @@
 #include "cvl/op_dispatch.hpp"
 #include "vcode/superop_analysis.hpp"
 #include "vcode/superop_check.hpp"
+#include "vcode/superop_stages.hpp"
 #include "vcode/superop_print.hpp"
 
 namespace vcode {
@@ -71,8 +72,8 @@ std::string constant_literal(const SuperOpNode& n) {
 
 class KernelWriter {
  public:
-  explicit KernelWriter(const SuperOp& op)
-      : op_(op), name_(cuda_kernel_name(op)), analysis_(analyze(op)),
+  KernelWriter(const SuperOp& op, std::string name)
+      : op_(op), name_(std::move(name)), analysis_(analyze(op)),
         values_node_(analysis_.values_node) {}
 
   std::string run() {
@@ -217,7 +218,13 @@ std::string cuda_source(const SuperOp& op) {
   check_superop(op, {}, problems);
   if (!problems.empty())
     throw std::invalid_argument("cuda_source: " + problems.front().message);
-  return KernelWriter(op).run();
+  if (!has_nested_reduction(op)) return KernelWriter(op, cuda_kernel_name(op)).run();
+  // A kernel per stage, as the backends run it (superop_stages.hpp).
+  std::string source = "\n// " + superop_text(op) + "\n// in stages:\n";
+  const std::vector<SuperOpStage> stages = split_stages(op);
+  for (std::size_t k = 0; k < stages.size(); ++k)
+    source += KernelWriter(stages[k].op, cuda_kernel_name(op) + "_stage" + std::to_string(k)).run();
+  return source;
 }
 
 const std::string& cuda_prelude() {

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "cvl/op_dispatch.hpp"
+#include "cvl/staged_superop.hpp"
 #include "cvl/unfused.hpp"
 #include "cvl_cpu/cvl_cpu.hpp"
 #include "cvl_mpi/cvl_mpi.hpp"
@@ -149,11 +150,14 @@ Vector MpiBackend::random(Vector bounds, RandomStream& stream) {
 }
 
 std::unique_ptr<PreparedSuperOp> MpiBackend::prepare(const vcode::SuperOp& op) {
+  if (vcode::has_nested_reduction(op)) return std::make_unique<StagedSuperOp>(*this, op);
   return std::make_unique<MpiPrepared>(op, local_->prepare(op));
 }
 
 Vector MpiBackend::fused(const PreparedSuperOp& prepared, std::span<FusedOperand> operands,
                          const Length& domain) {
+  if (prepared.nested)
+    return static_cast<const StagedSuperOp&>(prepared).run(*this, operands, domain);
   Operation guard(*this);
   const auto& op = static_cast<const MpiPrepared&>(prepared);
   // On one process a superoperator that reads per segment or folds is the local one as well.

@@ -2,6 +2,8 @@
 
 #include "fopt/op_facts.hpp"
 
+#include <optional>
+
 namespace fopt {
 
 using vcode::Op;
@@ -38,10 +40,42 @@ void LengthFacts::rollback(std::size_t mark) {
 
 namespace {
 
+// A FUSED statement's: its operands obey the superoperator's length rules (vcode/superop.hpp),
+// checked when it runs, and its result has the domain's length or one element per segment.
+template <class Holds, class Check>
+void fused_relations(const Stmt& s, const vcode::SuperOp& op, Holds&& unite, Check&& check) {
+  using N = LengthFacts;
+  const auto& a = s.args;
+  const std::vector<vcode::OperandUse> uses = vcode::operand_uses(op);
+  if (uses.size() != a.size() || s.results.size() != 1 || op.nodes.empty()) return;
+  std::optional<N::Node> domain;
+  for (std::size_t k = 0; k < a.size() && !domain; ++k)
+    if (uses[k].elementwise) domain = N::length(a[k]);
+  for (std::size_t k = 0; k < a.size() && !domain; ++k)
+    if (uses[k].segdes) domain = N::sum(a[k]);
+  if (!domain) return;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    if (uses[k].elementwise) check(N::length(a[k]), *domain);
+    if (uses[k].segdes) check(N::sum(a[k]), *domain);
+    for (std::uint32_t d : uses[k].per_segment_of)
+      if (d < a.size()) check(N::length(a[k]), N::length(a[d]));
+  }
+  const vcode::SuperOpNode& root = op.root();
+  if (root.kind == vcode::SuperOpNode::Kind::Reduce) {
+    const std::uint32_t d = op.nodes[root.args[1]].operand;
+    if (d < a.size()) unite(N::length(s.results[0]), N::length(a[d]));
+  } else {
+    unite(N::length(s.results[0]), *domain);
+  }
+}
+
 // Calls `holds(x, y)` for each relation `s` guarantees by construction and `check(x, y)` for each
 // one its run checks (a mismatch is a run-time error): the one list learn() and checks_hold() read.
 template <class Holds, class Check>
-void relations(const Stmt& s, Holds&& unite, Check&& check) {
+void relations(const Stmt& s, const std::vector<vcode::SuperOp>* superops, Holds&& unite,
+               Check&& check) {
+  if (s.kind == StmtKind::Fused && superops && s.superop < superops->size())
+    fused_relations(s, (*superops)[s.superop], unite, check);
   if (s.kind != StmtKind::Op) return;
   const auto& a = s.args;
   const auto& r = s.results;
@@ -143,7 +177,7 @@ void relations(const Stmt& s, Holds&& unite, Check&& check) {
 
 void LengthFacts::learn(const Stmt& s, bool checked) {
   relations(
-      s, [&](Node x, Node y) { unite(x, y); },
+      s, superops_, [&](Node x, Node y) { unite(x, y); },
       [&](Node x, Node y) {
         if (checked) unite(x, y);  // known only because the op checked it
       });
@@ -151,7 +185,7 @@ void LengthFacts::learn(const Stmt& s, bool checked) {
 
 bool LengthFacts::checks_hold(const Stmt& s) const {
   bool all = true;
-  relations(s, [](Node, Node) {}, [&](Node x, Node y) { all = all && same(x, y); });
+  relations(s, superops_, [](Node, Node) {}, [&](Node x, Node y) { all = all && same(x, y); });
   return all;
 }
 

@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
       "emit-cuda", po::value<std::string>(), "also write the CUDA source of the superoperators")(
       "passes", po::value<std::string>(),
       "comma-separated passes between lift and lower (default "
-      "inline,cleanup,hoist,ranges,selects,equal-packs,identities,cleanup,fuse,cleanup; "
+      "inline,cleanup,hoist,ranges,selects,equal-packs,identities,cleanup,fuse,nest-reductions,cleanup; "
       "\"none\" for none)")("dump-after", po::value<std::string>(),
                             "print the IR after PASS (lift, ..., lower, or all) on stderr")(
       "stats", "print static counts, superoperators and unoptimized functions on stderr")(

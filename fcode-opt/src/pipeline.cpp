@@ -13,6 +13,7 @@
 #include "fopt/ir_verify.hpp"
 #include "fopt/lift.hpp"
 #include "fopt/lower.hpp"
+#include "fopt/nest_reductions.hpp"
 #include "fopt/ranges.hpp"
 #include "fopt/selects.hpp"
 #include "fopt/var_types.hpp"
@@ -48,6 +49,10 @@ const Pass passes[] = {
      "turn connected elementwise operations (and the reduction or scan they feed) into "
      "superoperators",
      fuse},
+    {"nest-reductions",
+     "move a MAX_REDUCE or MIN_REDUCE into the superoperator that folds the positions equal to its "
+     "result (max_index, min_index), which a backend can then run in one pass",
+     nest_reductions},
 };
 
 void after(const std::string& name, const Module& module, const PipelineOptions& options) {
@@ -89,7 +94,8 @@ std::span<const Pass> registered_passes() { return passes; }
 
 std::vector<std::string> default_passes() {
   return {"inline",      "cleanup",    "hoist",   "ranges", "selects",
-          "equal-packs", "identities", "cleanup", "fuse",   "cleanup"};
+          "equal-packs", "identities", "cleanup", "fuse",   "nest-reductions",
+          "cleanup"};
 }
 
 std::vector<std::string> dump_after_names() {

@@ -17,6 +17,7 @@
 #include "fopt/stats.hpp"
 #include "vcode/parser.hpp"
 #include "vcode/printer.hpp"
+#include "vcode/superop_stages.hpp"
 
 using namespace fopt;
 using vcode::Op;
@@ -246,7 +247,7 @@ TEST_CASE("pipeline: an unknown --dump-after name is an error listing the known 
   options.dump_after = "fusion";
   CHECK_THROWS_WITH(optimize(parse("FUNC MAIN\nRET\n"), options),
                     "unknown pass \"fusion\" for --dump-after "
-                    "(lift, inline, cleanup, hoist, ranges, selects, equal-packs, identities, fuse, lower, all)");
+                    "(lift, inline, cleanup, hoist, ranges, selects, equal-packs, identities, fuse, nest-reductions, lower, all)");
   CHECK(dump.str().empty());
   for (const std::string& name : dump_after_names()) {
     options.dump_after = name;
@@ -845,4 +846,51 @@ TEST_CASE("identities: what returns something else, or may fail, stays") {
                  Op::Dist) == 2);
   // an INT vector of ones read as FLOAT: the DIST's type error stays
   CHECK(ops_left(over_ones("POP 1 1\nDIST FLOAT\n"), Op::Dist) == 2);
+}
+
+namespace {
+
+// NESL's max_index of four FLOATs over one segment, as the classic compiler writes it (the
+// extreme, spread and compared, the positions where equal, their minimum); `after_max` is code
+// put right after the MAX_REDUCE, `keep_max` keeps its result for the end.
+std::string max_index(const std::string& after_max, bool keep_max = false) {
+  const int d = keep_max ? 1 : 0;  // the kept copy of m lies between sd and the rest
+  auto copy = [&](int depth) { return "COPY 1 " + std::to_string(depth + d) + "\n"; };
+  const std::string copy3 = copy(3);
+  return "FUNC MAIN\nCONST FLOAT (3.0 7.0 1.0 7.0)\nCOPY 1 0\nLENGTH FLOAT\nMAKE_SEGDES\n"
+         "COPY 2 0\nMAX_REDUCE FLOAT\n" + after_max + (keep_max ? "COPY 1 0\n" : "") +
+         copy(1) + "DIST FLOAT\n" + copy(2) + "= FLOAT\n"  // x sd [m] flags
+         "CONST INT 0\nCONST INT 1\n" + copy3 + "INDEX\n"
+         "CONST INT 9\n" + copy3 + "DIST INT\nSELECT INT\n" +
+         copy(1) + "MIN_REDUCE INT\nRET\n";
+}
+
+bool has_nested(const PipelineResult& r) {
+  return std::any_of(r.program.superops.begin(), r.program.superops.end(),
+                     [](const vcode::SuperOp& op) { return vcode::has_nested_reduction(op); });
+}
+
+}  // namespace
+
+TEST_CASE("nest-reductions: max_index's MAX_REDUCE goes into the fold of its positions") {
+  const std::vector<std::string> passes = {"fuse", "nest-reductions", "cleanup"};
+  auto nested = run(max_index(""), passes);
+  CHECK(count_code(nested.program, Op::MaxReduce) == 0);
+  CHECK(count_code(nested.program, Op::Fused) == 1);
+  CHECK(has_nested(nested));
+  // without the pass: the reduction, then the fold that reads it
+  auto plain = run(max_index(""), {"fuse", "cleanup"});
+  CHECK(count_code(plain.program, Op::MaxReduce) == 1);
+  CHECK_FALSE(has_nested(plain));
+}
+
+TEST_CASE("nest-reductions: a reduction read elsewhere too, or timed apart, stays") {
+  const std::vector<std::string> passes = {"fuse", "nest-reductions", "cleanup"};
+  for (const auto& [code, keep] : {std::pair<std::string, bool>{"", true},
+                                   std::pair<std::string, bool>{"START_TIMER\n", false}}) {
+    INFO(code << keep);
+    auto r = run(max_index(code, keep), passes);
+    CHECK(count_code(r.program, Op::MaxReduce) == 1);
+    CHECK_FALSE(has_nested(r));
+  }
 }

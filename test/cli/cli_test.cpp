@@ -425,7 +425,7 @@ TEST_CASE("fcode-opt --dump-after with an unknown pass is an error listing the p
   CHECK(result.out.empty());
   CHECK(result.err ==
         "fcode-opt: unknown pass \"fusion\" for --dump-after "
-        "(lift, inline, cleanup, hoist, ranges, selects, equal-packs, identities, fuse, lower, all)\n");
+        "(lift, inline, cleanup, hoist, ranges, selects, equal-packs, identities, fuse, nest-reductions, lower, all)\n");
   auto known = run_command({fcode_opt, "--dump-after", "fuse", program});
   CHECK(known.exit_code == 0);
   CHECK(known.err.rfind("=== after fuse ===\n", 0) == 0);

@@ -62,6 +62,12 @@ const std::vector<std::string>& fused_definitions() {
         // DISTs of operands: the same at every element when the descriptor has one segment
         "SUPEROP 0 (FLOAT SEGDES FLOAT) (* FLOAT (SQRT (* FLOAT (DIST FLOAT (CONST FLOAT 2.0) $1) (DIST FLOAT $2 $1))) (+ FLOAT $0 (LOG (DIST FLOAT $2 $1))))",
         "SUPEROP 0 (SEGDES FLOAT) (MAX_REDUCE FLOAT (EXP (DIST FLOAT $1 $0)) $0)",
+        // nested reductions: max_index and min_index shapes (cvl-cpu's one pass; ties from the
+        // INT one), and others every backend runs in stages
+        "SUPEROP 0 (FLOAT SEGDES INT) (MIN_REDUCE INT (SELECT INT (= FLOAT (DIST FLOAT (MAX_REDUCE FLOAT $0 $1) $1) $0) (INDEX (CONST INT 0) (CONST INT 1) $1) (DIST INT $2 $1)) $1)",
+        "SUPEROP 0 (INT SEGDES INT) (MAX_REDUCE INT (SELECT INT (= INT (AND INT $0 (CONST INT 3)) (DIST INT (MIN_REDUCE INT (AND INT $0 (CONST INT 3)) $1) $1)) (INDEX $2 (CONST INT -3) $1) (CONST INT 7)) $1)",
+        "SUPEROP 0 (FLOAT SEGDES) (+_SCAN FLOAT (- FLOAT $0 (DIST FLOAT (MAX_REDUCE FLOAT $0 $1) $1)) $1)",
+        "SUPEROP 0 (FLOAT SEGDES) (+_REDUCE FLOAT (* FLOAT $0 (DIST FLOAT (+_REDUCE FLOAT (- FLOAT $0 (DIST FLOAT (MIN_REDUCE FLOAT $0 $1) $1)) $1) $1)) $1)",
     };
     // Every scan and reduction on each of its types, over a small expression of that type.
     const char* int_body = "(+ INT $0 (DIST INT $1 $2))";

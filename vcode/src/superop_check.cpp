@@ -31,6 +31,7 @@ class DefinitionChecker {
     }
     for (TypeKeyword kind : op_.operands)
       if (kind == TypeKeyword::Char) error(op_.where, "CHAR is not an operand kind");
+    find_dist_only_uses();
     for (std::uint32_t i = 0; i < op_.nodes.size(); ++i) {
       if (!children_before(i)) continue;  // the other checks would index out of range
       node(i);
@@ -64,6 +65,15 @@ class DefinitionChecker {
       return false;
     }
     return true;
+  }
+
+  // Which nodes are read only as the value of a DIST (a nested reduction must be).
+  void find_dist_only_uses() {
+    const std::size_t count = op_.nodes.size();
+    dist_only_.assign(count, true);
+    for (const SuperOpNode& n : op_.nodes)
+      for (std::uint8_t a = 0; a < n.arity && a < 3; ++a)
+        if (n.args[a] < count && !(n.kind == Kind::Dist && a == 0)) dist_only_[n.args[a]] = false;
   }
 
   bool is_segdes_operand(const SuperOpNode& n) const {
@@ -159,7 +169,10 @@ class DefinitionChecker {
         if (n.op != Op::Dist) error(at(i), "a DIST node must have the op DIST");
         arity(i, 2);
         if (!type_allowed(i) || n.arity != 2) return;
-        leaf(i, 0, n.type);
+        if (arg(n, 0).kind == Kind::Reduce)
+          nested_reduction(i);
+        else
+          leaf(i, 0, n.type);
         descriptor(i, 1);
         check_result(i);
         return;
@@ -186,8 +199,12 @@ class DefinitionChecker {
                            (want == Family::Scan ? "scan" : "reduction"));
           return;
         }
-        if (!root)
-          error(at(i), std::string(spelling(n.op)) + " may only be the root of a superoperator");
+        if (!root && (n.kind == Kind::Scan || !dist_only_[i]))
+          error(at(i), std::string(spelling(n.op)) +
+                           (n.kind == Kind::Scan
+                                ? " may only be the root of a superoperator"
+                                : " may only be the root of a superoperator or the value of a "
+                                  "DIST over its own descriptor"));
         arity(i, 2);
         if (!type_allowed(i) || n.arity != 2) return;
         argument_type(i, 0, n.type);
@@ -197,6 +214,20 @@ class DefinitionChecker {
       }
     }
     error(at(i), "node " + std::to_string(i) + " has an unknown kind");
+  }
+
+  // A DIST of a reduction (nested, evaluated before the rest): over the same descriptor, so that
+  // it spreads each segment's result over that segment.
+  void nested_reduction(std::uint32_t i) {
+    const SuperOpNode& n = op_.nodes[i];
+    const SuperOpNode& r = arg(n, 0);
+    argument_type(i, 0, n.type);
+    if (r.arity != 2 || n.arity != 2) return;  // reported at the reduction
+    const SuperOpNode& own = op_.nodes[r.args[1]];
+    const SuperOpNode& spread = arg(n, 1);
+    if (is_segdes_operand(own) && is_segdes_operand(spread) && own.operand != spread.operand)
+      error(at(i), "a DIST of a reduction must be over the reduction's descriptor, " +
+                       operand_name(own.operand) + ", not " + operand_name(spread.operand));
   }
 
   void check_result(std::uint32_t i) {
@@ -224,6 +255,7 @@ class DefinitionChecker {
   std::span<const SourceLocation> where_;
   std::vector<Diagnostic>& errors_;
   std::size_t first_error_ = errors_.size();
+  std::vector<bool> dist_only_;
 };
 
 }  // namespace

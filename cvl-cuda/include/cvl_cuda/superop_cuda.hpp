@@ -66,8 +66,9 @@ namespace vcode {
 // "nesl_superop_<n>"
 std::string cuda_kernel_name(const SuperOp& op);
 
-// The args struct, value function, functor and kernel of one superoperator (no prelude).
-// Throws std::invalid_argument for a definition check_superop rejects.
+// The args struct, value function, functor and kernel of one superoperator (no prelude); of one
+// with nested reductions, those of each stage (vcode/superop_stages.hpp), kernel k named
+// nesl_superop_<n>_stage<k>. Throws std::invalid_argument for a definition check_superop rejects.
 std::string cuda_source(const SuperOp& op);
 
 // The prelude: scalar_semantics.hpp and the segment and fault helpers the kernels use.

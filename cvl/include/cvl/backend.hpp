@@ -42,6 +42,7 @@
 #include "vcode/op.hpp"
 #include "vcode/superop.hpp"
 #include "vcode/superop_analysis.hpp"
+#include "vcode/superop_stages.hpp"
 
 namespace cvl {
 
@@ -141,7 +142,10 @@ class HostMemory;
 class PreparedSuperOp {
  public:
   explicit PreparedSuperOp(const vcode::SuperOp& op, std::vector<std::uint32_t> outputs_ = {})
-      : definition(op), outputs(std::move(outputs_)), analysis(vcode::analyze(op, outputs)) {}
+      : definition(op),
+        outputs(std::move(outputs_)),
+        analysis(vcode::analyze(op, outputs)),
+        nested(vcode::has_nested_reduction(op)) {}
   virtual ~PreparedSuperOp() = default;
   PreparedSuperOp(const PreparedSuperOp&) = delete;
   PreparedSuperOp& operator=(const PreparedSuperOp&) = delete;
@@ -150,6 +154,9 @@ class PreparedSuperOp {
   // Nodes whose values are written out besides the root's (vcode::analyze), in that order.
   const std::vector<std::uint32_t> outputs;
   const vcode::SuperOpAnalysis analysis;
+  // The definition has nested reductions: the plan is a StagedSuperOp (cvl/staged_superop.hpp) or
+  // the backend's one-pass form of it.
+  const bool nested;
 };
 
 class Backend {

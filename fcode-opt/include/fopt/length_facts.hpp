@@ -34,6 +34,10 @@ class LengthFacts {
   // it cannot fail by a length mismatch.
   bool checks_hold(const Stmt& stmt) const;
 
+  // FUSED statements name these definitions (a module's, after fuse): learn and checks_hold then
+  // know their relations too; without, they know none.
+  void know_superops(const std::vector<vcode::SuperOp>& superops) { superops_ = &superops; }
+
  private:
   struct Entry {
     Node parent;
@@ -46,6 +50,7 @@ class LengthFacts {
     std::uint32_t old_rank;
   };
   std::vector<Undo> undo_;
+  const std::vector<vcode::SuperOp>* superops_ = nullptr;
 };
 
 }  // namespace fopt

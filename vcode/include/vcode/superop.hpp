@@ -15,6 +15,8 @@
 //                 | (INDEX <leaf> <leaf> $s)           start[seg(j)] + pos(j) * stride[seg(j)]
 //                 | (<scan op> <type> e $s)            root only: exclusive segmented scan of e
 //                 | (<reduce op> <type> e $s)          root only: one result per segment of $s
+//                 | (DIST <type> (<reduce op> <type> e $s) $s)   a nested reduction: each
+//                                                      segment's result at its elements
 //
 // where seg(j) is the segment holding element j of segment descriptor $s and pos(j) its position
 // inside that segment. Op and type spellings are those of ops.def; an op is written with a type
@@ -48,6 +50,13 @@
 // j is draw j of a generator stream saved when the RAND ran, reduced by its bound (int_value), as
 // the RAND would have drawn it. args[0] is the operand holding the saved stream (cvl-cpu's
 // layout), read whole, so its length is free.
+//
+// Nested reductions: a reduction may also be the value of a DIST over its own descriptor, as in
+// NESL's max_index, `(MIN_REDUCE INT (SELECT INT (= FLOAT (DIST FLOAT (MAX_REDUCE FLOAT $0 $1)
+// $1) $0) (INDEX (CONST INT 0) (CONST INT 1) $1) (DIST INT (CONST INT 2147483647) $1)) $1)`. Its
+// value is that of the reduction run first, alone, over the same operands; the rest then reads
+// the result as a DIST of an operand. A backend runs such a definition in those stages
+// (vcode/superop_stages.hpp), or in one pass where it knows the shape (superop_arg_reduce.hpp).
 //
 // Nodes: the parser makes one node per written occurrence, children before parents (a tree),
 // and refuses nesting deeper than 2000 (its recursion then stays within a default 8 MiB stack);

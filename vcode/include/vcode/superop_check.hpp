@@ -13,7 +13,8 @@ namespace vcode {
 
 // Checks one definition: known ops of the right family and arity, type keywords allowed by
 // ops.def, argument types, DIST/INDEX leaves (an operand or a constant) and descriptors (a
-// SEGDES operand), scans and reductions only at the root, every $k declared and used, children
+// SEGDES operand), scans and reductions only at the root (a reduction also as the value of a DIST
+// over its own descriptor), every $k declared and used, children
 // before parents, and a length source (an operand read elementwise, or a descriptor).
 // `node_where` gives each node's location (empty: the definition's location is used).
 // Appends one diagnostic per problem.
