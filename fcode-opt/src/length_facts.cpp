@@ -1,8 +1,7 @@
 #include "fopt/length_facts.hpp"
 
 #include "fopt/op_facts.hpp"
-
-#include <optional>
+#include "vcode/superop_analysis.hpp"
 
 namespace fopt {
 
@@ -46,27 +45,20 @@ template <class Holds, class Check>
 void fused_relations(const Stmt& s, const vcode::SuperOp& op, Holds&& unite, Check&& check) {
   using N = LengthFacts;
   const auto& a = s.args;
-  const std::vector<vcode::OperandUse> uses = vcode::operand_uses(op);
-  if (uses.size() != a.size() || s.results.size() != 1 || op.nodes.empty()) return;
-  std::optional<N::Node> domain;
-  for (std::size_t k = 0; k < a.size() && !domain; ++k)
-    if (uses[k].elementwise) domain = N::length(a[k]);
-  for (std::size_t k = 0; k < a.size() && !domain; ++k)
-    if (uses[k].segdes) domain = N::sum(a[k]);
-  if (!domain) return;
+  if (op.nodes.empty() || op.operands.size() != a.size() || s.results.size() != 1) return;
+  const vcode::SuperOpAnalysis analysis = vcode::analyze(op);
+  const VarId source = a[analysis.domain_operand];
+  const N::Node domain = analysis.domain_is_total ? N::sum(source) : N::length(source);
   for (std::size_t k = 0; k < a.size(); ++k) {
-    if (uses[k].elementwise) check(N::length(a[k]), *domain);
-    if (uses[k].segdes) check(N::sum(a[k]), *domain);
-    for (std::uint32_t d : uses[k].per_segment_of)
-      if (d < a.size()) check(N::length(a[k]), N::length(a[d]));
+    const vcode::OperandUse& use = analysis.operands[k];
+    if (use.elementwise) check(N::length(a[k]), domain);
+    if (use.segdes) check(N::sum(a[k]), domain);
+    for (std::uint32_t d : use.per_segment_of) check(N::length(a[k]), N::length(a[d]));
   }
-  const vcode::SuperOpNode& root = op.root();
-  if (root.kind == vcode::SuperOpNode::Kind::Reduce) {
-    const std::uint32_t d = op.nodes[root.args[1]].operand;
-    if (d < a.size()) unite(N::length(s.results[0]), N::length(a[d]));
-  } else {
-    unite(N::length(s.results[0]), *domain);
-  }
+  if (analysis.root_kind == vcode::RootKind::Reduce)
+    unite(N::length(s.results[0]), N::length(a[analysis.root_segdes]));
+  else
+    unite(N::length(s.results[0]), domain);
 }
 
 // Calls `holds(x, y)` for each relation `s` guarantees by construction and `check(x, y)` for each

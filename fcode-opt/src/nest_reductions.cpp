@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "fopt/entry_facts.hpp"
@@ -84,7 +85,7 @@ class Nester {
   // The extreme reductions whose lengths are known to agree where they run: they cannot fail.
   void find_safe(Block& block, LengthFacts& facts) {
     for (Stmt& s : block.stmts) {
-      if (is_extreme_reduction(s) && facts.checks_hold(s)) safe_[s.results[0]] = true;
+      if (is_extreme_reduction(s) && facts.checks_hold(s)) safe_.insert(s.results[0]);
       for (Block& b : s.branches) {
         const std::size_t mark = facts.mark();
         find_safe(b, facts);
@@ -155,7 +156,7 @@ class Nester {
 
   Module& module_;
   std::unordered_map<VarId, std::size_t> uses_;
-  std::unordered_map<VarId, bool> safe_;
+  std::unordered_set<VarId> safe_;  // reductions that cannot fail
 };
 
 }  // namespace
