@@ -62,12 +62,6 @@ const std::vector<std::string>& fused_definitions() {
         // DISTs of operands: the same at every element when the descriptor has one segment
         "SUPEROP 0 (FLOAT SEGDES FLOAT) (* FLOAT (SQRT (* FLOAT (DIST FLOAT (CONST FLOAT 2.0) $1) (DIST FLOAT $2 $1))) (+ FLOAT $0 (LOG (DIST FLOAT $2 $1))))",
         "SUPEROP 0 (SEGDES FLOAT) (MAX_REDUCE FLOAT (EXP (DIST FLOAT $1 $0)) $0)",
-        // nested reductions: max_index and min_index shapes (cvl-cpu's one pass; ties from the
-        // INT one), and others every backend runs in stages
-        "SUPEROP 0 (FLOAT SEGDES INT) (MIN_REDUCE INT (SELECT INT (= FLOAT (DIST FLOAT (MAX_REDUCE FLOAT $0 $1) $1) $0) (INDEX (CONST INT 0) (CONST INT 1) $1) (DIST INT $2 $1)) $1)",
-        "SUPEROP 0 (INT SEGDES INT) (MAX_REDUCE INT (SELECT INT (= INT (AND INT $0 (CONST INT 3)) (DIST INT (MIN_REDUCE INT (AND INT $0 (CONST INT 3)) $1) $1)) (INDEX $2 (CONST INT -3) $1) (CONST INT 7)) $1)",
-        "SUPEROP 0 (FLOAT SEGDES) (+_SCAN FLOAT (- FLOAT $0 (DIST FLOAT (MAX_REDUCE FLOAT $0 $1) $1)) $1)",
-        "SUPEROP 0 (FLOAT SEGDES) (+_REDUCE FLOAT (* FLOAT $0 (DIST FLOAT (+_REDUCE FLOAT (- FLOAT $0 (DIST FLOAT (MIN_REDUCE FLOAT $0 $1) $1)) $1) $1)) $1)",
     };
     // Every scan and reduction on each of its types, over a small expression of that type.
     const char* int_body = "(+ INT $0 (DIST INT $1 $2))";
@@ -83,6 +77,19 @@ const std::vector<std::string>& fused_definitions() {
         d.push_back(std::string("SUPEROP 0 (BOOL BOOL SEGDES) (") + op + "_" + kind + " BOOL " + bool_body + " $2)");
       }
     }
+    // Nested reductions: max_index and min_index shapes (cvl-cpu's one pass; ties from the INT
+    // one), and others every backend runs in stages. Last, so that the random operands of the
+    // definitions above stay those they were tested with.
+    d.push_back(
+        "SUPEROP 0 (FLOAT SEGDES INT) (MIN_REDUCE INT (SELECT INT (= FLOAT (DIST FLOAT (MAX_REDUCE FLOAT $0 $1) $1) $0) (INDEX (CONST INT 0) (CONST INT 1) $1) (DIST INT $2 $1)) $1)");
+    d.push_back(
+        "SUPEROP 0 (INT SEGDES INT) (MAX_REDUCE INT (SELECT INT (= INT (AND INT $0 (CONST INT 3)) (DIST INT (MIN_REDUCE INT (AND INT $0 (CONST INT 3)) $1) $1)) (INDEX $2 (CONST INT -3) $1) (CONST INT 7)) $1)");
+    d.push_back(
+        "SUPEROP 0 (SEGDES) (MIN_REDUCE INT (SELECT INT (= FLOAT (DIST FLOAT (MAX_REDUCE FLOAT (CONST FLOAT 1.5) $0) $0) (CONST FLOAT 1.5)) (INDEX (CONST INT 0) (CONST INT 1) $0) (CONST INT 9)) $0)");
+    d.push_back(
+        "SUPEROP 0 (FLOAT SEGDES) (+_SCAN FLOAT (- FLOAT $0 (DIST FLOAT (MAX_REDUCE FLOAT $0 $1) $1)) $1)");
+    d.push_back(
+        "SUPEROP 0 (FLOAT SEGDES) (+_REDUCE FLOAT (* FLOAT $0 (DIST FLOAT (+_REDUCE FLOAT (- FLOAT $0 (DIST FLOAT (MIN_REDUCE FLOAT $0 $1) $1)) $1) $1)) $1)");
     return d;
   }();
   return definitions;

@@ -5,6 +5,9 @@
 // of threads the stages run instead, each of them parallel.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
+#include <optional>
+#include <type_traits>
 
 #include "cvl/scalar_semantics.hpp"
 #include "cvl/staged_superop.hpp"
@@ -128,7 +131,8 @@ void fold_segments(const T* x, const ArgReducePlan& plan, std::span<FusedOperand
 std::unique_ptr<PreparedSuperOp> prepare_arg_reduce(const Context& ctx, Backend& backend,
                                                     const vcode::SuperOp& op) {
   const std::optional<vcode::ArgReduceShape> shape = vcode::arg_reduce_shape(op);
-  if (!shape) return nullptr;
+  // x must read an operand (a constant x has no length of its own): else the stages run.
+  if (!shape || vcode::subtree_definition(op, shape->values).inputs.empty()) return nullptr;
   return std::make_unique<ArgReducePlan>(ctx, backend, op, *shape);
 }
 
