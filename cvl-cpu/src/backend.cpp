@@ -150,10 +150,9 @@ class CpuBackend final : public Backend, private HostMemory {
   Vector fused(const PreparedSuperOp& op, std::span<FusedOperand> operands,
                const Length& domain) override {
     const cpu::MemoryScope charged(ctx_.memory);
-    if (op.nested) {
+    if (op.nested) {  // staged, or prepare's one-pass plan
       if (const StagedSuperOp* staged = as_staged(op)) return staged->run(*this, operands, domain);
-      if (std::optional<Vector> out = cpu::arg_reduce(ctx_, *this, op, operands, domain.get()))
-        return std::move(*out);
+      return cpu::arg_reduce(ctx_, *this, op, operands, domain.get());
     }
     if (ctx_.lazy) {
       if (std::optional<Vector> out = cpu::lazy_fused(ctx_, op, operands, domain.get()))

@@ -61,12 +61,12 @@ std::unique_ptr<PreparedSuperOp> prepare_fused(const Context& ctx, const vcode::
 Vector fused(const Context& ctx, const PreparedSuperOp& op, std::span<FusedOperand> operands,
              std::size_t domain);
 // NESL's max_index and min_index in one pass (arg_reduce.cpp): a plan for a definition of
-// vcode/superop_arg_reduce.hpp's shape (else null), and its evaluation (nullopt: `op` is not
-// such a plan). `backend` runs the stages instead when a team of threads would pay.
+// vcode/superop_arg_reduce.hpp's shape (else null), and its evaluation (`op` one of those plans).
+// `backend` runs the stages instead when a team of threads would pay.
 std::unique_ptr<PreparedSuperOp> prepare_arg_reduce(const Context& ctx, Backend& backend,
                                                     const vcode::SuperOp& op);
-std::optional<Vector> arg_reduce(const Context& ctx, Backend& backend, const PreparedSuperOp& op,
-                                 std::span<FusedOperand> operands, std::size_t domain);
+Vector arg_reduce(const Context& ctx, Backend& backend, const PreparedSuperOp& op,
+                  std::span<FusedOperand> operands, std::size_t domain);
 // An elementwise superoperator prepared with outputs, in one pass: the values of each output
 // node, in order, then the root's.
 std::vector<Vector> fused_outputs(const Context& ctx, const PreparedSuperOp& op,

@@ -8,10 +8,10 @@
 #include <memory>
 #include <optional>
 #include <type_traits>
+#include <utility>
 
 #include "cvl/scalar_semantics.hpp"
 #include "cvl/staged_superop.hpp"
-#include "families/combine.hpp"
 #include "families/families.hpp"
 #include "vcode/superop_arg_reduce.hpp"
 #include "vcode/superop_stages.hpp"
@@ -25,10 +25,10 @@ using NodeKind = vcode::SuperOpNode::Kind;
 class ArgReducePlan final : public PreparedSuperOp {
  public:
   ArgReducePlan(const Context& ctx, Backend& backend, const vcode::SuperOp& op,
-                const vcode::ArgReduceShape& shape_)
+                const vcode::ArgReduceShape& shape_, vcode::SuperOpStage values_)
       : PreparedSuperOp(op),
         shape(shape_),
-        values(vcode::subtree_definition(op, shape_.values)),
+        values(std::move(values_)),
         values_plan(values.op.root().kind == NodeKind::Operand ? nullptr
                                                                : prepare_fused(ctx, values.op)),
         staged(backend, op) {}
@@ -119,10 +119,12 @@ void fold_segments(const T* x, const ArgReducePlan& plan, std::span<FusedOperand
   const vcode::SuperOp& op = plan.definition;
   const vcode::SuperOpNode& index = op.nodes[plan.shape.index];
   const vcode::SuperOpNode& otherwise = op.nodes[plan.shape.otherwise];
-  const SegmentFolder<T, Extreme, Fold> folder{
-      x, segment_int(op, index.args[0], operands), segment_int(op, index.args[1], operands),
-      otherwise.kind == NodeKind::Dist ? segment_int(op, otherwise.args[0], operands)
-                                       : SegmentInt{nullptr, otherwise.int_value}};
+  // o is a DIST of a leaf or a constant: either way the leaf's value per segment.
+  const std::uint32_t o =
+      otherwise.kind == NodeKind::Dist ? otherwise.args[0] : plan.shape.otherwise;
+  const SegmentFolder<T, Extreme, Fold> folder{x, segment_int(op, index.args[0], operands),
+                                               segment_int(op, index.args[1], operands),
+                                               segment_int(op, o, operands)};
   for (std::size_t k = 0; k < sd.segments; ++k) out[k] = folder.fold(k, sd.start(k), sd.start(k + 1));
 }
 
@@ -131,16 +133,16 @@ void fold_segments(const T* x, const ArgReducePlan& plan, std::span<FusedOperand
 std::unique_ptr<PreparedSuperOp> prepare_arg_reduce(const Context& ctx, Backend& backend,
                                                     const vcode::SuperOp& op) {
   const std::optional<vcode::ArgReduceShape> shape = vcode::arg_reduce_shape(op);
+  if (!shape) return nullptr;
+  vcode::SuperOpStage values = vcode::subtree_definition(op, shape->values);
   // x must read an operand (a constant x has no length of its own): else the stages run.
-  if (!shape || vcode::subtree_definition(op, shape->values).inputs.empty()) return nullptr;
-  return std::make_unique<ArgReducePlan>(ctx, backend, op, *shape);
+  if (values.inputs.empty()) return nullptr;
+  return std::make_unique<ArgReducePlan>(ctx, backend, op, *shape, std::move(values));
 }
 
-std::optional<Vector> arg_reduce(const Context& ctx, Backend& backend,
-                                 const PreparedSuperOp& prepared,
-                                 std::span<FusedOperand> operands, std::size_t domain) {
-  const auto* plan = dynamic_cast<const ArgReducePlan*>(&prepared);
-  if (!plan) return std::nullopt;
+Vector arg_reduce(const Context& ctx, Backend& backend, const PreparedSuperOp& prepared,
+                  std::span<FusedOperand> operands, std::size_t domain) {
+  const auto* plan = static_cast<const ArgReducePlan*>(&prepared);
   if (ctx.par.team_for(domain, kMemoryBoundThreshold) > 1)
     return plan->staged.run(backend, operands, domain);
   // x: the operand itself, or its expression computed once.
