@@ -62,7 +62,7 @@ std::string compile_to_vcode(const Program& program, const CheckedProgram& check
       print_pass_time(*options.timings, pass, std::chrono::duration<double>(now - started).count());
     started = now;
   };
-  Library library = load_library(basis);
+  const Library& library = embedded_library(basis);
   mark("library");
   core::Program specialized = specialize(program, checked, library);
   verified("specialize", core::verify_program(specialized, false));

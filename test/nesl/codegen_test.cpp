@@ -35,8 +35,7 @@ const nesl::Basis& basis() {
 }
 
 const nesl::Library& library() {
-  static const nesl::Library loaded = nesl::load_library(basis());
-  return loaded;
+  return nesl::embedded_library(basis());
 }
 
 Compiled compile(const std::string& text) {

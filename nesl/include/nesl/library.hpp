@@ -1,6 +1,7 @@
 // The basis functions written in NESL (lib/basis.nesl, compiled in), parsed and type-checked once.
 #pragma once
 
+#include <memory>
 #include <string_view>
 
 #include "nesl/ast.hpp"
@@ -17,7 +18,12 @@ struct Library {
 // basis.nesl as embedded at build time.
 std::string_view embedded_library_text();
 
-// Parses and checks the embedded basis.nesl against the built-ins' signatures; throws CompileError.
-Library load_library(const Basis& basis);
+// Parses and checks a library against the built-ins' signatures: a function that basis.types
+// declares must have that type (callers are checked against the declaration). Throws
+// CompileError naming the function.
+Library check_library(const Basis& basis, std::shared_ptr<SourceFile> library);
+
+// The embedded basis.nesl checked against `basis`, once per process for each basis file.
+const Library& embedded_library(const Basis& basis);
 
 }  // namespace nesl

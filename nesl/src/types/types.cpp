@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "enclose.hpp"
+#include "syntax/enclose.hpp"
 
 namespace nesl {
 

@@ -1,6 +1,6 @@
 #include "nesl/printer.hpp"
 
-#include "enclose.hpp"
+#include "syntax/enclose.hpp"
 
 namespace nesl {
 namespace {

@@ -110,7 +110,7 @@ int tuple_width(const Expr& expr) {
 
 class Checker {
  public:
-  explicit Checker(const Basis& basis) : basis_(basis) {
+  Checker(const Basis& basis, CheckOptions options) : basis_(basis), options_(options) {
     // The basis's one named type: the classic's file descriptor record, stream(int).
     Type stream = make_function(make_base(BaseType::Int), make_datatype("stream", {}));
     datatypes_["stream"] = Datatype{stream};
@@ -499,6 +499,15 @@ class Checker {
 
   // --- top-level forms -----------------------------------------------------------------------
 
+  // The function's declared type: its own signature, or, for the library's functions, the one
+  // basis.types gives the name (which every caller is checked against).
+  const TypeSignature* declared_signature(const FunctionDefinition& function) const {
+    if (function.signature) return &*function.signature;
+    if (!options_.signatures_from_basis) return nullptr;
+    auto found = basis_.signatures.find(function.name);
+    return found == basis_.signatures.end() ? nullptr : &found->second;
+  }
+
   void check_function(const TopLevelForm& form, CheckedProgram& checked) {
     const FunctionDefinition& function = form.function;
     locals_.clear();
@@ -507,11 +516,12 @@ class Checker {
     Type type = make_function(argument, result);
     std::map<std::string, Type> declared_variables;
     std::map<std::string, TypeClass> declared_classes;
-    if (function.signature) {
-      Type declared = convert_signature(*function.signature, declared_variables);
-      declared_classes = context_classes(function.signature->context);
+    const TypeSignature* signature = declared_signature(function);
+    if (signature) {
+      Type declared = convert_signature(*signature, declared_variables);
+      declared_classes = context_classes(signature->context);
       if (resolve(declared)->kind != TypeNode::Kind::Function) {
-        throw CompileError(function.signature->type->where,
+        throw CompileError(signature->type->where,
                            "expected a function type for " + function.name + ", found " +
                                describe_type(declared));
       }
@@ -522,7 +532,7 @@ class Checker {
     bind_pattern(*function.arguments, argument, "parameters of " + function.name);
     Type body = infer(*function.body);
     expect(body, result, function.body->where,
-           function.signature ? "body of " + function.name + " (its declared result)"
+           signature ? "body of " + function.name + " (its declared result)"
                               : "body of " + function.name);
     // A declaration may not promise more than the body gives: each declared variable must stay a
     // distinct variable of its declared class.
@@ -532,7 +542,7 @@ class Checker {
       auto declared_class = declared_classes.count(name) ? declared_classes[name] : TypeClass::any_type();
       if (now->kind != TypeNode::Kind::Variable || !seen.insert(now.get()).second ||
           !(now->type_class == declared_class)) {
-        throw CompileError(function.signature->type->where,
+        throw CompileError(signature->type->where,
                            "declared type of " + function.name + ": expected the type variable " +
                                name + " in " + type_class_name(declared_class) + ", found " +
                                describe_type(now) + " from the body");
@@ -585,6 +595,7 @@ class Checker {
   }
 
   const Basis& basis_;
+  CheckOptions options_;
   std::map<std::string, Type> globals_;
   std::map<std::string, Type> basis_types_;
   std::map<std::string, Datatype> datatypes_;
@@ -594,8 +605,8 @@ class Checker {
 
 }  // namespace
 
-CheckedProgram check_program(const Program& program, const Basis& basis) {
-  return Checker(basis).run(program);
+CheckedProgram check_program(const Program& program, const Basis& basis, CheckOptions options) {
+  return Checker(basis, options).run(program);
 }
 
 std::string program_type(const CheckedProgram& checked) {

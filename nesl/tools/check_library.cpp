@@ -1,0 +1,26 @@
+// nesl_check_library: checks basis.nesl against basis.types, as the build does before it embeds
+// them: each library function that basis.types declares must have the declared type.
+// usage: nesl_check_library BASIS_TYPES BASIS_NESL
+#include <iostream>
+
+#include "nesl/basis.hpp"
+#include "nesl/diagnostics.hpp"
+#include "nesl/library.hpp"
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::cerr << "usage: nesl_check_library BASIS_TYPES BASIS_NESL\n";
+    return 2;
+  }
+  try {
+    const nesl::Basis basis = nesl::parse_basis(nesl::read_source_file(argv[1]));
+    nesl::check_library(basis, nesl::read_source_file(argv[2]));
+  } catch (const nesl::CompileError& error) {
+    std::cerr << nesl::format_diagnostic(error);
+    return 1;
+  } catch (const std::exception& error) {
+    std::cerr << "nesl_check_library: " << error.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
