@@ -1,7 +1,6 @@
 // The nesl program: runs a NESL file or an interactive session in this process, or compiles a
 // file and prints what the options ask for.
 #include <boost/program_options.hpp>
-#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -9,38 +8,16 @@
 #include "nesl/basis.hpp"
 #include "nesl/checker.hpp"
 #include "nesl/diagnostics.hpp"
+#include "nesl/eval_globals.hpp"
 #include "nesl/parser.hpp"
 #include "nesl/pipeline.hpp"
-#include "nesl/printer.hpp"
 #include "nesl/repl.hpp"
 #include "nesl/session.hpp"
+#include "vcode/printer.hpp"
 
 namespace po = boost::program_options;
 
 namespace {
-
-bool has_bindings(const nesl::Program& program) {
-  for (const nesl::TopLevelForm& form : program.forms) {
-    if (form.kind == nesl::TopLevelForm::Kind::Binding) return true;
-  }
-  return false;
-}
-
-// The last `set arg_check on|off;` among the forms, or `given` when there is none.
-bool file_argument_checks(const nesl::Program& program, bool given) {
-  for (const nesl::TopLevelForm& form : program.forms) {
-    // The lexer has folded the words' case already.
-    if (form.kind != nesl::TopLevelForm::Kind::Setting || form.setting.name != "arg_check") continue;
-    if (form.setting.value == "on" || form.setting.value == "off") given = form.setting.value == "on";
-  }
-  return given;
-}
-
-// Where the values the bindings print go when they run while compiling: nowhere.
-std::ostream& discarded_output() {
-  static std::ostream nowhere(nullptr);
-  return nowhere;
-}
 
 constexpr const char* usage =
     "usage: nesl [--backend NAME] [--threads N] [-O] [--arg-check on|off] [FILE.nesl]\n"
@@ -57,8 +34,8 @@ constexpr const char* usage =
     "  -o, --output OUT   with --vcode, the file the VCODE is written to\n"
     "  --source-map MAP   with --vcode, also write where each VCODE line came from in the\n"
     "                     source: lines `VCODE_LINE NESL_LINE NESL_COLUMN NESL_FILE`\n"
-    "  --dump-after PASS  print the program after PASS: parse, typecheck, specialize,\n"
-    "                     normalize, flatten or lower\n"
+    "  --dump-after PASS  print the program after PASS: parse, typecheck, eval-globals,\n"
+    "                     specialize, normalize, flatten, flat-opt or lower\n"
     "  --arg-check off    leave out the runtime argument checks (the classic's set arg_check off)\n"
     "  --basis FILE       read the built-ins' signatures from FILE instead of the embedded ones\n"
     "  --time-passes      with --vcode, print each pass's time on standard error\n"
@@ -119,8 +96,9 @@ int run(int argc, char** argv) {
   }
   // The built-ins' signatures: --basis FILE, else the ones compiled in.
   const auto load_basis = [&] {
-    return vm.count("basis") ? nesl::parse_basis(nesl::read_source_file(vm["basis"].as<std::string>()))
-                             : nesl::load_embedded_basis();
+    return std::make_shared<const nesl::Basis>(
+        vm.count("basis") ? nesl::parse_basis(nesl::read_source_file(vm["basis"].as<std::string>()))
+                          : nesl::load_embedded_basis());
   };
   try {
     if (modes == 0) {  // run the file, or a session
@@ -135,67 +113,26 @@ int run(int argc, char** argv) {
           nesl::parse_program(nesl::read_source_file(vm["file"].as<std::vector<std::string>>()[0]));
       return session.run(std::move(program)) ? 0 : 1;
     }
-    std::ostream* timings = vm.count("time-passes") ? &std::cerr : nullptr;
-    auto started = std::chrono::steady_clock::now();
-    // The time since the last mark, printed for `pass` with --time-passes.
-    const auto mark = [&](std::string_view pass) {
-      const auto now = std::chrono::steady_clock::now();
-      if (timings) nesl::print_pass_time(*timings, pass, std::chrono::duration<double>(now - started).count());
-      started = now;
+    const auto file = vm["file"].as<std::vector<std::string>>()[0];
+    const bool compiling = vm.count("vcode") || !dump_after.empty();
+    const std::shared_ptr<const nesl::Basis> basis = load_basis();
+    nesl::CompileOptions options;
+    options.argument_checks = arg_check == "on";
+    options.dump_after = dump_after;
+    options.dump = &std::cout;
+    options.timings = vm.count("time-passes") ? &std::cerr : nullptr;
+    // The classic's `dump vcode` writes a program after loading the file: each top-level binding
+    // ran then, once, and the program holds its value. So do they here, in this process.
+    options.evaluate_globals = [&](nesl::Program program) {
+      return nesl::evaluate_globals(std::move(program), basis, arg_check == "on", std::cerr);
     };
-    nesl::Program program =
-        nesl::parse_program(nesl::read_source_file(vm["file"].as<std::vector<std::string>>()[0]));
-    mark("parse");
-    if (dump_after == "parse") {
-      std::cout << nesl::print_program(program);
-      return 0;
-    }
-    nesl::Basis basis = load_basis();
-    mark("basis");
-    nesl::CheckedProgram checked = nesl::check_program(program, basis);
-    mark("typecheck");
-    if (dump_after == "typecheck") {
-      for (const nesl::FormType& form : checked.forms) std::cout << nesl::describe_form(form) << "\n";
-      return 0;
-    }
-    if (vm.count("vcode") || !dump_after.empty()) {
-      // The classic's `dump vcode` writes a program after loading the file: each top-level
-      // binding ran then, once, and the program holds its value. So do they here, in this
-      // process, and the program is compiled with the values written back as literals.
-      // A file's `set arg_check off;` holds for the program written, as at the classic's dump.
-      const bool argument_checks = file_argument_checks(program, arg_check == "on");
-      std::unique_ptr<nesl::Session> loader;
-      if (has_bindings(program)) {
-        nesl::SessionSettings settings;
-        settings.vm.threads = 1;
-        settings.argument_checks = arg_check == "on";
-        loader = std::make_unique<nesl::Session>(load_basis(), settings, discarded_output(), std::cerr);
-        std::vector<nesl::TopLevelForm> expressions;
-        nesl::Program definitions;
-        definitions.source = program.source;
-        definitions.loaded = std::move(program.loaded);  // the session keeps the files alive
-        for (nesl::TopLevelForm& form : program.forms) {
-          (form.kind == nesl::TopLevelForm::Kind::Expression ? expressions : definitions.forms)
-              .push_back(std::move(form));
-        }
-        if (!loader->run(std::move(definitions))) {
-          std::cerr << "nesl: error: a top-level binding failed when it ran (as in the classic, each "
-                       "binding runs when the file is loaded, before the program is written)\n";
-          return 1;
-        }
-        program = loader->release_loaded_program(std::move(expressions));
-        checked = nesl::check_program(program, basis);
-        mark("bindings");
-      }
-      nesl::CompileOptions options;
-      options.argument_checks = argument_checks;
-      options.dump_after = dump_after;
-      options.dump = &std::cout;
-      options.timings = timings;
-      nesl::SourceMap source_map;
-      if (vm.count("source-map")) options.source_map = &source_map;
-      std::string vcode = nesl::compile_to_vcode(program, checked, basis, options);
-      if (!dump_after.empty()) return 0;
+    nesl::SourceMap source_map;
+    if (vm.count("source-map")) options.source_map = &source_map;
+    const std::string last = !dump_after.empty() ? dump_after : compiling ? "lower" : "typecheck";
+    nesl::Compilation compiled = nesl::compile_until(last, nesl::read_source_file(file), *basis, options);
+    if (!dump_after.empty()) return 0;
+    if (vm.count("vcode")) {
+      const std::string vcode = vcode::print_program(compiled.vcode.program);
       if (vm.count("output")) {
         std::ofstream out(vm["output"].as<std::string>(), std::ios::binary);
         out << vcode;
@@ -216,6 +153,7 @@ int run(int argc, char** argv) {
       }
       return 0;
     }
+    const nesl::CheckedProgram& checked = compiled.checked;
     if (vm.count("type")) {
       std::cout << nesl::program_type(checked) << "\n";
     } else {

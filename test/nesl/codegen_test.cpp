@@ -1,6 +1,7 @@
 // Code generation: specialize, normalize, flatten and lower on small programs, and the verifier of
 // each IR on programs broken on purpose, so that a verifier that accepts everything fails here.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <string>
 
 #include "nesl/basis.hpp"
@@ -10,11 +11,14 @@
 #include "nesl/flat.hpp"
 #include "nesl/flatten.hpp"
 #include "nesl/library.hpp"
+#include "nesl/flat_opt.hpp"
 #include "nesl/lower.hpp"
+#include "nesl/pipeline.hpp"
 #include "nesl/normalize.hpp"
 #include "nesl/parser.hpp"
 #include "nesl/specialize.hpp"
 #include "vcode/parser.hpp"
+#include "vcode/printer.hpp"
 #include "vcode/verify.hpp"
 
 namespace {
@@ -45,7 +49,7 @@ Compiled compile(const std::string& text) {
   c.specialized = nesl::specialize(c.program, c.checked, library());
   c.normalized = nesl::normalize(c.specialized);
   c.flattened = nesl::flatten(c.normalized, {});
-  c.vcode = nesl::lower(c.flattened);
+  c.vcode = vcode::print_program(nesl::lower(nesl::optimize_flat(c.flattened)).program);
   return c;
 }
 
@@ -113,46 +117,93 @@ TEST_CASE("flatten gives a function called under apply-to-each a lifted twin", "
   }
 }
 
-TEST_CASE("the flat verifier finds a use before definition and arms of another kind", "[codegen]") {
-  nesl::flat::Program program;
+nesl::flat::Statement operation(vcode::Op op, std::optional<vcode::TypeKeyword> type, std::vector<int> inputs,
+                                std::vector<int> outputs) {
+  nesl::flat::Statement s;
+  s.kind = nesl::flat::Statement::Kind::Op;
+  s.op = op;
+  s.type = type;
+  s.inputs = std::move(inputs);
+  s.outputs = std::move(outputs);
+  return s;
+}
+
+nesl::flat::Statement constant(vcode::TypeKeyword type, std::int32_t value, int output) {
+  nesl::flat::Statement s;
+  s.kind = nesl::flat::Statement::Kind::Const;
+  s.constant.type = type;
+  if (type == vcode::TypeKeyword::Float) {
+    s.constant.floats = {static_cast<double>(value)};
+  } else {
+    s.constant.ints = {value};
+  }
+  s.outputs = {output};
+  return s;
+}
+
+// The problems of a one-function program with the given values and body.
+std::vector<std::string> problems_of(std::vector<nesl::flat::Leaf> leaves, nesl::flat::Block body,
+                                     std::vector<int> results) {
   nesl::flat::Function f;
   f.name = "MAIN_0";
-  f.leaves = {nesl::flat::Leaf::Int, nesl::flat::Leaf::Int};
-  nesl::flat::Statement add;
-  add.kind = nesl::flat::Statement::Kind::Op;
-  add.text = "+ INT";
-  add.inputs = {0, 0};
-  add.outputs = {1};
-  f.body = {add};
-  f.results = {1};
+  f.leaves = std::move(leaves);
+  f.body = std::move(body);
+  f.results = std::move(results);
+  nesl::flat::Program program;
   program.functions = {f};
-  CHECK_FALSE(nesl::flat::verify_program(program).empty());
+  return nesl::flat::verify_program(program);
+}
 
-  nesl::flat::Function g;
-  g.name = "MAIN_0";
-  g.leaves = {nesl::flat::Leaf::Bool, nesl::flat::Leaf::Int, nesl::flat::Leaf::Float, nesl::flat::Leaf::Int};
-  nesl::flat::Statement condition;
-  condition.kind = nesl::flat::Statement::Kind::Const;
-  condition.text = "BOOL T";
-  condition.outputs = {0};
+TEST_CASE("the flat verifier finds a use before definition and arms of another kind", "[codegen]") {
+  using nesl::flat::Leaf;
+  using vcode::Op;
+  using vcode::TypeKeyword;
+  CHECK_FALSE(problems_of({Leaf::Int, Leaf::Int}, {operation(Op::Add, TypeKeyword::Int, {0, 0}, {1})}, {1}).empty());
+
   nesl::flat::Statement choice;
   choice.kind = nesl::flat::Statement::Kind::If;
   choice.inputs = {0};
-  nesl::flat::Statement one, half;
-  one.kind = half.kind = nesl::flat::Statement::Kind::Const;
-  one.text = "INT 1";
-  one.outputs = {1};
-  half.text = "FLOAT 0.5";
-  half.outputs = {2};
-  choice.then_block = {one};
+  choice.then_block = {constant(TypeKeyword::Int, 1, 1)};
   choice.then_results = {1};
-  choice.else_block = {half};
+  choice.else_block = {constant(TypeKeyword::Float, 0, 2)};
   choice.else_results = {2};
   choice.outputs = {3};
-  g.body = {condition, choice};
-  g.results = {3};
-  program.functions = {g};
-  CHECK_FALSE(nesl::flat::verify_program(program).empty());
+  CHECK_FALSE(problems_of({Leaf::Bool, Leaf::Int, Leaf::Float, Leaf::Int},
+                          {constant(TypeKeyword::Bool, 1, 0), choice}, {3})
+                  .empty());
+}
+
+TEST_CASE("the flat verifier types each operation by ops.def", "[codegen]") {
+  using nesl::flat::Leaf;
+  using vcode::Op;
+  using vcode::TypeKeyword;
+  const std::vector<Leaf> ints = {Leaf::Int, Leaf::Int, Leaf::Int};
+  const nesl::flat::Block two = {constant(TypeKeyword::Int, 1, 0), constant(TypeKeyword::Int, 2, 1)};
+  auto with = [&](nesl::flat::Statement s) {
+    nesl::flat::Block body = two;
+    body.push_back(std::move(s));
+    return body;
+  };
+  // + INT of two INTs giving an INT is right; each change below is refused.
+  CHECK(problems_of(ints, with(operation(Op::Add, TypeKeyword::Int, {0, 1}, {2})), {2}).empty());
+  CHECK_FALSE(problems_of(ints, with(operation(Op::Add, TypeKeyword::Float, {0, 1}, {2})), {2}).empty());
+  CHECK_FALSE(problems_of(ints, with(operation(Op::Add, std::nullopt, {0, 1}, {2})), {2}).empty());
+  CHECK_FALSE(problems_of(ints, with(operation(Op::Add, TypeKeyword::Int, {0}, {2})), {2}).empty());
+  CHECK_FALSE(problems_of({Leaf::Int, Leaf::Int, Leaf::Bool},
+                          with(operation(Op::Add, TypeKeyword::Int, {0, 1}, {2})), {2})
+                  .empty());
+  // < gives a BOOL; INDEX takes no type keyword; MAKE_SEGDES gives a segdes.
+  CHECK(problems_of({Leaf::Int, Leaf::Int, Leaf::Bool}, with(operation(Op::Less, TypeKeyword::Int, {0, 1}, {2})), {2})
+            .empty());
+  CHECK_FALSE(problems_of({Leaf::Int, Leaf::Int, Leaf::Segdes, Leaf::Int},
+                          with(operation(Op::MakeSegdes, TypeKeyword::Int, {0}, {2})), {1})
+                  .empty());
+  CHECK(problems_of({Leaf::Int, Leaf::Int, Leaf::Segdes}, with(operation(Op::MakeSegdes, std::nullopt, {0}, {2})), {2})
+            .empty());
+  // Stack and control opcodes are lower's, not the flat IR's.
+  CHECK_FALSE(problems_of(ints, with(operation(Op::Copy, std::nullopt, {}, {})), {1}).empty());
+  // A constant's output has the constant's kind.
+  CHECK_FALSE(problems_of({Leaf::Float}, {constant(TypeKeyword::Int, 1, 0)}, {0}).empty());
 }
 
 TEST_CASE("lower writes VCODE the shared parser and verifier accept, entry function first", "[codegen]") {
@@ -271,34 +322,55 @@ TEST_CASE("name sorts base values and compares every pair of other values", "[co
   CHECK(count_named(c.specialized, "SORTED_NAME_") == 0);
 }
 
-TEST_CASE("lower leaves out constants and LENGTHS whose values nothing reads", "[codegen]") {
+TEST_CASE("flat-opt leaves out constants and LENGTHS whose values nothing reads", "[codegen]") {
   using nesl::flat::Leaf;
-  using nesl::flat::Statement;
-  auto statement = [](Statement::Kind kind, std::string text, std::vector<int> inputs, std::vector<int> outputs) {
-    Statement s;
-    s.kind = kind;
-    s.text = std::move(text);
-    s.inputs = std::move(inputs);
-    s.outputs = std::move(outputs);
-    return s;
-  };
+  using vcode::Op;
+  using vcode::TypeKeyword;
   nesl::flat::Function main;
   main.name = "MAIN_0";
   main.leaves = {Leaf::Int, Leaf::Segdes, Leaf::Int, Leaf::Int, Leaf::Int};
-  main.body = {statement(Statement::Kind::Const, "INT 3", {}, {0}),
-               statement(Statement::Kind::Op, "MAKE_SEGDES", {0}, {1}),
-               statement(Statement::Kind::Op, "LENGTHS", {1}, {2}),
-               statement(Statement::Kind::Const, "INT 5", {}, {3}),
-               statement(Statement::Kind::Const, "INT 7", {}, {4})};
+  main.body = {constant(TypeKeyword::Int, 3, 0), operation(Op::MakeSegdes, std::nullopt, {0}, {1}),
+               operation(Op::Lengths, std::nullopt, {1}, {2}), constant(TypeKeyword::Int, 5, 3),
+               constant(TypeKeyword::Int, 7, 4)};
   main.results = {4};
   nesl::flat::Program program;
   program.functions.push_back(main);
   REQUIRE(nesl::flat::verify_program(program).empty());
-  std::string vcode = nesl::lower(program);
+  const nesl::flat::Program optimized = nesl::optimize_flat(program);
+  REQUIRE(nesl::flat::verify_program(optimized).empty());
+  std::string vcode = vcode::print_program(nesl::lower(optimized).program);
   CHECK(vcode.find("LENGTHS") == std::string::npos);
   CHECK(vcode.find("CONST INT 5") == std::string::npos);
   CHECK(vcode.find("MAKE_SEGDES") != std::string::npos);
   CHECK(vcode.find("CONST INT 7") != std::string::npos);
   vcode::Program parsed = vcode::parse_program(vcode, "test.vcode");
   CHECK(vcode::verify_program(parsed).empty());
+}
+
+TEST_CASE("lower's program is the program its printed text parses to, lines included", "[codegen]") {
+  Compiled c = compile("function f(x) = if x > 2 then x / 0 else [x][0];\n{f(x) : x in [1, 2, 3]};\n\"a\nb\";\n");
+  const nesl::LoweredProgram lowered = nesl::lower(nesl::optimize_flat(c.flattened));
+  const vcode::Program parsed = vcode::parse_program(c.vcode, "test.vcode");
+  CHECK(parsed.same_code(lowered.program));
+  REQUIRE(parsed.code.size() == lowered.program.code.size());
+  for (std::size_t i = 0; i < parsed.code.size(); ++i) CHECK(parsed.code[i].where.line == lowered.program.code[i].where.line);
+  CHECK(lowered.lines.size() == static_cast<std::size_t>(std::count(c.vcode.begin(), c.vcode.end(), '\n')));
+}
+
+TEST_CASE("compile_until runs the passes in order and stops after the one named", "[codegen]") {
+  nesl::CompileOptions options;
+  const auto source = std::make_shared<nesl::SourceFile>("test.nesl", "function sq(x) = x * x;\n{sq(x) : x in [1, 2]};\n");
+  const nesl::Compilation typed = nesl::compile_until("typecheck", source, basis(), options);
+  CHECK(typed.checked.expressions.size() == 1);
+  CHECK(typed.core.functions.empty());
+  const nesl::Compilation flat = nesl::compile_until("flatten", source, basis(), options);
+  CHECK(has_flat_function(flat.flat, "LSQ_"));
+  CHECK(flat.vcode.program.code.empty());
+  const nesl::Compilation whole = nesl::compile_until("lower", source, basis(), options);
+  CHECK(vcode::verify_program(whole.vcode.program).empty());
+  CHECK_THROWS_AS(nesl::compile_until("no-such-pass", source, basis(), options), nesl::CompileError);
+  std::vector<std::string> names;
+  for (const nesl::PassInfo& pass : nesl::compiler_passes()) names.emplace_back(pass.name);
+  CHECK(names == std::vector<std::string>{"parse", "typecheck", "eval-globals", "specialize", "normalize", "flatten",
+                                          "flat-opt", "lower"});
 }

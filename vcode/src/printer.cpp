@@ -74,6 +74,13 @@ void print_program(std::ostream& out, const Program& program) {
   }
 }
 
+std::string constant_text(const Constant& constant) {
+  std::ostringstream out;
+  out << keyword_name(constant.type);
+  print_constant(out, constant);
+  return out.str();
+}
+
 std::string print_program(const Program& program) {
   std::ostringstream out;
   print_program(out, program);

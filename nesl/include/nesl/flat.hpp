@@ -1,17 +1,23 @@
-// The flat IR between flatten and lower: functions over vector leaves (segdes, INT, FLOAT, BOOL).
+// The flat IR between flatten and lower: functions over vector leaves (segdes, INT, FLOAT, BOOL),
+// whose operations are VCODE's own (vcode::Op, typed by ops.def).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "nesl/source.hpp"
+#include "vcode/op.hpp"
+#include "vcode/program.hpp"
 
 namespace nesl::flat {
 
 // A char is an INT vector of codes, so four kinds cover every leaf.
 enum class Leaf { Int, Float, Bool, Segdes };
 
-// VCODE's type keyword for a leaf kind.
+// VCODE's type keyword for a leaf kind, and the leaf a keyword's vectors are (CHAR: INT codes).
+vcode::TypeKeyword keyword_of(Leaf leaf);
+Leaf leaf_of(vcode::TypeKeyword keyword);
 const char* leaf_keyword(Leaf leaf);
 
 using Value = int;  // an index into its function's leaf table; each is assigned once
@@ -21,20 +27,25 @@ using Block = std::vector<Statement>;
 
 struct Statement {
   enum class Kind {
-    Op,     // opcode applied to inputs (deepest first) giving outputs
-    Const,  // constant: "INT 5", "FLOAT (1.5 2.0)", "BOOL T", "CHAR \"text\"", "INT ()"
+    Op,     // a VCODE operation on inputs (deepest first) giving outputs, as ops.def types it
+    Const,  // a constant, one output
     Call,   // callee on inputs giving outputs
     If,     // inputs[0] a BOOL scalar; each arm a block and the values it yields as outputs
-    Exit,   // ends the program (after an error message)
   };
   Kind kind = Kind::Op;
-  std::string text;  // Op: the opcode with its type; Const: the constant; Call: the callee
+  vcode::Op op = vcode::Op::Exit;           // Op
+  std::optional<vcode::TypeKeyword> type;   // Op: its type keyword, when the opcode takes one
+  vcode::Constant constant;                 // Const
+  std::string callee;                       // Call
   std::vector<Value> inputs;
   std::vector<Value> outputs;
   Block then_block, else_block;
   std::vector<Value> then_results, else_results;
   Location where;  // the source expression it computes part of, for runtime errors; may be nowhere
 };
+
+// What an operation gives, by ops.def's result letters: one leaf per result.
+std::vector<Leaf> result_leaves(vcode::Op op, std::optional<vcode::TypeKeyword> type);
 
 struct Function {
   std::string name;
@@ -51,8 +62,9 @@ struct Program {
 
 std::string print_program(const Program& program);
 
-// Problems, empty when each value is defined once before use, in scope, with the kinds the
-// structural operations need (an IF's condition BOOL, the arms' results matching the outputs).
+// Problems, empty when each value is defined once before use, in scope, each operation's
+// operands and results have the kinds ops.def gives its letters, and the structure holds (an
+// IF's condition BOOL, the arms' results matching the outputs, calls of defined functions).
 std::vector<std::string> verify_program(const Program& program);
 
 }  // namespace nesl::flat

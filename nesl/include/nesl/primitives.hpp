@@ -3,9 +3,12 @@
 
 #include <string_view>
 
+#include "vcode/op.hpp"
+
 namespace nesl {
 
-// How flatten implements a primitive; the opcode column is completed by the leaf's VCODE type.
+// How flatten implements a primitive (the rule of each kind is in flatten/); an opcode is
+// completed by the type keyword of its operands.
 enum class PrimitiveKind {
   Elementwise,     // one VCODE elementwise opcode over the arguments' leaves
   Complement,      // NOT of the elementwise opcode (nand, nor)
@@ -13,9 +16,9 @@ enum class PrimitiveKind {
   Negate,          // 0 - x in the argument's type
   Abs,             // x < 0 ? 0 - x : x
   Identity,        // a change of NESL type only (char_code, code_char)
-  CheckedDivide,   // `/`: a zero divisor anywhere is a runtime error, unless arg checks are off
+  CheckedDivide,   // `/`, rem: a zero divisor anywhere is the message, unless arg checks are off
   CheckedSqrt,     // sqrt: a negative argument anywhere is a runtime error, unless arg checks are off
-  Constant,        // a value with no argument (max_int, min_int, pi)
+  Constant,        // a value with no argument (max_int, min_int, pi, stdout)
   Reduce,          // the segmented reduction opcode over a flat sequence
   Count,           // the number of true flags
   Scan,            // the segmented exclusive scan opcode; the result keeps the segdes
@@ -34,8 +37,8 @@ enum class PrimitiveKind {
   Rand,            // rand(n): a random number below n, drawn once per element in order
   OneLike,         // one_like(x): 1 in x's type
   ZeroLike,        // zero_like(s): the value unset positions get, of s's element type
-  ArgCheck,        // a basis.nesl argument check: t stops the program with the opcode column's
-                   // message, unless argument checks are off; the result is the flag
+  ArgCheck,        // a basis.nesl argument check: t stops the program with the message, unless
+                   // argument checks are off; the result is the flag
   Timer,           // start_timer(x) starts the clock; stop_timer(x) reads it (time(e) uses both)
   Permute,         // permute(v, i)
   Append,          // a ++ b
@@ -46,16 +49,26 @@ enum class PrimitiveKind {
   WriteObject,     // write_object(v, stream): each leaf with FWRITE; (ok, error message)
   ReadObject,      // read_object(like, stream): each leaf of like's type with FREAD; (v, ok, message)
   Spawn,           // spawn(command, in, out, err): ((in, out, err), ok, error message)
-  OpenFile,        // open_*_file(name): FOPEN in the opcode column's mode; (stream, ok, message)
+  OpenFile,        // open_*_file(name): FOPEN in the file mode; (stream, ok, message)
   CloseFile,       // close_file(stream): (ok, message)
   ReadString,      // read_string(delimiters, limit, stream): ((text, what stopped it), ok, message)
 };
 
+// A constant primitive's value: an INT (an exact integer) or a FLOAT.
+struct PrimitiveConstant {
+  bool is_float = false;
+  double value = 0;
+};
+
 struct Primitive {
-  std::string_view name;   // the NESL name (operators as written: + == /= ...)
+  std::string_view name;       // the NESL name (operators as written: + == /= ...)
   PrimitiveKind kind;
-  int arity;               // the number of components of the argument tuple
-  std::string_view opcode; // VCODE opcode without its type, or the constant's text
+  int arity;                   // the number of components of the argument tuple
+  vcode::Op op = vcode::Op::Exit;  // Elementwise, Complement, CompareToZero, CheckedDivide,
+                                   // Reduce, Scan, Timer: the opcode
+  std::string_view message = {};   // CheckedDivide, ArgCheck: the runtime error's message
+  PrimitiveConstant constant = {};  // Constant
+  int file_mode = 0;           // OpenFile: FOPEN's mode (1 read, 2 write, 3 append)
 };
 
 // The primitive a basis name denotes, or null when the name is not a primitive.

@@ -30,7 +30,7 @@ struct SessionSettings {
 class Session {
  public:
   // Results and the classic's error lines go to `out`; compile errors to `errors`.
-  Session(Basis basis, SessionSettings settings, std::ostream& out, std::ostream& errors);
+  Session(std::shared_ptr<const Basis> basis, SessionSettings settings, std::ostream& out, std::ostream& errors);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -42,8 +42,8 @@ class Session {
 
   // The definitions so far and the variables bound so far, each as the literal of its value,
   // then `expressions`: what the classic's `dump vcode` writes after loading a file, whose
-  // bindings ran when they were loaded. Its forms point into sources this session keeps, and
-  // they leave the session, which has nothing defined after.
+  // bindings ran when they were loaded. Its forms point into the sources it holds (`loaded`),
+  // and they leave the session, which has nothing defined after.
   Program release_loaded_program(std::vector<TopLevelForm> expressions);
 
   // The classic's `set WHAT VALUE` (arg_check, optimize, threads, print_length, backend): an
@@ -69,7 +69,7 @@ class Session {
   bool interrupted() const;
   void flush();
 
-  Basis basis_;
+  std::shared_ptr<const Basis> basis_;  // shared, so that the library is checked once for it
   SessionSettings settings_;
   std::ostream& out_;
   std::ostream& errors_;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "vcode/program.hpp"
+
 namespace cvl {
 class Backend;
 }
@@ -37,10 +39,10 @@ struct VmOutcome {
   std::vector<int> stopped_at;
 };
 
-// Parses `vcode` (named `name` in messages), optimizes it with -O, and runs it on `backend`.
-// The program's own output goes where vinterp's does. Throws std::runtime_error when the text
-// does not load or -O fails (a fault of the compiler, not of the program).
-VmOutcome run_vcode(const std::string& vcode, const std::string& name, const VmSettings& settings,
+// Optimizes the compiled program with -O and runs it on `backend`; `name` names it in messages.
+// The program's own output goes where vinterp's does. Throws std::runtime_error when -O fails
+// (a fault of the compiler, not of the program).
+VmOutcome run_vcode(vcode::Program program, const std::string& name, const VmSettings& settings,
                     cvl::Backend& backend);
 
 }  // namespace nesl

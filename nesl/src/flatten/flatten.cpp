@@ -1,7 +1,8 @@
 #include "nesl/flatten.hpp"
 
 #include <algorithm>
-#include <cstdio>
+#include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <deque>
 #include <map>
@@ -15,6 +16,7 @@ namespace {
 
 using flat::Leaf;
 using flat::Value;
+using vcode::Op;
 using Leaves = std::vector<Value>;
 
 // --- value layout ------------------------------------------------------------------------------
@@ -69,49 +71,70 @@ std::vector<Type> components(const Type& type, int count) {
 
 Type element_type(const Type& sequence) { return resolve(sequence)->children[0]; }
 
-// A float literal as VCODE reads it: always with a point, and with round-trip digits.
-std::string float_text(const std::string& literal) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.17e", std::strtod(literal.c_str(), nullptr));
-  return buffer;
-}
+// --- constants ---------------------------------------------------------------------------------
 
-std::string constant_text(Leaf leaf, const std::string& literal) {
-  switch (leaf) {
-    case Leaf::Float: return "FLOAT " + float_text(literal);
-    case Leaf::Bool: return std::string("BOOL ") + literal;
-    default: return "INT " + literal;
+vcode::Constant scalar(Leaf leaf, double value) {
+  vcode::Constant c;
+  c.type = flat::keyword_of(leaf);
+  if (leaf == Leaf::Float) {
+    c.floats.push_back(value);
+  } else {
+    c.ints.push_back(static_cast<std::int32_t>(value));
   }
+  return c;
 }
 
-std::string zero_text(Leaf leaf) {
+vcode::Constant zero_of(Leaf leaf) { return scalar(leaf, 0); }
+
+// An empty vector of the leaf's kind: `INT ()`.
+vcode::Constant empty_vector(Leaf leaf) {
+  vcode::Constant c;
+  c.type = flat::keyword_of(leaf);
+  c.vector_form = true;
+  return c;
+}
+
+// A literal of the core language (ints and character codes in decimal, floats as written, T or
+// F) as a constant; an integer VCODE's 32-bit INT cannot hold is a located error.
+vcode::Constant literal(Leaf leaf, const std::string& text, const Location& where) {
+  vcode::Constant c;
+  c.type = flat::keyword_of(leaf);
   switch (leaf) {
-    case Leaf::Float: return "FLOAT 0.0";
-    case Leaf::Bool: return "BOOL F";
-    default: return "INT 0";
+    case Leaf::Float: c.floats.push_back(std::strtod(text.c_str(), nullptr)); break;
+    case Leaf::Bool: c.ints.push_back(text == "T"); break;
+    default: {
+      errno = 0;
+      const long long value = std::strtoll(text.c_str(), nullptr, 10);
+      if (errno == ERANGE || value < INT32_MIN || value > INT32_MAX) {
+        throw CompileError(where, "the integer " + text + " does not fit NESL's 32-bit int (" +
+                                      std::to_string(INT32_MIN) + " to " + std::to_string(INT32_MAX) + ")");
+      }
+      c.ints.push_back(static_cast<std::int32_t>(value));
+    }
   }
+  return c;
 }
 
-// Opcodes that take no type keyword, and what their result is.
-bool untyped_opcode(const std::string& opcode) {
-  static const std::set<std::string> untyped = {
-      "%",    "LSHIFT", "RSHIFT", "RAND", "FLOOR", "CEIL", "TRUNC", "ROUND", "LOG",    "SQRT", "EXP",
-      "SIN",  "COS",    "TAN",    "ASIN", "ACOS",  "ATAN", "SINH",  "COSH", "TANH", "I_TO_F", "I_TO_B",
-      "B_TO_I", "INDEX", "MAKE_SEGDES", "LENGTHS", "START_TIMER", "STOP_TIMER", "RAND"};
-  return untyped.count(opcode) > 0;
+// The operand whose type an opcode's type keyword names: its first G (SELECT's second).
+std::size_t typed_operand(Op opcode) {
+  const std::size_t at = vcode::info(opcode).args.find('G');
+  return at == std::string_view::npos ? 0 : at;
 }
 
-Leaf result_leaf(const std::string& opcode, Leaf operand) {
-  static const std::set<std::string> to_bool = {"<", "<=", ">", ">=", "=", "!=", "I_TO_B", "SRAND"};
-  static const std::set<std::string> to_int = {"%",    "LSHIFT", "RSHIFT", "RAND",  "FLOOR", "LENGTH",
-                                               "RANK_UP", "RANK_DOWN",
-                                               "CEIL", "TRUNC",  "ROUND",  "B_TO_I", "INDEX", "LENGTHS"};
-  static const std::set<std::string> to_float = {"LOG",  "SQRT", "EXP",  "SIN",  "COS",  "TAN",   "ASIN",
-                                                 "ACOS", "ATAN", "SINH", "COSH", "TANH", "I_TO_F"};
-  if (to_bool.count(opcode)) return Leaf::Bool;
-  if (to_int.count(opcode)) return Leaf::Int;
-  if (to_float.count(opcode)) return Leaf::Float;
-  return operand;
+// READ_LINE's one delimiter, as a vector: `INT (10)`.
+vcode::Constant newline_delimiter() {
+  vcode::Constant c = empty_vector(Leaf::Int);
+  c.ints.push_back('\n');
+  return c;
+}
+
+// A CHAR constant: the codes of the text, written as a string.
+vcode::Constant characters(const std::string& text) {
+  vcode::Constant c;
+  c.type = vcode::TypeKeyword::Char;
+  c.vector_form = true;
+  for (char ch : text) c.ints.push_back(static_cast<signed char>(ch));
+  return c;
 }
 
 // --- free variables ----------------------------------------------------------------------------
@@ -230,35 +253,41 @@ class Flattener {
     return static_cast<Value>(current_->leaves.size() - 1);
   }
 
-  Leaves op(const std::string& opcode, const Leaves& inputs, const std::vector<Leaf>& outputs) {
+  // An operation with the given type keyword (or none); its results are what ops.def gives.
+  Leaves typed_op(Op opcode, std::optional<vcode::TypeKeyword> type, const Leaves& inputs) {
     flat::Statement s;
     s.kind = flat::Statement::Kind::Op;
-    s.text = opcode;
+    s.op = opcode;
+    s.type = type;
     s.inputs = inputs;
-    for (Leaf leaf : outputs) s.outputs.push_back(fresh(leaf));
+    for (Leaf leaf : flat::result_leaves(opcode, type)) s.outputs.push_back(fresh(leaf));
     return emit(std::move(s)).outputs;
   }
 
-  Value op1(const std::string& opcode, const Leaves& inputs, Leaf output) { return op(opcode, inputs, {output})[0]; }
-
-  // An opcode with the type keyword of the given leaf when it takes one.
-  static std::string typed(const std::string& opcode, Leaf leaf) {
-    return untyped_opcode(opcode) ? opcode : opcode + " " + flat::leaf_keyword(leaf);
+  // An opcode that takes no type keyword.
+  Leaves op(Op opcode, const Leaves& inputs) { return typed_op(opcode, std::nullopt, inputs); }
+  // An opcode on the leaf's type: with its keyword when the opcode takes one.
+  Leaves op(Op opcode, Leaf leaf, const Leaves& inputs) {
+    const bool takes_type = vcode::info(opcode).syntax == vcode::Syntax::Type;
+    return typed_op(opcode, takes_type ? std::optional(flat::keyword_of(leaf)) : std::nullopt, inputs);
   }
+  Leaves op(Op opcode, vcode::TypeKeyword type, const Leaves& inputs) { return typed_op(opcode, type, inputs); }
+  Value op1(Op opcode, const Leaves& inputs) { return op(opcode, inputs)[0]; }
+  Value op1(Op opcode, Leaf leaf, const Leaves& inputs) { return op(opcode, leaf, inputs)[0]; }
 
-  Value constant(const std::string& text, Leaf leaf) {
+  Value constant(vcode::Constant value) {
     flat::Statement s;
     s.kind = flat::Statement::Kind::Const;
-    s.text = text;
-    s.outputs = {fresh(leaf)};
+    s.outputs = {fresh(flat::leaf_of(value.type))};
+    s.constant = std::move(value);
     return emit(std::move(s)).outputs[0];
   }
 
-  Value int_constant(long value) { return constant("INT " + std::to_string(value), Leaf::Int); }
+  Value int_constant(long value) { return constant(scalar(Leaf::Int, static_cast<double>(value))); }
 
-  Value make_segdes(Value lengths) { return op1("MAKE_SEGDES", {lengths}, Leaf::Segdes); }
+  Value make_segdes(Value lengths) { return op1(Op::MakeSegdes, {lengths}); }
 
-  Value lengths(Value segdes) { return op1("LENGTHS", {segdes}, Leaf::Int); }
+  Value lengths(Value segdes) { return op1(Op::Lengths, {segdes}); }
 
   Leaf leaf_of(Value v) const { return current_->leaves[v]; }
 
@@ -269,19 +298,21 @@ class Flattener {
   }
 
   // A scalar constant in every active instance.
-  Value everywhere(const std::string& text, Leaf leaf) {
-    Value scalar = constant(text, leaf);
+  Value everywhere(vcode::Constant value) {
+    const Leaf leaf = flat::leaf_of(value.type);
+    Value scalar = constant(std::move(value));
     if (context_ < 0) return scalar;
-    return op1(typed("DIST", leaf), {scalar, context_}, leaf);
+    return op1(Op::Dist, leaf, {scalar, context_});
   }
 
-  Value distribute(const std::string& text, Leaf leaf, Value over) {
-    return op1(typed("DIST", leaf), {constant(text, leaf), over}, leaf);
+  Value distribute(vcode::Constant value, Value over) {
+    const Leaf leaf = flat::leaf_of(value.type);
+    return op1(Op::Dist, leaf, {constant(std::move(value)), over});
   }
 
   // A one-segment segdes over the elements a segdes describes; over counts its segments.
   Value total_context(Value segdes, Value over) {
-    Value total = op1("+_REDUCE INT", {lengths(segdes), over}, Leaf::Int);
+    Value total = op1(Op::PlusReduce, Leaf::Int, {lengths(segdes), over});
     return make_segdes(total);
   }
 
@@ -293,7 +324,7 @@ class Flattener {
 
   // The same for flags over the elements that `over` (one segment) counts.
   void any_in(Value flags, Value over, const std::string& message) {
-    raise_if(op1("OR_REDUCE BOOL", {flags, over}, Leaf::Bool), message);
+    raise_if(op1(Op::OrReduce, Leaf::Bool, {flags, over}), message);
   }
 
   void raise_if(Value any, const std::string& message) {
@@ -302,7 +333,7 @@ class Flattener {
     s.inputs = {any};
     flat::Statement call;
     call.kind = flat::Statement::Kind::Call;
-    call.text = error_function(message);
+    call.callee = error_function(message);
     call.where = where_;  // the call a runtime error is reported at: the check's own place
     s.then_block.push_back(std::move(call));
     emit(std::move(s));
@@ -320,11 +351,9 @@ class Flattener {
     block_ = &function.body;
     where_ = {};  // shared by every check with this message: each call says where it was
     const std::string opening = options_.blank_line_before_errors ? "\n" : "";
-    Value text = constant("CHAR \"" + opening + "RUNTIME ERROR: " + message + "\n\"", Leaf::Int);
-    op("WRITE CHAR", {text}, {Leaf::Int, Leaf::Bool});
-    flat::Statement exit;
-    exit.kind = flat::Statement::Kind::Exit;
-    emit(exit);
+    Value text = constant(characters(opening + "RUNTIME ERROR: " + message + "\n"));
+    op(Op::Write, vcode::TypeKeyword::Char, {text});
+    op(Op::Exit, {});
     current_ = saved_function;
     block_ = saved_block;
     where_ = saved_where;
@@ -435,7 +464,7 @@ class Flattener {
     switch (e.kind) {
       case core::Kind::Constant: {
         Leaf leaf = base_leaf(resolve(e.type)->base);
-        return {everywhere(constant_text(leaf, e.text), leaf)};
+        return {everywhere(literal(leaf, e.text, e.where))};
       }
       case core::Kind::Variable: return lookup(e.name);
       case core::Kind::Pair: {
@@ -467,7 +496,7 @@ class Flattener {
       case core::Kind::Call: {
         flat::Statement s;
         s.kind = flat::Statement::Kind::Call;
-        s.text = request(e.name, context_ >= 0);
+        s.callee = request(e.name, context_ >= 0);
         s.inputs = expr(*c[0]);
         if (context_ >= 0) s.inputs.push_back(context_);
         for (Leaf leaf : leaves_of(e.type)) s.outputs.push_back(fresh(leaf));
@@ -526,21 +555,21 @@ class Flattener {
       Leaves b = expr(else_branch);
       Leaves result;
       for (std::size_t i = 0; i < a.size(); ++i) {
-        result.push_back(op1(typed("SELECT", kinds[i]), {flags, a[i], b[i]}, kinds[i]));
+        result.push_back(op1(Op::Select, kinds[i], {flags, a[i], b[i]}));
       }
       return result;
     }
     Value count = lengths(context_);
-    Value none = op1("= INT", {count, int_constant(0)}, Leaf::Bool);
+    Value none = op1(Op::Equal, Leaf::Int, {count, int_constant(0)});
     return choose(
         none, e.type, [&] { return empty_lifted(e.type); },
         [&] {
-          Value trues = op1("+_REDUCE INT", {op1("B_TO_I", {flags}, Leaf::Int), context_}, Leaf::Int);
-          Value all_true = op1("= INT", {trues, count}, Leaf::Bool);
+          Value trues = op1(Op::PlusReduce, Leaf::Int, {op1(Op::BoolToInt, {flags}), context_});
+          Value all_true = op1(Op::Equal, Leaf::Int, {trues, count});
           return choose(
               all_true, e.type, [&] { return branch_everywhere(then_branch); },
               [&] {
-                Value all_false = op1("= INT", {trues, int_constant(0)}, Leaf::Bool);
+                Value all_false = op1(Op::Equal, Leaf::Int, {trues, int_constant(0)});
                 return choose(
                     all_false, e.type, [&] { return branch_everywhere(else_branch); },
                     [&] { return mixed_if(e, flags, trues, count); });
@@ -561,18 +590,18 @@ class Flattener {
     if (std::find(kinds.begin(), kinds.end(), Leaf::Segdes) == kinds.end()) {
       if (is_simple(*e.children[2])) return updated_if(*e.children[1], *e.children[2], flags);
       if (is_simple(*e.children[1])) {
-        return updated_if(*e.children[2], *e.children[1], op1("NOT BOOL", {flags}, Leaf::Bool));
+        return updated_if(*e.children[2], *e.children[1], op1(Op::Not, Leaf::Bool, {flags}));
       }
     }
     Value outer = context_;
-    Value not_flags = op1("NOT BOOL", {flags}, Leaf::Bool);
-    Value falses = op1("- INT", {count, trues}, Leaf::Int);
-    Value positions = op1("INDEX", {int_constant(0), int_constant(1), outer}, Leaf::Int);
+    Value not_flags = op1(Op::Not, Leaf::Bool, {flags});
+    Value falses = op1(Op::Sub, Leaf::Int, {count, trues});
+    Value positions = op1(Op::Index, {int_constant(0), int_constant(1), outer});
     std::vector<Part> parts;
     for (auto [branch, branch_flags, branch_count] :
          {std::tuple{e.children[1].get(), flags, trues}, std::tuple{e.children[2].get(), not_flags, falses}}) {
       Value branch_context = make_segdes(branch_count);
-      Value branch_positions = op(typed("PACK", Leaf::Int), {positions, branch_flags, outer}, {Leaf::Int, Leaf::Segdes})[0];
+      Value branch_positions = op(Op::Pack, Leaf::Int, {positions, branch_flags, outer})[0];
       auto saved_env = env_;
       std::vector<Variable> packed;
       for (const std::string& name : free_variables(*branch)) {
@@ -599,8 +628,8 @@ class Flattener {
   Leaves updated_if(const core::Expr& changed, const core::Expr& kept, Value flags) {
     Value outer = context_;
     Leaves base = expr(kept);
-    Value positions = op1("INDEX", {int_constant(0), int_constant(1), outer}, Leaf::Int);
-    Leaves packed = op(typed("PACK", Leaf::Int), {positions, flags, outer}, {Leaf::Int, Leaf::Segdes});
+    Value positions = op1(Op::Index, {int_constant(0), int_constant(1), outer});
+    Leaves packed = op(Op::Pack, Leaf::Int, {positions, flags, outer});
     Value branch_positions = packed[0];
     Value branch_context = packed[1];
     auto saved_env = env_;
@@ -619,7 +648,7 @@ class Flattener {
     Leaves merged;
     for (std::size_t i = 0; i < result.size(); ++i) {
       Leaf leaf = leaf_of(base[i]);
-      merged.push_back(op1(typed("DPERMUTE", leaf), {result[i], branch_positions, base[i], branch_context, outer}, leaf));
+      merged.push_back(op1(Op::DPermute, leaf, {result[i], branch_positions, base[i], branch_context, outer}));
     }
     return merged;
   }
@@ -629,7 +658,7 @@ class Flattener {
     Type t = resolve(type);
     if (t->kind == TypeNode::Kind::Base) {
       Leaf leaf = leaf_of(leaves[0]);
-      return {op1(typed("BPERMUTE", leaf), {leaves[0], positions, context_, packed}, leaf)};
+      return {op1(Op::BPermute, leaf, {leaves[0], positions, context_, packed})};
     }
     if (t->kind == TypeNode::Kind::Pair) {
       std::size_t left = slots(t->children[0]);
@@ -648,7 +677,7 @@ class Flattener {
     Type t = resolve(element);
     if (t->kind == TypeNode::Kind::Base) {
       Leaf leaf = leaf_of(leaves[0]);
-      return {op1(typed("PERMUTE", leaf), {leaves[0], indices, segdes}, leaf)};
+      return {op1(Op::Permute, leaf, {leaves[0], indices, segdes})};
     }
     if (t->kind == TypeNode::Kind::Pair) {
       std::size_t left = slots(t->children[0]);
@@ -658,8 +687,8 @@ class Flattener {
       return result;
     }
     Value outer = context();
-    Value starts = op1("DIST INT", {op1("+_SCAN INT", {lengths(segdes), outer}, Leaf::Int), segdes}, Leaf::Int);
-    Value positions = op1("+ INT", {indices, starts}, Leaf::Int);
+    Value starts = op1(Op::Dist, Leaf::Int, {op1(Op::PlusScan, Leaf::Int, {lengths(segdes), outer}), segdes});
+    Value positions = op1(Op::Add, Leaf::Int, {indices, starts});
     Value inner = total_context(segdes, outer);
     return merge(element, {{leaves, positions, inner}}, inner, true);
   }
@@ -669,7 +698,7 @@ class Flattener {
     Type t = resolve(type);
     if (t->kind == TypeNode::Kind::Base) {
       Leaf leaf = leaf_of(leaves[0]);
-      return {op(typed("PACK", leaf), {leaves[0], flags, over}, {leaf, Leaf::Segdes})[0]};
+      return {op(Op::Pack, leaf, {leaves[0], flags, over})[0]};
     }
     if (t->kind == TypeNode::Kind::Pair) {
       std::size_t left = slots(t->children[0]);
@@ -679,9 +708,9 @@ class Flattener {
       return result;
     }
     Value segment_lengths = lengths(leaves[0]);
-    Value kept = op(typed("PACK", Leaf::Int), {segment_lengths, flags, over}, {Leaf::Int, Leaf::Segdes})[0];
+    Value kept = op(Op::Pack, Leaf::Int, {segment_lengths, flags, over})[0];
     Leaves result = {make_segdes(kept)};
-    Value inner_flags = op1(typed("DIST", Leaf::Bool), {flags, leaves[0]}, Leaf::Bool);
+    Value inner_flags = op1(Op::Dist, Leaf::Bool, {flags, leaves[0]});
     Value inner = total_context(leaves[0], over);
     Leaves rest = pack_value(t->children[0], slice(leaves, 1, leaves.size() - 1), inner_flags, inner);
     result.insert(result.end(), rest.begin(), rest.end());
@@ -696,10 +725,10 @@ class Flattener {
     one_to_one = one_to_one && parts.size() == 1;
     if (t->kind == TypeNode::Kind::Base) {
       Leaf leaf = base_leaf(t->base);
-      if (one_to_one) return {op1(typed("PERMUTE", leaf), {parts[0].leaves[0], parts[0].positions, over}, leaf)};
-      Value merged = distribute(zero_text(leaf), leaf, over);
+      if (one_to_one) return {op1(Op::Permute, leaf, {parts[0].leaves[0], parts[0].positions, over})};
+      Value merged = distribute(zero_of(leaf), over);
       for (const Part& part : parts) {
-        merged = op1(typed("DPERMUTE", leaf), {part.leaves[0], part.positions, merged, part.context, over}, leaf);
+        merged = op1(Op::DPermute, leaf, {part.leaves[0], part.positions, merged, part.context, over});
       }
       return {merged};
     }
@@ -719,13 +748,13 @@ class Flattener {
     for (const Part& part : parts) length_parts.push_back({{lengths(part.leaves[0])}, part.positions, part.context});
     Value merged_lengths = merge(make_base(BaseType::Int), length_parts, over, one_to_one)[0];
     Value segdes = make_segdes(merged_lengths);
-    Value starts = op1("+_SCAN INT", {merged_lengths, over}, Leaf::Int);
-    Value inner = make_segdes(op1("+_REDUCE INT", {merged_lengths, over}, Leaf::Int));
+    Value starts = op1(Op::PlusScan, Leaf::Int, {merged_lengths, over});
+    Value inner = make_segdes(op1(Op::PlusReduce, Leaf::Int, {merged_lengths, over}));
     std::vector<Part> inner_parts;
     for (const Part& part : parts) {
-      Value part_starts = op1("BPERMUTE INT", {starts, part.positions, over, part.context}, Leaf::Int);
-      Value ones = distribute("INT 1", Leaf::Int, part.context);
-      Value inner_positions = op1("INDEX", {part_starts, ones, part.leaves[0]}, Leaf::Int);
+      Value part_starts = op1(Op::BPermute, Leaf::Int, {starts, part.positions, over, part.context});
+      Value ones = distribute(scalar(Leaf::Int, 1), part.context);
+      Value inner_positions = op1(Op::Index, {part_starts, ones, part.leaves[0]});
       inner_parts.push_back({slice(part.leaves, 1, part.leaves.size() - 1), inner_positions,
                              total_context(part.leaves[0], part.context)});
     }
@@ -745,20 +774,20 @@ class Flattener {
     Value sequence_lengths = lengths(sequences);
     if (options_.argument_checks) {
       Value wanted_context = total_context(wanted, outer);
-      Value limit = op1("DIST INT", {sequence_lengths, wanted}, Leaf::Int);
-      Value below = op1("< INT", {indices, distribute("INT 0", Leaf::Int, wanted_context)}, Leaf::Bool);
-      Value above = op1(">= INT", {indices, limit}, Leaf::Bool);
-      any_in(op1("OR BOOL", {below, above}, Leaf::Bool), wanted_context, message);
+      Value limit = op1(Op::Dist, Leaf::Int, {sequence_lengths, wanted});
+      Value below = op1(Op::Less, Leaf::Int, {indices, distribute(zero_of(Leaf::Int), wanted_context)});
+      Value above = op1(Op::GreaterEq, Leaf::Int, {indices, limit});
+      any_in(op1(Op::Or, Leaf::Bool, {below, above}), wanted_context, message);
     }
-    Value starts = op1("DIST INT", {op1("+_SCAN INT", {sequence_lengths, outer}, Leaf::Int), wanted}, Leaf::Int);
-    return op1("+ INT", {indices, starts}, Leaf::Int);
+    Value starts = op1(Op::Dist, Leaf::Int, {op1(Op::PlusScan, Leaf::Int, {sequence_lengths, outer}), wanted});
+    return op1(Op::Add, Leaf::Int, {indices, starts});
   }
 
   Leaves gather(const Type& type, const Leaves& leaves, Value positions, Value source, Value destination) {
     Type t = resolve(type);
     if (t->kind == TypeNode::Kind::Base) {
       Leaf leaf = base_leaf(t->base);
-      return {op1(typed("BPERMUTE", leaf), {leaves[0], positions, source, destination}, leaf)};
+      return {op1(Op::BPermute, leaf, {leaves[0], positions, source, destination})};
     }
     if (t->kind == TypeNode::Kind::Pair) {
       std::size_t left = slots(t->children[0]);
@@ -768,12 +797,12 @@ class Flattener {
       return result;
     }
     Value source_lengths = lengths(leaves[0]);
-    Value new_lengths = op1("BPERMUTE INT", {source_lengths, positions, source, destination}, Leaf::Int);
+    Value new_lengths = op1(Op::BPermute, Leaf::Int, {source_lengths, positions, source, destination});
     Value segdes = make_segdes(new_lengths);
-    Value starts = op1("+_SCAN INT", {source_lengths, source}, Leaf::Int);
-    Value gathered_starts = op1("BPERMUTE INT", {starts, positions, source, destination}, Leaf::Int);
-    Value ones = distribute("INT 1", Leaf::Int, destination);
-    Value inner_positions = op1("INDEX", {gathered_starts, ones, segdes}, Leaf::Int);
+    Value starts = op1(Op::PlusScan, Leaf::Int, {source_lengths, source});
+    Value gathered_starts = op1(Op::BPermute, Leaf::Int, {starts, positions, source, destination});
+    Value ones = distribute(scalar(Leaf::Int, 1), destination);
+    Value inner_positions = op1(Op::Index, {gathered_starts, ones, segdes});
     Leaves result = {segdes};
     Leaves rest = gather(t->children[0], slice(leaves, 1, leaves.size() - 1), inner_positions,
                          total_context(leaves[0], source), total_context(segdes, destination));
@@ -786,7 +815,7 @@ class Flattener {
     Type t = resolve(type);
     if (t->kind == TypeNode::Kind::Base) {
       Leaf leaf = base_leaf(t->base);
-      return {op1(typed("DIST", leaf), {leaves[0], segdes}, leaf)};
+      return {op1(Op::Dist, leaf, {leaves[0], segdes})};
     }
     if (t->kind == TypeNode::Kind::Pair) {
       std::size_t left = slots(t->children[0]);
@@ -796,8 +825,8 @@ class Flattener {
       return result;
     }
     Value outer = context();
-    Value instance = op1("INDEX", {int_constant(0), int_constant(1), outer}, Leaf::Int);
-    Value owners = op1("DIST INT", {instance, segdes}, Leaf::Int);
+    Value instance = op1(Op::Index, {int_constant(0), int_constant(1), outer});
+    Value owners = op1(Op::Dist, Leaf::Int, {instance, segdes});
     return gather(type, leaves, owners, outer, inner);
   }
 
@@ -806,9 +835,9 @@ class Flattener {
     Leaves result;
     for (Leaf leaf : leaves_of(type)) {
       if (leaf == Leaf::Segdes) {
-        result.push_back(make_segdes(constant("INT ()", Leaf::Int)));
+        result.push_back(make_segdes(constant(empty_vector(Leaf::Int))));
       } else {
-        result.push_back(constant(std::string(flat::leaf_keyword(leaf)) + " ()", leaf));
+        result.push_back(constant(empty_vector(leaf)));
       }
     }
     return result;
@@ -820,7 +849,7 @@ class Flattener {
     Type t = resolve(type);
     if (t->kind == TypeNode::Kind::Base) {
       Leaf leaf = base_leaf(t->base);
-      return {everywhere(t->base == BaseType::Char ? "INT 32" : zero_text(leaf), leaf)};
+      return {everywhere(t->base == BaseType::Char ? scalar(Leaf::Int, 32) : zero_of(leaf))};
     }
     if (t->kind == TypeNode::Kind::Pair) {
       Leaves result = zero_value(t->children[0]);
@@ -832,7 +861,7 @@ class Flattener {
   }
 
   Leaves empty_sequence(const Type& type) {
-    Value segdes = make_segdes(everywhere("INT 0", Leaf::Int));
+    Value segdes = make_segdes(everywhere(zero_of(Leaf::Int)));
     Leaves result = {segdes};
     Leaves rest = empty_lifted(element_type(type));
     result.insert(result.end(), rest.begin(), rest.end());
@@ -846,7 +875,7 @@ class Flattener {
     Value segdes = sequences[0][0];
     Value first_lengths = lengths(segdes);
     for (std::size_t i = 1; i < sequences.size() && options_.argument_checks; ++i) {
-      Value mismatch = op1("!= INT", {first_lengths, lengths(sequences[i][0])}, Leaf::Bool);
+      Value mismatch = op1(Op::NotEqual, Leaf::Int, {first_lengths, lengths(sequences[i][0])});
       check(mismatch, "Length mismatch in an apply-to-each.");
     }
     Value inner = context_ < 0 ? segdes : total_context(segdes, outer);
@@ -885,31 +914,32 @@ class Flattener {
     for (const core::ExprPtr& child : e.children) all_constant = all_constant && child->kind == core::Kind::Constant;
     if (all_constant) {
       Leaf leaf = base_leaf(resolved->base);
-      std::string text;
+      vcode::Constant elements = empty_vector(leaf);
       for (const core::ExprPtr& child : e.children) {
-        text += (text.empty() ? "" : " ") +
-                (leaf == Leaf::Float ? float_text(child->text) : child->text);
+        const vcode::Constant element = literal(leaf, child->text, child->where);
+        elements.ints.insert(elements.ints.end(), element.ints.begin(), element.ints.end());
+        elements.floats.insert(elements.floats.end(), element.floats.begin(), element.floats.end());
       }
       Value segdes = make_segdes(int_constant(static_cast<long>(count)));
-      return {segdes, constant(std::string(flat::leaf_keyword(leaf)) + " (" + text + ")", leaf)};
+      return {segdes, constant(std::move(elements))};
     }
     std::vector<Leaves> elements;
     for (const core::ExprPtr& child : e.children) elements.push_back(expr(*child));
     // Instance j's element i goes to position j * count + i of the concatenation.
     Value outer = context();
     Value instances = lengths(outer);
-    Value segdes = make_segdes(op1("DIST INT", {int_constant(static_cast<long>(count)), outer}, Leaf::Int));
+    Value segdes = make_segdes(op1(Op::Dist, Leaf::Int, {int_constant(static_cast<long>(count)), outer}));
     // One element per instance: the concatenation is that element's lifted value as it is.
     if (count == 1) {
       Leaves result = {segdes};
       result.insert(result.end(), elements[0].begin(), elements[0].end());
       return result;
     }
-    Value total = make_segdes(op1("* INT", {instances, int_constant(static_cast<long>(count))}, Leaf::Int));
+    Value total = make_segdes(op1(Op::Mul, Leaf::Int, {instances, int_constant(static_cast<long>(count))}));
     std::vector<Part> parts;
     for (std::size_t i = 0; i < count; ++i) {
       Value positions =
-          op1("INDEX", {int_constant(static_cast<long>(i)), int_constant(static_cast<long>(count)), outer}, Leaf::Int);
+          op1(Op::Index, {int_constant(static_cast<long>(i)), int_constant(static_cast<long>(count)), outer});
       parts.push_back({elements[i], positions, outer});
     }
     Leaves result = {segdes};
@@ -932,70 +962,67 @@ class Flattener {
       args.push_back(slice(all, at, n));
       at += n;
     }
-    std::string opcode(p.opcode);
     auto first = [&] { return args[0][0]; };
     switch (p.kind) {
       case PrimitiveKind::Elementwise: {
         Leaves inputs;
         for (const Leaves& a : args) inputs.push_back(a[0]);
-        Leaf operand = leaf_of(inputs[opcode == "SELECT" ? 1 : 0]);
-        return {op1(typed(opcode, operand), inputs, result_leaf(opcode, operand))};
+        return {op1(p.op, leaf_of(inputs[typed_operand(p.op)]), inputs)};
       }
       case PrimitiveKind::Complement: {
         Leaf leaf = leaf_of(first());
-        Value both = op1(typed(opcode, leaf), {first(), args[1][0]}, leaf);
-        return {op1(typed("NOT", leaf), {both}, leaf)};
+        Value both = op1(p.op, leaf, {first(), args[1][0]});
+        return {op1(Op::Not, leaf, {both})};
       }
       case PrimitiveKind::CompareToZero: {
         Leaf leaf = leaf_of(first());
-        return {op1(typed(opcode, leaf), {first(), everywhere(zero_text(leaf), leaf)}, Leaf::Bool)};
+        return {op1(p.op, leaf, {first(), everywhere(zero_of(leaf))})};
       }
       case PrimitiveKind::Negate: {
         Leaf leaf = leaf_of(first());
-        return {op1(typed("-", leaf), {everywhere(zero_text(leaf), leaf), first()}, leaf)};
+        return {op1(Op::Sub, leaf, {everywhere(zero_of(leaf)), first()})};
       }
       case PrimitiveKind::Abs: {
         Leaf leaf = leaf_of(first());
-        Value zero = everywhere(zero_text(leaf), leaf);
-        Value negative = op1(typed("<", leaf), {first(), zero}, Leaf::Bool);
-        Value negated = op1(typed("-", leaf), {zero, first()}, leaf);
-        return {op1(typed("SELECT", leaf), {negative, negated, first()}, leaf)};
+        Value zero = everywhere(zero_of(leaf));
+        Value negative = op1(Op::Less, leaf, {first(), zero});
+        Value negated = op1(Op::Sub, leaf, {zero, first()});
+        return {op1(Op::Select, leaf, {negative, negated, first()})};
       }
       case PrimitiveKind::Identity: return args[0];
       case PrimitiveKind::CheckedDivide: {
         Leaf leaf = leaf_of(first());
         Value divisor = args[1][0];
         if (options_.argument_checks) {
-          Value zero = op1(typed("=", leaf), {divisor, everywhere(zero_text(leaf), leaf)}, Leaf::Bool);
-          check(zero, opcode == "%" ? "Divide by zero in function REM." : "Divide by zero.");
+          Value zero = op1(Op::Equal, leaf, {divisor, everywhere(zero_of(leaf))});
+          check(zero, std::string(p.message));
         }
-        return {op1(typed(opcode, leaf), {first(), divisor}, leaf)};
+        return {op1(p.op, leaf, {first(), divisor})};
       }
       case PrimitiveKind::CheckedSqrt: {
         if (options_.argument_checks) {
-          Value negative = op1("< FLOAT", {first(), everywhere("FLOAT 0.0", Leaf::Float)}, Leaf::Bool);
+          Value negative = op1(Op::Less, Leaf::Float, {first(), everywhere(zero_of(Leaf::Float))});
           check(negative, "Sqrt of negative number.");
         }
-        return {op1("SQRT", {first()}, Leaf::Float)};
+        return {op1(Op::Sqrt, {first()})};
       }
       case PrimitiveKind::Constant: {
-        Leaf leaf = opcode.starts_with("FLOAT") ? Leaf::Float : Leaf::Int;
-        return {everywhere(opcode, leaf)};
+        return {everywhere(scalar(p.constant.is_float ? Leaf::Float : Leaf::Int, p.constant.value))};
       }
       case PrimitiveKind::Reduce: {
         require_flat(types[0], e.name);
         Leaf leaf = leaf_of(args[0][1]);
-        return {op1(typed(opcode, leaf), {args[0][1], args[0][0]}, leaf)};
+        return {op1(p.op, leaf, {args[0][1], args[0][0]})};
       }
       case PrimitiveKind::Count: {
-        Value as_int = op1("B_TO_I", {args[0][1]}, Leaf::Int);
-        return {op1("+_REDUCE INT", {as_int, args[0][0]}, Leaf::Int)};
+        Value as_int = op1(Op::BoolToInt, {args[0][1]});
+        return {op1(Op::PlusReduce, Leaf::Int, {as_int, args[0][0]})};
       }
       case PrimitiveKind::Scan: {
         require_flat(types[0], e.name);
         Leaf leaf = leaf_of(args[0][1]);
         // RANK of FLOATs gives INT positions; the scans keep their operand's type.
-        return {args[0][0], op1(typed(opcode, leaf), {args[0][1], args[0][0]}, result_leaf(opcode, leaf))};
+        return {args[0][0], op1(p.op, leaf, {args[0][1], args[0][0]})};
       }
       case PrimitiveKind::Length: return {lengths(args[0][0])};
       case PrimitiveKind::Dist: {
@@ -1011,34 +1038,33 @@ class Flattener {
         Value outer = context();
         Value sizes = lengths(segdes);
         if (options_.argument_checks) {
-          Value below = op1("< INT", {index, everywhere("INT 0", Leaf::Int)}, Leaf::Bool);
-          Value above = op1(">= INT", {index, sizes}, Leaf::Bool);
-          check(op1("OR BOOL", {below, above}, Leaf::Bool), "Sequence reference (a[i]) out of bounds.");
+          Value below = op1(Op::Less, Leaf::Int, {index, everywhere(zero_of(Leaf::Int))});
+          Value above = op1(Op::GreaterEq, Leaf::Int, {index, sizes});
+          check(op1(Op::Or, Leaf::Bool, {below, above}), "Sequence reference (a[i]) out of bounds.");
         }
-        Value starts = op1("+_SCAN INT", {sizes, outer}, Leaf::Int);
-        Value positions = op1("+ INT", {starts, index}, Leaf::Int);
+        Value starts = op1(Op::PlusScan, Leaf::Int, {sizes, outer});
+        Value positions = op1(Op::Add, Leaf::Int, {starts, index});
         return gather(element_type(types[0]), slice(args[0], 1, args[0].size() - 1), positions,
                       total_context(segdes, outer), outer);
       }
       case PrimitiveKind::Range: {
         Value start = args[0][0], end = args[1][0], stride = args[2][0];
         if (options_.argument_checks) {
-          Value backwards = op1("< INT", {end, start}, Leaf::Bool);
-          Value not_positive = op1("<= INT", {stride, everywhere("INT 0", Leaf::Int)}, Leaf::Bool);
-          check(op1("OR BOOL", {backwards, not_positive}, Leaf::Bool),
+          Value backwards = op1(Op::Less, Leaf::Int, {end, start});
+          Value not_positive = op1(Op::LessEq, Leaf::Int, {stride, everywhere(zero_of(Leaf::Int))});
+          check(op1(Op::Or, Leaf::Bool, {backwards, not_positive}),
                 "In [s:e:l], e must be >= to s, and l must be positive.");
         }
-        Value span = op1("- INT", {op1("+ INT", {op1("- INT", {end, start}, Leaf::Int), stride}, Leaf::Int),
-                                   everywhere("INT 1", Leaf::Int)},
-                         Leaf::Int);
-        Value count = op1("/ INT", {span, stride}, Leaf::Int);
+        Value span = op1(Op::Sub, Leaf::Int, {op1(Op::Add, Leaf::Int, {op1(Op::Sub, Leaf::Int, {end, start}), stride}),
+                                   everywhere(scalar(Leaf::Int, 1))});
+        Value count = op1(Op::Div, Leaf::Int, {span, stride});
         Value segdes = make_segdes(count);
-        return {segdes, op1("INDEX", {start, stride, segdes}, Leaf::Int)};
+        return {segdes, op1(Op::Index, {start, stride, segdes})};
       }
       case PrimitiveKind::Pack: {
         Value segdes = args[0][0];
         Value flags = args[1][1];
-        Value kept = op(typed("PACK", Leaf::Bool), {flags, flags, segdes}, {Leaf::Bool, Leaf::Segdes})[1];
+        Value kept = op(Op::Pack, Leaf::Bool, {flags, flags, segdes})[1];
         Leaves result = {kept};
         Leaves rest = pack_value(element_type(types[0]), slice(args[0], 1, args[0].size() - 1), flags,
                                  total_context(segdes, context()));
@@ -1070,8 +1096,7 @@ class Flattener {
         Leaves result = {target};
         for (std::size_t j = 1; j < args[0].size(); ++j) {
           Leaf leaf = leaf_of(args[0][j]);
-          result.push_back(op1(typed("DPERMUTE", leaf),
-                               {args[1][j + 1], positions, args[0][j], pairs_context, target_context}, leaf));
+          result.push_back(op1(Op::DPermute, leaf, {args[1][j + 1], positions, args[0][j], pairs_context, target_context}));
         }
         return result;
       }
@@ -1083,14 +1108,14 @@ class Flattener {
         Value target = args[3][0];
         Value flags = args[2][1];
         if (p.kind == PrimitiveKind::FlagPermute) {
-          return {target, op1(typed("FPERMUTE", leaf), {args[0][1], args[1][1], flags, source, target}, leaf)};
+          return {target, op1(Op::FPermute, leaf, {args[0][1], args[1][1], flags, source, target})};
         }
-        Leaves values = op(typed("PACK", leaf), {args[0][1], flags, source}, {leaf, Leaf::Segdes});
-        Value indices = op(typed("PACK", Leaf::Int), {args[1][1], flags, source}, {Leaf::Int, Leaf::Segdes})[0];
-        return {target, op1(typed("DPERMUTE", leaf), {values[0], indices, args[3][1], values[1], target}, leaf)};
+        Leaves values = op(Op::Pack, leaf, {args[0][1], flags, source});
+        Value indices = op(Op::Pack, Leaf::Int, {args[1][1], flags, source})[0];
+        return {target, op1(Op::DPermute, leaf, {values[0], indices, args[3][1], values[1], target})};
       }
       case PrimitiveKind::Flatten: {
-        Value totals = op1("+_REDUCE INT", {lengths(args[0][1]), args[0][0]}, Leaf::Int);
+        Value totals = op1(Op::PlusReduce, Leaf::Int, {lengths(args[0][1]), args[0][0]});
         Leaves result = {make_segdes(totals)};
         Leaves rest = slice(args[0], 2, args[0].size() - 2);
         result.insert(result.end(), rest.begin(), rest.end());
@@ -1101,8 +1126,8 @@ class Flattener {
         Value wanted = args[1][0];
         Value sizes = args[1][1];
         if (options_.argument_checks) {
-          Value sums = op1("+_REDUCE INT", {sizes, wanted}, Leaf::Int);
-          Value mismatch = op1("!= INT", {sums, lengths(args[0][0])}, Leaf::Bool);
+          Value sums = op1(Op::PlusReduce, Leaf::Int, {sizes, wanted});
+          Value mismatch = op1(Op::NotEqual, Leaf::Int, {sums, lengths(args[0][0])});
           check(mismatch, "Length mismatch in function PARTITION.");
         }
         (void)outer;
@@ -1116,30 +1141,30 @@ class Flattener {
         Leaves result = {args[0][0]};
         for (std::size_t j = 1; j < args[0].size(); ++j) {
           Leaf leaf = leaf_of(args[0][j]);
-          result.push_back(op1(typed("REPLACE", leaf), {args[0][j], args[2][0], args[1][j - 1], args[0][0]}, leaf));
+          result.push_back(op1(Op::Replace, leaf, {args[0][j], args[2][0], args[1][j - 1], args[0][0]}));
         }
         return result;
       }
       case PrimitiveKind::Rand: {
         Leaf leaf = leaf_of(first());
         if (options_.argument_checks) {
-          Value bad = op1(typed("<=", leaf), {first(), everywhere(zero_text(leaf), leaf)}, Leaf::Bool);
+          Value bad = op1(Op::LessEq, leaf, {first(), everywhere(zero_of(leaf))});
           check(bad, "Rand only works with positive numbers.");
         }
-        if (leaf == Leaf::Int) return {op1("RAND", {first()}, Leaf::Int)};
+        if (leaf == Leaf::Int) return {op1(Op::Rand, {first()})};
         // A float draw scales an int draw below 2^30, as the classic does.
-        Value scale = everywhere("INT 1073741824", Leaf::Int);
-        Value draw = op1("I_TO_F", {op1("RAND", {scale}, Leaf::Int)}, Leaf::Float);
-        Value fraction = op1("/ FLOAT", {draw, op1("I_TO_F", {scale}, Leaf::Float)}, Leaf::Float);
-        return {op1("* FLOAT", {first(), fraction}, Leaf::Float)};
+        Value scale = everywhere(scalar(Leaf::Int, 1073741824));
+        Value draw = op1(Op::IntToFloat, {op1(Op::Rand, {scale})});
+        Value fraction = op1(Op::Div, Leaf::Float, {draw, op1(Op::IntToFloat, {scale})});
+        return {op1(Op::Mul, Leaf::Float, {first(), fraction})};
       }
       case PrimitiveKind::OneLike: {
         Leaf leaf = leaf_of(first());
-        return {everywhere(leaf == Leaf::Float ? "FLOAT 1.0" : "INT 1", leaf)};
+        return {everywhere(scalar(leaf, 1))};
       }
       case PrimitiveKind::ZeroLike: return zero_value(element_type(types[0]));
       case PrimitiveKind::ArgCheck: {
-        if (options_.argument_checks) check(first(), opcode);
+        if (options_.argument_checks) check(first(), std::string(p.message));
         return {first()};
       }
       case PrimitiveKind::Permute: {
@@ -1150,25 +1175,25 @@ class Flattener {
         return result;
       }
       case PrimitiveKind::Timer: {
-        if (opcode == "START_TIMER") {
-          op("START_TIMER", {}, {});
-          return {everywhere("INT 0", Leaf::Int)};
+        if (p.op == Op::StartTimer) {
+          op(Op::StartTimer, {});
+          return {everywhere(zero_of(Leaf::Int))};
         }
-        return {op1("STOP_TIMER", {}, Leaf::Float)};
+        return {op1(Op::StopTimer, {})};
       }
       case PrimitiveKind::Append: {
         Value outer = context();
         Value left_lengths = lengths(args[0][0]);
         Value right_lengths = lengths(args[1][0]);
-        Value sizes = op1("+ INT", {left_lengths, right_lengths}, Leaf::Int);
+        Value sizes = op1(Op::Add, Leaf::Int, {left_lengths, right_lengths});
         Value segdes = make_segdes(sizes);
-        Value starts = op1("+_SCAN INT", {sizes, outer}, Leaf::Int);
-        Value right_starts = op1("+ INT", {starts, left_lengths}, Leaf::Int);
-        Value ones = everywhere("INT 1", Leaf::Int);
+        Value starts = op1(Op::PlusScan, Leaf::Int, {sizes, outer});
+        Value right_starts = op1(Op::Add, Leaf::Int, {starts, left_lengths});
+        Value ones = everywhere(scalar(Leaf::Int, 1));
         std::vector<Part> parts = {
-            {slice(args[0], 1, args[0].size() - 1), op1("INDEX", {starts, ones, args[0][0]}, Leaf::Int),
+            {slice(args[0], 1, args[0].size() - 1), op1(Op::Index, {starts, ones, args[0][0]}),
              total_context(args[0][0], outer)},
-            {slice(args[1], 1, args[1].size() - 1), op1("INDEX", {right_starts, ones, args[1][0]}, Leaf::Int),
+            {slice(args[1], 1, args[1].size() - 1), op1(Op::Index, {right_starts, ones, args[1][0]}),
              total_context(args[1][0], outer)}};
         Leaves result = {segdes};
         Leaves rest = merge(element_type(types[0]), parts, total_context(segdes, outer));
@@ -1176,18 +1201,18 @@ class Flattener {
         return result;
       }
       case PrimitiveKind::Print: {
-        op("WRITE CHAR", {args[0][1]}, {Leaf::Int, Leaf::Bool});
-        return {everywhere("BOOL T", Leaf::Bool)};
+        op(Op::Write, vcode::TypeKeyword::Char, {args[0][1]});
+        return {everywhere(scalar(Leaf::Bool, 1))};
       }
       case PrimitiveKind::WriteString: {
-        Leaves status = op("FWRITE CHAR", {args[0][1], args[1][0]}, {Leaf::Int, Leaf::Bool});
+        Leaves status = op(Op::FWrite, vcode::TypeKeyword::Char, {args[0][1], args[1][0]});
         return {status[1], sized(status[0]), status[0]};
       }
       case PrimitiveKind::ReadLine: {
-        Value delimiters = constant("INT (10)", Leaf::Int);
-        Value no_limit = constant("INT -1", Leaf::Int);
-        Leaves read = op("FREAD_CHAR", {delimiters, no_limit, first()}, {Leaf::Int, Leaf::Int, Leaf::Int, Leaf::Bool});
-        Value at_end = op1("= INT", {read[1], constant("INT -1", Leaf::Int)}, Leaf::Bool);
+        Value delimiters = constant(newline_delimiter());
+        Value no_limit = constant(scalar(Leaf::Int, -1));
+        Leaves read = op(Op::FReadChar, {delimiters, no_limit, first()});
+        Value at_end = op1(Op::Equal, Leaf::Int, {read[1], constant(scalar(Leaf::Int, -1))});
         return {sized(read[0]), read[0], at_end, read[3], sized(read[2]), read[2]};
       }
       case PrimitiveKind::WriteObject: {
@@ -1202,34 +1227,30 @@ class Flattener {
         return result;
       }
       case PrimitiveKind::Spawn: {
-        Leaves started = op("SPAWN", {args[0][1], args[1][0], args[2][0], args[3][0]},
-                            {Leaf::Int, Leaf::Int, Leaf::Int, Leaf::Int, Leaf::Bool});
+        Leaves started = op(Op::Spawn, {args[0][1], args[1][0], args[2][0], args[3][0]});
         return {started[2], started[1], started[0], started[4], sized(started[3]), started[3]};
       }
       case PrimitiveKind::OpenFile: {
-        Value mode = int_constant(std::stol(opcode));
-        Leaves opened = op("FOPEN", {args[0][1], mode}, {Leaf::Int, Leaf::Int, Leaf::Bool});
+        Value mode = int_constant(p.file_mode);
+        Leaves opened = op(Op::FOpen, {args[0][1], mode});
         return {opened[0], opened[2], sized(opened[1]), opened[1]};
       }
       case PrimitiveKind::CloseFile: {
-        Leaves closed = op("FCLOSE", {first()}, {Leaf::Int, Leaf::Bool});
+        Leaves closed = op(Op::FClose, {first()});
         return {closed[1], sized(closed[0]), closed[0]};
       }
       case PrimitiveKind::ReadString: {
-        Leaves read = op("FREAD_CHAR", {args[0][1], args[1][0], args[2][0]},
-                         {Leaf::Int, Leaf::Int, Leaf::Int, Leaf::Bool});
+        Leaves read = op(Op::FReadChar, {args[0][1], args[1][0], args[2][0]});
         return {sized(read[0]), read[0], read[1], read[3], sized(read[2]), read[2]};
       }
       case PrimitiveKind::UserError: {
-        Value prefix = constant("CHAR \"ERROR: \"", Leaf::Int);
-        op("WRITE CHAR", {prefix}, {Leaf::Int, Leaf::Bool});
-        op("WRITE CHAR", {args[0][1]}, {Leaf::Int, Leaf::Bool});
-        Value newline = constant("CHAR \"\n\"", Leaf::Int);
-        op("WRITE CHAR", {newline}, {Leaf::Int, Leaf::Bool});
-        flat::Statement exit;
-        exit.kind = flat::Statement::Kind::Exit;
-        emit(exit);
-        return {everywhere("BOOL F", Leaf::Bool)};
+        Value prefix = constant(characters("ERROR: "));
+        op(Op::Write, vcode::TypeKeyword::Char, {prefix});
+        op(Op::Write, vcode::TypeKeyword::Char, {args[0][1]});
+        Value newline = constant(characters("\n"));
+        op(Op::Write, vcode::TypeKeyword::Char, {newline});
+        op(Op::Exit, {});
+        return {everywhere(zero_of(Leaf::Bool))};
       }
     }
     throw CompileError({}, "internal error: unknown primitive " + e.name);
@@ -1239,9 +1260,8 @@ class Flattener {
   std::pair<Value, Value> write_leaves(const Leaves& leaves, Value stream) {
     Value ok = -1, message = -1;
     for (Value leaf : leaves) {
-      Leaves status = op(std::string("FWRITE ") + flat::leaf_keyword(leaf_of(leaf)), {leaf, stream},
-                         {Leaf::Int, Leaf::Bool});
-      ok = ok < 0 ? status[1] : op1("AND BOOL", {ok, status[1]}, Leaf::Bool);
+      Leaves status = op(Op::FWrite, leaf_of(leaf), {leaf, stream});
+      ok = ok < 0 ? status[1] : op1(Op::And, Leaf::Bool, {ok, status[1]});
       message = status[0];
     }
     return {ok, message};
@@ -1253,9 +1273,9 @@ class Flattener {
     Value ok = -1, message = -1;
     for (Value leaf : like) {
       Leaf kind = leaf_of(leaf);
-      Leaves read = op(std::string("FREAD ") + flat::leaf_keyword(kind), {stream}, {kind, Leaf::Int, Leaf::Bool});
+      Leaves read = op(Op::FRead, kind, {stream});
       result.push_back(read[0]);
-      ok = ok < 0 ? read[2] : op1("AND BOOL", {ok, read[2]}, Leaf::Bool);
+      ok = ok < 0 ? read[2] : op1(Op::And, Leaf::Bool, {ok, read[2]});
       message = read[1];
     }
     result.push_back(ok);
@@ -1264,7 +1284,7 @@ class Flattener {
   }
 
   // The segdes of a string an I/O instruction left as a bare vector of codes.
-  Value sized(Value codes) { return make_segdes(op1("LENGTH INT", {codes}, Leaf::Int)); }
+  Value sized(Value codes) { return make_segdes(op1(Op::Length, Leaf::Int, {codes})); }
 
   // Elements that are base values or tuples of them: one leaf per component, no segdes.
   static void require_scalar_leaves(const Type& sequence, const std::string& name) {

@@ -1,9 +1,11 @@
 #include "nesl/lower.hpp"
 
 #include <algorithm>
-#include <map>
-#include <sstream>
 #include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include "vcode/linker.hpp"
 
 namespace nesl {
 namespace {
@@ -39,43 +41,32 @@ void add_uses(const Statement& s, Live& out) {
   out.insert(s.else_results.begin(), s.else_results.end());
 }
 
-// Whether a statement only computes its outputs: it prints, draws and fails nothing, so when
-// nothing reads them it can go.
-bool pure(const Statement& s) {
-  return s.kind == Statement::Kind::Const || (s.kind == Statement::Kind::Op && s.text == "LENGTHS");
-}
+// A function's code as lowered, before it takes its place in the program: jump targets and
+// constants are its own (targets count from its first instruction).
+struct LoweredFunction {
+  std::string name;
+  std::vector<vcode::Instruction> code;
+  std::vector<vcode::Constant> constants;
+  std::vector<Location> origins;  // one for each instruction
 
-// Drops the pure statements of `block` (its arms' too) whose outputs nothing after them reads;
-// `live` holds what is read later and gains what the kept statements read (values are assigned
-// once, so one set serves every arm).
-void drop_dead(Block& block, Live& live) {
-  for (std::size_t i = block.size(); i-- > 0;) {
-    Statement& s = block[i];
-    bool read = false;
-    for (Value v : s.outputs) read = read || live.count(v);
-    if (!read && pure(s)) {
-      block.erase(block.begin() + static_cast<std::ptrdiff_t>(i));
-      continue;
-    }
-    if (s.kind == Statement::Kind::If) {
-      live.insert(s.then_results.begin(), s.then_results.end());
-      live.insert(s.else_results.begin(), s.else_results.end());
-      drop_dead(s.then_block, live);
-      drop_dead(s.else_block, live);
-    }
-    live.insert(s.inputs.begin(), s.inputs.end());
+  // The same code: what lowering two instances that differ only in types the code never looks
+  // at (a lifted and an unlifted scalar function, say) gives.
+  bool same_code(const LoweredFunction& other) const {
+    const auto same = [](const vcode::Instruction& a, const vcode::Instruction& b) {
+      return a.op == b.op && a.type == b.type && a.count == b.count && a.depth == b.depth && a.callee == b.callee &&
+             a.target == b.target && a.constant == b.constant;
+    };
+    return std::equal(code.begin(), code.end(), other.code.begin(), other.code.end(), same) &&
+           constants == other.constants;
   }
-}
+};
 
 class Lowerer {
  public:
-  Lowerer(std::string& out, std::vector<Location>& lines) : out_(out), lines_(lines) {}
+  explicit Lowerer(LoweredFunction& out) : out_(out) {}
 
   // The body of a function: its instructions up to and including RET.
-  void function_body(const flat::Function& original) {
-    flat::Function f = original;
-    Live live(f.leaves.size(), f.results);
-    drop_dead(f.body, live);
+  void function_body(const flat::Function& f) {
     stack_ = f.parameters;
     Live needed(f.leaves.size(), f.results);
     for (const Statement& s : f.body) add_uses(s, needed);
@@ -83,10 +74,9 @@ class Lowerer {
     block(f.body, Live(f.leaves.size(), f.results));
     bring_to_top(f.results, Live(f.leaves.size()));
     if (stack_.size() > f.results.size()) {
-      line("POP " + std::to_string(stack_.size() - f.results.size()) + " " +
-           std::to_string(f.results.size()));
+      stack_move(vcode::Op::Pop, stack_.size() - f.results.size(), f.results.size());
     }
-    line("RET");
+    plain(vcode::Op::Ret);
   }
 
  private:
@@ -100,7 +90,7 @@ class Lowerer {
   void drop_unneeded(const Live& needed) {
     for (int i = static_cast<int>(stack_.size()) - 1; i >= 0; --i) {
       if (!needed.count(stack_[i])) {
-        line("POP 1 " + std::to_string(stack_.size() - 1 - i));
+        stack_move(vcode::Op::Pop, 1, stack_.size() - 1 - i);
         stack_.erase(stack_.begin() + i);
       }
     }
@@ -126,9 +116,9 @@ class Lowerer {
       if (index < 0) throw std::logic_error("lower: v" + std::to_string(v) + " is not on the stack");
       std::size_t d = stack_.size() - 1 - static_cast<std::size_t>(index);
       if (again || live_after.count(v)) {
-        line("COPY 1 " + std::to_string(d));
+        stack_move(vcode::Op::Copy, 1, d);
       } else {
-        if (d != 0) line("CPOP 1 " + std::to_string(d));
+        if (d != 0) stack_move(vcode::Op::CPop, 1, d);
         stack_.erase(stack_.begin() + index);
       }
       stack_.push_back(v);
@@ -142,7 +132,7 @@ class Lowerer {
     for (Value v : outputs) stack_.push_back(v);
     for (Value v : outputs) {
       if (!live_after.count(v)) {
-        line("POP 1 " + std::to_string(depth(v)));
+        stack_move(vcode::Op::Pop, 1, depth(v));
         stack_.erase(stack_.end() - 1 - depth(v));
       }
     }
@@ -161,18 +151,26 @@ class Lowerer {
   void statement(const Statement& s, const Live& live_after) {
     where_ = s.where;
     switch (s.kind) {
-      case Statement::Kind::Const:
-        line("CONST " + s.text);
+      case Statement::Kind::Const: {
+        vcode::Instruction& ins = emit(vcode::Op::Const);
+        ins.type = s.constant.type;
+        ins.constant = static_cast<std::uint32_t>(out_.constants.size());
+        out_.constants.push_back(s.constant);
         define(s.outputs, live_after);
         return;
+      }
       case Statement::Kind::Op:
-      case Statement::Kind::Call:
         bring_to_top(s.inputs, live_after);
-        line(s.kind == Statement::Kind::Call ? "CALL " + s.text : s.text);
+        emit(s.op).type = s.type;
         consume(s.inputs.size());
         define(s.outputs, live_after);
         return;
-      case Statement::Kind::Exit: line("EXIT"); return;
+      case Statement::Kind::Call:
+        bring_to_top(s.inputs, live_after);
+        emit(vcode::Op::Call).callee = s.callee;
+        consume(s.inputs.size());
+        define(s.outputs, live_after);
+        return;
       case Statement::Kind::If: {
         Live after_arms = live_after;
         for (const Block* arm : {&s.then_block, &s.else_block}) {
@@ -181,17 +179,19 @@ class Lowerer {
         after_arms.insert(s.then_results.begin(), s.then_results.end());
         after_arms.insert(s.else_results.begin(), s.else_results.end());
         bring_to_top(s.inputs, after_arms);
-        line("IF");
+        const std::size_t if_at = plain(vcode::Op::If);
         consume(1);
         std::vector<Value> before = stack_;
         arm(s.then_block, s.then_results, live_after);
         std::vector<Value> then_stack = stack_;
         stack_ = before;
         where_ = s.where;
-        line("ELSE");
+        const std::size_t else_at = plain(vcode::Op::Else);
+        out_.code[if_at].target = static_cast<std::uint32_t>(else_at + 1);
         arm(s.else_block, s.else_results, live_after);
         where_ = s.where;
-        line("ENDIF");
+        const std::size_t endif_at = plain(vcode::Op::EndIf);
+        out_.code[else_at].target = static_cast<std::uint32_t>(endif_at + 1);
         // Both arms leave the values needed later, in their old order, then the results.
         consume(s.outputs.size());
         if (stack_ != std::vector<Value>(then_stack.begin(), then_stack.end() - static_cast<long>(s.outputs.size()))) {
@@ -212,96 +212,131 @@ class Lowerer {
     std::size_t n = results.size();
     for (int i = static_cast<int>(stack_.size() - n) - 1; i >= 0; --i) {
       if (!live_after.count(stack_[i])) {
-        line("POP 1 " + std::to_string(stack_.size() - 1 - i));
+        stack_move(vcode::Op::Pop, 1, stack_.size() - 1 - i);
         stack_.erase(stack_.begin() + i);
       }
     }
   }
 
-  // One instruction, at the place of the statement being lowered; a CHAR constant may hold
-  // line breaks, and each text line gets the place.
-  void line(const std::string& text) {
-    out_ += text;
-    out_ += '\n';
-    const auto breaks = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
-    lines_.insert(lines_.end(), 1 + breaks, where_);
+  // One instruction of the function being lowered, at the place of the statement being lowered.
+  vcode::Instruction& emit(vcode::Op op) {
+    vcode::Instruction ins;
+    ins.op = op;
+    out_.code.push_back(ins);
+    out_.origins.push_back(where_);
+    return out_.code.back();
   }
 
-  std::string& out_;
-  std::vector<Location>& lines_;
+  // An instruction with no operand; its index.
+  std::size_t plain(vcode::Op op) {
+    emit(op);
+    return out_.code.size() - 1;
+  }
+
+  void stack_move(vcode::Op op, std::size_t count, std::size_t depth) {
+    vcode::Instruction& ins = emit(op);
+    ins.count = static_cast<std::int32_t>(count);
+    ins.depth = static_cast<std::int32_t>(depth);
+  }
+
+  LoweredFunction& out_;
   Location where_;
   std::vector<Value> stack_;
 };
 
-}  // namespace
-
-namespace {
-
-struct LoweredFunction {
-  std::string name;
-  std::string body;
-  std::vector<Location> lines;  // where each line of the body came from
-};
-
-// Replaces each function whose body is the same as an earlier one's by that one: instances
-// that differ only in types the code never looks at (a lifted and an unlifted scalar
-// function, say) are emitted once. Repeats until no calls change, since redirecting calls can
-// make more bodies equal. The entry function stays first.
-void share_identical_bodies(std::vector<LoweredFunction>& functions) {
+// Replaces each function whose code is the same as an earlier one's by that one, and redirects
+// its calls; repeats until no call changes, since redirecting calls can make more functions
+// alike. The entry function stays first.
+void share_identical_functions(std::vector<LoweredFunction>& functions) {
   while (true) {
-    std::map<std::string, std::string> first_with_body;
-    std::map<std::string, std::string> replaced_by;
+    std::unordered_map<std::string, std::string> replaced_by;
     std::vector<LoweredFunction> kept;
     for (LoweredFunction& f : functions) {
-      auto [found, inserted] = first_with_body.emplace(f.body, f.name);
-      if (inserted) {
+      auto same = std::find_if(kept.begin(), kept.end(), [&](const LoweredFunction& k) { return k.same_code(f); });
+      if (same == kept.end()) {
         kept.push_back(std::move(f));
       } else {
-        replaced_by[f.name] = found->second;
+        replaced_by[f.name] = same->name;
       }
     }
     functions = std::move(kept);
-    if (replaced_by.empty()) break;
+    if (replaced_by.empty()) return;
     for (LoweredFunction& f : functions) {
-      std::istringstream in(f.body);
-      std::string rewritten;
-      for (std::string line; std::getline(in, line);) {
-        if (line.rfind("CALL ", 0) == 0) {
-          auto target = replaced_by.find(line.substr(5));
-          if (target != replaced_by.end()) line = "CALL " + target->second;
-        }
-        rewritten += line;
-        rewritten += '\n';
+      for (vcode::Instruction& ins : f.code) {
+        if (ins.op != vcode::Op::Call) continue;
+        auto target = replaced_by.find(ins.callee);
+        if (target != replaced_by.end()) ins.callee = target->second;
       }
-      f.body = std::move(rewritten);
     }
   }
 }
 
+// The functions one after another: targets and constant numbers made the program's.
+vcode::Program assemble(std::vector<LoweredFunction>& functions, std::vector<Location>& origins) {
+  vcode::Program program;
+  for (LoweredFunction& f : functions) {
+    vcode::Function function;
+    function.name = f.name;
+    function.first = static_cast<std::uint32_t>(program.code.size());
+    const auto constants = static_cast<std::uint32_t>(program.constants.size());
+    for (vcode::Instruction ins : f.code) {
+      ins.function = static_cast<std::uint32_t>(program.functions.size());
+      if (ins.op == vcode::Op::If || ins.op == vcode::Op::Else) ins.target += function.first;
+      if (ins.op == vcode::Op::Const) ins.constant += constants;
+      program.code.push_back(std::move(ins));
+    }
+    function.end = static_cast<std::uint32_t>(program.code.size());
+    program.functions.push_back(function);
+    program.constants.insert(program.constants.end(), f.constants.begin(), f.constants.end());
+    origins.insert(origins.end(), f.origins.begin(), f.origins.end());
+  }
+  return program;
+}
+
+// Numbers the lines as vcode::print_program writes them (FUNC, one line an instruction, a CHAR
+// constant's line breaks its own, a blank line between functions), sets each instruction's
+// line, and gives each line its origin.
+std::vector<Location> number_lines(vcode::Program& program, const std::vector<Location>& origins) {
+  std::vector<Location> lines;
+  for (std::size_t f = 0; f < program.functions.size(); ++f) {
+    vcode::Function& function = program.functions[f];
+    if (f) lines.emplace_back();  // the blank line
+    lines.emplace_back();  // FUNC
+    function.where = {static_cast<int>(lines.size()), 1};
+    for (std::uint32_t i = function.first; i < function.end; ++i) {
+      vcode::Instruction& ins = program.code[i];
+      ins.where = {static_cast<int>(lines.size()) + 1, 1};
+      std::size_t breaks = 0;
+      if (ins.op == vcode::Op::Const && ins.type == vcode::TypeKeyword::Char) {
+        const std::vector<std::int32_t>& codes = program.constants[ins.constant].ints;
+        breaks = static_cast<std::size_t>(std::count(codes.begin(), codes.end(), '\n'));
+      }
+      lines.insert(lines.end(), 1 + breaks, origins[i]);
+    }
+  }
+  return lines;
+}
+
 }  // namespace
 
-std::string lower(const flat::Program& program, std::vector<Location>* line_locations) {
+LoweredProgram lower(const flat::Program& program) {
   std::vector<LoweredFunction> functions;
   for (const flat::Function& f : program.functions) {
-    LoweredFunction lowered{f.name, {}, {}};
-    Lowerer lowerer(lowered.body, lowered.lines);
-    lowerer.function_body(f);
+    LoweredFunction lowered;
+    lowered.name = f.name;
+    Lowerer(lowered).function_body(f);
     functions.push_back(std::move(lowered));
   }
-  share_identical_bodies(functions);
-  std::string text;
-  for (const LoweredFunction& f : functions) {
-    text += "FUNC ";
-    text += f.name;
-    text += '\n';
-    text += f.body;
-    text += '\n';
-    if (!line_locations) continue;
-    line_locations->emplace_back();  // FUNC
-    line_locations->insert(line_locations->end(), f.lines.begin(), f.lines.end());
-    line_locations->emplace_back();  // the blank line
-  }
-  return text;
+  share_identical_functions(functions);
+  LoweredProgram lowered;
+  std::vector<Location> origins;
+  lowered.program = assemble(functions, origins);
+  lowered.program.file = "top level";
+  lowered.lines = number_lines(lowered.program, origins);
+  std::vector<vcode::Diagnostic> errors;
+  vcode::link_program(lowered.program, errors);
+  if (!errors.empty()) throw std::logic_error("lower: " + errors.front().message);
+  return lowered;
 }
 
 }  // namespace nesl

@@ -159,13 +159,13 @@ Value function_value(Lent& lent, const Type& type, const std::map<std::string, s
   wrapped->children.push_back(make_expr(ExprKind::Integer, where, "0"));
   form.expression.value = std::move(wrapped);
   const CheckedProgram checked = check_program(lent.program(), basis);
-  compile_to_vcode(lent.program(), checked, basis, options);
+  compile_checked(lent.program(), checked, basis, options);
   return function;
 }
 
 }  // namespace
 
-Session::Session(Basis basis, SessionSettings settings, std::ostream& out, std::ostream& errors)
+Session::Session(std::shared_ptr<const Basis> basis, SessionSettings settings, std::ostream& out, std::ostream& errors)
     : basis_(std::move(basis)), settings_(std::move(settings)), out_(out), errors_(errors) {}
 
 Session::~Session() = default;
@@ -188,6 +188,7 @@ Program Session::release_loaded_program(std::vector<TopLevelForm> expressions) {
   }
   for (TopLevelForm& form : expressions) program.forms.push_back(std::move(form));
   context_.forms.clear();
+  program.loaded = sources_;  // the forms point into them
   return program;
 }
 
@@ -268,7 +269,7 @@ bool Session::define(TopLevelForm form) {
     std::swap(context_.forms[i], form);
     try {
       Lent lent(context_, std::nullopt);
-      const CheckedProgram checked = check_program(lent.program(), basis_);
+      const CheckedProgram checked = check_program(lent.program(), *basis_);
       Type type;
       for (const FormType& defined : checked.forms)
         if (defined.is_function && defined.name == name) type = defined.type;
@@ -287,7 +288,7 @@ bool Session::define(TopLevelForm form) {
   std::optional<Lent> lent;
   try {
     lent.emplace(context_, std::move(form));
-    CheckedProgram checked = check_program(lent->program(), basis_);
+    CheckedProgram checked = check_program(lent->program(), *basis_);
     type = checked.forms.back().type;
     form = std::move(*lent->last());
   } catch (const CompileError& error) {
@@ -307,7 +308,7 @@ bool Session::bind(TopLevelForm form) {
   // Checked as written first, so that a pattern its value does not fit is a compile error.
   try {
     Lent lent(context_, std::move(form));
-    check_program(lent.program(), basis_);
+    check_program(lent.program(), *basis_);
     form = std::move(*lent.last());
   } catch (const CompileError& error) {
     errors_ << format_diagnostic(error);
@@ -334,11 +335,11 @@ bool Session::bind(TopLevelForm form) {
 
 std::optional<Value> Session::evaluate(TopLevelForm expression, const std::string& name) {
   CheckedProgram checked;
-  std::string vcode;
+  vcode::Program compiled;
   SourceMap map;
   try {
     Lent lent(context_, std::move(expression));
-    checked = check_program(lent.program(), basis_);
+    checked = check_program(lent.program(), *basis_);
     CompileOptions options;
     options.argument_checks = settings_.argument_checks;
     // The classic REPL's transcript has no blank line before a runtime error's message.
@@ -346,12 +347,12 @@ std::optional<Value> Session::evaluate(TopLevelForm expression, const std::strin
     options.source_map = &map;
     const Type type = checked.expressions.back();
     if (resolve(type)->kind == TypeNode::Kind::Function) {
-      Value function = function_value(lent, type, function_values_, basis_, options);
+      Value function = function_value(lent, type, function_values_, *basis_, options);
       out_ << layout_result(name, print_value(function), print_type(type, true));
       flush();
       return function;
     }
-    vcode = compile_to_vcode(lent.program(), checked, basis_, options);
+    compiled = compile_checked(lent.program(), checked, *basis_, options).program;
   } catch (const CompileError& error) {
     errors_ << format_diagnostic(error);
     flush();
@@ -363,7 +364,7 @@ std::optional<Value> Session::evaluate(TopLevelForm expression, const std::strin
   if (!vm) return std::nullopt;
   VmOutcome outcome;
   try {
-    outcome = run_vcode(vcode, "top level", settings_.vm, *vm);
+    outcome = run_vcode(std::move(compiled), "top level", settings_.vm, *vm);
   } catch (const std::exception& e) {
     errors_ << "nesl: " << e.what() << "\n";
     flush();

@@ -5,8 +5,6 @@
 
 #include "cvl/registry.hpp"
 #include "optimize_in_process.hpp"
-#include "vcode/diagnostics.hpp"
-#include "vcode/parser.hpp"
 #include "vm/error_report.hpp"
 #include "vm/machine.hpp"
 
@@ -33,14 +31,9 @@ std::unique_ptr<cvl::Backend> make_vm_backend(const VmSettings& settings) {
   return backend;
 }
 
-VmOutcome run_vcode(const std::string& vcode, const std::string& name, const VmSettings& settings,
+VmOutcome run_vcode(vcode::Program program, const std::string& name, const VmSettings& settings,
                     cvl::Backend& backend) {
-  vcode::Program program;
-  try {
-    program = vcode::parse_program(vcode, name);
-  } catch (const vcode::LoadError& e) {
-    throw std::runtime_error(std::string("the compiled VCODE does not load: ") + e.what());
-  }
+  program.file = name;
   if (settings.optimize) vinterp::optimize_in_process(program);
   VmOutcome outcome;
   vm::MachineOptions options;

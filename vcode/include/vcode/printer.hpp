@@ -11,4 +11,7 @@ namespace vcode {
 void print_program(std::ostream& out, const Program& program);
 std::string print_program(const Program& program);
 
+// A CONST instruction's operand as written after CONST: `INT 5`, `FLOAT (1.5e+00 2.0e+00)`.
+std::string constant_text(const Constant& constant);
+
 }  // namespace vcode
