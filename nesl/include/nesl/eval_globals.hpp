@@ -13,6 +13,7 @@ namespace nesl {
 // REPL does (so each draws from a fresh random stream; what they print goes to `errors`), and
 // gives the program with each binding's value written back as a literal: what the classic's
 // `dump vcode` wrote after loading the file. A binding that fails is a CompileError.
-Program evaluate_globals(Program program, std::shared_ptr<const Basis> basis, bool argument_checks, std::ostream& errors);
+Program evaluate_globals(Program program, std::shared_ptr<const Basis> basis, bool argument_checks,
+                         std::ostream& errors);
 
 }  // namespace nesl

@@ -41,7 +41,9 @@ const char* leaf_keyword(Leaf leaf) {
 std::vector<Leaf> result_leaves(vcode::Op op, std::optional<vcode::TypeKeyword> type) {
   std::vector<Leaf> leaves;
   const vcode::TypeKeyword given = type.value_or(vcode::implied_type(op));
-  for (char letter : vcode::info(op).results) leaves.push_back(leaf_of(vcode::letter_type(letter, given).value_or(given)));
+  for (char letter : vcode::info(op).results) {
+    leaves.push_back(leaf_of(vcode::letter_type(letter, given).value_or(given)));
+  }
   return leaves;
 }
 
@@ -166,7 +168,9 @@ class Verifier {
       }
     }
     const std::vector<Leaf> results = result_leaves(s.op, s.type);
-    if (s.outputs.size() != results.size()) return fail(what + " gives " + std::to_string(results.size()) + " results");
+    if (s.outputs.size() != results.size()) {
+      return fail(what + " gives " + std::to_string(results.size()) + " results");
+    }
     for (std::size_t k = 0; k < results.size(); ++k) {
       if (in_range(s.outputs[k]) && function_->leaves[s.outputs[k]] != results[k]) {
         fail(what + ": result " + std::to_string(k) + " is " + leaf_keyword(results[k]) + ", not " +
@@ -186,7 +190,8 @@ class Verifier {
     if (s.inputs.size() != 1 || !in_range(s.inputs[0]) || function_->leaves[s.inputs[0]] != Leaf::Bool) {
       fail("IF needs one BOOL");
     }
-    for (auto [arm, results] : {std::pair{&s.then_block, &s.then_results}, std::pair{&s.else_block, &s.else_results}}) {
+    for (auto [arm, results] :
+         {std::pair{&s.then_block, &s.then_results}, std::pair{&s.else_block, &s.else_results}}) {
       // What the arm defines is visible in it only.
       const std::size_t mark = scope.size();
       block(*arm, scope);

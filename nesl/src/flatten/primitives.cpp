@@ -11,7 +11,8 @@ constexpr Primitive table[] = {
     {.name = "-", .kind = K::Elementwise, .arity = 2, .op = Op::Sub},
     {.name = "*", .kind = K::Elementwise, .arity = 2, .op = Op::Mul},
     {.name = "/", .kind = K::CheckedDivide, .arity = 2, .op = Op::Div, .message = "Divide by zero."},
-    {.name = "rem", .kind = K::CheckedDivide, .arity = 2, .op = Op::Mod, .message = "Divide by zero in function REM."},
+    {.name = "rem", .kind = K::CheckedDivide, .arity = 2, .op = Op::Mod,
+     .message = "Divide by zero in function REM."},
     {.name = "negate", .kind = K::Negate, .arity = 1},
     {.name = "abs", .kind = K::Abs, .arity = 1},
     {.name = "<", .kind = K::Elementwise, .arity = 2, .op = Op::Less},
@@ -39,7 +40,8 @@ constexpr Primitive table[] = {
     {.name = "ceil", .kind = K::Elementwise, .arity = 1, .op = Op::Ceil},
     {.name = "trunc", .kind = K::Elementwise, .arity = 1, .op = Op::Trunc},
     {.name = "round", .kind = K::Elementwise, .arity = 1, .op = Op::Round},
-    {.name = "prim_ln", .kind = K::Elementwise, .arity = 1, .op = Op::Log},  // basis.nesl's ln checks its argument first
+    // basis.nesl's ln checks its argument first
+    {.name = "prim_ln", .kind = K::Elementwise, .arity = 1, .op = Op::Log},
     {.name = "exp", .kind = K::Elementwise, .arity = 1, .op = Op::Exp},
     {.name = "sin", .kind = K::Elementwise, .arity = 1, .op = Op::Sin},
     {.name = "cos", .kind = K::Elementwise, .arity = 1, .op = Op::Cos},
@@ -90,18 +92,24 @@ constexpr Primitive table[] = {
     {.name = "rand", .kind = K::Rand, .arity = 1},
     {.name = "one_like", .kind = K::OneLike, .arity = 1},
     {.name = "zero_like", .kind = K::ZeroLike, .arity = 1},
-    {.name = "transpose_check", .kind = K::ArgCheck, .arity = 1, .message = "Lengths of subsequences are not equal in function TRANSPOSE."},
-    {.name = "exp_string_check", .kind = K::ArgCheck, .arity = 1, .message = "In function exp_string, digits_after_point is too large."},
-    {.name = "hash_check", .kind = K::ArgCheck, .arity = 1, .message = "The second argument for the function HASH must be positive."},
+    {.name = "transpose_check", .kind = K::ArgCheck, .arity = 1,
+     .message = "Lengths of subsequences are not equal in function TRANSPOSE."},
+    {.name = "exp_string_check", .kind = K::ArgCheck, .arity = 1,
+     .message = "In function exp_string, digits_after_point is too large."},
+    {.name = "hash_check", .kind = K::ArgCheck, .arity = 1,
+     .message = "The second argument for the function HASH must be positive."},
     {.name = "take_check", .kind = K::ArgCheck, .arity = 1, .message = "Bounds error for function TAKE."},
     {.name = "drop_check", .kind = K::ArgCheck, .arity = 1, .message = "Bounds error for function DROP."},
     {.name = "subseq_check", .kind = K::ArgCheck, .arity = 1, .message = "Bounds error for function SUBSEQ."},
-    {.name = "interleave_check", .kind = K::ArgCheck, .arity = 1, .message = "Length mismatch for function INTERLEAVE."},
+    {.name = "interleave_check", .kind = K::ArgCheck, .arity = 1,
+     .message = "Length mismatch for function INTERLEAVE."},
     {.name = "zip_check", .kind = K::ArgCheck, .arity = 1, .message = "Length mismatch in function ZIP."},
     {.name = "mod_check", .kind = K::ArgCheck, .arity = 1, .message = "Divide by zero in function MOD."},
     {.name = "ln_check", .kind = K::ArgCheck, .arity = 1, .message = "Ln of negative number."},
-    {.name = "power_check", .kind = K::ArgCheck, .arity = 1, .message = "The power must be nonnegative for ^ ."},
-    {.name = "range_check", .kind = K::ArgCheck, .arity = 1, .message = "In [s:e:l], e must be >= to s, and l must be positive."},
+    {.name = "power_check", .kind = K::ArgCheck, .arity = 1,
+     .message = "The power must be nonnegative for ^ ."},
+    {.name = "range_check", .kind = K::ArgCheck, .arity = 1,
+     .message = "In [s:e:l], e must be >= to s, and l must be positive."},
     // `<-`'s scatter, given (indices, v) where a sequence of pairs would be: v is a scalar whose
     // VCODE vector is as long as the indices (a FREAD's result), so it becomes a sequence.
     {.name = "sequence_of_vector", .kind = K::Put, .arity = 2},
@@ -118,7 +126,8 @@ constexpr Primitive table[] = {
     {.name = "write_string", .kind = K::WriteString, .arity = 2},
     {.name = "read_line", .kind = K::ReadLine, .arity = 1},
     {.name = "write_object", .kind = K::WriteObject, .arity = 2},
-    {.name = "prim_read_object", .kind = K::ReadObject, .arity = 2},  // basis.nesl's read_object gives the identity on failure
+    // basis.nesl's read_object gives the identity on failure
+    {.name = "prim_read_object", .kind = K::ReadObject, .arity = 2},
     {.name = "spawn", .kind = K::Spawn, .arity = 4},
     // The *_file functions are basis.nesl's, over the opens below, with the classic's reports.
     // FOPEN's stream, flag and message; basis.nesl's open_*_file add the classic's null stream and
@@ -129,7 +138,8 @@ constexpr Primitive table[] = {
     {.name = "close_file", .kind = K::CloseFile, .arity = 1},
     {.name = "read_string", .kind = K::ReadString, .arity = 3},
     {.name = "stdin", .kind = K::Constant, .arity = 0, .constant = {.value = 0}},
-    {.name = "stdout", .kind = K::Constant, .arity = 0, .constant = {.value = 2}},  // the classic's value, so its output lands on stderr
+    // the classic's value, so its output lands on stderr
+    {.name = "stdout", .kind = K::Constant, .arity = 0, .constant = {.value = 2}},
     {.name = "stderr", .kind = K::Constant, .arity = 0, .constant = {.value = 2}},
     {.name = "nullstr", .kind = K::Constant, .arity = 0, .constant = {.value = -1}},
 };

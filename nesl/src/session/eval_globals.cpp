@@ -17,7 +17,8 @@ std::ostream& discarded_output() {
 
 }  // namespace
 
-Program evaluate_globals(Program program, std::shared_ptr<const Basis> basis, bool argument_checks, std::ostream& errors) {
+Program evaluate_globals(Program program, std::shared_ptr<const Basis> basis, bool argument_checks,
+                         std::ostream& errors) {
   SessionSettings settings;
   settings.vm.threads = 1;
   settings.argument_checks = argument_checks;

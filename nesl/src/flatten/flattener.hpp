@@ -1,0 +1,203 @@
+// The flatten pass's state and rules (FRONTEND.md §1): one Flattener vectorizes a program. Its
+// members are defined by concern: flatten.cpp (functions, expressions, apply-to-each),
+// statements.cpp (building statements, runtime checks), conditionals.cpp (`if`), values.cpp
+// (moving lifted values: gather, pack, merge, copies), primitive.cpp (the primitives' dispatch)
+// and one file per family of primitives (elementwise, reductions, permutes, shape, io).
+#pragma once
+
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "flatten/layout.hpp"
+#include "nesl/core.hpp"
+#include "nesl/flat.hpp"
+#include "nesl/flatten.hpp"
+#include "nesl/primitives.hpp"
+
+namespace nesl::flattening {
+
+using vcode::Op;
+
+// A variable in scope: its leaves in the current context, and its type to lift it further.
+struct Variable {
+  std::string name;
+  Leaves leaves;
+  Type type;
+};
+
+// An apply-to-each's body being flattened: what a closed subexpression needs to be computed once
+// outside, in the enclosing context, and copied to each element.
+struct HoistScope {
+  std::vector<Variable> outer_env;  // the enclosing variables, with closed lets added as found
+  Value outer_context;
+  Value segdes;                     // the generator's: how many elements each outer instance has
+  Value inner;                      // the body's context
+  std::set<std::string> closed;     // names whose values do not depend on the element
+};
+
+// One part of a merge: a lifted value over part_context's instances, going to the positions
+// (within the merged instances) that positions holds.
+struct Part {
+  Leaves leaves;
+  Value positions;
+  Value context;
+};
+
+// A primitive's argument tuple, split into its components' leaves and types.
+struct Arguments {
+  std::string name;  // the primitive's, for messages
+  std::vector<Leaves> values;
+  std::vector<Type> types;
+  const Leaves& operator[](std::size_t i) const { return values[i]; }
+  Value first() const { return values[0][0]; }
+};
+
+class Flattener {
+ public:
+  Flattener(const core::Program& program, const FlattenOptions& options);
+  flat::Program run();
+
+ private:
+  // --- statements.cpp: building statements -----------------------------------------------------
+
+  // Appends a statement to the block being built, at the expression being flattened.
+  flat::Statement& emit(flat::Statement s) {
+    s.where = where_;
+    block_->push_back(std::move(s));
+    return block_->back();
+  }
+
+  // The place of the expression being flattened while it is, when it has one.
+  class Located {
+   public:
+    Located(Location& current, const Location& at) : current_(current), saved_(current) {
+      if (at.file) current = at;
+    }
+    ~Located() { current_ = saved_; }
+    Located(const Located&) = delete;
+    Located& operator=(const Located&) = delete;
+
+   private:
+    Location& current_;
+    Location saved_;
+  };
+
+  Value fresh(Leaf leaf) {
+    current_->leaves.push_back(leaf);
+    return static_cast<Value>(current_->leaves.size() - 1);
+  }
+
+  // An operation with the given type keyword (or none); its results are what ops.def gives.
+  Leaves typed_op(Op opcode, std::optional<vcode::TypeKeyword> type, const Leaves& inputs);
+  // An opcode that takes no type keyword.
+  Leaves op(Op opcode, const Leaves& inputs) { return typed_op(opcode, std::nullopt, inputs); }
+  // An opcode on the leaf's type: with its keyword when the opcode takes one.
+  Leaves op(Op opcode, Leaf leaf, const Leaves& inputs);
+  Leaves op(Op opcode, vcode::TypeKeyword type, const Leaves& inputs) { return typed_op(opcode, type, inputs); }
+  Value op1(Op opcode, const Leaves& inputs) { return op(opcode, inputs)[0]; }
+  Value op1(Op opcode, Leaf leaf, const Leaves& inputs) { return op(opcode, leaf, inputs)[0]; }
+
+  Value constant(vcode::Constant value);
+  Value int_constant(long value);
+  Value make_segdes(Value lengths) { return op1(Op::MakeSegdes, {lengths}); }
+  Value lengths(Value segdes) { return op1(Op::Lengths, {segdes}); }
+  Leaf leaf_of(Value v) const { return current_->leaves[v]; }
+
+  // The context segdes: one segment counting the active instances (one when not lifted).
+  Value context();
+  // A scalar constant in every active instance.
+  Value everywhere(vcode::Constant value);
+  Value distribute(vcode::Constant value, Value over);
+  // A one-segment segdes over the elements a segdes describes; over counts its segments.
+  Value total_context(Value segdes, Value over);
+  // Stops the program with the classic's runtime error message when any flag is set.
+  void check(Value flags, const std::string& message);
+  // The same for flags over the elements that `over` (one segment) counts.
+  void any_in(Value flags, Value over, const std::string& message);
+  void raise_if(Value any, const std::string& message);
+  std::string error_function(const std::string& message);
+
+  // --- flatten.cpp: functions, variables, expressions ------------------------------------------
+
+  std::string request(const std::string& name, bool lifted);
+  flat::Function main_function();
+  flat::Function function(const core::Function& source, bool lifted);
+  void bind(const core::Pattern& pattern, const Leaves& leaves);
+  const Variable& find(const std::string& name) const;
+  const Leaves& lookup(const std::string& name) const { return find(name).leaves; }
+  bool hoistable(const core::Expr& e) const;
+  std::pair<Leaves, Leaves> hoisted(const core::Expr& e);
+  Leaves expr(const core::Expr& e);
+  Leaves over(const core::Expr& e);
+  Leaves sequence(const core::Expr& e);
+
+  // --- conditionals.cpp ------------------------------------------------------------------------
+
+  Leaves serial_if(const core::Expr& e);
+  // Runs an expression in its own block and returns the statement that chooses between them.
+  template <typename ThenFn, typename ElseFn>
+  Leaves choose(Value condition, const Type& type, ThenFn then_fn, ElseFn else_fn) {
+    flat::Statement s;
+    s.kind = flat::Statement::Kind::If;
+    s.inputs = {condition};
+    flat::Block* saved = block_;
+    block_ = &s.then_block;
+    s.then_results = then_fn();
+    block_ = &s.else_block;
+    s.else_results = else_fn();
+    block_ = saved;
+    for (Leaf leaf : leaves_of(type)) s.outputs.push_back(fresh(leaf));
+    return emit(std::move(s)).outputs;
+  }
+  Leaves lifted_if(const core::Expr& e);
+  Leaves branch_everywhere(const core::Expr& branch);
+  Leaves mixed_if(const core::Expr& e, Value flags, Value trues, Value count);
+  Leaves updated_if(const core::Expr& changed, const core::Expr& kept, Value flags);
+
+  // --- values.cpp: moving lifted values --------------------------------------------------------
+
+  Leaves gather_value(const Type& type, const Leaves& leaves, Value flags, Value positions, Value packed);
+  Leaves permute_elements(const Type& element, const Leaves& leaves, Value indices, Value segdes);
+  Leaves pack_value(const Type& type, const Leaves& leaves, Value flags, Value over);
+  Leaves merge(const Type& type, const std::vector<Part>& parts, Value over, bool one_to_one = false);
+  Leaves merge_component(const Type& t, const std::vector<Part>& parts, Value over, bool one_to_one);
+  Leaves gather(const Type& type, const Leaves& leaves, Value positions, Value source, Value destination);
+  Leaves replicate(const Type& type, const Leaves& leaves, Value segdes, Value inner);
+  Leaves empty_lifted(const Type& type);
+  Leaves zero_value(const Type& type);
+  Leaves empty_sequence(const Type& type);
+
+  // --- primitive.cpp and the families ----------------------------------------------------------
+
+  Leaves primitive(const core::Expr& e);
+  Leaves scalar_primitive(const Primitive& p, const Arguments& args);     // elementwise.cpp
+  Leaves reduction_primitive(const Primitive& p, const Arguments& args);  // reductions.cpp
+  Leaves permute_primitive(const Primitive& p, const Arguments& args);    // permutes.cpp
+  Leaves shape_primitive(const Primitive& p, const Arguments& args);      // shape.cpp
+  Leaves io_primitive(const Primitive& p, const Arguments& args);         // io.cpp
+  Value checked_positions(Value sequences, Value wanted, Value indices, Value outer, const std::string& message);
+  std::pair<Value, Value> write_leaves(const Leaves& leaves, Value stream);
+  Leaves read_leaves(const Leaves& like, Value stream);
+  Value sized(Value codes);
+  static void require_scalar_leaves(const Type& sequence, const std::string& name);
+  static void require_flat(const Type& sequence, const std::string& name);
+
+  const core::Program& program_;
+  FlattenOptions options_;
+  std::map<std::string, const core::Function*> functions_;
+  std::set<std::string> requested_;
+  std::deque<std::pair<std::string, bool>> pending_;
+  std::map<std::string, flat::Function> error_functions_;
+  flat::Function* current_ = nullptr;
+  flat::Block* block_ = nullptr;
+  Location where_;  // where the statements being made come from
+  Value context_ = -1;
+  std::vector<Variable> env_;
+  std::vector<HoistScope*> hoist_;  // innermost last; null where hoisting must stop
+};
+
+}  // namespace nesl::flattening

@@ -1,0 +1,44 @@
+#include "flatten/free_variables.hpp"
+
+namespace nesl::flattening {
+
+void pattern_names(const core::Pattern& pattern, std::set<std::string>& out) {
+  if (pattern.kind == core::Pattern::Kind::Variable) {
+    out.insert(pattern.name);
+    return;
+  }
+  for (const auto& child : pattern.children) pattern_names(*child, out);
+}
+
+void free_variables(const core::Expr& e, std::set<std::string> bound, std::set<std::string>& out) {
+  switch (e.kind) {
+    case core::Kind::Variable:
+      if (!bound.count(e.name)) out.insert(e.name);
+      return;
+    case core::Kind::Let:
+      free_variables(*e.children[0], bound, out);
+      pattern_names(*e.pattern, bound);
+      free_variables(*e.children[1], bound, out);
+      return;
+    case core::Kind::Over:
+      for (const core::Generator& g : e.generators) free_variables(*g.sequence, bound, out);
+      for (const core::Generator& g : e.generators) pattern_names(*g.pattern, bound);
+      free_variables(*e.children[0], bound, out);
+      return;
+    default:
+      for (const core::ExprPtr& child : e.children) free_variables(*child, bound, out);
+  }
+}
+
+std::set<std::string> free_variables(const core::Expr& e) {
+  std::set<std::string> out;
+  free_variables(e, {}, out);
+  return out;
+}
+
+bool is_simple(const core::Expr& e) {
+  if (e.kind == core::Kind::Pair) return is_simple(*e.children[0]) && is_simple(*e.children[1]);
+  return e.kind == core::Kind::Variable || e.kind == core::Kind::Constant;
+}
+
+}  // namespace nesl::flattening

@@ -1,0 +1,20 @@
+// What a core expression reads: its free variables, and whether it is simple enough to compute
+// everywhere.
+#pragma once
+
+#include <set>
+#include <string>
+
+#include "nesl/core.hpp"
+
+namespace nesl::flattening {
+
+void pattern_names(const core::Pattern& pattern, std::set<std::string>& out);
+// The variables `e` reads that neither `bound` nor its own patterns bind, added to `out`.
+void free_variables(const core::Expr& e, std::set<std::string> bound, std::set<std::string>& out);
+std::set<std::string> free_variables(const core::Expr& e);
+// Variables, constants and tuples of them: both arms of an `if` made of these can be computed
+// everywhere and combined with SELECT.
+bool is_simple(const core::Expr& e);
+
+}  // namespace nesl::flattening

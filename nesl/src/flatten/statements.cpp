@@ -1,0 +1,98 @@
+#include "flatten/flattener.hpp"
+
+#include "flatten/constants.hpp"
+
+namespace nesl::flattening {
+
+Leaves Flattener::op(Op opcode, Leaf leaf, const Leaves& inputs) {
+  const bool takes_type = vcode::info(opcode).syntax == vcode::Syntax::Type;
+  return typed_op(opcode, takes_type ? std::optional(flat::keyword_of(leaf)) : std::nullopt, inputs);
+}
+
+Leaves Flattener::typed_op(Op opcode, std::optional<vcode::TypeKeyword> type, const Leaves& inputs) {
+  flat::Statement s;
+  s.kind = flat::Statement::Kind::Op;
+  s.op = opcode;
+  s.type = type;
+  s.inputs = inputs;
+  for (Leaf leaf : flat::result_leaves(opcode, type)) s.outputs.push_back(fresh(leaf));
+  return emit(std::move(s)).outputs;
+}
+
+Value Flattener::constant(vcode::Constant value) {
+  flat::Statement s;
+  s.kind = flat::Statement::Kind::Const;
+  s.outputs = {fresh(flat::leaf_of(value.type))};
+  s.constant = std::move(value);
+  return emit(std::move(s)).outputs[0];
+}
+
+Value Flattener::int_constant(long value) { return constant(scalar(Leaf::Int, static_cast<double>(value))); }
+                              
+                              Value Flattener::context() {
+  if (context_ >= 0) return context_;
+  return make_segdes(int_constant(1));
+}
+
+Value Flattener::everywhere(vcode::Constant value) {
+  const Leaf leaf = flat::leaf_of(value.type);
+  Value scalar = constant(std::move(value));
+  if (context_ < 0) return scalar;
+  return op1(Op::Dist, leaf, {scalar, context_});
+}
+
+Value Flattener::distribute(vcode::Constant value, Value over) {
+  const Leaf leaf = flat::leaf_of(value.type);
+  return op1(Op::Dist, leaf, {constant(std::move(value)), over});
+}
+
+Value Flattener::total_context(Value segdes, Value over) {
+  Value total = op1(Op::PlusReduce, Leaf::Int, {lengths(segdes), over});
+  return make_segdes(total);
+}
+
+void Flattener::check(Value flags, const std::string& message) {
+  if (context_ < 0) return raise_if(flags, message);
+  any_in(flags, context_, message);
+}
+
+void Flattener::any_in(Value flags, Value over, const std::string& message) {
+  raise_if(op1(Op::OrReduce, Leaf::Bool, {flags, over}), message);
+}
+
+void Flattener::raise_if(Value any, const std::string& message) {
+  flat::Statement s;
+  s.kind = flat::Statement::Kind::If;
+  s.inputs = {any};
+  flat::Statement call;
+  call.kind = flat::Statement::Kind::Call;
+  call.callee = error_function(message);
+  call.where = where_;  // the call a runtime error is reported at: the check's own place
+  s.then_block.push_back(std::move(call));
+  emit(std::move(s));
+}
+
+std::string Flattener::error_function(const std::string& message) {
+  auto found = error_functions_.find(message);
+  if (found != error_functions_.end()) return found->second.name;
+  flat::Function function;
+  function.name = "RUNTIME_ERROR_" + std::to_string(error_functions_.size() + 1);
+  flat::Function* saved_function = current_;
+  flat::Block* saved_block = block_;
+  const Location saved_where = where_;
+  current_ = &function;
+  block_ = &function.body;
+  where_ = {};  // shared by every check with this message: each call says where it was
+  const std::string opening = options_.blank_line_before_errors ? "\n" : "";
+  Value text = constant(characters(opening + "RUNTIME ERROR: " + message + "\n"));
+  op(Op::Write, vcode::TypeKeyword::Char, {text});
+  op(Op::Exit, {});
+  current_ = saved_function;
+  block_ = saved_block;
+  where_ = saved_where;
+  std::string name = function.name;
+  error_functions_.emplace(message, std::move(function));
+  return name;
+}
+
+}  // namespace nesl::flattening

@@ -1,0 +1,154 @@
+#include "flatten/flattener.hpp"
+
+#include "flatten/constants.hpp"
+
+namespace nesl::flattening {
+
+// pack_value for updated_if: scalars gathered from the positions of the flagged instances.
+Leaves Flattener::gather_value(const Type& type, const Leaves& leaves, Value flags, Value positions, Value packed) {
+  return map_leaves(type, [&](const Type& part, std::size_t first, std::size_t count) -> Leaves {
+    if (part->kind != TypeNode::Kind::Base) return pack_value(part, slice(leaves, first, count), flags, context_);
+    return {op1(Op::BPermute, leaf_of(leaves[first]), {leaves[first], positions, context_, packed})};
+  });
+}
+
+// The leaves of the elements of sequences (segmented by `segdes`) each moved to its index within
+// its own sequence: scalars, in tuples too, by one PERMUTE each; sequences by merge at their
+// positions in the concatenated elements.
+Leaves Flattener::permute_elements(const Type& element, const Leaves& leaves, Value indices, Value segdes) {
+  return map_leaves(element, [&](const Type& part, std::size_t first, std::size_t count) -> Leaves {
+    if (part->kind == TypeNode::Kind::Base) {
+      return {op1(Op::Permute, leaf_of(leaves[first]), {leaves[first], indices, segdes})};
+    }
+    Value outer = context();
+    Value starts = op1(Op::Dist, Leaf::Int, {op1(Op::PlusScan, Leaf::Int, {lengths(segdes), outer}), segdes});
+    Value positions = op1(Op::Add, Leaf::Int, {indices, starts});
+    Value inner = total_context(segdes, outer);
+    return merge(part, {{slice(leaves, first, count), positions, inner}}, inner, true);
+  });
+}
+
+// The lifted value over `over`'s instances restricted to those whose flag is set.
+Leaves Flattener::pack_value(const Type& type, const Leaves& leaves, Value flags, Value over) {
+  return map_leaves(type, [&](const Type& part, std::size_t first, std::size_t count) -> Leaves {
+    const Value head = leaves[first];
+    if (part->kind == TypeNode::Kind::Base) return {op(Op::Pack, leaf_of(head), {head, flags, over})[0]};
+    Value segment_lengths = lengths(head);
+    Value kept = op(Op::Pack, Leaf::Int, {segment_lengths, flags, over})[0];
+    Leaves result = {make_segdes(kept)};
+    Value inner_flags = op1(Op::Dist, Leaf::Bool, {flags, head});
+    Value inner = total_context(head, over);
+    Leaves rest = pack_value(element_type(part), slice(leaves, first + 1, count - 1), inner_flags, inner);
+    result.insert(result.end(), rest.begin(), rest.end());
+    return result;
+  });
+}
+
+// One lifted value over `over`'s instances from parts that each fill some positions. With
+// `one_to_one` the only part fills every position once (a permutation within each instance of
+// `over`): each scalar then moves by one PERMUTE, with no default vector to write into.
+Leaves Flattener::merge(const Type& type, const std::vector<Part>& parts, Value over, bool one_to_one) {
+  one_to_one = one_to_one && parts.size() == 1;
+  return map_leaves(type, [&](const Type& component, std::size_t first, std::size_t count) {
+    std::vector<Part> pieces;
+    for (const Part& part : parts) pieces.push_back({slice(part.leaves, first, count), part.positions, part.context});
+    return merge_component(component, pieces, over, one_to_one);
+  });
+}
+
+// merge of one part of a tuple: a base value or a sequence.
+Leaves Flattener::merge_component(const Type& t, const std::vector<Part>& parts, Value over, bool one_to_one) {
+  if (t->kind == TypeNode::Kind::Base) {
+    Leaf leaf = base_leaf(t->base);
+    if (one_to_one) return {op1(Op::Permute, leaf, {parts[0].leaves[0], parts[0].positions, over})};
+    Value merged = distribute(zero_of(leaf), over);
+    for (const Part& part : parts) {
+      merged = op1(Op::DPermute, leaf, {part.leaves[0], part.positions, merged, part.context, over});
+    }
+    return {merged};
+  }
+  std::vector<Part> length_parts;
+  for (const Part& part : parts) length_parts.push_back({{lengths(part.leaves[0])}, part.positions, part.context});
+  Value merged_lengths = merge(make_base(BaseType::Int), length_parts, over, one_to_one)[0];
+  Value segdes = make_segdes(merged_lengths);
+  Value starts = op1(Op::PlusScan, Leaf::Int, {merged_lengths, over});
+  Value inner = make_segdes(op1(Op::PlusReduce, Leaf::Int, {merged_lengths, over}));
+  std::vector<Part> inner_parts;
+  for (const Part& part : parts) {
+    Value part_starts = op1(Op::BPermute, Leaf::Int, {starts, part.positions, over, part.context});
+    Value ones = distribute(scalar(Leaf::Int, 1), part.context);
+    Value inner_positions = op1(Op::Index, {part_starts, ones, part.leaves[0]});
+    inner_parts.push_back({slice(part.leaves, 1, part.leaves.size() - 1), inner_positions,
+                           total_context(part.leaves[0], part.context)});
+  }
+  Leaves result = {segdes};
+  Leaves rest = merge(element_type(t), inner_parts, inner, one_to_one);
+  result.insert(result.end(), rest.begin(), rest.end());
+  return result;
+}
+
+// The lifted value over `destination`'s instances whose instance j is the source's instance
+// positions[j]; `source` counts the source's instances.
+Leaves Flattener::gather(const Type& type, const Leaves& leaves, Value positions, Value source, Value destination) {
+  return map_leaves(type, [&](const Type& part, std::size_t first, std::size_t count) -> Leaves {
+    const Value head = leaves[first];
+    if (part->kind == TypeNode::Kind::Base) {
+      return {op1(Op::BPermute, base_leaf(part->base), {head, positions, source, destination})};
+    }
+    Value source_lengths = lengths(head);
+    Value new_lengths = op1(Op::BPermute, Leaf::Int, {source_lengths, positions, source, destination});
+    Value segdes = make_segdes(new_lengths);
+    Value starts = op1(Op::PlusScan, Leaf::Int, {source_lengths, source});
+    Value gathered_starts = op1(Op::BPermute, Leaf::Int, {starts, positions, source, destination});
+    Value ones = distribute(scalar(Leaf::Int, 1), destination);
+    Value inner_positions = op1(Op::Index, {gathered_starts, ones, segdes});
+    Leaves result = {segdes};
+    Leaves rest = gather(element_type(part), slice(leaves, first + 1, count - 1), inner_positions,
+                         total_context(head, source), total_context(segdes, destination));
+    result.insert(result.end(), rest.begin(), rest.end());
+    return result;
+  });
+}
+
+// The value of each of the current instances copied to each element of its segment.
+Leaves Flattener::replicate(const Type& type, const Leaves& leaves, Value segdes, Value inner) {
+  return map_leaves(type, [&](const Type& part, std::size_t first, std::size_t count) -> Leaves {
+    if (part->kind == TypeNode::Kind::Base) return {op1(Op::Dist, base_leaf(part->base), {leaves[first], segdes})};
+    Value outer = context();
+    Value instance = op1(Op::Index, {int_constant(0), int_constant(1), outer});
+    Value owners = op1(Op::Dist, Leaf::Int, {instance, segdes});
+    return gather(part, slice(leaves, first, count), owners, outer, inner);
+  });
+}
+
+// Empty value of the type, lifted over no instances.
+Leaves Flattener::empty_lifted(const Type& type) {
+  Leaves result;
+  for (Leaf leaf : leaves_of(type)) {
+    if (leaf == Leaf::Segdes) {
+      result.push_back(make_segdes(constant(empty_vector(Leaf::Int))));
+    } else {
+      result.push_back(constant(empty_vector(leaf)));
+    }
+  }
+  return result;
+}
+
+// What a position no value was written to holds, in every active instance (the classic's
+// len_put): 0, 0.0, F, a space for a character, an empty sequence; a tuple of these.
+Leaves Flattener::zero_value(const Type& type) {
+  return map_leaves(type, [&](const Type& part, std::size_t, std::size_t) -> Leaves {
+    if (part->kind != TypeNode::Kind::Base) return empty_sequence(part);
+    return {everywhere(part->base == BaseType::Char ? scalar(Leaf::Int, 32) : zero_of(base_leaf(part->base)))};
+  });
+}
+
+Leaves Flattener::empty_sequence(const Type& type) {
+  Value segdes = make_segdes(everywhere(zero_of(Leaf::Int)));
+  Leaves result = {segdes};
+  Leaves rest = empty_lifted(element_type(type));
+  result.insert(result.end(), rest.begin(), rest.end());
+  return result;
+}
+
+}  // namespace nesl::flattening
