@@ -19,8 +19,19 @@ namespace po = boost::program_options;
 
 namespace {
 
-constexpr const char* usage =
-    "usage: nesl [--backend NAME] [--threads N] [-O] [--arg-check on|off] [FILE.nesl]\n"
+// The passes' names, from the pipeline's own list: "parse, typecheck, ... or lower".
+std::string pass_names() {
+  std::string names;
+  const auto passes = nesl::compiler_passes();
+  for (std::size_t i = 0; i < passes.size(); ++i) {
+    names += i == 0 ? "" : i + 1 == passes.size() ? " or " : ", ";
+    names += passes[i].name;
+  }
+  return names;
+}
+
+std::string usage() {
+  return "usage: nesl [--backend NAME] [--threads N] [-O] [--arg-check on|off] [FILE.nesl]\n"
     "       nesl [--check | --type | --vcode [-o OUT] [--source-map MAP] | --dump-after PASS]\n"
     "            [--arg-check on|off] [--basis FILE] FILE.nesl\n"
     "  FILE.nesl          run each top-level form in this process, printing what the classic\n"
@@ -34,12 +45,12 @@ constexpr const char* usage =
     "  -o, --output OUT   with --vcode, the file the VCODE is written to\n"
     "  --source-map MAP   with --vcode, also write where each VCODE line came from in the\n"
     "                     source: lines `VCODE_LINE NESL_LINE NESL_COLUMN NESL_FILE`\n"
-    "  --dump-after PASS  print the program after PASS: parse, typecheck, eval-globals,\n"
-    "                     specialize, normalize, flatten, flat-opt or lower\n"
+    "  --dump-after PASS  print the program after PASS: " + pass_names() + "\n"
     "  --arg-check off    leave out the runtime argument checks (the classic's set arg_check off)\n"
     "  --basis FILE       read the built-ins' signatures from FILE instead of the embedded ones\n"
     "  --time-passes      with --vcode, print each pass's time on standard error\n"
     "  -h, --help         print this text\n";
+}
 
 int run(int argc, char** argv) {
   po::options_description options;
@@ -56,22 +67,22 @@ int run(int argc, char** argv) {
     po::store(po::command_line_parser(argc, argv).options(options).positional(positional).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    std::cerr << "nesl: " << e.what() << "\n" << usage;
+    std::cerr << "nesl: " << e.what() << "\n" << usage();
     return 2;
   }
   if (vm.count("help")) {
-    std::cout << usage;
+    std::cout << usage();
     return 0;
   }
   int modes = static_cast<int>(vm.count("check") + vm.count("type") + vm.count("dump-after") +
                                vm.count("vcode"));
   if (modes > 1) {
-    std::cerr << "nesl: expected at most one of --check, --type, --vcode, --dump-after\n" << usage;
+    std::cerr << "nesl: expected at most one of --check, --type, --vcode, --dump-after\n" << usage();
     return 2;
   }
   const std::size_t files = vm.count("file") ? vm["file"].as<std::vector<std::string>>().size() : 0;
   if (files > 1 || (modes == 1 && files == 0)) {
-    std::cerr << "nesl: expected one input file\n" << usage;
+    std::cerr << "nesl: expected one input file\n" << usage();
     return 2;
   }
   if (vm["threads"].as<int>() < 0) {
@@ -86,7 +97,7 @@ int run(int argc, char** argv) {
     return 2;
   }
   if ((vm.count("output") || vm.count("source-map") || vm.count("time-passes")) && !vm.count("vcode")) {
-    std::cerr << "nesl: -o, --source-map and --time-passes go with --vcode\n" << usage;
+    std::cerr << "nesl: -o, --source-map and --time-passes go with --vcode\n" << usage();
     return 2;
   }
   std::string arg_check = vm.count("arg-check") ? vm["arg-check"].as<std::string>() : "on";
