@@ -1,5 +1,6 @@
-// nesl_check_library: checks basis.nesl against basis.types, as the build does before it embeds
-// them: each library function that basis.types declares must have the declared type.
+// nesl_check_library: type-checks basis.nesl with basis.types, as the build does before it embeds
+// them: each library function declared with a type must have it, and no built-in is declared in
+// both files.
 // usage: nesl_check_library BASIS_TYPES BASIS_NESL
 #include <iostream>
 
@@ -13,8 +14,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const nesl::Basis basis = nesl::parse_basis(nesl::read_source_file(argv[1]));
-    nesl::check_library(basis, nesl::read_source_file(argv[2]));
+    nesl::Basis basis = nesl::parse_basis(nesl::read_source_file(argv[1]));
+    const auto library = nesl::read_source_file(argv[2]);
+    nesl::add_library_signatures(basis, library);
+    nesl::check_library(basis, library);
   } catch (const nesl::CompileError& error) {
     std::cerr << nesl::format_diagnostic(error);
     return 1;

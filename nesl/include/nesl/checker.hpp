@@ -32,14 +32,8 @@ struct CheckedProgram {
   std::map<std::string, Type> datatype_constructors;  // fields -> datatype, generic
 };
 
-struct CheckOptions {
-  // For the library (basis.nesl): a function with no signature of its own is declared by its
-  // basis.types signature, so a body that gives less than callers are promised is an error.
-  bool signatures_from_basis = false;
-};
-
 // Checks every form in order against the basis; throws CompileError at the first error.
-CheckedProgram check_program(const Program& program, const Basis& basis, CheckOptions options = {});
+CheckedProgram check_program(const Program& program, const Basis& basis);
 
 // The program's type: the tuple of its top-level expressions, as NAME.type writes it.
 std::string program_type(const CheckedProgram& checked);

@@ -18,12 +18,11 @@ struct Library {
 // basis.nesl as embedded at build time.
 std::string_view embedded_library_text();
 
-// Parses and checks a library against the built-ins' signatures: a function that basis.types
-// declares must have that type (callers are checked against the declaration). Throws
-// CompileError naming the function.
+// Parses and type-checks a library: each function declared with a type (a built-in programs may
+// call, checked against that type) must have it. Throws CompileError naming the function.
 Library check_library(const Basis& basis, std::shared_ptr<SourceFile> library);
 
-// The embedded basis.nesl checked against `basis`, once per process for each basis file.
+// The embedded basis.nesl checked with `basis`, once per process for each basis file.
 const Library& embedded_library(const Basis& basis);
 
 }  // namespace nesl

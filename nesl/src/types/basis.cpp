@@ -2,6 +2,7 @@
 
 #include "nesl/diagnostics.hpp"
 #include "nesl/lexer.hpp"
+#include "nesl/library.hpp"
 #include "nesl/parser.hpp"
 
 namespace nesl {
@@ -40,10 +41,25 @@ Basis parse_basis(std::shared_ptr<SourceFile> source) {
   return basis;
 }
 
+void add_library_signatures(Basis& basis, std::shared_ptr<SourceFile> library) {
+  Program program = parse_program(library);
+  for (TopLevelForm& form : program.forms) {
+    if (form.kind != TopLevelForm::Kind::Function || !form.function.signature) continue;
+    if (basis.signatures.count(form.function.name)) {
+      throw CompileError(form.where, "the built-in " + form.function.name +
+                                         " is declared in basis.types too (declare it in one place)");
+    }
+    basis.signatures.emplace(form.function.name, std::move(*form.function.signature));
+  }
+  basis.library_source = std::move(library);
+}
+
 std::string_view embedded_basis_text() { return embedded_basis_types; }
 
 Basis load_embedded_basis() {
-  return parse_basis(std::make_shared<SourceFile>("basis.types", std::string(embedded_basis_text())));
+  Basis basis = parse_basis(std::make_shared<SourceFile>("basis.types", std::string(embedded_basis_text())));
+  add_library_signatures(basis, std::make_shared<SourceFile>("basis.nesl", std::string(embedded_library_text())));
+  return basis;
 }
 
 }  // namespace nesl

@@ -110,7 +110,7 @@ int tuple_width(const Expr& expr) {
 
 class Checker {
  public:
-  Checker(const Basis& basis, CheckOptions options) : basis_(basis), options_(options) {
+  explicit Checker(const Basis& basis) : basis_(basis) {
     // The basis's one named type: the classic's file descriptor record, stream(int).
     Type stream = make_function(make_base(BaseType::Int), make_datatype("stream", {}));
     datatypes_["stream"] = Datatype{stream};
@@ -499,15 +499,6 @@ class Checker {
 
   // --- top-level forms -----------------------------------------------------------------------
 
-  // The function's declared type: its own signature, or, for the library's functions, the one
-  // basis.types gives the name (which every caller is checked against).
-  const TypeSignature* declared_signature(const FunctionDefinition& function) const {
-    if (function.signature) return &*function.signature;
-    if (!options_.signatures_from_basis) return nullptr;
-    auto found = basis_.signatures.find(function.name);
-    return found == basis_.signatures.end() ? nullptr : &found->second;
-  }
-
   void check_function(const TopLevelForm& form, CheckedProgram& checked) {
     const FunctionDefinition& function = form.function;
     locals_.clear();
@@ -516,7 +507,7 @@ class Checker {
     Type type = make_function(argument, result);
     std::map<std::string, Type> declared_variables;
     std::map<std::string, TypeClass> declared_classes;
-    const TypeSignature* signature = declared_signature(function);
+    const TypeSignature* signature = function.signature ? &*function.signature : nullptr;
     if (signature) {
       Type declared = convert_signature(*signature, declared_variables);
       declared_classes = context_classes(signature->context);
@@ -595,7 +586,6 @@ class Checker {
   }
 
   const Basis& basis_;
-  CheckOptions options_;
   std::map<std::string, Type> globals_;
   std::map<std::string, Type> basis_types_;
   std::map<std::string, Datatype> datatypes_;
@@ -605,8 +595,8 @@ class Checker {
 
 }  // namespace
 
-CheckedProgram check_program(const Program& program, const Basis& basis, CheckOptions options) {
-  return Checker(basis, options).run(program);
+CheckedProgram check_program(const Program& program, const Basis& basis) {
+  return Checker(basis).run(program);
 }
 
 std::string program_type(const CheckedProgram& checked) {

@@ -15,7 +15,7 @@ std::string_view embedded_library_text() { return embedded_library_nesl; }
 Library check_library(const Basis& basis, std::shared_ptr<SourceFile> library_source) {
   Library library;
   library.program = parse_program(std::move(library_source));
-  library.checked = check_program(library.program, basis, CheckOptions{.signatures_from_basis = true});
+  library.checked = check_program(library.program, basis);
   return library;
 }
 
