@@ -58,7 +58,12 @@ flat::Function Flattener::function(const core::Function& source, bool lifted) {
     function.parameters.push_back(context_);
   }
   bind(*source.parameter, slice(function.parameters, 0, slots(source.parameter->type)));
+  // A lifted function's closed subexpressions are computed once per call, unlifted, and copied
+  // to every instance (the classic's: `rand(1000) + x` draws once per call of the function).
+  HoistScope scope{{}, -1, context_, context_, {}};
+  if (lifted) hoist_.push_back(&scope);
   function.results = expr(*source.body);
+  hoist_.clear();
   return function;
 }
 
@@ -97,7 +102,8 @@ bool Flattener::hoistable(const core::Expr& e) const {
 
 // A closed subexpression of an apply-to-each's body is computed once, in the enclosing
 // context, then copied to each element: `{rand(10) : i in s}` draws once. Returns the value in
-// the enclosing context and copied.
+// the enclosing context and copied. One that can stop the program runs only when there are
+// elements (a valid program never fails for an expression its elements do not reach).
 std::pair<Leaves, Leaves> Flattener::hoisted(const core::Expr& e) {
   HoistScope* scope = hoist_.back();
   auto saved_env = env_;
@@ -105,12 +111,32 @@ std::pair<Leaves, Leaves> Flattener::hoisted(const core::Expr& e) {
   hoist_.pop_back();
   env_ = scope->outer_env;
   context_ = scope->outer_context;
-  Leaves outer_value = expr(e);
-  Leaves copies = replicate(e.type, outer_value, scope->segdes, scope->inner);
+  const auto compute = [&] {
+    Leaves both = expr(e);
+    const Leaves copies = replicate(e.type, both, scope->segdes, scope->inner);
+    both.insert(both.end(), copies.begin(), copies.end());
+    return both;
+  };
+  Leaves both;
+  if (can_fail(e)) {
+    const Value none = op1(Op::Equal, Leaf::Int, {lengths(scope->inner), int_constant(0)});
+    both = choose(
+        none, make_pair(e.type, e.type),
+        [&] {
+          Leaves nothing = zero_value(e.type);
+          const Leaves empty = empty_lifted(e.type);
+          nothing.insert(nothing.end(), empty.begin(), empty.end());
+          return nothing;
+        },
+        compute);
+  } else {
+    both = compute();
+  }
   hoist_.push_back(scope);
   env_ = saved_env;
   context_ = saved_context;
-  return {outer_value, copies};
+  const std::size_t half = both.size() / 2;
+  return {slice(both, 0, half), slice(both, half, half)};
 }
 
 Leaves Flattener::expr(const core::Expr& e) {
@@ -186,7 +212,8 @@ Leaves Flattener::over(const core::Expr& e) {
     const Variable& v = find(name);
     inner_env.push_back({name, replicate(v.type, v.leaves, segdes, inner), v.type});
   }
-  HoistScope scope{env_, context_, segdes, inner, free};
+  // As the classic: only what reads no variable is hoisted (and what a hoisted let binds).
+  HoistScope scope{env_, context_, segdes, inner, {}};
   auto saved_env = env_;
   Value saved_context = context_;
   env_ = inner_env;

@@ -1,5 +1,7 @@
 #include "flatten/free_variables.hpp"
 
+#include "nesl/primitives.hpp"
+
 namespace nesl::flattening {
 
 void pattern_names(const core::Pattern& pattern, std::set<std::string>& out) {
@@ -39,6 +41,48 @@ std::set<std::string> free_variables(const core::Expr& e) {
 bool is_simple(const core::Expr& e) {
   if (e.kind == core::Kind::Pair) return is_simple(*e.children[0]) && is_simple(*e.children[1]);
   return e.kind == core::Kind::Variable || e.kind == core::Kind::Constant;
+}
+
+bool can_fail(const core::Expr& e) {
+  switch (e.kind) {
+    case core::Kind::Call: return true;
+    case core::Kind::Primitive: {
+      const Primitive* p = find_primitive(e.name);
+      if (!p) return true;
+      switch (p->kind) {
+        case PrimitiveKind::Elementwise:
+        case PrimitiveKind::Complement:
+        case PrimitiveKind::CompareToZero:
+        case PrimitiveKind::Negate:
+        case PrimitiveKind::Abs:
+        case PrimitiveKind::Identity:
+        case PrimitiveKind::Constant:
+        case PrimitiveKind::OneLike:
+        case PrimitiveKind::ZeroLike:
+        case PrimitiveKind::Reduce:
+        case PrimitiveKind::Count:
+        case PrimitiveKind::Scan:
+        case PrimitiveKind::Length:
+        case PrimitiveKind::Flatten:
+        case PrimitiveKind::Append:
+        case PrimitiveKind::Timer:
+        case PrimitiveKind::Print: break;
+        default: return true;
+      }
+      break;
+    }
+    case core::Kind::Over:
+      if (e.generators.size() > 1) return true;
+      for (const core::Generator& g : e.generators) {
+        if (can_fail(*g.sequence)) return true;
+      }
+      break;
+    default: break;
+  }
+  for (const core::ExprPtr& child : e.children) {
+    if (can_fail(*child)) return true;
+  }
+  return false;
 }
 
 }  // namespace nesl::flattening

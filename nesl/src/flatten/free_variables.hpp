@@ -1,5 +1,5 @@
-// What a core expression reads: its free variables, and whether it is simple enough to compute
-// everywhere.
+// What flatten asks of a core expression: the variables it reads, whether it is simple enough to
+// compute everywhere, and whether it can stop the program.
 #pragma once
 
 #include <set>
@@ -16,5 +16,9 @@ std::set<std::string> free_variables(const core::Expr& e);
 // Variables, constants and tuples of them: both arms of an `if` made of these can be computed
 // everywhere and combined with SELECT.
 bool is_simple(const core::Expr& e);
+// Whether running `e` can stop the program: a call, a checked primitive (an index, a division,
+// rand's argument, error, a permute or a shape that must agree), or generators whose lengths
+// must agree. Conservative: what it cannot tell is taken to fail.
+bool can_fail(const core::Expr& e);
 
 }  // namespace nesl::flattening
