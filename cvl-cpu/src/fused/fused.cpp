@@ -1,10 +1,10 @@
 // FCODE superoperators (vcode/superop.hpp) in one pass. prepare_fused turns a definition, by its
-// analysis (vcode/superop_analysis.hpp), into one kernel per node (fused_kernels.hpp), once; each
-// call binds the operands' data and evaluates the expression over blocks of kBlock elements,
-// each node's values for the block in a small buffer that stays in cache. Blocks are shared
-// between threads like the other ops. DIST and INDEX leaves read their per-segment values through
-// the descriptor's offsets, never through a full-length vector. A reduction or scan at the root
-// folds the block values as they are made, through the fold scan_reduce.cpp uses
+// analysis (vcode/superop_analysis.hpp), into one kernel per node (simd/elementwise_kernels.hpp),
+// once; each call binds the operands' data and evaluates the expression over blocks of kBlock
+// elements, each node's values for the block in a small buffer that stays in cache. Blocks are
+// shared between threads like the other ops. DIST and INDEX leaves read their per-segment values
+// through the descriptor's offsets, never through a full-length vector. A reduction or scan at the
+// root folds the block values as they are made, through the fold scan_reduce.cpp uses
 // (segmented_fold.hpp), so the results are identical to the unfused program's at any thread count.
 #include <algorithm>
 #include <cstring>
@@ -16,7 +16,7 @@
 
 #include "cvl/scalar_semantics.hpp"
 #include "families/families.hpp"
-#include "fused/fused_kernels.hpp"
+#include "simd/elementwise_kernels.hpp"
 #include "families/combine.hpp"
 #include "cvl/op_dispatch.hpp"
 #include "families/segment_fill.hpp"
