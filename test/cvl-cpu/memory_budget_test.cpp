@@ -1,11 +1,17 @@
 // Each cvl-cpu backend has a memory budget of its own: making a backend with other options never
-// changes the limit or the count of one made before it (the arena behind them is shared).
+// changes the limit or the count of one made before it (the arena behind them is shared). A task
+// the pool runs for an operation charges that operation's budget, on whichever thread it runs.
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "cvl/errors.hpp"
 #include "cvl_cpu/cvl_cpu.hpp"
+#include "memory/memory_budget.hpp"
+#include "threads/thread_pool.hpp"
 
 namespace cvl {
 namespace {
@@ -42,6 +48,32 @@ TEST_CASE("cpu backends: each keeps its own --max-memory and counts its own byte
   CHECK(large->stats().host_bytes_in_use < 16 * kMiB);
   held = Vector{};
   CHECK(small->stats().host_bytes_in_use == 0);
+}
+
+TEST_CASE("cpu memory: a pool task charges its caller's budget, on any thread", "[cpu][memory]") {
+  using namespace cvl::cpu;
+  const auto budget = std::make_shared<MemoryBudget>(kMiB);
+  const MemoryBudget* outside = current_budget().get();
+  // Jobs until a helper thread has run some task (the pool may run a job on the caller alone).
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<int> on_helpers{0}, wrong{0};
+  for (int job = 0; job < 200 && on_helpers.load() == 0; ++job) {
+    {
+      const MemoryScope charged(budget);
+      run_tasks(2, 8, [&](std::size_t) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        if (std::this_thread::get_id() != caller) on_helpers.fetch_add(1);
+        if (current_budget() != budget) wrong.fetch_add(1);
+      });
+    }
+    // Outside any scope again, on every thread.
+    run_tasks(2, 8, [&](std::size_t) {
+      if (current_budget().get() != outside) wrong.fetch_add(1);
+    });
+  }
+  CHECK(on_helpers.load() > 0);
+  CHECK(wrong.load() == 0);
+  CHECK(current_budget().get() == outside);
 }
 
 }  // namespace cvl

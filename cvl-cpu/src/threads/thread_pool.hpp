@@ -26,6 +26,11 @@ int available_cores();
 // the caller alone, and a loop may as well take its sequential form.
 bool helpers_pay();
 
+// What this thread works for: a pointer the layers above set for each operation (the memory
+// budget it charges, memory_budget.hpp's MemoryScope) and the pool hands on, so that a task sees
+// its caller's on whichever thread it runs. Null where nothing set it.
+const void*& operation_scope();
+
 using TaskFunction = void (*)(void* task, std::size_t index);
 
 // Runs function(task, i) for every i < tasks; see run_tasks. The first exception a task throws
