@@ -216,6 +216,11 @@ const void*& operation_scope() {
   return scope;
 }
 
+AdoptedOperationScope::AdoptedOperationScope(const void* scope)
+    : previous_(std::exchange(operation_scope(), scope)) {}
+
+AdoptedOperationScope::~AdoptedOperationScope() { operation_scope() = previous_; }
+
 // Each task runs in its caller's operation scope (what it acquires is charged to the caller's
 // memory budget), on whichever thread it runs.
 void run_tasks_erased(int helpers, std::size_t tasks, TaskFunction function, void* task) {
@@ -226,13 +231,7 @@ void run_tasks_erased(int helpers, std::size_t tasks, TaskFunction function, voi
   } in_scope{function, task, operation_scope()};
   pool().run(helpers, tasks, [](void* job, std::size_t i) {
     auto* c = static_cast<InScope*>(job);
-    const void*& scope = operation_scope();
-    const void* const previous = std::exchange(scope, c->scope);
-    struct Restore {
-      const void*& scope;
-      const void* previous;
-      ~Restore() { scope = previous; }
-    } restore{scope, previous};
+    const AdoptedOperationScope adopted(c->scope);
     c->function(c->task, i);
   }, &in_scope);
 }
