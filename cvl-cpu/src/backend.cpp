@@ -1,18 +1,20 @@
-// The CPU backend object: each public method forwards to its family in families.hpp, which
-// checks what depends on the data (the interpreter has checked the shapes; in debug builds the
-// registry's CheckingBackend checks them again at every call).
+// The CPU backend object, cvl-cpu's top layer: each public method forwards to its family in
+// families.hpp (FUSED to fused.hpp), which checks what depends on the data (the interpreter has
+// checked the shapes; in debug builds the registry's CheckingBackend checks them again at every
+// call).
 #include <cstring>
 #include <string>
 
 #include "cvl/staged_superop.hpp"
 #include "cvl_cpu/cvl_cpu.hpp"
-#include "vcode/superop_stages.hpp"
+#include "families/families.hpp"
+#include "families/vector_math.hpp"
+#include "fused/fused.hpp"
 #include "memory/buffer_cache.hpp"
 #include "memory/huge_pages.hpp"
-#include "families/families.hpp"
-#include "pending/gather_composition.hpp"
+#include "memory/index_bound.hpp"
 #include "pending/lazy_elementwise.hpp"
-#include "families/vector_math.hpp"
+#include "vcode/superop_stages.hpp"
 
 namespace cvl {
 namespace {
@@ -37,6 +39,7 @@ class CpuBackend final : public Backend, private HostMemory {
     ctx_.fast_math = options.fast_math;
     ctx_.lazy = options.lazy_elementwise;
     ctx_.memory = std::make_shared<cpu::MemoryBudget>(options.max_memory, ctx_.par.threads);
+    ctx_.evaluator = &cpu::fused_evaluator();
     cpu::set_huge_pages(cpu::wants_huge_pages(options.huge_pages));
   }
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cvl/op_dispatch.hpp"
-#include "fused/fused_kernels.hpp"
+#include "simd/elementwise_kernels.hpp"
 
 namespace cvl::cpu {
 namespace {

@@ -17,7 +17,6 @@
 #include "cvl/errors.hpp"
 #include "families/families.hpp"
 #include "families/index_runs.hpp"
-#include "pending/gather_composition.hpp"
 #include "pending/lazy_elementwise.hpp"
 #include "threads/thread_pool.hpp"
 #include "test_vectors.hpp"
@@ -29,9 +28,7 @@ using vcode::Op;
 
 constexpr std::size_t kLong = kLazyMin + 1000;
 
-const LazyExpression* pending(const Vector& v) {
-  return static_cast<const Buffer*>(v.storage.get())->pending();
-}
+const LazyExpression* pending(const Vector& v) { return pending_expression(v); }
 
 Vector iota(std::size_t n, std::int32_t from = 0) {
   std::vector<std::int32_t> values(n);

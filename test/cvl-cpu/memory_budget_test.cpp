@@ -1,11 +1,17 @@
 // Each cvl-cpu backend has a memory budget of its own: making a backend with other options never
-// changes the limit or the count of one made before it (the arena behind them is shared).
+// changes the limit or the count of one made before it (the arena behind them is shared). A task
+// the pool runs for an operation charges that operation's budget, on whichever thread it runs.
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "cvl/errors.hpp"
 #include "cvl_cpu/cvl_cpu.hpp"
+#include "memory/memory_budget.hpp"
+#include "threads/thread_pool.hpp"
 
 namespace cvl {
 namespace {
@@ -42,6 +48,68 @@ TEST_CASE("cpu backends: each keeps its own --max-memory and counts its own byte
   CHECK(large->stats().host_bytes_in_use < 16 * kMiB);
   held = Vector{};
   CHECK(small->stats().host_bytes_in_use == 0);
+}
+
+TEST_CASE("cpu memory: another thread adopting the caller's operation scope charges its budget",
+          "[cpu][memory]") {
+  using namespace cvl::cpu;
+  const auto callers = std::make_shared<MemoryBudget>(kMiB);
+  const auto threads_own = std::make_shared<MemoryBudget>(kMiB);
+  const MemoryScope charged(callers);
+  const void* const handed_on = operation_scope();  // what run_tasks takes on its caller
+
+  // What the other thread sees: before, inside and after an adoption, first outside any scope,
+  // then inside a scope of its own.
+  const MemoryBudget *bare_before = nullptr, *bare_inside = nullptr, *bare_after = nullptr;
+  const MemoryBudget *own_inside = nullptr, *own_after = nullptr;
+  std::thread other([&] {
+    bare_before = current_budget().get();
+    {
+      const AdoptedOperationScope adopted(handed_on);
+      bare_inside = current_budget().get();
+    }
+    bare_after = current_budget().get();
+    const MemoryScope own(threads_own);
+    {
+      const AdoptedOperationScope adopted(handed_on);
+      own_inside = current_budget().get();
+    }
+    own_after = current_budget().get();
+  });
+  other.join();
+
+  REQUIRE(bare_before != callers.get());  // a fresh thread has the process's budget
+  CHECK(bare_inside == callers.get());
+  CHECK(bare_after == bare_before);
+  CHECK(own_inside == callers.get());
+  CHECK(own_after == threads_own.get());
+  CHECK(current_budget() == callers);  // the caller's own is untouched
+}
+
+TEST_CASE("cpu memory: a pool task charges its caller's budget, on any thread", "[cpu][memory]") {
+  using namespace cvl::cpu;
+  const auto budget = std::make_shared<MemoryBudget>(kMiB);
+  const MemoryBudget* outside = current_budget().get();
+  // Whichever thread runs each task: the caller alone while other processes hold the cores
+  // (core_contention.hpp), helpers too otherwise. A helper's adoption of the caller's scope is
+  // checked on a thread of the test's own above.
+  std::atomic<int> wrong{0};
+  for (int job = 0; job < 20; ++job) {
+    {
+      const MemoryScope charged(budget);
+      run_tasks(2, 8, [&](std::size_t) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        if (current_budget() != budget) wrong.fetch_add(1);
+      });
+      if (current_budget() != budget) wrong.fetch_add(1);
+    }
+    // Outside any scope again, on every thread.
+    run_tasks(2, 8, [&](std::size_t) {
+      if (current_budget().get() != outside) wrong.fetch_add(1);
+    });
+  }
+  CHECK(wrong.load() == 0);
+  CHECK(current_budget().get() == outside);
 }
 
 }  // namespace cvl

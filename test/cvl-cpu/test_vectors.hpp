@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "families/families.hpp"
+#include "fused/fused.hpp"
 
 namespace cvl::cpu {
 
@@ -15,6 +16,7 @@ inline Context context(int threads, bool lazy, bool fast = false) {
   ctx.par.threads = threads;
   ctx.lazy = lazy;
   ctx.fast_math = fast;
+  ctx.evaluator = &fused_evaluator();
   return ctx;
 }
 

@@ -202,16 +202,16 @@ void gather(const Parallel& par, Op op, const SegmentView& source, const Segment
 }
 
 // The permutes on one thread with their indices, or a scatter's values, read from a pending
-// expression a block at a time (PendingBlocks), never stored: an INDEX's positions or an
-// expression over them, a DIST's values. The same loops, the same checks, in the same order.
+// expression a block at a time (the context's evaluator's PendingBlocks), never stored: an
+// INDEX's positions or an expression over them, a DIST's values. The same loops, the same
+// checks, in the same order.
 
 // One operand of such a permute: a vector's elements, or a pending expression's.
 template <class T>
 class BlockSource {
  public:
-  BlockSource(const T* elements, LazyExpression* pending) : elements_(elements) {
-    if (pending) pending_.emplace(*pending);
-  }
+  BlockSource(const Context& ctx, const T* elements, LazyExpression* pending)
+      : elements_(elements), pending_(pending ? ctx.evaluator->blocks(*pending) : nullptr) {}
   std::size_t block() const { return pending_ ? pending_->block() : SIZE_MAX; }
   // Elements [lo, hi): element j at [j] of the pointer returned, valid until the next call.
   const T* at(std::size_t lo, std::size_t hi) {
@@ -221,7 +221,7 @@ class BlockSource {
 
  private:
   const T* elements_;
-  std::optional<PendingBlocks> pending_;
+  std::unique_ptr<PendingBlocks> pending_;
 };
 
 // For each block [lo, hi) of `segments`' elements, in order: at_block(lo, hi), then
@@ -313,8 +313,7 @@ void copy_runs_filling_around(const SegmentView& dest, const Bits* values, const
 // A PERMUTE or DPERMUTE by a pending INDEX of runs (IndexRuns), as copies; nothing otherwise.
 std::optional<Vector> permute_by_runs(const Parallel& par, Op op, const SegmentView& source,
                                       const SegmentView& dest, PermuteOperands& operands) {
-  const auto* index = static_cast<const Buffer*>(operands.indices.storage.get());
-  const LazyExpression* expression = index ? index->pending() : nullptr;
+  const LazyExpression* expression = pending_expression(operands.indices);
   if (!expression) return std::nullopt;
   const std::optional<IndexRuns> runs = IndexRuns::of(*expression, source, dest);
   if (!runs) return std::nullopt;
@@ -366,49 +365,17 @@ std::optional<Vector> permute_by_runs(const Parallel& par, Op op, const SegmentV
   throw Error(index_fault_message(vcode::spelling(op), fault.index, fault.position, fault.length));
 }
 
-namespace {
-
-// The largest of idx[0, n) read as unsigned (a negative index is huge). SSE2 has no unsigned
-// maximum, so the portable loop is scalar: AVX2's where the CPU has it.
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-std::uint32_t largest_unsigned(const I32* idx, std::size_t n) {
-  std::uint32_t largest = 0;
-  for (std::size_t j = 0; j < n; ++j) largest = std::max(largest, static_cast<std::uint32_t>(idx[j]));
-  return largest;
-}
-
-}  // namespace
-
-std::optional<std::uint32_t> check_indices_below(const Parallel& par, const Vector& indices,
-                                                 std::size_t length) {
-  const I32* idx = elements<I32>(indices);
-  if (!idx) return std::nullopt;
-  // The largest index: the bound recorded is the tightest, good for every source that long.
-  std::atomic<std::uint32_t> largest{0};
-  parallel_for(par, indices.length, kMemoryBoundThreshold, [&](std::size_t lo, std::size_t hi) {
-    const std::uint32_t local = largest_unsigned(idx + lo, hi - lo);
-    for (std::uint32_t seen = largest.load(); local > seen && !largest.compare_exchange_weak(seen, local);) {
-    }
-  });
-  if (largest.load() >= length) return std::nullopt;
-  const std::uint32_t bound = largest.load() + 1;
-  static_cast<Buffer*>(indices.storage.get())->set_indices_below(bound);
-  return bound;
-}
-
 Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
   if (ctx.lazy)
-    if (std::optional<Vector> out = composed_gather(ctx, op, operands)) return std::move(*out);
+    if (std::optional<Vector> out = composed_gather(ctx, op, operands, &permute))
+      return std::move(*out);
   const Parallel& par = ctx.par;
   const SegmentView source = view(operands.source_segdes);
   const SegmentView dest = op == Op::Permute ? source : view(operands.dest_segdes);
   const Type type = operands.values.type;
   if (ctx.lazy && op == Op::BPermute) {
     // A gather of runs (a split's parts, subsequences): copies, the whole of one segment none.
-    const auto* index = static_cast<const Buffer*>(operands.indices.storage.get());
-    if (const LazyExpression* expression = index ? index->pending() : nullptr)
+    if (const LazyExpression* expression = pending_expression(operands.indices))
       if (const auto runs = IndexRuns::of(*expression, dest, source))
         return with_element_bits(type, [&]<class Bits>() -> Vector {
           if (runs->moves_nothing(dest.total)) return std::move(operands.values);
@@ -447,7 +414,7 @@ Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
     const bool flagged = vcode::permute_has_flags(op);
     auto run = [&](Bits* out) {
       if (pending || pending_values) {
-        BlockSource<I32> indices(idx, pending.get());
+        BlockSource<I32> indices(ctx, idx, pending.get());
         if (gathers) {
           if (flagged)
             gather_pending<Bits, true>(op, source, dest, values, indices, flags, out);
@@ -455,7 +422,7 @@ Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
             gather_pending<Bits, false>(op, source, dest, values, indices, flags, out);
           return;
         }
-        BlockSource<Bits> moved(values, pending_values.get());
+        BlockSource<Bits> moved(ctx, values, pending_values.get());
         if (flagged)
           scatter_pending<Bits, true>(op, source, dest, moved, indices, flags, out);
         else

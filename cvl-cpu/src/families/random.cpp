@@ -7,7 +7,7 @@
 #include <string>
 
 #include "families/families.hpp"
-#include "fused/fused_kernels.hpp"
+#include "simd/elementwise_kernels.hpp"
 #include "pending/lazy_elementwise.hpp"
 
 namespace cvl::cpu {
@@ -15,8 +15,8 @@ namespace cvl::cpu {
 // One draw per element, each reduced by its bound (`bounds[i]`, or `bound` for all when bounds
 // is null): C's %, which is INT %'s rule (the draw is non-negative, so the result lies in
 // [0, |bound|) and never traps), applied a chunk at a time by that op's block loop, compiled for
-// the widest vectors the CPU has (fused_kernels.hpp). The draws come a chunk at a time too
-// (RandomStream::fill), into a buffer of their own: `result` may be the bounds' memory.
+// the widest vectors the CPU has (simd/elementwise_kernels.hpp). The draws come a chunk at a time
+// too (RandomStream::fill), into a buffer of their own: `result` may be the bounds' memory.
 void draw_random(std::int32_t* result, std::size_t n, const std::int32_t* bounds,
                  std::int32_t bound, RandomStream& stream) {
   static const Kernel remainder = kernel_for(vcode::Op::Mod, Type::Int);

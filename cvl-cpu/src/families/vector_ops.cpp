@@ -77,7 +77,7 @@ Vector distribute(const Context& ctx, Vector values, const SegmentView& sd,
                   const Segdes& descriptor) {
   if (sd.uniform == 1) return values;  // one element per segment: the values themselves
   if (ctx.lazy)
-    if (std::optional<Vector> out = distributed_gather(ctx, values, sd, descriptor))
+    if (std::optional<Vector> out = distributed_gather(ctx, values, sd, descriptor, &distribute))
       return std::move(*out);
   const Type type = values.type;
   return with_element_bits(type, [&]<class Bits>() {

@@ -12,7 +12,7 @@
 
 #include "cvl/scalar_semantics.hpp"
 #include "cvl/staged_superop.hpp"
-#include "families/families.hpp"
+#include "fused/fused.hpp"
 #include "vcode/superop_arg_reduce.hpp"
 #include "vcode/superop_stages.hpp"
 

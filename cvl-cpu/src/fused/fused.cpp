@@ -1,10 +1,10 @@
 // FCODE superoperators (vcode/superop.hpp) in one pass. prepare_fused turns a definition, by its
-// analysis (vcode/superop_analysis.hpp), into one kernel per node (fused_kernels.hpp), once; each
-// call binds the operands' data and evaluates the expression over blocks of kBlock elements,
-// each node's values for the block in a small buffer that stays in cache. Blocks are shared
-// between threads like the other ops. DIST and INDEX leaves read their per-segment values through
-// the descriptor's offsets, never through a full-length vector. A reduction or scan at the root
-// folds the block values as they are made, through the fold scan_reduce.cpp uses
+// analysis (vcode/superop_analysis.hpp), into one kernel per node (simd/elementwise_kernels.hpp),
+// once; each call binds the operands' data and evaluates the expression over blocks of kBlock
+// elements, each node's values for the block in a small buffer that stays in cache. Blocks are
+// shared between threads like the other ops. DIST and INDEX leaves read their per-segment values
+// through the descriptor's offsets, never through a full-length vector. A reduction or scan at the
+// root folds the block values as they are made, through the fold scan_reduce.cpp uses
 // (segmented_fold.hpp), so the results are identical to the unfused program's at any thread count.
 #include <algorithm>
 #include <cstring>
@@ -14,17 +14,18 @@
 #include <type_traits>
 #include <vector>
 
-#include "cvl/scalar_semantics.hpp"
-#include "families/families.hpp"
-#include "fused/fused_kernels.hpp"
-#include "families/combine.hpp"
+#include "fused/fused.hpp"
+
 #include "cvl/op_dispatch.hpp"
+#include "cvl/scalar_semantics.hpp"
+#include "families/combine.hpp"
+#include "families/index_loops.hpp"
 #include "families/segment_fill.hpp"
 #include "families/segmented_fold.hpp"
-#include "families/index_loops.hpp"
-#include "simd/gather.hpp"
 #include "families/vector_math.hpp"
 #include "pending/lazy_elementwise.hpp"
+#include "simd/elementwise_kernels.hpp"
+#include "simd/gather.hpp"
 
 namespace cvl::cpu {
 namespace {
@@ -615,31 +616,6 @@ std::vector<Vector> fused_outputs(const Context& ctx, const PreparedSuperOp& pre
   return results;
 }
 
-struct PendingBlocks::Evaluator {
-  explicit Evaluator(LazyExpression& expression)
-      : prepared(plan_for(*expression.ctx, expression.definition)),
-        call(static_cast<const CpuSuperOp&>(*prepared), expression.operands, expression.domain),
-        frame(call) {}
-
-  std::shared_ptr<const PreparedSuperOp> prepared;
-  Call call;
-  Frame frame;
-};
-
-PendingBlocks::PendingBlocks(LazyExpression& expression)
-    : evaluator_(std::make_unique<Evaluator>(expression)) {}
-
-PendingBlocks::~PendingBlocks() = default;
-
-std::size_t PendingBlocks::block() const { return evaluator_->frame.block(); }
-
-const void* PendingBlocks::values(std::size_t lo, std::size_t hi) {
-  Frame& frame = evaluator_->frame;
-  const void* values = frame.evaluate(lo, hi, nullptr);
-  if (frame.fault().found()) frame.fault().raise();  // pending expressions hold no INT division
-  return values;
-}
-
 Vector fused(const Context& ctx, const PreparedSuperOp& prepared, std::span<FusedOperand> operands,
              std::size_t domain) {
   const auto& plan = static_cast<const CpuSuperOp&>(prepared);
@@ -660,6 +636,58 @@ Vector fused(const Context& ctx, const PreparedSuperOp& prepared, std::span<Fuse
     return scan(ctx, analysis.root_op, map(ctx, call, operands), sd);
   return with_combine(analysis.root_op, type,
                       [&]<class C>() { return scan_typed<C>(call, operands, sd); });
+}
+
+namespace {
+
+// A pending expression's values a block at a time, in one frame.
+class FrameBlocks final : public PendingBlocks {
+ public:
+  explicit FrameBlocks(LazyExpression& expression)
+      : prepared_(plan_for(*expression.ctx, expression.definition)),
+        call_(static_cast<const CpuSuperOp&>(*prepared_), expression.operands, expression.domain),
+        frame_(call_) {}
+
+  std::size_t block() const override { return frame_.block(); }
+
+  const void* values(std::size_t lo, std::size_t hi) override {
+    const void* values = frame_.evaluate(lo, hi, nullptr);
+    // Pending expressions hold no INT division.
+    if (frame_.fault().found()) frame_.fault().raise();
+    return values;
+  }
+
+ private:
+  std::shared_ptr<const PreparedSuperOp> prepared_;
+  Call call_;
+  Frame frame_;
+};
+
+class FusedEvaluator final : public Evaluator {
+ public:
+  std::unique_ptr<PreparedSuperOp> prepare(const Context& ctx, const SuperOp& op,
+                                           std::vector<std::uint32_t> outputs) const override {
+    return prepare_fused(ctx, op, std::move(outputs));
+  }
+  Vector evaluate(const Context& ctx, const PreparedSuperOp& op, std::span<FusedOperand> operands,
+                  std::size_t domain) const override {
+    return fused(ctx, op, operands, domain);
+  }
+  std::vector<Vector> evaluate_outputs(const Context& ctx, const PreparedSuperOp& op,
+                                       std::span<FusedOperand> operands,
+                                       std::size_t domain) const override {
+    return fused_outputs(ctx, op, operands, domain);
+  }
+  std::unique_ptr<PendingBlocks> blocks(LazyExpression& expression) const override {
+    return std::make_unique<FrameBlocks>(expression);
+  }
+};
+
+}  // namespace
+
+const Evaluator& fused_evaluator() {
+  static const FusedEvaluator evaluator;
+  return evaluator;
 }
 
 }  // namespace cvl::cpu

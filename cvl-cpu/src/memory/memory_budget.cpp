@@ -1,8 +1,10 @@
 #include "memory/memory_budget.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "cvl/memory_limit.hpp"
+#include "threads/thread_pool.hpp"
 
 namespace cvl::cpu {
 namespace {
@@ -12,8 +14,6 @@ const std::shared_ptr<MemoryBudget>& process_budget() {
   static const auto* const budget = new std::shared_ptr<MemoryBudget>(std::make_shared<MemoryBudget>());
   return *budget;
 }
-
-thread_local const std::shared_ptr<MemoryBudget>* current = nullptr;
 
 }  // namespace
 
@@ -29,14 +29,16 @@ void MemoryBudget::charge(std::uint64_t bytes, std::uint64_t request) {
   }
 }
 
+// The current budget is the thread's operation scope (thread_pool.hpp), which the pool hands on
+// to the tasks of its caller's jobs.
 const std::shared_ptr<MemoryBudget>& current_budget() {
-  return current ? *current : process_budget();
+  const void* scope = operation_scope();
+  return scope ? *static_cast<const std::shared_ptr<MemoryBudget>*>(scope) : process_budget();
 }
 
-MemoryScope::MemoryScope(const std::shared_ptr<MemoryBudget>& budget) : previous_(current) {
-  current = &budget;
-}
+MemoryScope::MemoryScope(const std::shared_ptr<MemoryBudget>& budget)
+    : previous_(std::exchange(operation_scope(), &budget)) {}
 
-MemoryScope::~MemoryScope() { current = previous_; }
+MemoryScope::~MemoryScope() { operation_scope() = previous_; }
 
 }  // namespace cvl::cpu

@@ -46,7 +46,7 @@ class MemoryScope {
   MemoryScope& operator=(const MemoryScope&) = delete;
 
  private:
-  const std::shared_ptr<MemoryBudget>* previous_;
+  const void* previous_;  // the thread's operation scope before this one (thread_pool.hpp)
 };
 
 }  // namespace cvl::cpu

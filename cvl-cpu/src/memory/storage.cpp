@@ -4,7 +4,6 @@
 #include <cstring>
 #include <mutex>
 
-#include "pending/lazy_elementwise.hpp"
 #include "memory/streaming_fill.hpp"
 
 namespace cvl::cpu {
@@ -27,12 +26,12 @@ Buffer::Buffer(std::size_t bytes, bool populate) {
   capacity_ = block.bytes;
 }
 
-Buffer::Buffer(std::unique_ptr<LazyExpression> expression)
-    : data_(inline_), capacity_(0), budget_(current_budget()), expression_(std::move(expression)) {
+Buffer::Buffer(std::unique_ptr<PendingElements> pending)
+    : data_(inline_), capacity_(0), budget_(current_budget()), expression_(std::move(pending)) {
   lazy_pending_.store(true, std::memory_order_release);
 }
 
-std::unique_ptr<LazyExpression> Buffer::take_expression() {
+std::unique_ptr<PendingElements> Buffer::take_expression() {
   if (!lazy_pending_.load(std::memory_order_acquire)) return nullptr;
   lazy_pending_.store(false, std::memory_order_release);
   return std::move(expression_);
@@ -45,11 +44,11 @@ void Buffer::compute_lazy() const {
   static std::recursive_mutex computing;
   std::lock_guard lock(computing);
   if (!lazy_pending_.load(std::memory_order_acquire)) return;
-  std::unique_ptr<LazyExpression> expression = std::move(expression_);
+  std::unique_ptr<PendingElements> expression = std::move(expression_);
   Vector result;
   try {
     const MemoryScope charged(budget_);  // whichever thread reads it first, the maker pays
-    result = compute_in_group(*expression, this);
+    result = expression->compute(this);
   } catch (...) {
     expression_ = std::move(expression);
     throw;

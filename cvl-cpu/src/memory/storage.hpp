@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "memory/buffer_cache.hpp"
+#include "memory/pending_elements.hpp"
 #include "cvl/types.hpp"
 #include "threads/parallel.hpp"
 
@@ -24,8 +25,6 @@ struct SegmentValues {
   Segdes segments;
 };
 
-struct LazyExpression;  // lazy_elementwise.hpp
-
 // Raw memory of at least `bytes` bytes, 64-byte aligned. Buffers of up to 64 bytes (scalars are
 // most vectors a program makes) live inside the object, 16-byte aligned, so one allocation makes
 // the whole handle; larger ones come from the buffer cache (and count against --max-memory).
@@ -33,9 +32,9 @@ class Buffer final : public Storage {
  public:
   // `populate`: see acquire_memory.
   explicit Buffer(std::size_t bytes, bool populate = true);
-  // No memory yet: the elements are `expression`'s, computed into memory the buffer then takes
-  // over when something first takes their address (lazy_elementwise.hpp).
-  explicit Buffer(std::unique_ptr<LazyExpression> expression);
+  // No memory yet: the elements are `pending`'s, computed into memory the buffer then takes
+  // over when something first takes their address (pending_elements.hpp).
+  explicit Buffer(std::unique_ptr<PendingElements> pending);
   ~Buffer() override;
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -46,15 +45,16 @@ class Buffer final : public Storage {
     if (deferred_.load(std::memory_order_acquire)) write_deferred();
     return data_;
   }
-  // The expression of a buffer whose elements are not computed yet, for an op that builds a larger
-  // one on it: it then owns the expression, and the buffer is left without elements (it must be
-  // dropped). nullptr when computed, or made otherwise.
-  std::unique_ptr<LazyExpression> take_expression();
-  // Takes over `result`'s elements as this pending buffer's, and drops its expression: a result
-  // computed in one pass with another that shares its operands (shared_pending.cpp).
+  // The pending elements of a buffer whose elements are not computed yet, for an op that builds a
+  // larger expression on them: it then owns them, and the buffer is left without elements (it
+  // must be dropped). nullptr when computed, or made otherwise.
+  std::unique_ptr<PendingElements> take_expression();
+  // Takes over `result`'s elements as this pending buffer's, and drops its pending elements: a
+  // result computed in one pass with another that shares its operands
+  // (pending/shared_pending.cpp).
   void complete(Vector result) const;
-  // The expression of a buffer whose elements are not computed yet, else nullptr.
-  const LazyExpression* pending() const {
+  // What a buffer whose elements are not computed yet computes them from, else nullptr.
+  const PendingElements* pending() const {
     return lazy_pending_.load(std::memory_order_acquire) ? expression_.get() : nullptr;
   }
   std::size_t capacity() const { return capacity_; }
@@ -129,7 +129,7 @@ class Buffer final : public Storage {
   // acquires when computed is charged to it too.
   mutable std::shared_ptr<MemoryBudget> budget_;
   mutable std::atomic<bool> lazy_pending_{false};
-  mutable std::unique_ptr<LazyExpression> expression_;  // while lazy_pending_
+  mutable std::unique_ptr<PendingElements> expression_;  // while lazy_pending_
   std::size_t deferred_count_ = 0;
   Type deferred_type_ = Type::Int;
   alignas(16) std::byte inline_[kInlineBytes];

@@ -67,11 +67,10 @@ class Builder {
         const std::uint32_t values = vector_leaf(std::move(d->values));
         return distribute(type, values, segdes_leaf(d->segments));
       }
-    auto* buffer = static_cast<Buffer*>(v.storage.get());
-    if (const LazyExpression* pending = buffer ? buffer->pending() : nullptr) {
+    if (const LazyExpression* pending = pending_expression(v)) {
       const bool only_here = v.storage.use_count() == 1;
       if (only_here && nodes().size() + pending->definition.nodes.size() < kLazyMaxNodes)
-        return splice(std::move(*buffer->take_expression()));
+        return splice(std::move(*take_pending(v)));
       if (only_here || pending->depth + 1 >= kLazyMaxDepth)
         elements<std::byte>(v);
       else

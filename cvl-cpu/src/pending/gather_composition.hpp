@@ -14,26 +14,27 @@
 #pragma once
 
 #include <optional>
-#include <span>
 
-#include "families/families.hpp"
+#include "pending/context.hpp"
+#include "pending/lazy_elementwise.hpp"
 
 namespace cvl::cpu {
 
+// The families' ops these compose with, given by their callers (permute.cpp, vector_ops.cpp): a
+// permute of the positions, a DIST of them.
+using PermuteFunction = Vector (*)(const Context& ctx, vcode::Op op, PermuteOperands&& operands);
+using DistributeFunction = Vector (*)(const Context& ctx, Vector values, const SegmentView& sd,
+                                      const Segdes& descriptor);
+
 // BPERMUTE or PERMUTE (unflagged) of a pending gather of a short source, as a pending gather
-// of that source at composed positions; nothing when the op runs as it is. Consumes the
-// operands it uses.
-std::optional<Vector> composed_gather(const Context& ctx, vcode::Op op, PermuteOperands& operands);
+// of that source at composed positions (`permute` moves them, once for all the fields moved by
+// one index); nothing when the op runs as it is. Consumes the operands it uses.
+std::optional<Vector> composed_gather(const Context& ctx, vcode::Op op, PermuteOperands& operands,
+                                      PermuteFunction permute);
 
 // A DIST of a pending gather of a short source, as a pending gather of that source at the
-// positions spread by the DIST; nothing when `values` is no such gather (then not consumed).
+// positions spread by `distribute`; nothing when `values` is no such gather (then not consumed).
 std::optional<Vector> distributed_gather(const Context& ctx, Vector& values, const SegmentView& sd,
-                                        const Segdes& descriptor);
-
-// A FUSED call (FCODE) whose elementwise operands include pending gathers of short sources: the
-// same superoperator with each such $k read as GATHER of its source at its positions, planned
-// once for each such rewriting; nothing when there is none. Consumes the operands then.
-std::optional<Vector> fused_through_gathers(const Context& ctx, const PreparedSuperOp& op,
-                                            std::span<FusedOperand> operands, std::size_t domain);
+                                        const Segdes& descriptor, DistributeFunction distribute);
 
 }  // namespace cvl::cpu

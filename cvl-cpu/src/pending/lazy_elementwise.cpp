@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "cvl/op_dispatch.hpp"
-#include "families/families.hpp"
+#include "memory/index_bound.hpp"
 #include "pending/expression_builder.hpp"
 #include "pending/pending_results.hpp"
 
@@ -63,7 +63,8 @@ std::shared_ptr<const PreparedSuperOp> plan_for(const Context& ctx, const SuperO
   auto& cache = plans[ctx.fast_math ? 1 : 0];
   if (auto found = cache.find(key); found != cache.end()) return found->second;
   if (cache.size() >= kMaxPlans) cache.clear();
-  std::shared_ptr<const PreparedSuperOp> plan = prepare_fused(ctx, op, std::move(outputs));
+  std::shared_ptr<const PreparedSuperOp> plan =
+      ctx.evaluator->prepare(ctx, op, std::move(outputs));
   cache.emplace(std::move(key), plan);
   return plan;
 }
@@ -162,7 +163,8 @@ RandomStream saved_stream(const std::byte* operand) {
 std::unique_ptr<LazyExpression> take_pending(Vector& v) {
   auto* buffer = static_cast<Buffer*>(v.storage.get());
   if (!buffer || !buffer->pending() || v.storage.use_count() != 1) return nullptr;
-  return buffer->take_expression();
+  return std::unique_ptr<LazyExpression>(
+      static_cast<LazyExpression*>(buffer->take_expression().release()));
 }
 
 Vector pending_gather(const Context& ctx, Vector source, Vector positions) {
@@ -175,9 +177,9 @@ Vector pending_gather(const Context& ctx, Vector source, Vector positions) {
   return pending_or_computed(builder.finish(), n);
 }
 
-const LazyExpression* pending_expression(const Vector& v) {
-  const auto* buffer = static_cast<const Buffer*>(v.storage.get());
-  return buffer ? buffer->pending() : nullptr;
+const LazyExpression* pending_expression(const Storage* storage) {
+  const auto* buffer = static_cast<const Buffer*>(storage);
+  return buffer ? static_cast<const LazyExpression*>(buffer->pending()) : nullptr;
 }
 
 std::optional<ShortGather> short_gather_of(const Vector& v) {
@@ -260,8 +262,7 @@ std::optional<Vector> lazy_fused(const Context& ctx, const PreparedSuperOp& op,
 }
 
 std::optional<Vector> fold_pending(const Context& ctx, Op op, Vector& v, const Segdes& sd) {
-  auto* buffer = static_cast<Buffer*>(v.storage.get());
-  const LazyExpression* pending = buffer ? buffer->pending() : nullptr;
+  const LazyExpression* pending = pending_expression(v);
   if (!pending || v.storage.use_count() != 1 ||
       pending->definition.nodes.size() + 2 >= kLazyMaxNodes)
     return std::nullopt;
@@ -282,9 +283,11 @@ void compute_pending() {
 // Pending operands are computed when the pass binds its operands (fused.cpp's Call, on this
 // thread), before it shares out its blocks.
 Vector compute(LazyExpression& expression) {
-  const std::shared_ptr<const PreparedSuperOp> plan =
-      plan_for(*expression.ctx, expression.definition);
-  return fused(*expression.ctx, *plan, expression.operands, expression.domain);
+  const Context& ctx = *expression.ctx;
+  const std::shared_ptr<const PreparedSuperOp> plan = plan_for(ctx, expression.definition);
+  return ctx.evaluator->evaluate(ctx, *plan, expression.operands, expression.domain);
 }
+
+Vector LazyExpression::compute(const Storage* self) { return compute_in_group(*this, self); }
 
 }  // namespace cvl::cpu

@@ -31,15 +31,19 @@
 #include <vector>
 
 #include "cvl/backend.hpp"
+#include "memory/pending_elements.hpp"
 #include "memory/storage.hpp"
+#include "pending/context.hpp"
 #include "vcode/superop.hpp"
 
 namespace cvl::cpu {
 
-struct Context;
+// A pending result: `definition` over `operands` ($k is operands[k]), `domain` elements. The
+// only pending elements a buffer holds (memory/pending_elements.hpp).
+struct LazyExpression final : PendingElements {
+  // Computed with the pending results that share its operands (compute_in_group).
+  Vector compute(const Storage* self) override;
 
-// A pending result: `definition` over `operands` ($k is operands[k]), `domain` elements.
-struct LazyExpression {
   const Context* ctx = nullptr;
   vcode::SuperOp definition;
   std::vector<FusedOperand> operands;
@@ -108,7 +112,10 @@ struct ShortGather {
 std::optional<ShortGather> short_gather_of(const Vector& v);
 
 // The expression of a vector whose elements are not computed yet, else nullptr.
-const LazyExpression* pending_expression(const Vector& v);
+const LazyExpression* pending_expression(const Storage* storage);
+inline const LazyExpression* pending_expression(const Vector& v) {
+  return pending_expression(v.storage.get());
+}
 
 // A pending DIST (lazy_distribute's): its values per segment (computed) and its descriptor.
 std::optional<SegmentValues> pending_distribute_of(const Vector& v);

@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "families/families.hpp"
+#include "pending/context.hpp"
 #include "pending/expression_builder.hpp"
 #include "pending/lazy_elementwise.hpp"
 #include "pending/pending_results.hpp"
@@ -56,7 +56,7 @@ class Group {
     std::vector<Sibling> siblings;
     pending_results().for_each_pending([&](std::shared_ptr<Storage> storage) {
       if (storage.get() == self_ || index_.contains(storage.get())) return;
-      const LazyExpression* e = static_cast<const Buffer*>(storage.get())->pending();
+      const LazyExpression* e = pending_expression(storage.get());
       if (e->domain != root_.domain || !takes_in(*e) || !reads_a_part(*e)) return;
       const long holders = storage.use_count() - 1;  // less this visit's own handle
       siblings.push_back({std::move(storage), e, holders});
@@ -109,7 +109,8 @@ class Group {
     LazyExpression combined = builder.finish_at(root);
     const std::shared_ptr<const PreparedSuperOp> plan =
         plan_for(*root_.ctx, combined.definition, output_nodes);
-    std::vector<Vector> results = fused_outputs(*root_.ctx, *plan, combined.operands, root_.domain);
+    std::vector<Vector> results =
+        root_.ctx->evaluator->evaluate_outputs(*root_.ctx, *plan, combined.operands, root_.domain);
     for (std::size_t k = 0; k < written.size(); ++k) {
       const auto* buffer = static_cast<const Buffer*>(written[k]->storage);
       if (buffer->pending()) buffer->complete(std::move(results[k]));

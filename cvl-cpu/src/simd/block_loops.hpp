@@ -1,5 +1,5 @@
-// The loops behind fused_kernels.hpp, written once and compiled once per instruction set: the
-// portable build (fused_kernels.cpp) and, on x86-64, block_loops_avx2.cpp and
+// The loops behind elementwise_kernels.hpp, written once and compiled once per instruction set:
+// the portable build (elementwise_kernels.cpp) and, on x86-64, block_loops_avx2.cpp and
 // block_loops_avx512.cpp, each with its own target flags and -ffp-contract=off. Each op rounds
 // once and FUSED evaluates one op per kernel, so wider vectors change no result bit (the
 // cvl-cpu internals test compares every kernel of every variant with the portable one).
@@ -16,7 +16,7 @@
 #include <utility>
 
 #include "cvl/op_dispatch.hpp"
-#include "fused/fused_kernels.hpp"
+#include "elementwise_kernels.hpp"
 
 namespace cvl::cpu {
 namespace {
@@ -51,7 +51,7 @@ void select_bits(std::size_t n, const void* const* in, void* out) {
 
 // The kernel of `op` applied with element type `type`, or nullptr when `op` is not elementwise or
 // does not take `type`. It throws nothing and calls no shared inline function that could be
-// emitted out of line here: the caller (fused_kernels.cpp, portable) reports the error.
+// emitted out of line here: the caller (elementwise_kernels.cpp, portable) reports the error.
 template <vcode::Op kOp, class Sem>
 Kernel typed_block_loop(Type type) {
   auto make = [&]<Type kType>() -> Kernel {

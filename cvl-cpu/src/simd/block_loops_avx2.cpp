@@ -1,5 +1,5 @@
-// fused_kernels.hpp's block loops compiled for AVX2, 4 doubles a step; called only on CPUs that
-// have it and lack AVX-512 (fused_kernels.cpp).
+// elementwise_kernels.hpp's block loops compiled for AVX2, 4 doubles a step; called only on CPUs
+// that have it and lack AVX-512 (elementwise_kernels.cpp).
 #include "block_loops.hpp"
 
 namespace cvl::cpu::simd::avx2 {

@@ -1,5 +1,5 @@
-// fused_kernels.hpp's block loops compiled for AVX-512 (F, DQ, BW, VL), 8 doubles a step; called
-// only on CPUs that have it (fused_kernels.cpp).
+// elementwise_kernels.hpp's block loops compiled for AVX-512 (F, DQ, BW, VL), 8 doubles a step;
+// called only on CPUs that have it (elementwise_kernels.cpp).
 #include "block_loops.hpp"
 
 namespace cvl::cpu::simd::avx512 {

@@ -17,7 +17,6 @@
 #endif
 
 #include "threads/core_contention.hpp"
-#include "memory/memory_budget.hpp"
 
 namespace cvl::cpu {
 namespace {
@@ -212,18 +211,29 @@ int available_cores() {
 
 bool helpers_pay() { return pool().helpers_pay(); }
 
-// Memory a task acquires is charged to the caller's budget, on whichever thread the task runs.
+const void*& operation_scope() {
+  thread_local const void* scope = nullptr;
+  return scope;
+}
+
+AdoptedOperationScope::AdoptedOperationScope(const void* scope)
+    : previous_(std::exchange(operation_scope(), scope)) {}
+
+AdoptedOperationScope::~AdoptedOperationScope() { operation_scope() = previous_; }
+
+// Each task runs in its caller's operation scope (what it acquires is charged to the caller's
+// memory budget), on whichever thread it runs.
 void run_tasks_erased(int helpers, std::size_t tasks, TaskFunction function, void* task) {
-  struct Charged {
+  struct InScope {
     TaskFunction function;
     void* task;
-    const std::shared_ptr<MemoryBudget>& budget;
-  } charged{function, task, current_budget()};
+    const void* scope;
+  } in_scope{function, task, operation_scope()};
   pool().run(helpers, tasks, [](void* job, std::size_t i) {
-    auto* c = static_cast<Charged*>(job);
-    const MemoryScope scope(c->budget);
+    auto* c = static_cast<InScope*>(job);
+    const AdoptedOperationScope adopted(c->scope);
     c->function(c->task, i);
-  }, &charged);
+  }, &in_scope);
 }
 
 }  // namespace cvl::cpu

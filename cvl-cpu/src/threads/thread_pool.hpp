@@ -26,6 +26,24 @@ int available_cores();
 // the caller alone, and a loop may as well take its sequential form.
 bool helpers_pay();
 
+// What this thread works for: a pointer the layers above set for each operation (the memory
+// budget it charges, memory_budget.hpp's MemoryScope) and the pool hands on, so that a task sees
+// its caller's on whichever thread it runs. Null where nothing set it.
+const void*& operation_scope();
+
+// Makes `scope` (an operation_scope() taken on another thread) this thread's while it lives, and
+// restores the thread's own after: the pool runs each task inside one, with its caller's scope.
+class AdoptedOperationScope {
+ public:
+  explicit AdoptedOperationScope(const void* scope);
+  ~AdoptedOperationScope();
+  AdoptedOperationScope(const AdoptedOperationScope&) = delete;
+  AdoptedOperationScope& operator=(const AdoptedOperationScope&) = delete;
+
+ private:
+  const void* previous_;
+};
+
 using TaskFunction = void (*)(void* task, std::size_t index);
 
 // Runs function(task, i) for every i < tasks; see run_tasks. The first exception a task throws

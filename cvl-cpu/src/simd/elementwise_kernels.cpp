@@ -1,9 +1,9 @@
-#include "fused/fused_kernels.hpp"
+#include "elementwise_kernels.hpp"
 
 #include <string>
 
 #include "cvl/errors.hpp"
-#include "simd/block_loops.hpp"
+#include "block_loops.hpp"
 
 namespace cvl::cpu {
 

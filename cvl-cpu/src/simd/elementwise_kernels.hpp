@@ -1,8 +1,8 @@
-// The elementwise kernels of cvl-cpu's FUSED evaluator (fused.cpp), and of RAND's reduction by
-// its bounds (random.cpp): one typed loop per op and element type over a block of elements, on
-// the scalar semantics shared with every backend (cvl/scalar_semantics.hpp), so fused results
-// equal the unfused ops' bit for bit. The loops are compiled for the widest vectors the CPU has
-// (simd/block_loops.hpp).
+// The elementwise kernels of cvl-cpu's FUSED evaluator (fused/fused.cpp), and of RAND's
+// reduction by its bounds (families/random.cpp): one typed loop per op and element type over a
+// block of elements, on the scalar semantics shared with every backend (cvl/scalar_semantics.hpp),
+// so fused results equal the unfused ops' bit for bit. The loops are compiled for the widest
+// vectors the CPU has (block_loops.hpp).
 #pragma once
 
 #include <cstddef>
