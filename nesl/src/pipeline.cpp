@@ -146,7 +146,7 @@ void run_passes(Compilation& compilation, PassContext& context, std::size_t firs
     if (options.dump && options.dump_after == pass.info.name) *options.dump << pass.dump(compilation, context);
   }
   if (options.source_map && last == pass_count - 1) {
-    *options.source_map = SourceMap(compilation.vcode.lines, embedded_library(context.basis).program.source.get());
+    *options.source_map = SourceMap(compilation.vcode.lines, embedded_library(context.basis).program->source.get());
   }
 }
 

@@ -15,9 +15,8 @@ int main(int argc, char** argv) {
   }
   try {
     nesl::Basis basis = nesl::parse_basis(nesl::read_source_file(argv[1]));
-    const auto library = nesl::read_source_file(argv[2]);
-    nesl::add_library_signatures(basis, library);
-    nesl::check_library(basis, library);
+    nesl::add_library(basis, nesl::read_source_file(argv[2]));
+    nesl::check_library(basis);
   } catch (const nesl::CompileError& error) {
     std::cerr << nesl::format_diagnostic(error);
     return 1;

@@ -16,16 +16,19 @@ namespace nesl {
 // come from basis.types, the library functions' from their declarations in basis.nesl.
 struct Basis {
   std::shared_ptr<SourceFile> source;  // keeps the locations in the signatures valid
-  std::shared_ptr<SourceFile> library_source;  // basis.nesl, where the library's are written
-  std::map<std::string, TypeSignature, std::less<>> signatures;
+  // basis.nesl as parsed: its functions' declarations are in `signatures`, and the library is
+  // checked from it (library.hpp), so that it is parsed once.
+  std::shared_ptr<const Program> library;
+  std::map<std::string, std::shared_ptr<const TypeSignature>, std::less<>> signatures;
 };
 
 // Reads `NAME : TYPE [:: CONTEXT]` lines with `%...%` comments; throws CompileError.
 Basis parse_basis(std::shared_ptr<SourceFile> source);
 
-// Adds the declared signature of each function of `library` (basis.nesl); a name basis.types
-// declares too is a CompileError (each built-in is declared in one place).
-void add_library_signatures(Basis& basis, std::shared_ptr<SourceFile> library);
+// Parses `library` (basis.nesl) into the basis, with the declared signature of each of its
+// functions; a name basis.types declares too is a CompileError (each built-in is declared in
+// one place).
+void add_library(Basis& basis, std::shared_ptr<SourceFile> library);
 
 // The basis.types that was embedded at build time, with the embedded basis.nesl's signatures.
 std::string_view embedded_basis_text();

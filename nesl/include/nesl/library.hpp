@@ -11,18 +11,19 @@
 namespace nesl {
 
 struct Library {
-  Program program;
-  CheckedProgram checked;
+  std::shared_ptr<const Program> program;
+  CheckedProgram checked;  // points into the program
 };
 
 // basis.nesl as embedded at build time.
 std::string_view embedded_library_text();
 
-// Parses and type-checks a library: each function declared with a type (a built-in programs may
-// call, checked against that type) must have it. Throws CompileError naming the function.
-Library check_library(const Basis& basis, std::shared_ptr<SourceFile> library);
+// Type-checks the library a basis holds (add_library): each function declared with a type (a
+// built-in programs may call, checked against that type) must have it. Throws CompileError
+// naming the function.
+Library check_library(const Basis& basis);
 
-// The embedded basis.nesl checked with `basis`, once per process for each basis file.
+// The basis's library (the embedded basis.nesl) checked, once per process for each basis.
 const Library& embedded_library(const Basis& basis);
 
 }  // namespace nesl

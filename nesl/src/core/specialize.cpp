@@ -33,7 +33,7 @@ std::string vcode_name(const std::string& nesl_name, int number) {
 }
 
 Specializer::Specializer(const Program& program, const CheckedProgram& checked, const Library& library)
-    : user_{&program, &checked, {}}, library_{&library.program, &library.checked, {}} {
+    : user_{&program, &checked, {}}, library_{library.program.get(), &library.checked, {}} {
   for (Source* source : {&user_, &library_}) {
     for (const TopLevelForm& form : source->program->forms) {
       if (form.kind == TopLevelForm::Kind::Function) source->functions[form.function.name] = &form.function;

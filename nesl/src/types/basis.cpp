@@ -36,29 +36,31 @@ Basis parse_basis(std::shared_ptr<SourceFile> source) {
       throw CompileError(after.where, "expected the end of the line after the type of " + name +
                                           ", found " + describe_token(after));
     }
-    basis.signatures.insert_or_assign(name, std::move(signature));
+    basis.signatures.insert_or_assign(name, std::make_shared<const TypeSignature>(std::move(signature)));
   }
   return basis;
 }
 
-void add_library_signatures(Basis& basis, std::shared_ptr<SourceFile> library) {
-  Program program = parse_program(library);
-  for (TopLevelForm& form : program.forms) {
+void add_library(Basis& basis, std::shared_ptr<SourceFile> library) {
+  auto program = std::make_shared<const Program>(parse_program(std::move(library)));
+  for (const TopLevelForm& form : program->forms) {
     if (form.kind != TopLevelForm::Kind::Function || !form.function.signature) continue;
     if (basis.signatures.count(form.function.name)) {
       throw CompileError(form.where, "the built-in " + form.function.name +
                                          " is declared in basis.types too (declare it in one place)");
     }
-    basis.signatures.emplace(form.function.name, std::move(*form.function.signature));
+    // The signature stays in the parsed library, which the pointer keeps alive.
+    basis.signatures.emplace(form.function.name,
+                             std::shared_ptr<const TypeSignature>(program, &*form.function.signature));
   }
-  basis.library_source = std::move(library);
+  basis.library = std::move(program);
 }
 
 std::string_view embedded_basis_text() { return embedded_basis_types; }
 
 Basis load_embedded_basis() {
   Basis basis = parse_basis(std::make_shared<SourceFile>("basis.types", std::string(embedded_basis_text())));
-  add_library_signatures(basis, std::make_shared<SourceFile>("basis.nesl", std::string(embedded_library_text())));
+  add_library(basis, std::make_shared<SourceFile>("basis.nesl", std::string(embedded_library_text())));
   return basis;
 }
 

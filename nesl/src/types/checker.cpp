@@ -244,7 +244,7 @@ class Checker {
       auto signature = basis_.signatures.find(name);
       if (signature != basis_.signatures.end()) {
         std::map<std::string, Type> variables;
-        cached = basis_types_.emplace(name, convert_signature(signature->second, variables)).first;
+        cached = basis_types_.emplace(name, convert_signature(*signature->second, variables)).first;
       }
     }
     if (cached != basis_types_.end()) {
