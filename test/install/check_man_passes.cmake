@@ -45,12 +45,13 @@ if(NOT help MATCHES "\ndefault: --passes ([a-z0-9,-]+)\n")
 endif()
 set(program_default "${CMAKE_MATCH_1}")
 
-# The man page, a line an element, with \- read as a hyphen.
+# The man page, a line an element, with \- read as a hyphen and \: (a place to break) as nothing.
 file(READ "${MAN_PAGE}" page)
 string(REPLACE ";" " " page "${page}")
 string(REPLACE "[" " " page "${page}")
 string(REPLACE "]" " " page "${page}")
 string(REPLACE "\\-" "-" page "${page}")
+string(REPLACE "\\:" "" page "${page}")  # an optional line break
 string(REPLACE "\n" ";" lines "${page}")
 get_filename_component(page_name "${MAN_PAGE}" NAME)
 
