@@ -33,12 +33,19 @@ function(nesl_add_backend)
 endfunction()
 
 # nesl_backend_variant(BACKEND VARIANT [ARGS vinterp-args...] [RUNNER_ARGS corpus_runner-args...]
-#                      [DIRS names...] [FCODE_DIRS names...|none] [LABELS labels...])
+#                      [DIRS names...] [FCODE_DIRS names...|none] [LABELS labels...]
+#                      [QUICK_DIRS names...] [QUICK_FCODE_DIRS names...]
+#                      [SANITIZER_DIRS names...] [SANITIZER_FCODE_DIRS names...])
 # One way of running BACKEND's program tests (tests BACKEND_DIR_VARIANT; a backend that declares
 # none has one, `default`): vinterp arguments besides `--backend BACKEND`, the runner's own
 # (--threads 1, a --launcher), the program directories (test/corpus's names: golden examples
 # errors corpus corpus-hand regress found neslgpu-bench_reduced; default: all but errors) and
 # those also run through fcode-opt first (default: all but examples and errors).
+# The test tiers (CMakePresets.json) select by label: LABELS extra-variant leaves a variant out of
+# the quick tier (which keeps a backend's main one), skip-sanitizers out of the sanitizer tier
+# (the fuzz preset); QUICK_DIRS and QUICK_FCODE_DIRS add shared directories to the quick tier
+# (label quick; golden, examples and errors are in it already), SANITIZER_DIRS and
+# SANITIZER_FCODE_DIRS name the only directories the sanitizer tier runs (default: all).
 function(nesl_backend_variant backend variant)
   set_property(GLOBAL APPEND PROPERTY NESL_BACKEND_${backend}_VARIANTS ${variant})
   set_property(GLOBAL PROPERTY NESL_BACKEND_${backend}_VARIANT_${variant} "${ARGN}")

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <string>
 
 #include "fopt/pipeline.hpp"
 #include "fopt/stats.hpp"
@@ -24,6 +25,14 @@ std::vector<std::string> split_list(const std::string& text) {
   return names;
 }
 
+// The passes as --help lists them, from the pipeline's table.
+std::string passes_help() {
+  std::string names, defaults;
+  for (const auto& pass : fopt::registered_passes()) names += "  " + std::string(pass.name) + "\n";
+  for (const std::string& name : fopt::default_passes()) defaults += (defaults.empty() ? "" : ",") + name;
+  return "\npasses (--list-passes says what each does):\n" + names + "default: --passes " + defaults + "\n";
+}
+
 bool write_file(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
@@ -38,9 +47,8 @@ int main(int argc, char** argv) {
                                                "the FCODE file to write (default: stdout)")(
       "emit-cuda", po::value<std::string>(), "also write the CUDA source of the superoperators")(
       "passes", po::value<std::string>(),
-      "comma-separated passes between lift and lower (default "
-      "inline,cleanup,hoist,ranges,selects,equal-packs,identities,cleanup,fuse,nest-reductions,cleanup; "
-      "\"none\" for none)")("dump-after", po::value<std::string>(),
+      "comma-separated passes between lift and lower (listed below; \"none\" for none)")(
+      "dump-after", po::value<std::string>(),
                             "print the IR after PASS (lift, ..., lower, or all) on stderr")(
       "stats", "print static counts, superoperators and unoptimized functions on stderr")(
       "inline-limit", po::value<std::size_t>(),
@@ -65,7 +73,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (vm.count("help")) {
-    std::cout << visible;
+    std::cout << visible << passes_help();
     return 0;
   }
   if (vm.count("list-passes")) {

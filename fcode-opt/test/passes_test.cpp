@@ -245,9 +245,10 @@ TEST_CASE("pipeline: an unknown --dump-after name is an error listing the known 
   std::ostringstream dump;
   options.dump = &dump;
   options.dump_after = "fusion";
+  std::string known = "lift";
+  for (const Pass& pass : registered_passes()) known += ", " + std::string(pass.name);
   CHECK_THROWS_WITH(optimize(parse("FUNC MAIN\nRET\n"), options),
-                    "unknown pass \"fusion\" for --dump-after "
-                    "(lift, inline, cleanup, hoist, ranges, selects, equal-packs, identities, fuse, nest-reductions, lower, all)");
+                    "unknown pass \"fusion\" for --dump-after (" + known + ", lower, all)");
   CHECK(dump.str().empty());
   for (const std::string& name : dump_after_names()) {
     options.dump_after = name;

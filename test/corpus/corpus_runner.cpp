@@ -27,7 +27,9 @@
 //     requires exit status 1 and `division by zero` on stderr instead; stdout is compared as usual.
 // --suite overrides the directory-name classification (neslgpu-bench, regress, or anything else).
 // Output: one line per failing program, then `N passed, N failed[, N skipped]` (skipped = matched
-// by --exclude). Exit status 0 iff nothing failed; 77 when DIR does not exist; 2 on usage errors.
+// by --exclude). Exit status 0 iff nothing failed and something ran (a DIR without programs, or
+// with all of them excluded, fails); 77 when DIR does not exist; 2 on usage errors (an unknown
+// option among them).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -298,6 +300,10 @@ int main(int argc, char** argv) {
         (entry.path().extension() == ".vcode" || entry.path().extension() == ".fcode"))
       programs.push_back({entry.path().stem().string(), entry.path().filename().string()});
   std::sort(programs.begin(), programs.end());
+  if (programs.empty()) {
+    std::printf("FAIL: no programs (NAME.vcode or NAME.fcode) in %s\n", dir.c_str());
+    return 1;
+  }
 
   std::string scratch_template = (fs::temp_directory_path() / "corpus_runner.XXXXXX").string();
   if (!mkdtemp(scratch_template.data())) {
@@ -385,5 +391,9 @@ int main(int argc, char** argv) {
   std::printf("%d passed, %d failed", passed, failed);
   if (skipped > 0) std::printf(", %d skipped", skipped);
   std::printf("\n");
+  if (passed + failed == 0) {
+    std::printf("FAIL: no program of %s was run (all excluded)\n", dir.c_str());
+    return 1;
+  }
   return failed == 0 ? 0 : 1;
 }

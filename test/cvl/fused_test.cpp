@@ -6,7 +6,7 @@
 
 namespace cvl_test {
 
-TEST_CASE("FUSED agrees with the unfused expression on the reference", "[fused]") {
+TEST_CASE("FUSED agrees with the unfused expression on the reference", "[fused][slow]") {
   CVL_BACKEND(b);
   cvl::Backend& ref = reference_backend();
   std::mt19937_64 rng(7);

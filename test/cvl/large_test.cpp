@@ -8,7 +8,7 @@ constexpr std::size_t kLarge = 10'000'000;
 
 }  // namespace
 
-TEST_CASE("+_SCAN and +_REDUCE INT over 10^7 elements", "[large][scan]") {
+TEST_CASE("+_SCAN and +_REDUCE INT over 10^7 elements", "[large][slow][scan]") {
   CVL_BACKEND(b);
   std::mt19937_64 rng(8);
   const Ints v = random_ints(kLarge, -1000000000, 1000000000, rng);  // the sums wrap many times
@@ -24,7 +24,7 @@ TEST_CASE("+_SCAN and +_REDUCE INT over 10^7 elements", "[large][scan]") {
         Ints{static_cast<std::int32_t>(sum)});
 }
 
-TEST_CASE("RANK_UP INT of 10^7 elements is a stable sorting permutation", "[large][rank]") {
+TEST_CASE("RANK_UP INT of 10^7 elements is a stable sorting permutation", "[large][slow][rank]") {
   CVL_BACKEND(b);
   std::mt19937_64 rng(9);
   const Ints v = random_ints(kLarge, -5000000, 5000000, rng);  // with ties
@@ -51,7 +51,7 @@ TEST_CASE("RANK_UP INT of 10^7 elements is a stable sorting permutation", "[larg
   CHECK(bad == 0);
 }
 
-TEST_CASE("PACK of 10^7 elements", "[large][pack]") {
+TEST_CASE("PACK of 10^7 elements", "[large][slow][pack]") {
   CVL_BACKEND(b);
   std::mt19937_64 rng(10);
   const Ints v = random_ints(kLarge, -100, 100, rng);
@@ -71,7 +71,7 @@ namespace cvl_test {
 
 // Outputs past the last-level cache are written around it on x86-64 (streaming_fill.hpp): each
 // segment's run starts at any alignment and ends anywhere, and every width is filled.
-TEST_CASE("DIST of 10^7 elements over segments of odd lengths", "[large][dist]") {
+TEST_CASE("DIST of 10^7 elements over segments of odd lengths", "[large][slow][dist]") {
   CVL_BACKEND(b);
   std::mt19937_64 rng(12);
   Ints lengths;

@@ -16,93 +16,48 @@
 // program agreed, 1 otherwise, 2 for a bad command line.
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <optional>
-#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "compare.hpp"
+#include "differential_support.hpp"
 #include "known_differences.hpp"
 #include "minimize.hpp"
-#include "process.hpp"
 #include "program_generator.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
+using fuzz::Disagreement;
+
 constexpr double process_timeout_seconds = 120.0;
 
 struct Options {
-  std::string vinterp, optimizer, classic, known = NESL_FUZZ_KNOWN_DIFFERENCES, out = "fuzz-failures";
-  std::uint64_t seed = 1;
-  std::optional<std::uint64_t> count;
-  std::optional<double> seconds;
-  bool minimize = false, verbose = false;
-  std::vector<std::string> programs;
+  std::string vinterp, optimizer, classic;
+  fuzz::LoopOptions loop;
 };
 
-[[noreturn]] void usage(const std::string& problem) {
-  std::fprintf(stderr,
-               "vcode_difffuzz: %s\n"
-               "usage: vcode_difffuzz --vinterp PATH [--optimizer PATH] [--classic PATH] [--known FILE]\n"
-               "                      [--seed N] [--count K] [--seconds S] [--minimize] [--out DIR]\n"
-               "                      [--verbose] [--program FILE]...\n",
-               problem.c_str());
-  std::exit(2);
-}
-
 Options parse_options(int argc, char** argv) {
+  fuzz::CommandLine line(
+      argc, argv, "vcode_difffuzz",
+      "usage: vcode_difffuzz --vinterp PATH [--optimizer PATH] [--classic PATH] [--known FILE]\n"
+      "                      [--seed N] [--count K] [--seconds S] [--minimize] [--out DIR]\n"
+      "                      [--verbose] [--program FILE]...\n");
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage("missing value for " + arg);
-      return argv[++i];
-    };
-    auto number = [&](const std::string& text) {
-      char* end = nullptr;
-      const double v = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0' || v < 0) usage("not a number for " + arg + ": " + text);
-      return v;
-    };
-    if (arg == "--vinterp") o.vinterp = value();
-    else if (arg == "--optimizer") o.optimizer = value();
-    else if (arg == "--classic") o.classic = value();
-    else if (arg == "--known") o.known = value();
-    else if (arg == "--out") o.out = value();
-    else if (arg == "--seed") o.seed = static_cast<std::uint64_t>(number(value()));
-    else if (arg == "--count") o.count = static_cast<std::uint64_t>(number(value()));
-    else if (arg == "--seconds") o.seconds = number(value());
-    else if (arg == "--minimize") o.minimize = true;
-    else if (arg == "--verbose") o.verbose = true;
-    else if (arg == "--program") o.programs.push_back(value());
-    else usage("unknown argument " + arg);
+  o.loop.known = NESL_FUZZ_KNOWN_DIFFERENCES;
+  o.loop.out = "fuzz-failures";
+  while (line.next()) {
+    if (line.word() == "--vinterp") o.vinterp = line.value();
+    else if (line.word() == "--optimizer") o.optimizer = line.value();
+    else if (line.word() == "--classic") o.classic = line.value();
+    else if (!line.read_loop_option(o.loop)) line.fail("unknown argument " + line.word());
   }
-  if (o.vinterp.empty()) usage("--vinterp is required");
-  if (!o.count && !o.seconds) o.count = 100;
+  if (o.vinterp.empty()) line.fail("--vinterp is required");
   return o;
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
-std::string first_line(const std::string& text) {
-  std::string line = text.substr(0, text.find('\n'));
-  return line.size() > 200 ? line.substr(0, 200) + "..." : line;
 }
 
 struct Variant {
@@ -111,19 +66,9 @@ struct Variant {
   bool fcode = false;             // runs fcode-opt's output
 };
 
-// One disagreement: which run, and how it differs from the reference.
-struct Disagreement {
-  std::string variant;
-  std::string what;
-};
-
 class Fuzzer {
  public:
   explicit Fuzzer(Options options);
-  ~Fuzzer() {
-    std::error_code ignored;
-    fs::remove_all(scratch_, ignored);
-  }
   int run();
 
  private:
@@ -137,19 +82,16 @@ class Fuzzer {
   Options options_;
   std::vector<fuzz::KnownDifference> known_;
   std::vector<Variant> variants_;
-  fs::path scratch_;
-  std::uint64_t programs_ = 0, failed_programs_ = 0, skipped_runs_ = 0, runs_ = 0;
+  fuzz::ScratchRuns scratch_{"vcode_difffuzz", process_timeout_seconds};
+  std::uint64_t skipped_runs_ = 0;
 };
 
 Fuzzer::Fuzzer(Options options) : options_(std::move(options)) {
-  known_ = fuzz::load_known_differences(options_.known);
-  std::string scratch = (fs::temp_directory_path() / "vcode_difffuzz.XXXXXX").string();
-  if (!mkdtemp(scratch.data())) usage("cannot create a temporary directory");
-  scratch_ = scratch;
+  known_ = fuzz::load_known_differences(options_.loop.known);
   // The backends this vinterp has (`--version` lists them).
-  const auto version = corpus::run_process({fs::absolute(options_.vinterp).string(), "--version"}, scratch_.string(),
-                                           "/dev/null", process_timeout_seconds);
-  if (!version.exited || version.exit_code != 0) usage("cannot run " + options_.vinterp);
+  const auto version = corpus::run_process({fs::absolute(options_.vinterp).string(), "--version"},
+                                           scratch_.path().string(), "/dev/null", process_timeout_seconds);
+  if (!version.exited || version.exit_code != 0) throw std::runtime_error("cannot run " + options_.vinterp);
   const bool emulated = version.out.find("cuda-emulated") != std::string::npos;
   // All threads with the exact transcendentals (known_differences.txt [fast-math]).
   std::vector<Variant> base = {{"cpu-threads1", {"--threads", "1"}, false},
@@ -185,41 +127,32 @@ corpus::ProcessResult Fuzzer::run_vinterp(const Variant& v, const fs::path& vcod
   std::vector<std::string> command{fs::absolute(options_.vinterp).string()};
   command.insert(command.end(), v.args.begin(), v.args.end());
   command.push_back((v.fcode ? fcode : vcode).string());
-  ++runs_;
-  return corpus::run_process(command, scratch_.string(), "/dev/null", process_timeout_seconds);
+  return scratch_.run(command);
 }
 
 corpus::ProcessResult Fuzzer::run_classic(const fs::path& vcode) {
-  ++runs_;
   // -m: the arena in 8-byte words; generated programs stay far below 1.6 GB (untouched pages cost
   // nothing).
-  return corpus::run_process({options_.classic, "-m", "200000000", vcode.string()}, scratch_.string(), "/dev/null",
-                             process_timeout_seconds);
+  return scratch_.run({options_.classic, "-m", "200000000", vcode.string()});
 }
 
 std::optional<std::string> Fuzzer::optimize(const fs::path& vcode, const fs::path& fcode) {
-  const auto r = corpus::run_process({fs::absolute(options_.optimizer).string(), vcode.string(), "-o", fcode.string()},
-                                     scratch_.string(), "/dev/null", process_timeout_seconds);
+  const auto r = scratch_.run({fs::absolute(options_.optimizer).string(), vcode.string(), "-o", fcode.string()});
   if (r.exited && r.exit_code == 0) return std::nullopt;
-  return "fcode-opt failed (status " + std::to_string(corpus::shell_status(r)) + "): " + first_line(r.err);
-}
-
-std::string describe_status(const corpus::ProcessResult& r) {
-  if (!r.launch_error.empty()) return "could not start: " + r.launch_error;
-  if (r.timed_out) return "timed out";
-  return "status " + std::to_string(corpus::shell_status(r)) + (r.err.empty() ? "" : " (" + first_line(r.err) + ")");
+  return "fcode-opt failed (status " + std::to_string(corpus::shell_status(r)) + "): " + fuzz::first_line(r.err);
 }
 
 // Every run of the program against the reference; with `only_variant`, that one run (minimizing).
 std::vector<Disagreement> Fuzzer::check(const std::string& text, const std::string& only_variant) {
-  const fs::path vcode = scratch_ / "program.vcode", fcode = scratch_ / "program.fcode";
-  write_text(vcode, text);
+  const fs::path vcode = scratch_.path() / "program.vcode", fcode = scratch_.path() / "program.fcode";
+  fuzz::write_text(vcode, text);
   std::vector<Disagreement> found;
   const Variant threads1 = variants_.front();
   const corpus::ProcessResult reference =
       options_.classic.empty() ? run_vinterp(threads1, vcode, fcode) : run_classic(vcode);
   if (!reference.exited || reference.exit_code != 0) {
-    found.push_back({reference_name(), "the reference failed on a generated program: " + describe_status(reference)});
+    found.push_back({reference_name(),
+                     "the reference failed on a generated program: " + fuzz::describe_status(reference)});
     return found;  // an invalid program: nothing to compare against
   }
   bool optimized = false;
@@ -238,51 +171,39 @@ std::vector<Disagreement> Fuzzer::check(const std::string& text, const std::stri
     }
     const corpus::ProcessResult r = run_vinterp(v, vcode, fcode);
     if (!r.exited || r.exit_code != 0 || r.timed_out) {
-      found.push_back({v.name, describe_status(r)});
+      found.push_back({v.name, fuzz::describe_status(r)});
       continue;
     }
     corpus::CompareRules compare;
     compare.float_tolerance = rules.float_tolerance;
     compare.nan_sign_free = rules.nan_sign_free;
-    for (const auto& [stream, expected, got] : {std::tuple{"stdout", &reference.out, &r.out},
-                                                std::tuple{"stderr", &reference.err, &r.err}}) {
-      const corpus::Difference d = corpus::compare_output(*expected, *got, compare);
-      if (d.equal) continue;
-      std::string e = d.expected.substr(0, 160), g = d.got.substr(0, 160);
-      found.push_back({v.name, std::string(stream) + " line " + std::to_string(d.line) + ": " + reference_name() +
-                                   " \"" + e + "\", got \"" + g + "\""});
-      break;
-    }
+    if (auto difference = fuzz::first_difference(reference.out, reference.err, r, compare, reference_name()))
+      found.push_back({v.name, *difference});
   }
   return found;
 }
 
 void Fuzzer::report(const std::string& label, const std::string& text, const std::vector<Disagreement>& found) {
-  ++failed_programs_;
-  std::error_code ignored;
-  fs::create_directories(options_.out, ignored);
-  const fs::path saved = fs::path(options_.out) / (label + ".vcode");
-  write_text(saved, text);
-  for (const auto& d : found) std::printf("FAIL %s: %s: %s\n", label.c_str(), d.variant.c_str(), d.what.c_str());
-  std::printf("  program: %s\n", saved.c_str());
-  if (options_.minimize) {
+  fuzz::save_failure(options_.loop.out, label, "vcode", text, found);
+  if (options_.loop.minimize) {
     const Disagreement first = found.front();
+    const fs::path vcode = scratch_.path() / "program.vcode", fcode = scratch_.path() / "program.fcode";
     auto still_fails = [&](const std::string& candidate) {
       // Still valid for us (our checks catch what the classic does not), still the same failure.
-      write_text(scratch_ / "program.vcode", candidate);
-      const auto ours = run_vinterp(variants_.front(), scratch_ / "program.vcode", scratch_ / "program.fcode");
+      fuzz::write_text(vcode, candidate);
+      const auto ours = run_vinterp(variants_.front(), vcode, fcode);
       if (!ours.exited || ours.exit_code != 0) return false;
-      const std::string only = first.variant == reference_name() || first.variant == "fcode-opt" ? "" : first.variant;
+      const std::string only = first.run == reference_name() || first.run == "fcode-opt" ? "" : first.run;
       for (const auto& d : check(candidate, only))
-        if (d.variant == first.variant) return true;
+        if (d.run == first.run) return true;
       return false;
     };
     const std::string smaller = fuzz::minimize_lines(text, still_fails);
-    const fs::path min_path = fs::path(options_.out) / (label + ".min.vcode");
-    write_text(min_path, smaller);
+    const fs::path min_path = fs::path(options_.loop.out) / (label + ".min.vcode");
+    fuzz::write_text(min_path, smaller);
     const auto again = check(smaller);
     std::printf("  minimized: %s (%zu bytes)%s\n", min_path.c_str(), smaller.size(),
-                again.empty() ? "" : (": " + again.front().variant + ": " + again.front().what).c_str());
+                again.empty() ? "" : (": " + again.front().run + ": " + again.front().what).c_str());
   }
   std::fflush(stdout);
 }
@@ -292,36 +213,19 @@ int Fuzzer::run() {
   for (const auto& v : variants_) names += " " + v.name;
   std::printf("vcode_difffuzz: reference %s; variants%s\n", reference_name().c_str(), names.c_str());
   std::fflush(stdout);
-  const auto started = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
-  if (!options_.programs.empty()) {
-    for (const auto& path : options_.programs) {
-      const std::string text = read_text(path);
-      ++programs_;
-      if (auto found = check(text); !found.empty()) report(fs::path(path).stem().string(), text, found);
-    }
-  } else {
-    for (std::uint64_t seed = options_.seed;; ++seed) {
-      if (options_.count && programs_ >= *options_.count) break;
-      if (options_.seconds && elapsed() >= *options_.seconds) break;
-      const fuzz::GeneratedProgram program = fuzz::generate_program(seed);
-      ++programs_;
-      const auto found = check(program.text);
-      if (!found.empty()) report("seed_" + std::to_string(seed), program.text, found);
-      else if (options_.verbose) std::printf("ok   seed %llu\n", static_cast<unsigned long long>(seed));
-      if (programs_ % 500 == 0) {
-        std::printf("... %llu programs, %llu disagreeing, %.0f s\n", static_cast<unsigned long long>(programs_),
-                    static_cast<unsigned long long>(failed_programs_), elapsed());
-        std::fflush(stdout);
-      }
-    }
-  }
+  fuzz::ProgramLoop loop(options_.loop, 500);
+  loop.run([](std::uint64_t seed) { return fuzz::generate_program(seed).text; },
+           [&](const std::string& label, const std::string& text) {
+             const auto found = check(text);
+             if (!found.empty()) report(label, text, found);
+             return found.empty();
+           });
   std::printf("vcode_difffuzz: %llu programs (from seed %llu), %llu runs, %llu skipped by known differences, "
               "%llu disagreeing, %.0f s\n",
-              static_cast<unsigned long long>(programs_), static_cast<unsigned long long>(options_.seed),
-              static_cast<unsigned long long>(runs_), static_cast<unsigned long long>(skipped_runs_),
-              static_cast<unsigned long long>(failed_programs_), elapsed());
-  return failed_programs_ == 0 ? 0 : 1;
+              static_cast<unsigned long long>(loop.programs()), static_cast<unsigned long long>(options_.loop.seed),
+              static_cast<unsigned long long>(scratch_.runs()), static_cast<unsigned long long>(skipped_runs_),
+              static_cast<unsigned long long>(loop.disagreeing()), loop.elapsed_seconds());
+  return loop.disagreeing() == 0 ? 0 : 1;
 }
 
 }  // namespace

@@ -20,22 +20,18 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <map>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "runtime_notes.hpp"
-#include "compare.hpp"
+#include "differential_support.hpp"
 #include "minimize.hpp"
 #include "nesl/basis.hpp"
 #include "nesl/checker.hpp"
@@ -48,90 +44,43 @@
 #include "nesl/value_printer.hpp"
 #include "nesl_known_bugs.hpp"
 #include "nesl_program_generator.hpp"
-#include "process.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
+
+using fuzz::Disagreement;
 
 constexpr double process_timeout_seconds = 60.0;
 // Where threads, the device or processes may regroup a FLOAT sum (and fast math at all threads).
 constexpr double regrouped_float_tolerance = 1e-9;
 
 struct Options {
-  std::string nesl, vinterp, classic, mpiexec, known = NESL_FUZZ_KNOWN_BUGS, out = "nesl-fuzz-failures";
-  std::uint64_t seed = 1, mpi_every = 1;
-  std::optional<std::uint64_t> count;
-  std::optional<double> seconds;
-  bool minimize = false, verbose = false;
-  std::vector<std::string> programs;
+  std::string nesl, vinterp, classic, mpiexec;
+  std::uint64_t mpi_every = 1;
+  fuzz::LoopOptions loop;
 };
 
-[[noreturn]] void usage(const std::string& problem) {
-  std::fprintf(stderr,
-               "nesl_difffuzz: %s\n"
-               "usage: nesl_difffuzz --nesl PATH --vinterp PATH [--classic PATH] [--mpiexec PATH [--mpi-every N]]\n"
-               "                     [--known FILE] [--seed N] [--count K] [--seconds S] [--minimize]\n"
-               "                     [--out DIR] [--verbose] [--program FILE]...\n",
-               problem.c_str());
-  std::exit(2);
-}
-
 Options parse_options(int argc, char** argv) {
+  fuzz::CommandLine line(
+      argc, argv, "nesl_difffuzz",
+      "usage: nesl_difffuzz --nesl PATH --vinterp PATH [--classic PATH] [--mpiexec PATH [--mpi-every N]]\n"
+      "                     [--known FILE] [--seed N] [--count K] [--seconds S] [--minimize]\n"
+      "                     [--out DIR] [--verbose] [--program FILE]...\n");
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage("missing value for " + arg);
-      return argv[++i];
-    };
-    auto number = [&](const std::string& text) {
-      char* end = nullptr;
-      const double v = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0' || v < 0) usage("not a number for " + arg + ": " + text);
-      return v;
-    };
-    if (arg == "--nesl") o.nesl = value();
-    else if (arg == "--vinterp") o.vinterp = value();
-    else if (arg == "--classic") o.classic = value();
-    else if (arg == "--mpiexec") o.mpiexec = value();
-    else if (arg == "--mpi-every") o.mpi_every = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(number(value())));
-    else if (arg == "--known") o.known = value();
-    else if (arg == "--out") o.out = value();
-    else if (arg == "--seed") o.seed = static_cast<std::uint64_t>(number(value()));
-    else if (arg == "--count") o.count = static_cast<std::uint64_t>(number(value()));
-    else if (arg == "--seconds") o.seconds = number(value());
-    else if (arg == "--minimize") o.minimize = true;
-    else if (arg == "--verbose") o.verbose = true;
-    else if (arg == "--program") o.programs.push_back(value());
-    else usage("unknown argument " + arg);
+  o.loop.known = NESL_FUZZ_KNOWN_BUGS;
+  o.loop.out = "nesl-fuzz-failures";
+  while (line.next()) {
+    if (line.word() == "--nesl") o.nesl = line.value();
+    else if (line.word() == "--vinterp") o.vinterp = line.value();
+    else if (line.word() == "--classic") o.classic = line.value();
+    else if (line.word() == "--mpiexec") o.mpiexec = line.value();
+    else if (line.word() == "--mpi-every")
+      o.mpi_every = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(line.number()));
+    else if (!line.read_loop_option(o.loop)) line.fail("unknown argument " + line.word());
   }
-  if (o.nesl.empty() || o.vinterp.empty()) usage("--nesl and --vinterp are required");
-  if (!o.count && !o.seconds) o.count = 100;
+  if (o.nesl.empty() || o.vinterp.empty()) line.fail("--nesl and --vinterp are required");
   return o;
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
-std::string first_line(const std::string& text) {
-  const auto start = text.find_first_not_of('\n');
-  if (start == std::string::npos) return "";
-  std::string line = text.substr(start, text.find('\n', start) - start);
-  return line.size() > 200 ? line.substr(0, 200) + "..." : line;
-}
-
-std::string describe_status(const corpus::ProcessResult& r) {
-  if (!r.launch_error.empty()) return "could not start: " + r.launch_error;
-  if (r.timed_out) return "timed out";
-  return "status " + std::to_string(corpus::shell_status(r)) + (r.err.empty() ? "" : " (" + first_line(r.err) + ")");
 }
 
 // A run of the compiled program: the command before the VCODE file's path.
@@ -141,28 +90,15 @@ struct Variant {
   double float_tolerance = regrouped_float_tolerance;
 };
 
-struct Disagreement {
-  std::string run;
-  std::string what;
-};
-
 class Fuzzer {
  public:
   explicit Fuzzer(Options options);
-  ~Fuzzer() {
-    std::error_code ignored;
-    fs::remove_all(scratch_, ignored);
-  }
   int run();
 
  private:
   std::vector<Disagreement> check(const std::string& text, const std::string& only_run = "");
   std::optional<std::string> expected_in_process(const std::string& text, const corpus::ProcessResult& reference,
                                                  int& expected_status);
-  corpus::ProcessResult run_command(std::vector<std::string> command) {
-    ++runs_;
-    return corpus::run_process(command, scratch_.string(), "/dev/null", process_timeout_seconds);
-  }
   void report(const std::string& label, const std::string& text, const std::vector<Disagreement>& found);
   bool check_known_bugs();
 
@@ -171,21 +107,18 @@ class Fuzzer {
   fuzz::NeslGeneratorOptions generator_;
   std::vector<Variant> variants_;
   nesl::Basis basis_;
-  fs::path scratch_;
-  std::uint64_t programs_ = 0, failed_programs_ = 0, runs_ = 0;
+  fuzz::ScratchRuns scratch_{"nesl_difffuzz", process_timeout_seconds};
+  const fuzz::ProgramLoop* loop_ = nullptr;  // run()'s, whose count of programs picks the mpi runs
 };
 
 Fuzzer::Fuzzer(Options options) : options_(std::move(options)), basis_(nesl::load_embedded_basis()) {
-  if (!options_.known.empty()) known_ = fuzz::load_known_nesl_bugs(options_.known);
+  if (!options_.loop.known.empty()) known_ = fuzz::load_known_nesl_bugs(options_.loop.known);
   for (const auto& bug : known_) generator_.avoid.insert(bug.avoid.begin(), bug.avoid.end());
-  std::string scratch = (fs::temp_directory_path() / "nesl_difffuzz.XXXXXX").string();
-  if (!mkdtemp(scratch.data())) usage("cannot create a temporary directory");
-  scratch_ = scratch;
   // Runs start in the scratch directory: every path must be absolute.
   options_.nesl = fs::absolute(options_.nesl).string();
   options_.vinterp = fs::absolute(options_.vinterp).string();
-  const auto version = run_command({options_.vinterp, "--version"});
-  if (!version.exited || version.exit_code != 0) usage("cannot run " + options_.vinterp);
+  const auto version = scratch_.run({options_.vinterp, "--version"});
+  if (!version.exited || version.exit_code != 0) throw std::runtime_error("cannot run " + options_.vinterp);
   auto has_backend = [&](const std::string& name) { return version.out.find(" " + name) != std::string::npos; };
   const std::string& vi = options_.vinterp;
   variants_.push_back({"threads-all", {vi}});
@@ -248,40 +181,35 @@ std::optional<std::string> Fuzzer::expected_in_process(const std::string& text, 
 
 // Every run of the program against the reference; with `only_run`, that one (minimizing).
 std::vector<Disagreement> Fuzzer::check(const std::string& text, const std::string& only_run) {
-  const fs::path source = scratch_ / "program.nesl", vcode = scratch_ / "program.vcode";
-  write_text(source, text);
+  const fs::path source = scratch_.path() / "program.nesl", vcode = scratch_.path() / "program.vcode";
+  fuzz::write_text(source, text);
   std::vector<Disagreement> found;
-  const auto compiled = run_command({options_.nesl, "--vcode", source.string(), "-o", vcode.string()});
+  const auto compiled = scratch_.run({options_.nesl, "--vcode", source.string(), "-o", vcode.string()});
   if (!compiled.exited || compiled.exit_code != 0) {
-    found.push_back({"compile", "nesl --vcode failed: " + describe_status(compiled)});
+    found.push_back({"compile", "nesl --vcode failed: " + fuzz::describe_status(compiled)});
     return found;
   }
   if (only_run == "compile") return found;
-  const corpus::ProcessResult reference = run_command({options_.vinterp, "--threads", "1", vcode.string()});
+  const corpus::ProcessResult reference = scratch_.run({options_.vinterp, "--threads", "1", vcode.string()});
   if (!reference.exited || reference.exit_code != 0) {
-    found.push_back({"reference", "vinterp --threads 1 failed: " + describe_status(reference)});
+    found.push_back({"reference", "vinterp --threads 1 failed: " + fuzz::describe_status(reference)});
     return found;
   }
   for (const Variant& v : variants_) {
     if (!only_run.empty() && v.name != only_run) continue;
-    if (v.name == "mpi-np2" && only_run.empty() && programs_ % options_.mpi_every != 1 % options_.mpi_every) continue;
+    if (v.name == "mpi-np2" && only_run.empty() && loop_->programs() % options_.mpi_every != 1 % options_.mpi_every)
+      continue;
     std::vector<std::string> command = v.command;
     command.push_back(vcode.string());
-    const corpus::ProcessResult r = run_command(command);
+    const corpus::ProcessResult r = scratch_.run(command);
     if (r.timed_out || !r.exited || r.exit_code != reference.exit_code) {
-      found.push_back({v.name, describe_status(r)});
+      found.push_back({v.name, fuzz::describe_status(r)});
       continue;
     }
     corpus::CompareRules rules;
     rules.float_tolerance = v.float_tolerance;
-    for (const auto& [stream, expected, got] : {std::tuple{"stdout", &reference.out, &r.out},
-                                                std::tuple{"stderr", &reference.err, &r.err}}) {
-      const corpus::Difference d = corpus::compare_output(*expected, *got, rules);
-      if (d.equal) continue;
-      found.push_back({v.name, std::string(stream) + " line " + std::to_string(d.line) + ": reference \"" +
-                                   d.expected.substr(0, 160) + "\", got \"" + d.got.substr(0, 160) + "\""});
-      break;
-    }
+    if (auto difference = fuzz::first_difference(reference.out, reference.err, r, rules, "reference"))
+      found.push_back({v.name, *difference});
   }
   if (only_run.empty() || only_run == "in-process") {
     int expected_status = 0;
@@ -291,20 +219,14 @@ std::vector<Disagreement> Fuzzer::check(const std::string& text, const std::stri
       if (expected_status != 0 && reference.out.empty())
         if (const auto start = reference.err.find_first_not_of('\n'); start != std::string::npos)
           expected_err = reference.err.substr(start);
-      auto r = run_command({options_.nesl, "--threads", "1", source.string()});
+      auto r = scratch_.run({options_.nesl, "--threads", "1", source.string()});
       r.err = nesl_test::without_runtime_notes(r.err);
       corpus::CompareRules exact;
       if (r.timed_out || !r.exited || r.exit_code != expected_status) {
-        found.push_back({"in-process", describe_status(r) + ", expected status " + std::to_string(expected_status)});
-      } else {
-        for (const auto& [stream, want, got] : {std::tuple{"stdout", &*expected, &r.out},
-                                                std::tuple{"stderr", &std::as_const(expected_err), &r.err}}) {
-          const corpus::Difference d = corpus::compare_output(*want, *got, exact);
-          if (d.equal) continue;
-          found.push_back({"in-process", std::string(stream) + " line " + std::to_string(d.line) + ": expected \"" +
-                                             d.expected.substr(0, 160) + "\", got \"" + d.got.substr(0, 160) + "\""});
-          break;
-        }
+        found.push_back(
+            {"in-process", fuzz::describe_status(r) + ", expected status " + std::to_string(expected_status)});
+      } else if (auto difference = fuzz::first_difference(*expected, expected_err, r, exact, "expected")) {
+        found.push_back({"in-process", *difference});
       }
     }
   }
@@ -312,14 +234,8 @@ std::vector<Disagreement> Fuzzer::check(const std::string& text, const std::stri
 }
 
 void Fuzzer::report(const std::string& label, const std::string& text, const std::vector<Disagreement>& found) {
-  ++failed_programs_;
-  std::error_code ignored;
-  fs::create_directories(options_.out, ignored);
-  const fs::path saved = fs::path(options_.out) / (label + ".nesl");
-  write_text(saved, text);
-  for (const auto& d : found) std::printf("FAIL %s: %s: %s\n", label.c_str(), d.run.c_str(), d.what.c_str());
-  std::printf("  program: %s\n", saved.c_str());
-  if (options_.minimize) {
+  fuzz::save_failure(options_.loop.out, label, "nesl", text, found);
+  if (options_.loop.minimize) {
     // Whole lines (functions, then the expression) are left out while the same run still
     // disagrees and the program still compiles.
     const std::string run = found.front().run;
@@ -329,8 +245,8 @@ void Fuzzer::report(const std::string& label, const std::string& text, const std
       return false;
     };
     const std::string smaller = fuzz::minimize_lines(text, still_fails, 200);
-    const fs::path min_path = fs::path(options_.out) / (label + ".min.nesl");
-    write_text(min_path, smaller);
+    const fs::path min_path = fs::path(options_.loop.out) / (label + ".min.nesl");
+    fuzz::write_text(min_path, smaller);
     std::printf("  minimized: %s (%zu bytes)\n", min_path.c_str(), smaller.size());
   }
   std::fflush(stdout);
@@ -340,16 +256,16 @@ void Fuzzer::report(const std::string& label, const std::string& text, const std
 bool Fuzzer::check_known_bugs() {
   bool all_reproduce = true;
   for (const auto& bug : known_) {
-    const std::string text = read_text(bug.program);
+    const std::string text = fuzz::read_text(bug.program);
     bool reproduces = false;
     if (!text.empty())
       for (const auto& d : check(text, bug.run == "reference" ? "" : bug.run))
         if (d.run == bug.run) reproduces = true;
     if (!reproduces) {
       std::printf("FAIL known bug [%s] no longer reproduces in %s (%s): remove it from %s and its avoid list\n",
-                  bug.name.c_str(), bug.run.c_str(), bug.program.c_str(), options_.known.c_str());
+                  bug.name.c_str(), bug.run.c_str(), bug.program.c_str(), options_.loop.known.c_str());
       all_reproduce = false;
-    } else if (options_.verbose) {
+    } else if (options_.loop.verbose) {
       std::printf("known bug [%s] still reproduces in %s\n", bug.name.c_str(), bug.run.c_str());
     }
   }
@@ -361,35 +277,21 @@ int Fuzzer::run() {
   for (const auto& v : variants_) names += " " + v.name;
   std::printf("nesl_difffuzz: reference threads-1; runs%s in-process; %zu known bugs\n", names.c_str(), known_.size());
   std::fflush(stdout);
-  const auto started = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+  fuzz::ProgramLoop loop(options_.loop, 200);
+  loop_ = &loop;
   const bool known_ok = check_known_bugs();
-  if (!options_.programs.empty()) {
-    for (const auto& path : options_.programs) {
-      const std::string text = read_text(path);
-      ++programs_;
-      if (auto found = check(text); !found.empty()) report(fs::path(path).stem().string(), text, found);
-    }
-  } else {
-    for (std::uint64_t seed = options_.seed;; ++seed) {
-      if (options_.count && programs_ >= *options_.count) break;
-      if (options_.seconds && elapsed() >= *options_.seconds) break;
-      const fuzz::GeneratedNeslProgram program = fuzz::generate_nesl_program(seed, generator_);
-      ++programs_;
-      const auto found = check(program.text);
-      if (!found.empty()) report("seed_" + std::to_string(seed), program.text, found);
-      else if (options_.verbose) std::printf("ok   seed %llu\n", static_cast<unsigned long long>(seed));
-      if (programs_ % 200 == 0) {
-        std::printf("... %llu programs, %llu disagreeing, %.0f s\n", static_cast<unsigned long long>(programs_),
-                    static_cast<unsigned long long>(failed_programs_), elapsed());
-        std::fflush(stdout);
-      }
-    }
-  }
+  loop.run([&](std::uint64_t seed) { return fuzz::generate_nesl_program(seed, generator_).text; },
+           [&](const std::string& label, const std::string& text) {
+             const auto found = check(text);
+             if (!found.empty()) report(label, text, found);
+             return found.empty();
+           });
+  loop_ = nullptr;
   std::printf("nesl_difffuzz: %llu programs (from seed %llu), %llu runs, %llu disagreeing, %.0f s\n",
-              static_cast<unsigned long long>(programs_), static_cast<unsigned long long>(options_.seed),
-              static_cast<unsigned long long>(runs_), static_cast<unsigned long long>(failed_programs_), elapsed());
-  return failed_programs_ == 0 && known_ok ? 0 : 1;
+              static_cast<unsigned long long>(loop.programs()), static_cast<unsigned long long>(options_.loop.seed),
+              static_cast<unsigned long long>(scratch_.runs()), static_cast<unsigned long long>(loop.disagreeing()),
+              loop.elapsed_seconds());
+  return loop.disagreeing() == 0 && known_ok ? 0 : 1;
 }
 
 }  // namespace

@@ -6,7 +6,8 @@
 // NAME.expected, NAME.stderr and NAME.exitcode) and bench (the neslgpu benchmarks with a driver
 // expression each, their results but the time compared with the classic's) and repl-run
 // (`nesl FILE` run in-process must print NAME.repl's lines but the `<Nesl>` echoes).
-// Prints a count per mode; exits 77 when the directory is absent, so CTest reports a skip.
+// Prints a count per mode; exits 77 when the directory is absent, so CTest reports a skip, 1 when
+// a program fails or none was checked, and 2 for a bad command line (an unknown option or mode).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -236,22 +237,35 @@ std::string repl_run_failure(const fs::path& program, const std::string& nesl_pr
   return failure;
 }
 
+namespace {
+
+const std::set<std::string> modes = {"reparse", "type", "repl", "repl-run", "check", "errors",
+                                     "runtime-errors", "run", "bench"};
+
+[[noreturn]] void usage(const std::string& problem) {
+  std::cerr << "nesl_program_check: " << problem << "\n"
+            << "usage: nesl_program_check --mode reparse|type|repl|repl-run|check|errors|runtime-errors|run|"
+               "bench --dir DIR [--nesl PROGRAM] [--known-gaps FILE] [--vinterp COMMAND] [--drivers FILE]\n";
+  std::exit(2);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   std::string mode, nesl_program, directory, known_gaps_file, vinterp_command, drivers_file;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string option = argv[i];
+  for (int i = 1; i < argc; i += 2) {
+    const std::string option = argv[i];
+    if (i + 1 >= argc) usage("missing value for " + option);
     if (option == "--mode") mode = argv[i + 1];
     else if (option == "--nesl") nesl_program = argv[i + 1];
     else if (option == "--dir") directory = argv[i + 1];
     else if (option == "--known-gaps") known_gaps_file = argv[i + 1];
     else if (option == "--vinterp") vinterp_command = argv[i + 1];
     else if (option == "--drivers") drivers_file = argv[i + 1];
+    else usage("unknown option " + option);
   }
-  if (mode.empty() || directory.empty()) {
-    std::cerr << "usage: nesl_program_check --mode reparse|type|repl|repl-run|check|errors|runtime-errors|run|"
-                 "bench --dir DIR [--nesl PROGRAM] [--known-gaps FILE] [--vinterp COMMAND] [--drivers FILE]\n";
-    return 2;
-  }
+  if (mode.empty() || directory.empty()) usage("--mode and --dir are required");
+  if (!modes.count(mode)) usage("unknown mode " + mode);
   // The errors mode runs the program from each test's folder, so a relative path would break.
   if (!nesl_program.empty()) nesl_program = fs::absolute(nesl_program).string();
   if (!fs::is_directory(directory)) {
@@ -304,7 +318,11 @@ int main(int argc, char** argv) {
     fs::remove_all(scratch);
     for (const std::string& note : tally.notes) std::cout << note << "\n";
     std::cout << "bench: " << tally.passed << " of " << count << " benchmarks match\n";
-    return tally.failed > 0 || count == 0 ? 1 : 0;
+    if (count == 0) {
+      std::cout << "FAILED: no benchmark was checked (no drivers in " << drivers_file << ")\n";
+      return 1;
+    }
+    return tally.failed > 0 ? 1 : 0;
   }
   std::vector<fs::path> programs;
   for (const auto& entry : fs::directory_iterator(directory)) {
@@ -400,9 +418,6 @@ int main(int argc, char** argv) {
     } else if (mode == "repl-run") {
       if (!fs::exists(program.parent_path() / (name + ".repl"))) continue;
       failure = repl_run_failure(program, nesl_program);
-    } else {
-      std::cerr << "unknown mode " << mode << "\n";
-      return 2;
     }
     bool gap = known_gaps.count(name) > 0;
     if (failure.empty() && gap) {
@@ -420,14 +435,22 @@ int main(int argc, char** argv) {
   }
   if (mode == "run") fs::remove_all(scratch);
   for (const std::string& note : tally.notes) std::cout << note << "\n";
-  std::cout << mode << ": " << tally.passed << " of " << programs.size() << " programs pass";
+  // Programs without the file a mode compares with (NAME.repl) are not checked.
+  const int checked = tally.passed + tally.failed + tally.known_gaps;
+  std::cout << mode << ": " << tally.passed << " of " << checked << " programs pass";
   if (tally.known_gaps > 0) std::cout << ", " << tally.known_gaps << " known gaps";
   if (tally.failed > 0) std::cout << ", " << tally.failed << " FAILED";
+  if (checked < static_cast<int>(programs.size()))
+    std::cout << "; " << programs.size() - checked << " of " << programs.size() << " not checked (no NAME.repl)";
   std::cout << "\n";
   if (mode == "repl") {
     std::cout << "repl: " << repl_lines_matched << " of " << repl_lines
               << " typed lines match; " << repl_lines_without_type
               << " forms printed no type (run-time errors)\n";
+  }
+  if (checked == 0) {
+    std::cout << "FAILED: no program in " << directory << " was checked\n";
+    return 1;
   }
   return tally.failed > 0 ? 1 : 0;
 }

@@ -9,11 +9,13 @@
 //   must otherwise never modify an operand's data (value semantics). Descriptors and vectors
 //   passed by const reference are only read.
 // - Shapes: the interpreter has already checked operand types, lengths and segdes compatibility
-//   (spec/VCODE.md §7: vm/exec_vector.cpp, vm/exec_fused.cpp). Backends assert those rules only
-//   in debug builds (cvl/shape_contract.hpp). The backend checks what depends on the data
-//   (indices, divisors, segment lengths) and throws cvl::Error with a short message, never
-//   crashes. A broken contract (a shape the interpreter should have checked) is a
-//   cvl::InternalError, a failing device a cvl::DeviceError (cvl/errors.hpp).
+//   (spec/VCODE.md §7: vm/exec_vector.cpp, vm/exec_fused.cpp). A backend need not check them
+//   again: in debug builds the registry wraps every backend in a CheckingBackend
+//   (cvl/checking_backend.hpp), which checks each call against the rules (cvl/shape_rules.hpp).
+//   The backend checks what depends on the data (indices, divisors, segment lengths) and throws
+//   cvl::Error with a short message, never crashes. A broken contract (a shape the interpreter
+//   should have checked) is a cvl::InternalError, a failing device a cvl::DeviceError
+//   (cvl/errors.hpp).
 // - Lengths (cvl/length.hpp): a handle's lengths (Vector::length, Segdes::segments and total)
 //   are known on the host, or pending: counted by the device, with a host bound, resolved at the
 //   backend's next synchronization. A host backend's lengths are always known. A backend that
