@@ -14,14 +14,15 @@
 # The exported targets are NeslBackend::<name>: vcode (parser, linker, printer), vm (the VM and the
 # backend registry, linking every vector library built), cvl_cpu, fopt (the optimizer), and where
 # built cvl_cuda_emulated, cvl_cuda and cvl_mpi; plus what they link (cvl_contract, cvl_random,
-# cvl_unfused, cvl_cubin_cache) and the programs vinterp and fcode-opt. Included from the top-level
-# CMakeLists.txt after every library is defined.
+# cvl_unfused, cvl_cubin_cache, and in every build cvl_cuda_options, the GPU backends' options)
+# and the programs vinterp and fcode-opt. Included from the top-level CMakeLists.txt after every
+# library is defined.
 include(CMakePackageConfigHelpers)
 
 set(NESL_CMAKE_PACKAGE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/NeslBackend")
 
 set(nesl_exported_libraries vcode cvl_api cvl_contract cvl_random cvl_unfused cvl_cpu cvl_registry vinterp_vm fopt
-                            cvl_cuda_codegen)
+                            cvl_cuda_codegen cvl_cuda_options)
 if(TARGET cvl_cuda_emulated)
   list(APPEND nesl_exported_libraries cvl_cuda_emulated)
 endif()

@@ -11,10 +11,12 @@ std::string version_note() {
          cpu::huge_pages_description(HugePages::Auto);
 }
 
+constexpr const BackendOptionGroup* option_groups[] = {&cpu_option_group};
+
 }  // namespace
 
 extern const BackendEntry cpu_backend_entry;
 const BackendEntry cpu_backend_entry{.name = "cpu", .make = &make_cpu_backend,
-                                     .version_note = &version_note};
+                                     .option_groups = option_groups, .version_note = &version_note};
 
 }  // namespace cvl

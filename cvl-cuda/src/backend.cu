@@ -16,6 +16,7 @@
 #include "cvl/staged_superop.hpp"
 #include "cvl/unfused.hpp"
 #include "cvl_cpu/cvl_cpu.hpp"
+#include "cvl_cuda/command_line_options.hpp"
 #include "cvl_cuda/cvl_cuda.hpp"
 #include "device.hpp"
 #include "dispatch.hpp"
@@ -511,19 +512,24 @@ namespace cvl {
 std::unique_ptr<Backend> make_cuda_backend(const BackendOptions& options) {
   return std::make_unique<CVL_CUDA_NS::CudaBackend>(options);
 }
+namespace {
+constexpr const BackendOptionGroup* option_groups[] = {&cuda_option_group};
+}  // namespace
 extern const BackendEntry cuda_backend_entry;
-const BackendEntry cuda_backend_entry{.name = "cuda", .make = &make_cuda_backend};
+const BackendEntry cuda_backend_entry{.name = "cuda", .make = &make_cuda_backend,
+                                      .option_groups = option_groups};
 #else
 std::unique_ptr<Backend> make_cuda_emulated_backend(const BackendOptions& options) {
   return std::make_unique<CVL_CUDA_NS::CudaBackend>(options);
 }
 namespace {
-constexpr std::string_view emulation_options[] = {"emulate-async"};
+constexpr const BackendOptionGroup* option_groups[] = {&cuda_option_group,
+                                                       &cuda_emulation_option_group};
 }  // namespace
 extern const BackendEntry cuda_emulated_backend_entry;
 const BackendEntry cuda_emulated_backend_entry{.name = "cuda-emulated",
                                                .make = &make_cuda_emulated_backend,
-                                               .own_options = emulation_options};
+                                               .option_groups = option_groups};
 #endif
 
 }  // namespace cvl

@@ -13,9 +13,12 @@ std::unique_ptr<Backend> make_example_backend(const BackendOptions& options) {
   return checked(make_cpu_backend(options));
 }
 
+constexpr const BackendOptionGroup* option_groups[] = {&cpu_option_group};
+
 }  // namespace
 
 extern const BackendEntry example_backend_entry;
-const BackendEntry example_backend_entry{.name = "example", .make = &make_example_backend};
+const BackendEntry example_backend_entry{.name = "example", .make = &make_example_backend,
+                                         .option_groups = option_groups};
 
 }  // namespace cvl

@@ -16,10 +16,12 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "allocator_policy.hpp"
+#include "backend_settings.hpp"
 #include "vinterp.hpp"
 #include "cvl/registry.hpp"
 #include "environment_options.hpp"
@@ -33,7 +35,9 @@ namespace po = boost::program_options;
 
 namespace {
 
-const char* const usage_text =
+// The classic interpreter's options (spec/VCODE.md §10, with neslgpu's -l and -<num>), then
+// vinterp's own long options; the backends' follow (usage_text()).
+const char* const classic_and_common_usage =
     "vinterp [-cgt] [-m <num>] [-l <file>] [-<num>] [-d <debug-switch>] file-name\n"
     "\t -c \t\t check arguments (always on in this interpreter)\n"
     "\t -d abort\t dump core on internal error\n"
@@ -54,34 +58,56 @@ const char* const usage_text =
     "Long options:\n"
     "\t --backend NAME\t\t the vector library (default cpu; --version lists this build's)\n"
     "\t --threads N\t\t CPU threads (default: all cores; 1 = sequential, exact)\n"
-    "\t --math exact|fast\t transcendental functions (cpu): the C library's, as the classic\n"
-    "\t\t\t\t (exact), or vectorized within 1 ulp (fast); default fast, exact\n"
-    "\t\t\t\t with --threads 1\n"
     "\t --float-rank correct|legacy\t FLOAT RANK order (legacy = the x86-64 reference's)\n"
-    "\t --huge-pages auto|on|off\t cpu: transparent huge pages for vector memory; auto (the\n"
-    "\t\t\t\t default) is off where the kernel gives free pages back to a hypervisor\n"
-    "\t --eager\t\t cpu: compute each elementwise op when it runs (default: a chain of them on\n"
-    "\t\t\t\t long vectors in one pass, where its result is first read)\n"
     "\t --trace\t\t print each instruction and the stack's shape on stderr\n"
     "\t --trace-json FILE\t write a timeline of the run (Chrome trace events: Perfetto,\n"
     "\t\t\t\t chrome://tracing)\n"
     "\t --profile\t\t per-opcode counts and times on stderr at the end\n"
-    "\t --sync\t\t\t GPU backends: wait for the device after every operation (a fault stops the run at its op)\n"
-    "\t --host-threshold N\t GPU backends: ops whose inputs are on the host and at most N elements\n"
-    "\t\t\t\t run on the host (0 = everything on the device; default: the backend's)\n"
     "\t --speculation\t\t GPU backends: a MAKE_SEGDES of lengths on the device guesses their sum\n"
     "\t\t\t\t instead of waiting for it; a region whose guess was too small runs again\n"
-    "\t --emulate-async SEED\t cuda-emulated: the device runs on a thread of its own, each operation\n"
-    "\t\t\t\t late by a delay drawn from SEED, new memory poisoned (0: at once)\n"
     "\t --max-call-depth N\t a CALL N frames deep is a runtime error (default 1000000)\n"
     "\t --max-memory SIZE\t vector memory limit: bytes, or with K, M, G, T (powers of 1024);\n"
     "\t\t\t\t default 3/4 of physical memory (cuda: the device's memory)\n"
-    "\t --sandbox\t\t SPAWN and FOPEN are runtime errors (READ from stdin still works)\n"
+    "\t --sandbox\t\t SPAWN and FOPEN are runtime errors (READ from stdin still works)\n";
+
+const char* const help_and_environment_usage =
     "\t --help, --version\n"
     "Environment:\n"
     "\t VINTERP_OPTIONS\t options read before the command line's own (which win), for\n"
     "\t\t\t\t toolchains that call vinterp with fixed arguments:\n"
     "\t\t\t\t VINTERP_OPTIONS=\"--backend cuda -O\"\n";
+
+// A backend's option as the usage text lists it: "--name ARGUMENT", tabs to the column of the
+// descriptions (32), the description, its later lines indented to that column.
+std::string usage_lines(const cvl::BackendOption& option) {
+  std::string text = "\t --";
+  text += option.name;
+  if (!option.argument_name.empty()) (text += ' ') += option.argument_name;
+  std::size_t column = 8 + text.size() - 1;  // the leading tab reaches column 8
+  do {
+    text += '\t';
+    column = column / 8 * 8 + 8;
+  } while (column < 32);
+  std::string_view description = option.description;
+  for (std::size_t end; (end = description.find('\n')) != std::string_view::npos;) {
+    ((text += ' ') += description.substr(0, end)) += "\n\t\t\t\t";
+    description.remove_prefix(end + 1);
+  }
+  ((text += ' ') += description) += '\n';
+  return text;
+}
+
+// The usage text (--help, and after a bad command line): vinterp's options, then those of every
+// backend folder, as its option groups declare them (cvl/backend_option_group.hpp).
+const std::string& usage_text() {
+  static const std::string text = [] {
+    std::string usage = classic_and_common_usage;
+    for (const cvl::BackendOptionGroup* group : cvl::backend_option_groups())
+      for (const cvl::BackendOption& option : group->options) usage += usage_lines(option);
+    return usage + help_and_environment_usage;
+  }();
+  return text;
+}
 
 // A bad command line: vinterp prints the message, then the usage text, and exits 1.
 struct UsageError : std::runtime_error {
@@ -90,7 +116,7 @@ struct UsageError : std::runtime_error {
 
 int usage_error(const std::string& message = "") {
   if (!message.empty()) std::fprintf(stderr, "vinterp: %s\n", message.c_str());
-  std::fputs(usage_text, stderr);
+  std::fputs(usage_text().c_str(), stderr);
   return 1;
 }
 
@@ -176,24 +202,34 @@ po::options_description command_line_options() {
       (",l", po::value<std::string>(), "")
       ("backend", po::value<std::string>()->default_value("cpu"), "")
       ("threads", po::value<int>()->default_value(0), "")
-      ("math", po::value<std::string>(), "")
       ("float-rank", po::value<std::string>()->default_value("correct"), "")
-      ("eager", "")
-      ("huge-pages", po::value<std::string>(), "")
       ("trace", "")
       ("trace-json", po::value<std::string>(), "")
       ("optimize,O", "")
       ("profile", "")
-      ("sync", "")
-      ("host-threshold", po::value<long long>(), "")
       ("max-call-depth", po::value<long long>(), "")
       ("max-memory", po::value<std::string>(), "")
       ("sandbox", "")
       ("speculation", "")
-      ("emulate-async", po::value<unsigned long long>(), "")
       ("file", po::value<std::vector<std::string>>(), "");
   for (char digit = '0'; digit <= '9'; ++digit)
     options.add_options()((std::string(",") + digit).c_str(), "");
+  for (const cvl::BackendOptionGroup* group : cvl::backend_option_groups())
+    for (const cvl::BackendOption& option : group->options) {
+      const std::string name(option.name);
+      switch (option.argument) {
+        case cvl::OptionArgument::None: options.add_options()(name.c_str(), ""); break;
+        case cvl::OptionArgument::Text:
+          options.add_options()(name.c_str(), po::value<std::string>(), "");
+          break;
+        case cvl::OptionArgument::Integer:
+          options.add_options()(name.c_str(), po::value<long long>(), "");
+          break;
+        case cvl::OptionArgument::Unsigned:
+          options.add_options()(name.c_str(), po::value<unsigned long long>(), "");
+          break;
+      }
+    }
   return options;
 }
 
@@ -314,50 +350,41 @@ vm::MachineOptions machine_options(const po::variables_map& args, LoadTraces& tr
   return options;
 }
 
-cvl::BackendOptions backend_options(const po::variables_map& args, int device) {
-  cvl::BackendOptions options;
-  options.threads = args["threads"].as<int>();
-  if (options.threads < 0) throw UsageError("--threads must be 0 (all cores) or more");
-  options.device = device;
-  options.sync_each_op = args.count("sync") > 0;
-  if (args.count("max-memory"))
-    options.max_memory = parse_memory_size(args["max-memory"].as<std::string>());
-  if (args.count("host-threshold")) {
-    options.host_threshold = args["host-threshold"].as<long long>();
-    if (options.host_threshold < 0) throw UsageError("--host-threshold must be 0 or more");
-  }
-  // Exact results are what --threads 1 promises; more threads already regroup FLOAT sums.
-  options.fast_math = options.threads != 1;
-  if (args.count("math")) {
-    const std::string math = args["math"].as<std::string>();
-    if (math != "exact" && math != "fast") throw UsageError("--math must be exact or fast");
-    options.fast_math = math == "fast";
-  }
-  options.lazy_elementwise = args.count("eager") == 0;
-  if (args.count("huge-pages")) {
-    const std::string huge = args["huge-pages"].as<std::string>();
-    if (huge == "on") options.huge_pages = cvl::HugePages::On;
-    else if (huge == "off") options.huge_pages = cvl::HugePages::Off;
-    else if (huge != "auto") throw UsageError("--huge-pages must be auto, on or off");
-  }
-  const std::string rank = args["float-rank"].as<std::string>();
-  if (rank == "legacy") options.float_rank = cvl::FloatRankOrder::Legacy;
-  else if (rank != "correct") throw UsageError("--float-rank must be correct or legacy");
-  return options;
+// The values given for the backends' own options (cvl/backend_option_group.hpp).
+cvl::GivenOptions given_backend_options(const po::variables_map& args) {
+  cvl::GivenOptions given;
+  for (const cvl::BackendOptionGroup* group : cvl::backend_option_groups())
+    for (const cvl::BackendOption& option : group->options) {
+      const std::string name(option.name);
+      if (!args.count(name)) continue;
+      switch (option.argument) {
+        case cvl::OptionArgument::None: given.set(name, {}); break;
+        case cvl::OptionArgument::Text: given.set(name, args[name].as<std::string>()); break;
+        case cvl::OptionArgument::Integer: given.set(name, args[name].as<long long>()); break;
+        case cvl::OptionArgument::Unsigned:
+          given.set(name, args[name].as<unsigned long long>());
+          break;
+      }
+    }
+  return given;
 }
 
-// An option only some backends take (cvl::BackendEntry::own_options) given for another one.
-void require_own_option(std::string_view option, const std::string& backend) {
-  std::vector<std::string> takers;
-  for (const cvl::BackendEntry* entry : cvl::registered_backends())
-    for (std::string_view own : entry->own_options)
-      if (own == option) takers.emplace_back(entry->name);
-  for (const std::string& taker : takers)
-    if (taker == backend) return;
-  std::string message = "--" + std::string(option) + " is for --backend";
-  for (std::size_t i = 0; i < takers.size(); ++i) message += (i ? " or " : " ") + takers[i];
-  if (takers.empty()) message += "s this build does not have";
-  throw UsageError(message);
+cvl::BackendOptions backend_options(const po::variables_map& args, int device) {
+  vinterp::BackendSettings settings;
+  settings.backend = args["backend"].as<std::string>();
+  settings.threads = args["threads"].as<int>();
+  settings.device = device;
+  if (args.count("max-memory"))
+    settings.max_memory = parse_memory_size(args["max-memory"].as<std::string>());
+  const std::string rank = args["float-rank"].as<std::string>();
+  if (rank == "legacy") settings.float_rank = cvl::FloatRankOrder::Legacy;
+  else if (rank != "correct") throw UsageError("--float-rank must be correct or legacy");
+  settings.given = given_backend_options(args);
+  try {
+    return vinterp::backend_options(settings);
+  } catch (const cvl::OptionError& e) {
+    throw UsageError(e.what());
+  }
 }
 
 // The settings of a run; throws UsageError for a command line that asks for none.
@@ -371,10 +398,6 @@ RunSettings run_settings(const po::variables_map& args, int device) {
   settings.backend_name = args["backend"].as<std::string>();
   settings.machine = machine_options(args, settings.traces);
   settings.backend = backend_options(args, device);
-  if (args.count("emulate-async")) {
-    require_own_option("emulate-async", settings.backend_name);
-    settings.backend.emulate_async_seed = args["emulate-async"].as<unsigned long long>();
-  }
   settings.optimize = args.count("optimize") > 0;
   if (args.count("trace-json")) {
     settings.trace_json = args["trace-json"].as<std::string>();
@@ -510,7 +533,7 @@ int vinterp::run(int argc, char** argv) {
     int device = 0;
     const po::variables_map args = parse_command_line(argc, argv, device);
     if (args.count("help")) {
-      std::fputs(usage_text, stdout);
+      std::fputs(usage_text().c_str(), stdout);
       return 0;
     }
     if (args.count("version")) {

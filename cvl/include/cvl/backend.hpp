@@ -56,6 +56,10 @@ enum class FloatRankOrder : std::uint8_t { Correct, Legacy };
 // which makes a huge page after an idle spell far dearer than 512 small ones (bench/RESULTS.md).
 enum class HugePages { Auto, On, Off };
 
+// How a backend is made; each backend reads the fields it knows. A command line's options become
+// these in two parts: those every backend shares (threads, float_rank, device, max_memory), and
+// those of each backend folder's option group (cvl/backend_option_group.hpp), whose defaults
+// for a command line may differ from the ones below (fast_math, lazy_elementwise).
 struct BackendOptions {
   int threads = 0;  // 0 = all cores; 1 = sequential and deterministic
   FloatRankOrder float_rank = FloatRankOrder::Correct;
@@ -71,12 +75,13 @@ struct BackendOptions {
   // cuda-emulated: 3/4 of physical memory, cvl/memory_limit.hpp; cuda: the device's memory).
   std::uint64_t max_memory = 0;
   // cvl-cpu: transcendental functions from a vector library with at most 1 ulp of error (SLEEF)
-  // instead of the C library's, whose results the classic interpreter prints (--math fast; the
-  // default with more than one thread). Other backends ignore it.
+  // instead of the C library's, whose results the classic interpreter prints (--math fast; a
+  // command line's default with more than one thread). Other backends ignore it.
   bool fast_math = false;
   // cvl-cpu: elementwise ops on long vectors are computed where their result is first read, a
-  // chain of them in one pass (cvl-cpu/src/pending/lazy_elementwise.hpp); the same values. vinterp turns
-  // it on (off with --eager); other backends ignore it. wait_for_device() computes what is pending.
+  // chain of them in one pass (cvl-cpu/src/pending/lazy_elementwise.hpp); the same values. A
+  // command line turns it on (off with --eager); other backends ignore it. wait_for_device()
+  // computes what is pending.
   bool lazy_elementwise = false;
   // cuda-emulated: 0 runs each device operation as it is queued; any other value runs the device
   // on a thread of its own, each operation starting after a delay drawn from this seed, with new
@@ -90,6 +95,8 @@ struct BackendOptions {
   // from its own block of lengths. -1: the backend's default. The tests set 0 to run the
   // general path on small descriptors. Other backends ignore it.
   long long all_lengths_max = -1;
+
+  bool operator==(const BackendOptions&) const = default;
 };
 
 // Counters a backend keeps for `vinterp --profile`; cumulative since the backend was made.

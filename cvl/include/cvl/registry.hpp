@@ -1,7 +1,9 @@
 // The backends of this build. Each vector library defines one entry per backend it provides
-// (name, factory, how a launcher tells a process its rank, its own options) and registers it with
-// one CMake line, `nesl_add_backend(...)` (cmake/NeslBackends.cmake), which also gives the
-// backend its program tests. Nothing outside the backend's folder names it.
+// (name, factory, how a launcher tells a process its rank, the groups of options it takes) and
+// registers it with one CMake line, `nesl_add_backend(...)` (cmake/NeslBackends.cmake), which also
+// gives the backend its program tests. Nothing outside the backend's folder names it. Its option
+// groups (cvl/backend_option_group.hpp) are registered apart, `nesl_add_backend_options(...)`, in
+// every build: a command line means the same with the backend built or not.
 #pragma once
 
 #include <memory>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "cvl/backend.hpp"
+#include "cvl/backend_option_group.hpp"
 
 namespace cvl {
 
@@ -20,8 +23,8 @@ struct BackendEntry {
   // The environment variables in which a launcher (mpirun) tells each process its rank, when
   // the backend runs as several processes: before the backend exists, only rank 0 prints.
   std::span<const std::string_view> rank_variables = {};
-  // The vinterp options only this backend takes, without their dashes (others refuse them).
-  std::span<const std::string_view> own_options = {};
+  // The groups of command-line options this backend takes (besides those every backend shares).
+  std::span<const BackendOptionGroup* const> option_groups = {};
   // A line of its own for `vinterp --version` after the name (null: none).
   std::string (*version_note)() = nullptr;
 };
@@ -38,5 +41,8 @@ const BackendEntry* find_backend(std::string_view name);
 std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& options);
 // Names of this build's backends.
 std::vector<std::string> available_backends();
+// Every backend folder's groups of options, whether this build has its backends or not, in the
+// order they were registered.
+std::span<const BackendOptionGroup* const> backend_option_groups();
 
 }  // namespace cvl

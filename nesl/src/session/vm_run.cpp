@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "backend_settings.hpp"
 #include "cvl/registry.hpp"
 #include "optimize_in_process.hpp"
 #include "vm/error_report.hpp"
@@ -11,11 +12,10 @@
 namespace nesl {
 
 std::unique_ptr<cvl::Backend> make_vm_backend(const VmSettings& settings) {
-  cvl::BackendOptions options;
-  options.threads = settings.threads;
-  // As vinterp: exact results are what one thread promises.
-  options.fast_math = settings.threads != 1;
-  options.lazy_elementwise = true;
+  vinterp::BackendSettings backend_settings;  // vinterp's policy, with none of its options given
+  backend_settings.backend = settings.backend;
+  backend_settings.threads = settings.threads;
+  const cvl::BackendOptions options = vinterp::backend_options(backend_settings);
   std::unique_ptr<cvl::Backend> backend;
   try {
     backend = cvl::make_backend(settings.backend, options);
