@@ -9,6 +9,10 @@
 #   test_bench_scripts.sh nesl BUILD_DIR SHARED_DIR
 #     bench/nesl_compiler_bench.sh on two reduced programs, one round: two rows each, every
 #     output the classic compiler's; an unknown program rejected. Exit 77 without SHARED_DIR.
+#   test_bench_scripts.sh cost_model BUILD_DIR SHARED_DIR
+#     bench/cost_model/run.sh at tiny sizes, one run: a row per program and size with its work,
+#     our output the classic's where SHARED_DIR has the classic interpreter; a run out of memory
+#     is a row, another interpreter's output is DIFFERENT, an unknown program is rejected.
 #   test_bench_scripts.sh plot
 #     bench/plot.py on a small made-up CSV (plus a GPU CSV): a PNG; bad CSVs rejected with a
 #     message. Exit 77 (skipped) without matplotlib.
@@ -103,6 +107,41 @@ case "${1:-}" in
     check "an unknown program: exit 2 and its name" \
       bash -c "test $rc -eq 2 && grep -q nosuch '$work/bad'"
     ;;
+  cost_model)
+    build_dir=$2 shared_dir=$3
+    classic="$shared_dir/classic/vinterp"
+    programs="bfs dense_mxv gather nested_lookup smvm treelookup"
+    "$bench/cost_model/run.sh" "$build_dir" --sizes "8 16" --runs 1 --classic "$classic" \
+      --csv "$work/results.csv" > "$work/stdout" 2>&1
+    rc=$?
+    cat "$work/stdout"
+    check "run.sh exits 0" test $rc -eq 0
+    check "a table row per program and size" \
+      test "$(for p in $programs; do for n in 8 16; do grep -cE "^$p +$n +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ " "$work/stdout"; done; done | tr -d '\n')" == 111111111111
+    check "every CSV row ran, with elements, work and their ratio" \
+      awk -F, 'NR > 1 && !($3 == "ok" && $4 > 0 && $5 > 0 && $6 > 0 && $7 > 0 && $8 > 0) {bad = 1; print "  bad row: " $0}
+               END {exit bad || NR != 13}' "$work/results.csv"
+    if [ -x "$classic" ]; then
+      check "at the smallest size every output is the classic's" \
+        test "$(awk -F, '$2 == 8 && $9 == "same"' "$work/results.csv" | wc -l)" -eq 6
+    else
+      echo "note: no $classic; outputs not compared"
+    fi
+    "$bench/cost_model/run.sh" "$build_dir" --programs gather --sizes "8 4000" --runs 1 --max-memory 16M \
+      --classic "$work/none" > "$work/out" 2>&1
+    rc=$?
+    check "a run out of memory: exit 0 and a row with the interpreter's error" \
+      test $rc -eq 0 -a -n "$(grep -E '^gather +4000 +FAILED: vinterp: .*out of vector memory' "$work/out")"
+    printf '#!/bin/sh\necho "( 0 )"\n' > "$work/other"
+    chmod +x "$work/other"
+    "$bench/cost_model/run.sh" "$build_dir" --programs gather --sizes 8 --runs 1 --classic "$work/other" \
+      > "$work/out" 2>&1
+    rc=$?
+    check "another output than the classic's: exit 1 and DIFFERENT" \
+      test $rc -eq 1 -a -n "$(grep -E '^gather +8 .* DIFFERENT$' "$work/out")"
+    "$bench/cost_model/run.sh" "$build_dir" --programs nosuch > "$work/out" 2>&1
+    check "an unknown program: exit 2 and its name" test $? -eq 2 -a -n "$(grep -F "'nosuch'" "$work/out")"
+    ;;
   plot)
     if ! /usr/bin/python3 -c 'import matplotlib' 2> /dev/null; then
       echo "skipped: /usr/bin/python3 has no matplotlib (Debian: python3-matplotlib)"
@@ -131,7 +170,7 @@ case "${1:-}" in
     check "a missing CSV: exit 1 and its name" test $? -eq 1 -a -n "$(grep -F "cannot read $work/missing.csv" "$work/out")"
     ;;
   *)
-    echo "usage: test_bench_scripts.sh run BUILD_DIR SHARED_DIR | mpi BUILD_DIR SHARED_DIR | plot" >&2
+    echo "usage: test_bench_scripts.sh run|mpi|nesl|cost_model BUILD_DIR SHARED_DIR | plot" >&2
     exit 2
     ;;
 esac
