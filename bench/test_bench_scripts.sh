@@ -127,11 +127,11 @@ case "${1:-}" in
     else
       echo "note: no $classic; outputs not compared"
     fi
-    "$bench/cost_model/run.sh" "$build_dir" --programs gather --sizes "8 4000" --runs 1 --max-memory 16M \
+    "$bench/cost_model/run.sh" "$build_dir" --programs gather --sizes "8 4000000" --runs 1 --max-memory 16M \
       --classic "$work/none" > "$work/out" 2>&1
     rc=$?
     check "a run out of memory: exit 0 and a row with the interpreter's error" \
-      test $rc -eq 0 -a -n "$(grep -E '^gather +4000 +FAILED: vinterp: .*out of vector memory' "$work/out")"
+      test $rc -eq 0 -a -n "$(grep -E '^gather +4000000 +FAILED: vinterp: .*out of vector memory' "$work/out")"
     printf '#!/bin/sh\necho "( 0 )"\n' > "$work/other"
     chmod +x "$work/other"
     "$bench/cost_model/run.sh" "$build_dir" --programs gather --sizes 8 --runs 1 --classic "$work/other" \

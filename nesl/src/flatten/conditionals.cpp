@@ -85,8 +85,13 @@ Leaves Flattener::mixed_if(const core::Expr& e, Value flags, Value trues, Value 
     auto saved_env = env_;
     std::vector<Variable> packed;
     for (const std::string& name : free_variables(*branch)) {
-      const Variable& v = find(name);
-      packed.push_back({name, pack_value(v.type, v.leaves, branch_flags, outer), v.type});
+      Variable v = find(name);
+      if (!v.shared) {
+        v.leaves = pack_value(v.type, v.leaves, branch_flags, outer);
+      } else if (v.owners >= 0) {  // still shared: only the owners go with the instances
+        v.owners = op(Op::Pack, Leaf::Int, {v.owners, branch_flags, outer})[0];
+      }
+      packed.push_back(std::move(v));
     }
     env_ = packed;
     context_ = branch_context;
@@ -115,8 +120,13 @@ Leaves Flattener::updated_if(const core::Expr& changed, const core::Expr& kept, 
   auto saved_env = env_;
   std::vector<Variable> gathered;
   for (const std::string& name : free_variables(changed)) {
-    const Variable& v = find(name);
-    gathered.push_back({name, gather_value(v.type, v.leaves, flags, branch_positions, branch_context), v.type});
+    Variable v = find(name);
+    if (!v.shared) {
+      v.leaves = gather_value(v.type, v.leaves, flags, branch_positions, branch_context);
+    } else if (v.owners >= 0) {
+      v.owners = op1(Op::BPermute, Leaf::Int, {v.owners, branch_positions, context_, branch_context});
+    }
+    gathered.push_back(std::move(v));
   }
   env_ = gathered;
   context_ = branch_context;

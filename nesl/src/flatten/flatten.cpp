@@ -6,6 +6,21 @@
 #include "nesl/diagnostics.hpp"
 
 namespace nesl::flattening {
+namespace {
+
+std::size_t pattern_variables(const core::Pattern& pattern) {
+  if (pattern.kind == core::Pattern::Kind::Variable) return 1;
+  return pattern_variables(*pattern.children[0]) + pattern_variables(*pattern.children[1]);
+}
+
+// An instance's flat name: L for the lifted twin, _S and the sharing when a parameter is shared.
+std::string instance_name(const std::string& name, bool lifted, const std::string& sharing) {
+  std::string flat_name = lifted ? "L" + name : name;
+  if (sharing.find_first_not_of('l') != std::string::npos) flat_name += "_S" + sharing;
+  return flat_name;
+}
+
+}  // namespace
 
 Flattener::Flattener(const core::Program& program, const FlattenOptions& options)
     : program_(program), options_(options) {
@@ -16,18 +31,70 @@ flat::Program Flattener::run() {
   flat::Program result;
   result.functions.push_back(main_function());
   while (!pending_.empty()) {
-    auto [name, lifted] = pending_.front();
+    const Instance next = pending_.front();
     pending_.pop_front();
-    result.functions.push_back(function(*functions_.at(name), lifted));
+    result.functions.push_back(function(*functions_.at(next.name), next.lifted, next.sharing));
   }
   for (auto& [message, error_function] : error_functions_) result.functions.push_back(std::move(error_function));
   return result;
 }
 
-std::string Flattener::request(const std::string& name, bool lifted) {
-  std::string flat_name = lifted ? "L" + name : name;
-  if (requested_.insert(flat_name).second) pending_.emplace_back(name, lifted);
+std::string Flattener::request(const std::string& name, bool lifted, const std::string& sharing) {
+  const std::string flat_name = instance_name(name, lifted, sharing);
+  if (requested_.insert(flat_name).second) pending_.push_back({name, lifted, sharing});
   return flat_name;
+}
+
+void Flattener::call_arguments(const core::Pattern& parameter, const core::Expr& argument, Leaves& inputs,
+                               std::string& sharing) {
+  if (parameter.kind == core::Pattern::Kind::Pair && argument.kind == core::Kind::Pair) {
+    call_arguments(*parameter.children[0], *argument.children[0], inputs, sharing);
+    call_arguments(*parameter.children[1], *argument.children[1], inputs, sharing);
+    return;
+  }
+  const Variable* shared = nullptr;
+  if (parameter.kind == core::Pattern::Kind::Variable && argument.kind == core::Kind::Variable) {
+    const Variable& v = find(argument.name);
+    if (v.shared) shared = &v;
+  }
+  if (!shared) {
+    const Leaves leaves = expr(argument);
+    inputs.insert(inputs.end(), leaves.begin(), leaves.end());
+    sharing.append(pattern_variables(parameter), 'l');
+    return;
+  }
+  inputs.insert(inputs.end(), shared->leaves.begin(), shared->leaves.end());
+  if (shared->owners < 0) {
+    sharing += 'u';
+    return;
+  }
+  inputs.push_back(shared->owners);
+  inputs.push_back(shared->outer_context);
+  sharing += 'o';
+}
+
+void Flattener::bind_parameters(const core::Pattern& pattern, const std::string& sharing, std::size_t& next,
+                                flat::Function& function) {
+  if (pattern.kind == core::Pattern::Kind::Pair) {
+    bind_parameters(*pattern.children[0], sharing, next, function);
+    bind_parameters(*pattern.children[1], sharing, next, function);
+    return;
+  }
+  const char how = next < sharing.size() ? sharing[next] : 'l';
+  ++next;
+  Variable v{pattern.name, {}, pattern.type};
+  for (Leaf leaf : leaves_of(pattern.type)) v.leaves.push_back(fresh(leaf));
+  function.parameters.insert(function.parameters.end(), v.leaves.begin(), v.leaves.end());
+  if (how != 'l') {
+    v.shared = true;
+    if (how == 'o') {
+      v.owners = fresh(Leaf::Int);
+      v.outer_context = fresh(Leaf::Segdes);
+      function.parameters.push_back(v.owners);
+      function.parameters.push_back(v.outer_context);
+    }
+  }
+  env_.push_back(std::move(v));
 }
 
 flat::Function Flattener::main_function() {
@@ -43,21 +110,28 @@ flat::Function Flattener::main_function() {
   return function;
 }
 
-flat::Function Flattener::function(const core::Function& source, bool lifted) {
+flat::Function Flattener::function(const core::Function& source, bool lifted, const std::string& sharing) {
   flat::Function function;
-  function.name = lifted ? "L" + source.name : source.name;
+  function.name = instance_name(source.name, lifted, sharing);
   where_ = {};
   current_ = &function;
   block_ = &function.body;
   env_.clear();
   hoist_.clear();
-  for (Leaf leaf : leaves_of(source.parameter->type)) function.parameters.push_back(fresh(leaf));
+  std::size_t next = 0;
+  bind_parameters(*source.parameter, sharing, next, function);
   context_ = -1;
   if (lifted) {
     context_ = fresh(Leaf::Segdes);
     function.parameters.push_back(context_);
   }
-  bind(*source.parameter, slice(function.parameters, 0, slots(source.parameter->type)));
+  // A parameter given shared that the body copies anyway is copied once, here.
+  for (Variable& v : env_) {
+    if (v.shared && !read_in_place(*source.body, v.name)) {
+      v.leaves = value_of(v);
+      v.shared = false;
+    }
+  }
   // A lifted function's closed subexpressions are computed once per call, unlifted, and copied
   // to every instance (the classic's: `rand(1000) + x` draws once per call of the function).
   HoistScope scope{{}, -1, context_, context_, {}};
@@ -82,6 +156,31 @@ const Variable& Flattener::find(const std::string& name) const {
     if (it->name == name) return *it;
   }
   throw CompileError({}, "internal error: flatten found the unbound variable " + name);
+}
+
+Leaves Flattener::value_of(const Variable& v) {
+  if (!v.shared) return v.leaves;
+  const Value owners = v.owners >= 0 ? v.owners : everywhere(zero_of(Leaf::Int));
+  const Value source = v.outer_context >= 0 ? v.outer_context : make_segdes(int_constant(1));
+  return gather(v.type, v.leaves, owners, source, context());
+}
+
+Variable Flattener::entered(const Variable& v, Value segdes, Value inner, const core::Expr& body) {
+  const bool share = resolve(v.type)->kind == TypeNode::Kind::Sequence && read_in_place(body, v.name);
+  if (!share) return {v.name, replicate(v.type, value_of(v), segdes, inner), v.type};
+  if (v.shared) {
+    Variable inside = v;
+    if (v.owners >= 0) inside.owners = op1(Op::Dist, Leaf::Int, {v.owners, segdes});
+    return inside;
+  }
+  Variable inside = v;
+  inside.shared = true;
+  inside.outer_context = context_;  // -1: one instance, whose value every element reads
+  if (context_ >= 0) {
+    const Value instance = op1(Op::Index, {int_constant(0), int_constant(1), context_});
+    inside.owners = op1(Op::Dist, Leaf::Int, {instance, segdes});
+  }
+  return inside;
 }
 
 bool Flattener::hoistable(const core::Expr& e) const {
@@ -148,7 +247,7 @@ Leaves Flattener::expr(const core::Expr& e) {
       Leaf leaf = base_leaf(resolve(e.type)->base);
       return {everywhere(literal(leaf, e.text, e.where))};
     }
-    case core::Kind::Variable: return lookup(e.name);
+    case core::Kind::Variable: return value_of(find(e.name));
     case core::Kind::Pair: {
       Leaves left = expr(*c[0]);
       Leaves right = expr(*c[1]);
@@ -178,9 +277,15 @@ Leaves Flattener::expr(const core::Expr& e) {
     case core::Kind::Call: {
       flat::Statement s;
       s.kind = flat::Statement::Kind::Call;
-      s.callee = request(e.name, context_ >= 0);
-      s.inputs = expr(*c[0]);
-      if (context_ >= 0) s.inputs.push_back(context_);
+      if (context_ >= 0) {
+        std::string sharing;
+        call_arguments(*functions_.at(e.name)->parameter, *c[0], s.inputs, sharing);
+        s.inputs.push_back(context_);
+        s.callee = request(e.name, true, sharing);
+      } else {
+        s.inputs = expr(*c[0]);
+        s.callee = request(e.name, false);
+      }
       for (Leaf leaf : leaves_of(e.type)) s.outputs.push_back(fresh(leaf));
       return emit(std::move(s)).outputs;
     }
@@ -208,10 +313,7 @@ Leaves Flattener::over(const core::Expr& e) {
   for (const core::Generator& g : e.generators) pattern_names(*g.pattern, bound);
   std::set<std::string> free;
   free_variables(*e.children[0], bound, free);
-  for (const std::string& name : free) {
-    const Variable& v = find(name);
-    inner_env.push_back({name, replicate(v.type, v.leaves, segdes, inner), v.type});
-  }
+  for (const std::string& name : free) inner_env.push_back(entered(find(name), segdes, inner, *e.children[0]));
   // As the classic: only what reads no variable is hoisted (and what a hoisted let binds).
   HoistScope scope{env_, context_, segdes, inner, {}};
   auto saved_env = env_;

@@ -22,11 +22,25 @@ namespace nesl::flattening {
 
 using vcode::Op;
 
-// A variable in scope: its leaves in the current context, and its type to lift it further.
+// A variable in scope: its leaves, and its type to lift it further. Its leaves hold one value per
+// instance of the current context, unless it is shared (FLATTENING.md): a free sequence of an
+// apply-to-each, read where it is instead of copied to each element. A shared variable's leaves
+// are values of an outer context, and each current instance reads the one its owner names.
 struct Variable {
   std::string name;
   Leaves leaves;
   Type type;
+  bool shared = false;
+  Value outer_context = -1;  // shared: the segdes counting the outer instances; -1: one instance
+  Value owners = -1;         // shared: each current instance's outer instance; -1: all read the one
+};
+
+// Where the current instances' shared sequences are: one segment over the shared data, and,
+// when the sequences are not one for all, where each instance's starts in it.
+struct SharedReach {
+  Value source;          // a one-segment segdes over the shared elements
+  Value outer_lengths;   // the length of each outer instance's sequence
+  Value starts = -1;     // each current instance's sequence's first element; -1: 0 for all
 };
 
 // An apply-to-each's body being flattened: what a closed subexpression needs to be computed once
@@ -123,12 +137,25 @@ class Flattener {
 
   // --- flatten.cpp: functions, variables, expressions ------------------------------------------
 
-  std::string request(const std::string& name, bool lifted);
+  // The flat name of a function's instance, made on demand. `sharing` has a letter for each
+  // variable of its parameter pattern, in order: `l` lifted, `u` shared by all instances, `o`
+  // shared through owners (the owners and the outer context follow its leaves).
+  std::string request(const std::string& name, bool lifted, const std::string& sharing = {});
+  // A lifted call's inputs: the argument's leaves, a shared sequence given as it is shared.
+  void call_arguments(const core::Pattern& parameter, const core::Expr& argument, Leaves& inputs,
+                      std::string& sharing);
+  // Binds the parameter pattern to new parameters of the function being made, as `sharing` says.
+  void bind_parameters(const core::Pattern& pattern, const std::string& sharing, std::size_t& next,
+                       flat::Function& function);
   flat::Function main_function();
-  flat::Function function(const core::Function& source, bool lifted);
+  flat::Function function(const core::Function& source, bool lifted, const std::string& sharing);
   void bind(const core::Pattern& pattern, const Leaves& leaves);
   const Variable& find(const std::string& name) const;
-  const Leaves& lookup(const std::string& name) const { return find(name).leaves; }
+  // A variable's value in the current context: a shared one copied to each instance here.
+  Leaves value_of(const Variable& v);
+  // The variable as the elements of `segdes` (counted by `inner`) see it in `body`: a sequence
+  // the body reads only in place shared, anything else copied to each element.
+  Variable entered(const Variable& v, Value segdes, Value inner, const core::Expr& body);
   bool hoistable(const core::Expr& e) const;
   std::pair<Leaves, Leaves> hoisted(const core::Expr& e);
   Leaves expr(const core::Expr& e);
@@ -174,6 +201,13 @@ class Flattener {
   // --- primitive.cpp and the families ----------------------------------------------------------
 
   Leaves primitive(const core::Expr& e);
+  // The shared sequence a primitive that reads its first argument in place (`v[i]`, `#v`,
+  // `v -> is`) is given, or null.
+  std::optional<Variable> shared_operand(const Primitive& p, const core::Expr& e) const;
+  Leaves shared_primitive(const Primitive& p, const core::Expr& e, const Variable& v);  // shared.cpp
+  SharedReach reach(const Variable& v);
+  // The length of the sequence each current instance reads; `over` (one segment) counts them.
+  Value shared_lengths(const Variable& v, const SharedReach& r, Value over);
   Leaves scalar_primitive(const Primitive& p, const Arguments& args);     // elementwise.cpp
   Leaves reduction_primitive(const Primitive& p, const Arguments& args);  // reductions.cpp
   Leaves permute_primitive(const Primitive& p, const Arguments& args);    // permutes.cpp
@@ -190,7 +224,12 @@ class Flattener {
   FlattenOptions options_;
   std::map<std::string, const core::Function*> functions_;
   std::set<std::string> requested_;
-  std::deque<std::pair<std::string, bool>> pending_;
+  struct Instance {
+    std::string name;
+    bool lifted;
+    std::string sharing;
+  };
+  std::deque<Instance> pending_;
   std::map<std::string, flat::Function> error_functions_;
   flat::Function* current_ = nullptr;
   flat::Block* block_ = nullptr;

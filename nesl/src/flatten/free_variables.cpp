@@ -85,4 +85,42 @@ bool can_fail(const core::Expr& e) {
   return false;
 }
 
+namespace {
+
+// A call's argument: the variable itself may go anywhere in it (the call shares it).
+bool argument_in_place(const core::Expr& argument, const std::string& name) {
+  if (argument.kind == core::Kind::Variable) return true;
+  if (argument.kind == core::Kind::Pair) {
+    return argument_in_place(*argument.children[0], name) && argument_in_place(*argument.children[1], name);
+  }
+  return read_in_place(argument, name);
+}
+
+}  // namespace
+
+bool read_in_place(const core::Expr& e, const std::string& name) {
+  switch (e.kind) {
+    case core::Kind::Variable: return e.name != name;  // any other use of it copies it
+    case core::Kind::Call: return argument_in_place(*e.children[0], name);
+    case core::Kind::Primitive: {
+      const Primitive* p = find_primitive(e.name);
+      const bool in_place = p && (p->kind == PrimitiveKind::Element || p->kind == PrimitiveKind::Get ||
+                                  p->kind == PrimitiveKind::Length);
+      if (!in_place) break;
+      const core::Expr& argument = *e.children[0];
+      const core::Expr& sequence = p->arity == 1 ? argument : *argument.children[0];
+      if (sequence.kind != core::Kind::Variable || sequence.name != name) break;
+      return p->arity == 1 || read_in_place(*argument.children[1], name);
+    }
+    default: break;
+  }
+  for (const core::ExprPtr& child : e.children) {
+    if (!read_in_place(*child, name)) return false;
+  }
+  for (const core::Generator& g : e.generators) {
+    if (!read_in_place(*g.sequence, name)) return false;
+  }
+  return true;
+}
+
 }  // namespace nesl::flattening

@@ -20,5 +20,9 @@ bool is_simple(const core::Expr& e);
 // rand's argument, error, a permute or a shape that must agree), or generators whose lengths
 // must agree. Conservative: what it cannot tell is taken to fail.
 bool can_fail(const core::Expr& e);
+// Whether every use of the variable `name` in `e` reads it in place: as the sequence of `v[i]`,
+// `#v` or `v -> is`, or as an argument of a call (whose instance then gets it shared). A free
+// sequence so read is shared by the elements of an apply-to-each instead of copied to each.
+bool read_in_place(const core::Expr& e, const std::string& name);
 
 }  // namespace nesl::flattening

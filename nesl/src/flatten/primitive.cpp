@@ -7,6 +7,7 @@ namespace nesl::flattening {
 // A primitive's argument computed and split into its components, then the rule of its family.
 Leaves Flattener::primitive(const core::Expr& e) {
   const Primitive& p = *find_primitive(e.name);
+  if (const std::optional<Variable> shared = shared_operand(p, e)) return shared_primitive(p, e, *shared);
   const core::Expr& argument = *e.children[0];
   const Leaves all = expr(argument);
   Arguments args;
