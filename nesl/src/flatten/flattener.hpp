@@ -189,7 +189,12 @@ class Flattener {
 
   Leaves gather_value(const Type& type, const Leaves& leaves, Value flags, Value positions, Value packed);
   Leaves permute_elements(const Type& element, const Leaves& leaves, Value indices, Value segdes);
-  Leaves pack_value(const Type& type, const Leaves& leaves, Value flags, Value over);
+  // pack_value's `counts`: the descriptor to pack the first part by, and the segdes it gives.
+  struct PackCounts {
+    Value descriptor;
+    Value kept = -1;
+  };
+  Leaves pack_value(const Type& type, const Leaves& leaves, Value flags, Value over, PackCounts* counts = nullptr);
   Leaves merge(const Type& type, const std::vector<Part>& parts, Value over, bool one_to_one = false);
   Leaves merge_component(const Type& t, const std::vector<Part>& parts, Value over, bool one_to_one);
   Leaves gather(const Type& type, const Leaves& leaves, Value positions, Value source, Value destination);

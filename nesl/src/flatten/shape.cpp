@@ -32,10 +32,10 @@ Leaves Flattener::shape_primitive(const Primitive& p, const Arguments& args) {
     case PrimitiveKind::Pack: {
       Value segdes = args[0][0];
       Value flags = args[1][1];
-      Value kept = op(Op::Pack, Leaf::Bool, {flags, flags, segdes})[1];
-      Leaves result = {kept};
-      Leaves rest = pack_value(element_type(args.types[0]), slice(args[0], 1, args[0].size() - 1), flags,
-                               total_context(segdes, context()));
+      PackCounts counts{segdes};
+      const Leaves rest = pack_value(element_type(args.types[0]), slice(args[0], 1, args[0].size() - 1), flags,
+                                     total_context(segdes, context()), &counts);
+      Leaves result = {counts.kept};
       result.insert(result.end(), rest.begin(), rest.end());
       return result;
     }

@@ -28,14 +28,20 @@ Leaves Flattener::permute_elements(const Type& element, const Leaves& leaves, Va
   });
 }
 
-// The lifted value over `over`'s instances restricted to those whose flag is set.
-Leaves Flattener::pack_value(const Type& type, const Leaves& leaves, Value flags, Value over) {
+// The lifted value over `over`'s instances restricted to those whose flag is set. With `counts`,
+// the first part is packed by the descriptor it gives, whose PACK also gives what each of its
+// segments keeps (a filter's new segdes, with no pass of its own).
+Leaves Flattener::pack_value(const Type& type, const Leaves& leaves, Value flags, Value over,
+                              PackCounts* counts) {
   return map_leaves(type, [&](const Type& part, std::size_t first, std::size_t count) -> Leaves {
     const Value head = leaves[first];
-    if (part->kind == TypeNode::Kind::Base) return {op(Op::Pack, leaf_of(head), {head, flags, over})[0]};
-    Value segment_lengths = lengths(head);
-    Value kept = op(Op::Pack, Leaf::Int, {segment_lengths, flags, over})[0];
-    Leaves result = {make_segdes(kept)};
+    const bool counting = counts && first == 0;
+    const Value by = counting ? counts->descriptor : over;
+    const Value packed_head = part->kind == TypeNode::Kind::Base ? head : lengths(head);
+    const Leaves packed = op(Op::Pack, leaf_of(packed_head), {packed_head, flags, by});
+    if (counting) counts->kept = packed[1];
+    if (part->kind == TypeNode::Kind::Base) return {packed[0]};
+    Leaves result = {make_segdes(packed[0])};
     Value inner_flags = op1(Op::Dist, Leaf::Bool, {flags, head});
     Value inner = total_context(head, over);
     Leaves rest = pack_value(element_type(part), slice(leaves, first + 1, count - 1), inner_flags, inner);
