@@ -54,7 +54,10 @@ TEST_CASE("the NESL generator reaches every feature it promises", "[nesl-fuzz]")
       "two_generators", "filter", "filter_short", "append", "cons_snoc", "reverse", "rotate", "odd_even_elts",
       "take_drop", "dist", "gather", "flatten", "sort", "scan", "range", "index", "rank", "enumerate", "split",
       "bottop", "zip", "map_function", "tuple", "head_rest", "unzip", "function", "recursion_counter",
-      "recursion_divide", "recursion_quicksort", "unsafe", "function_expression", "map_function_expression"};
+      "recursion_divide", "recursion_quicksort", "unsafe", "function_expression", "map_function_expression",
+      "free_index", "free_length", "free_gather", "free_update", "shared_apply_to_each", "shared_copy", "shared_two",
+      "shared_call", "shared_outer_element", "shared_nested", "shared_in_if", "recursion_lookup",
+      "recursion_shared_counter"};
   for (const auto& feature : promised) {
     INFO("feature " << feature);
     CHECK(counts[feature] > 0);
