@@ -116,7 +116,10 @@ class Generator {
     for (const Function& f : functions_)
       if (rng_.chance(0.7) && use("call")) {
         const int depth = static_cast<int>(rng_.between(1, 3));
-        parts.push_back(rng_.chance(0.5) ? call(f, {}, depth) : map_function(f, {}, depth));
+        const bool takes_sequence = std::any_of(f.params.begin() + (f.counter ? 1 : 0), f.params.end(),
+                                                [](const Ty& p) { return p.is(Ty::Kind::Seq); });
+        if (takes_sequence && rng_.chance(0.4) && use("shared_call")) parts.push_back(shared_map_call(f, depth));
+        else parts.push_back(rng_.chance(0.5) ? call(f, {}, depth) : map_function(f, {}, depth));
       }
     const int more = static_cast<int>(rng_.between(parts.empty() ? 1 : 0, 2));
     for (int i = 0; i < more; ++i) {
@@ -303,6 +306,9 @@ class Generator {
     for (const auto& f : functions_)
       if (f.result == t) callable.push_back(&f);
     if (!callable.empty()) p.push_back({"call", 6, [=, this] { return call(*rng_.pick(callable), s, d); }});
+    const std::vector<Variable> holding = sequences_in(s, [&](const Ty& v) { return v.element() == t; });
+    if (!holding.empty()) p.push_back({"free_index", 4, [=, this] { return free_element(rng_.pick(holding), s, d); }});
+    if (d >= 1) p.push_back({"shared_apply_to_each", 4, [=, this] { return shared_apply_to_each(t, s, d); }});
     return p;
   }
 
@@ -328,6 +334,8 @@ class Generator {
   }
 
   void add_int(std::vector<Production>& p, const Scope& s, int d) {
+    const std::vector<Variable> sequences = sequences_in(s, [](const Ty&) { return true; });
+    if (!sequences.empty()) p.push_back({"free_length", 3, [=, this] { return "#" + rng_.pick(sequences).name; }});
     auto positive = [=, this] { return join({"(abs(", expr(kInt, s, d), ") + 1)"}); };
     p.push_back({"arith", 10, [=, this] { return binary(kInt, "+", s, d); }});
     p.push_back({"arith", 6, [=, this] { return binary(kInt, "-", s, d); }});
@@ -478,6 +486,11 @@ class Generator {
 
   void add_seq(std::vector<Production>& p, const Ty& e, const Scope& s, int d) {
     const Ty t = Ty::seq(e);
+    const std::vector<Variable> same = sequences_in(s, [&](const Ty& v) { return v == t; });
+    if (!same.empty()) {
+      p.push_back({"free_gather", 3, [=, this] { return free_gather(rng_.pick(same), s, d); }});
+      p.push_back({"free_update", 2, [=, this] { return free_update(rng_.pick(same), s, d); }});
+    }
     p.push_back({"sequence", 6, [=, this] {
                    const int n = static_cast<int>(rng_.between(1, 4));
                    std::string out = "[";
@@ -590,14 +603,236 @@ class Generator {
                    }});
   }
 
+  // ---- free sequences read inside an apply-to-each ----
+  //
+  // A sequence bound outside an apply-to-each (a parameter, a let, an outer element) that its
+  // body reads in place (`w[i]`, `#w`, `w -> is`, an argument of a call) is shared by the
+  // elements, not copied to each (nesl/FLATTENING.md); these make such bodies, nested one to three
+  // deep, in `if` arms, with two free sequences, through recursion, and now and then with a use
+  // that copies the sequence after all.
+
+  // The scope's sequence variables whose type satisfies `fits`.
+  static std::vector<Variable> sequences_in(const Scope& s, const std::function<bool(const Ty&)>& fits) {
+    std::vector<Variable> out;
+    for (const auto& v : s)
+      if (v.type.is(Ty::Kind::Seq) && fits(v.type)) out.push_back(v);
+    return out;
+  }
+
+  // The type of a free sequence: ints and floats, tuples, nested sequences.
+  Ty shared_type() {
+    switch (rng_.below(8)) {
+      case 0:
+      case 1: return Ty::seq(kInt);
+      case 2: return Ty::seq(kFloat);
+      case 3: return Ty::seq(Ty::pair(kInt, kFloat));
+      case 4: return Ty::seq(Ty::seq(kInt));
+      case 5: return Ty::seq(Ty::seq(kFloat));
+      case 6: return Ty::seq(Ty::pair(random_scalar(), Ty::seq(kInt)));
+      default: return Ty::seq(random_type(2));
+    }
+  }
+
+  // `w[i]` with i in range, or `otherwise` when w is empty; unsafe programs now and then index
+  // one past the end.
+  std::string free_element(const Variable& w, const Scope& s, int d) {
+    const std::string n = "#" + w.name;
+    if (unsafe_ && rng_.chance(0.3)) return join({"(", w.name, "[", in_range(expr(kInt, s, d), n + " + 1"), "])"});
+    return join({"(if ", n, " == 0 then ", expr(w.type.element(), s, d), " else ", w.name, "[",
+                 in_range(expr(kInt, s, d), n), "])"});
+  }
+
+  // `w -> is` with every index in range (w's length read per element of is too).
+  std::string free_gather(const Variable& w, const Scope& s, int d) {
+    const std::string n = "#" + w.name, i = fresh("i");
+    if (unsafe_ && rng_.chance(0.3)) return join({"(", w.name, " -> ", expr(Ty::seq(kInt), s, d), ")"});
+    return join({"(if ", n, " == 0 then ", expr(w.type, s, d), " else ", w.name, " -> {", in_range(i, n), " : ", i,
+                 " in ", expr(Ty::seq(kInt), s, d), "})"});
+  }
+
+  // `w <- [(i, x)]`: a use that copies w.
+  std::string free_update(const Variable& w, const Scope& s, int d) {
+    const std::string n = "#" + w.name;
+    return join({"(if ", n, " == 0 then ", w.name, " else (", w.name, " <- [(", in_range(expr(kInt, s, d), n), ", ",
+                 expr(w.type.element(), s, d), ")]))"});
+  }
+
+  // An expression of type t that reads the free sequence w: mostly in place, sometimes copying it.
+  std::string read_free(const Ty& t, const Variable& w, const Scope& s, int d) {
+    const Ty& u = w.type.element();
+    if (t == u && rng_.chance(0.6)) return use("free_index") ? free_element(w, s, d) : expr(t, s, d);
+    if (t == w.type && rng_.chance(0.7)) {
+      const auto roll = rng_.below(10);
+      if (roll < 5 && use("free_gather")) return free_gather(w, s, d);
+      if (roll < 7 && use("free_update")) return free_update(w, s, d);
+      if (use("shared_copy")) return roll < 9 ? join({"(", w.name, " ++ ", expr(t, s, d), ")"}) : w.name;
+    }
+    if (t == kInt && rng_.chance(0.5) && use("free_length")) return join({"(#", w.name, " + ", expr(kInt, s, d), ")"});
+    // One read, bound, then an expression of type t that may use it.
+    const std::string r = fresh("r");
+    std::string read;
+    Ty type;
+    const auto roll = rng_.below(3);
+    if (roll == 0 && use("free_index")) {
+      read = free_element(w, s, d);
+      type = u;
+    } else if (roll == 1 && use("free_gather")) {
+      read = free_gather(w, s, d);
+      type = w.type;
+    } else {
+      used_.insert("free_length");
+      read = "#" + w.name;
+      type = kInt;
+    }
+    return join({"(let ", r, " = ", read, " in ", expr(t, with(s, r, type), d), ")"});
+  }
+
+  // A call of a user function, inside the apply-to-each, with a free sequence as an argument as
+  // it is (prefers `forced_call_`); empty when no function takes any of `frees`.
+  std::string shared_call(const Ty& t, const Scope& s, const std::vector<Variable>& frees, int d) {
+    std::vector<std::pair<const Function*, Variable>> candidates;
+    for (const auto& f : functions_)
+      for (std::size_t i = f.counter ? 1 : 0; i < f.params.size(); ++i)
+        for (const auto& w : frees)
+          if (f.params[i] == w.type && (!forced_call_ || forced_call_ == &f)) candidates.push_back({&f, w});
+    if (candidates.empty() || options_.avoid.count("shared_call")) return {};
+    used_.insert("shared_call");
+    forced_call_ = nullptr;
+    const auto [f, w] = rng_.pick(candidates);
+    std::string call = f->name + "(";
+    bool passed = false;
+    for (std::size_t i = 0; i < f->params.size(); ++i) {
+      if (i) call += ", ";
+      if (i == 0 && f->counter) call += below(6, s, d);
+      else if (f->params[i] == w.type && (!passed || rng_.chance(0.5))) {
+        call += w.name;
+        passed = true;
+      }
+      else call += expr(f->params[i], s, d);
+    }
+    call += ")";
+    if (f->result == t) return call;
+    const std::string r = fresh("r");
+    return join({"(let ", r, " = ", call, " in ", expr(t, with(s, r, f->result), d), ")"});
+  }
+
+  // An expression of type t in which `levels` nested apply-to-each read `frees`, sequences bound
+  // outside them: at the innermost level, and in a lifted `if`'s arm now and then.
+  std::string shared_reads(const Ty& t, const Scope& s, std::vector<Variable> frees, int levels, int d) {
+    std::string body;
+    if (levels == 0 || (!t.is(Ty::Kind::Seq) && t.nesting() >= kMaxNesting)) {
+      if (rng_.chance(forced_call_ ? 0.9 : 0.25)) body = shared_call(t, s, frees, d);
+      if (body.empty() && frees.size() >= 2 && rng_.chance(0.4) && use("shared_two")) {
+        // Two free sequences in one body.
+        const std::size_t first = rng_.below(frees.size());
+        const std::size_t second = (first + 1 + rng_.below(frees.size() - 1)) % frees.size();
+        const Ty between = rng_.chance(0.5) ? frees[first].type.element() : kInt;
+        const std::string r = fresh("r");
+        const std::string read = read_free(between, frees[first], s, d);
+        body = join({"(let ", r, " = ", read, " in ", read_free(t, frees[second], with(s, r, between), d), ")"});
+      }
+      if (body.empty()) body = read_free(t, rng_.pick(frees), s, d);
+    } else {
+      // The generator: an element of a free sequence of sequences, whose element the levels inside
+      // read as a free sequence in turn, or any sequence.
+      const std::vector<Variable> nested = [&] {
+        std::vector<Variable> out;
+        for (const auto& w : frees)
+          if (w.type.element().is(Ty::Kind::Seq)) out.push_back(w);
+        return out;
+      }();
+      std::string x, sequence;
+      Ty element;
+      if (!nested.empty() && rng_.chance(0.5) && use("shared_outer_element")) {
+        const Variable& outer = rng_.pick(nested);
+        x = fresh("w");
+        element = outer.type.element();
+        sequence = outer.name;
+      } else {
+        x = fresh("x");
+        element = rng_.chance(0.4) ? kInt : random_type(1);
+        sequence = element == kInt && rng_.chance(0.5) ? "index(" + below(12, s, d) + ")" : expr(Ty::seq(element), s, d);
+      }
+      const Scope inner = with(s, x, element);
+      if (element.is(Ty::Kind::Seq)) frees.push_back({x, element});
+      if (levels >= 2) used_.insert("shared_nested");
+      std::string filter;
+      if (rng_.chance(0.15) && use("filter")) filter = " | " + expr(kBool, inner, std::min(d, 1));
+      const auto over = [&](const Ty& each) {
+        const std::string made = shared_reads(each, inner, frees, levels - 1, d);
+        return join({"{", made, " : ", x, " in ", sequence, filter, "}"});
+      };
+      if (t.is(Ty::Kind::Seq)) {
+        body = over(t.element());
+      } else if (t == kInt || t == kFloat) {
+        body = "sum(" + over(t) + ")";
+      } else if (t == kBool) {
+        body = join({pick({"any(", "all("}), over(t), ")"});
+      } else {
+        const std::string z = fresh("z");
+        const std::string made = over(t);
+        body = join({"(let ", z, " = ", made, " in (if #", z, " == 0 then ", expr(t, s, d), " else ", z, "[0]))"});
+      }
+    }
+    if (rng_.chance(0.2) && use("shared_in_if")) {
+      const std::string condition = expr(kBool, s, std::min(d, 1));
+      const std::string other = expr(t, s, std::min(d, 1));
+      body = rng_.chance(0.5) ? join({"(if ", condition, " then ", body, " else ", other, ")"})
+                              : join({"(if ", condition, " then ", other, " else ", body, ")"});
+    }
+    return body;
+  }
+
+  // Free sequences (of the scope, or bound here) read inside one to three nested apply-to-each.
+  std::string shared_apply_to_each(const Ty& t, const Scope& s, int d) {
+    const int depth = std::min(d, 2);
+    std::vector<Variable> frees = sequences_in(s, [](const Ty&) { return true; });
+    while (frees.size() > 2) frees.erase(frees.begin() + static_cast<std::ptrdiff_t>(rng_.below(frees.size())));
+    Scope scope = s;
+    std::string prefix, suffix;
+    if (frees.empty() || rng_.chance(0.5)) {
+      Ty type = shared_type();
+      // Often a type some function takes, so that the body can pass it on.
+      std::vector<Ty> taken;
+      for (const auto& f : functions_)
+        for (std::size_t i = f.counter ? 1 : 0; i < f.params.size(); ++i)
+          if (f.params[i].is(Ty::Kind::Seq)) taken.push_back(f.params[i]);
+      if (!taken.empty() && rng_.chance(0.5)) type = rng_.pick(taken);
+      const std::string w = fresh("w");
+      prefix = join({"(let ", w, " = ", expr(type, s, depth), " in "});
+      suffix = ")";
+      scope = with(scope, w, type);
+      frees.push_back({w, type});
+    }
+    const int levels = static_cast<int>(rng_.between(1, 3));
+    return prefix + shared_reads(t, scope, frees, levels, depth) + suffix;
+  }
+
+  // A top-level use of f: called inside nested apply-to-each with a let-bound sequence as it is.
+  std::string shared_map_call(const Function& f, int depth) {
+    std::vector<Ty> sequences;
+    for (std::size_t i = f.counter ? 1 : 0; i < f.params.size(); ++i)
+      if (f.params[i].is(Ty::Kind::Seq)) sequences.push_back(f.params[i]);
+    const Ty type = rng_.pick(sequences);
+    const std::string w = fresh("w");
+    const std::string bound = expr(type, {}, depth);
+    forced_call_ = &f;
+    const Ty t = f.result.nesting() < kMaxNesting ? Ty::seq(f.result) : f.result;
+    const std::string body = shared_reads(t, {{w, type}}, {{w, type}}, static_cast<int>(rng_.between(1, 3)), depth);
+    forced_call_ = nullptr;
+    return "(let " + w + " = " + bound + " in " + body + ")";
+  }
+
   // ---- functions ----
 
   void define_function() {
     const int roll = static_cast<int>(rng_.below(100));
-    if (roll < 40) plain_function();
-    else if (roll < 65 && use("recursion_counter")) counter_recursion();
-    else if (roll < 85 && use("recursion_divide")) divide_recursion();
-    else if (use("recursion_quicksort")) quicksort_recursion();
+    if (roll < 32) plain_function();
+    else if (roll < 50 && use("recursion_counter")) counter_recursion();
+    else if (roll < 64 && use("recursion_divide")) divide_recursion();
+    else if (roll < 75 && use("recursion_quicksort")) quicksort_recursion();
+    else if (roll < 90 && use("recursion_lookup")) lookup_recursion();
+    else if (use("recursion_shared_counter")) shared_counter_recursion();
   }
 
   void plain_function() {
@@ -667,9 +902,57 @@ class Generator {
     functions_.push_back(std::move(f));
   }
 
+  // A treelookup: recurs on both halves of an index sequence inside an apply-to-each, passing the
+  // table on as it is, and reads the table at the leaves (in a lifted `if`'s arms now and then,
+  // and now and then copying it there too).
+  void lookup_recursion() {
+    const Ty table = shared_type();
+    const Ty u = table.element();
+    const Ty e = rng_.chance(0.6) ? u : random_type(1);
+    Function f{fresh("tl"), {table, Ty::seq(kInt), kInt}, Ty::seq(e)};
+    const std::string t = fresh("t"), s = fresh("s"), k = fresh("k"), i = fresh("i"), h = fresh("h"), r = fresh("r"),
+                      v = fresh("u");
+    const Scope leaf_scope = {{t, table}, {k, kInt}, {i, kInt}};
+    std::string base = "{" + read_free(e, {t, table}, leaf_scope, 2) + " : " + i + " in " + s + "}";
+    if (e == u && rng_.chance(0.35) && use("shared_copy")) {
+      const std::string n = "#" + t;
+      switch (rng_.below(3)) {
+        case 0: base = "(" + base + " ++ " + t + ")"; break;
+        case 1: base = "(" + base + " ++ take(" + t + ", abs(rem(" + k + ", " + n + " + 1))))"; break;
+        default:
+          base = "(" + base + " ++ (if " + n + " == 0 then " + t + " else (" + t + " <- [(abs(rem(" + k + ", " + n +
+                 ")), " + t + "[abs(rem(" + k + " + 1, " + n + "))])])))";
+      }
+    }
+    std::string recur = f.name + "(" + t + ", " + v + ", " + k + " + 1)";
+    if (rng_.chance(0.3) && use("shared_in_if"))
+      recur = "(if evenp(" + k + " + #" + v + ") then " + recur + " else " + f.name + "(" + t + ", reverse(" + v +
+              "), " + k + " + 2))";
+    lines_.push_back("function " + f.name + "(" + t + ", " + s + ", " + k + ") = if #" + s + " <= 1 then " + base +
+                     " else let " + h + " = #" + s + " / 2; " + r + " = {" + recur + " : " + v + " in [take(" + s +
+                     ", " + h + "), drop(" + s + ", " + h + ")]} in " + r + "[0] ++ " + r + "[1];");
+    functions_.push_back(std::move(f));
+  }
+
+  // A counter recursion that passes a table on as it is and reads it at each step: lifted when
+  // called inside an apply-to-each, where the table stays shared at every depth.
+  void shared_counter_recursion() {
+    const Ty table = shared_type();
+    const Ty acc = random_type(2);
+    Function f{fresh("r"), {kInt, table, acc}, acc, true};
+    const std::string n = fresh("n"), t = fresh("t"), a = fresh("a");
+    const Scope params = {{n, kInt}, {t, table}, {a, acc}};
+    const std::string step = read_free(acc, {t, table}, params, static_cast<int>(rng_.between(1, 3)));
+    lines_.push_back("function " + f.name + "(" + n + ", " + t + ", " + a + ") = if " + n + " <= 0 then " + a +
+                     " else " + f.name + "(" + n + " - 1, " + t + ", " + step + ");");
+    functions_.push_back(std::move(f));
+  }
+
   Random rng_;
   const NeslGeneratorOptions& options_;
   bool unsafe_ = false;
+  // shared_map_call's function, which the innermost body calls with the free sequence.
+  const Function* forced_call_ = nullptr;
   int names_ = 0;
   std::vector<Function> functions_;
   std::vector<std::string> lines_;
