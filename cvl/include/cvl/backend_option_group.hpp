@@ -6,13 +6,13 @@
 #pragma once
 
 #include <map>
-#include <ranges>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "cvl/backend.hpp"
 
@@ -42,8 +42,12 @@ class GivenOptions {
   unsigned long long unsigned_integer(std::string_view name) const {
     return std::get<unsigned long long>(at(name));
   }
-  // The names given, in order.
-  auto names() const { return std::views::keys(values_); }
+  // The names given, in order. (A plain list: clang 14 cannot compile libstdc++ 12's views.)
+  std::vector<std::string> names() const {
+    std::vector<std::string> names;
+    for (const auto& [name, value] : values_) names.push_back(name);
+    return names;
+  }
 
  private:
   const Value& at(std::string_view name) const { return values_.find(name)->second; }
