@@ -147,14 +147,17 @@ class Verifier {
   // The operands and results of an operation against ops.def's letters for its type.
   void operation(const Statement& s) {
     const vcode::OpInfo& info = vcode::info(s.op);
-    const std::string what = operation_text(s);
-    if (!flat_operation(s.op)) return fail(what + " is not an operation of the flat IR");
+    // The operation's text, only when there is a problem to name it in.
+    const auto what = [&] { return operation_text(s); };
+    if (!flat_operation(s.op)) return fail(what() + " is not an operation of the flat IR");
     const bool typed = info.syntax == vcode::Syntax::Type;
-    if (typed != s.type.has_value()) return fail(what + (typed ? " needs a type keyword" : " takes no type keyword"));
-    if (s.type && !(info.type_set & vcode::typeset::bit(*s.type))) return fail(what + ": a type it does not take");
+    if (typed != s.type.has_value()) {
+      return fail(what() + (typed ? " needs a type keyword" : " takes no type keyword"));
+    }
+    if (s.type && !(info.type_set & vcode::typeset::bit(*s.type))) return fail(what() + ": a type it does not take");
     const vcode::TypeKeyword given = s.type.value_or(vcode::implied_type(s.op));
     if (s.inputs.size() != info.args.size()) {
-      return fail(what + " takes " + std::to_string(info.args.size()) + " operands, given " +
+      return fail(what() + " takes " + std::to_string(info.args.size()) + " operands, given " +
                   std::to_string(s.inputs.size()));
     }
     for (std::size_t k = 0; k < s.inputs.size(); ++k) {
@@ -163,17 +166,18 @@ class Verifier {
       const std::optional<vcode::TypeKeyword> wanted = vcode::letter_type(info.args[k], given);
       const bool fits = wanted ? leaf == leaf_of(*wanted) : leaf != Leaf::Segdes;  // V: any vector
       if (!fits) {
-        fail(what + ": operand " + std::to_string(k) + " (" + value_name(s.inputs[k]) + ") is " +
+        fail(what() + ": operand " + std::to_string(k) + " (" + value_name(s.inputs[k]) + ") is " +
              leaf_keyword(leaf));
       }
     }
-    const std::vector<Leaf> results = result_leaves(s.op, s.type);
+    const std::string_view results = info.results;
     if (s.outputs.size() != results.size()) {
-      return fail(what + " gives " + std::to_string(results.size()) + " results");
+      return fail(what() + " gives " + std::to_string(results.size()) + " results");
     }
     for (std::size_t k = 0; k < results.size(); ++k) {
-      if (in_range(s.outputs[k]) && function_->leaves[s.outputs[k]] != results[k]) {
-        fail(what + ": result " + std::to_string(k) + " is " + leaf_keyword(results[k]) + ", not " +
+      const Leaf result = leaf_of(vcode::letter_type(results[k], given).value_or(given));
+      if (in_range(s.outputs[k]) && function_->leaves[s.outputs[k]] != result) {
+        fail(what() + ": result " + std::to_string(k) + " is " + leaf_keyword(result) + ", not " +
              leaf_keyword(function_->leaves[s.outputs[k]]));
       }
     }
