@@ -4,10 +4,10 @@
 # time, which a busy machine stretches, and the CPU time (user + system), which it does not.
 # One line per program, then the minimum, median and maximum of each over the corpus and over
 # the benchmarks. A benchmark is a file of definitions: its driver expression is added to it.
-# usage: nesl/tools/compile_times.sh NESL [SHARED_DIR]   (SHARED_DIR: default /work/shared)
+# usage: nesl/tools/compile_times.sh NESL [SHARED_DIR]   (SHARED_DIR: default ../shared beside the checkout)
 set -euo pipefail
 nesl=${1:?usage: compile_times.sh NESL [SHARED_DIR]}
-shared=${2:-/work/shared}
+shared=${2:-$(cd "$(dirname "$0")/../../.." && pwd)/shared}
 runs=5
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
