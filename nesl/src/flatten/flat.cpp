@@ -170,14 +170,13 @@ class Verifier {
              leaf_keyword(leaf));
       }
     }
-    const std::string_view results = info.results;
+    const std::vector<Leaf> results = result_leaves(s.op, s.type);
     if (s.outputs.size() != results.size()) {
       return fail(what() + " gives " + std::to_string(results.size()) + " results");
     }
     for (std::size_t k = 0; k < results.size(); ++k) {
-      const Leaf result = leaf_of(vcode::letter_type(results[k], given).value_or(given));
-      if (in_range(s.outputs[k]) && function_->leaves[s.outputs[k]] != result) {
-        fail(what() + ": result " + std::to_string(k) + " is " + leaf_keyword(result) + ", not " +
+      if (in_range(s.outputs[k]) && function_->leaves[s.outputs[k]] != results[k]) {
+        fail(what() + ": result " + std::to_string(k) + " is " + leaf_keyword(results[k]) + ", not " +
              leaf_keyword(function_->leaves[s.outputs[k]]));
       }
     }

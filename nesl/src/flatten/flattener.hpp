@@ -211,8 +211,8 @@ class Flattener {
   std::optional<Variable> shared_operand(const Primitive& p, const core::Expr& e) const;
   Leaves shared_primitive(const Primitive& p, const core::Expr& e, const Variable& v);  // shared.cpp
   SharedReach reach(const Variable& v);
-  // The length of the sequence each current instance reads; `over` (one segment) counts them.
-  Value shared_lengths(const Variable& v, const SharedReach& r, Value over);
+  // The length of the sequence each current instance reads.
+  Value shared_lengths(const Variable& v, const SharedReach& r);
   Leaves scalar_primitive(const Primitive& p, const Arguments& args);     // elementwise.cpp
   Leaves reduction_primitive(const Primitive& p, const Arguments& args);  // reductions.cpp
   Leaves permute_primitive(const Primitive& p, const Arguments& args);    // permutes.cpp

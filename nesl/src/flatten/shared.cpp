@@ -31,11 +31,9 @@ SharedReach Flattener::reach(const Variable& v) {
   return r;
 }
 
-Value Flattener::shared_lengths(const Variable& v, const SharedReach& r, Value over) {
-  if (v.owners < 0) return op1(Op::Dist, Leaf::Int, {r.outer_lengths, over});
-  const Value outer = v.outer_context;
-  const Value each = op1(Op::BPermute, Leaf::Int, {r.outer_lengths, v.owners, outer, context_});
-  return over == context_ ? each : op1(Op::Dist, Leaf::Int, {each, over});
+Value Flattener::shared_lengths(const Variable& v, const SharedReach& r) {
+  if (v.owners < 0) return op1(Op::Dist, Leaf::Int, {r.outer_lengths, context_});
+  return op1(Op::BPermute, Leaf::Int, {r.outer_lengths, v.owners, v.outer_context, context_});
 }
 
 Leaves Flattener::shared_primitive(const Primitive& p, const core::Expr& e, const Variable& v) {
@@ -43,13 +41,13 @@ Leaves Flattener::shared_primitive(const Primitive& p, const core::Expr& e, cons
   const Type element = element_type(v.type);
   const Leaves data = slice(v.leaves, 1, v.leaves.size() - 1);
   switch (p.kind) {
-    case PrimitiveKind::Length: return {shared_lengths(v, reach(v), context_)};
+    case PrimitiveKind::Length: return {shared_lengths(v, reach(v))};
     case PrimitiveKind::Element: {
       const Value index = expr(*argument.children[1])[0];
       const SharedReach r = reach(v);
       if (options_.argument_checks) {
         const Value below = op1(Op::Less, Leaf::Int, {index, everywhere(zero_of(Leaf::Int))});
-        const Value above = op1(Op::GreaterEq, Leaf::Int, {index, shared_lengths(v, r, context_)});
+        const Value above = op1(Op::GreaterEq, Leaf::Int, {index, shared_lengths(v, r)});
         check(op1(Op::Or, Leaf::Bool, {below, above}), "Sequence reference (a[i]) out of bounds.");
       }
       const Value positions = r.starts >= 0 ? op1(Op::Add, Leaf::Int, {r.starts, index}) : index;
@@ -60,7 +58,7 @@ Leaves Flattener::shared_primitive(const Primitive& p, const core::Expr& e, cons
       const Value wanted_context = total_context(wanted[0], context_);
       const SharedReach r = reach(v);
       if (options_.argument_checks) {
-        const Value limit = op1(Op::Dist, Leaf::Int, {shared_lengths(v, r, context_), wanted[0]});
+        const Value limit = op1(Op::Dist, Leaf::Int, {shared_lengths(v, r), wanted[0]});
         const Value below = op1(Op::Less, Leaf::Int, {wanted[1], distribute(zero_of(Leaf::Int), wanted_context)});
         const Value above = op1(Op::GreaterEq, Leaf::Int, {wanted[1], limit});
         any_in(op1(Op::Or, Leaf::Bool, {below, above}), wanted_context, "Index out of bounds for function ->.");

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "nesl/diagnostics.hpp"
-#include "nesl/parser.hpp"
 
 namespace nesl {
 
