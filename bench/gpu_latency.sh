@@ -89,7 +89,7 @@ vargs=(--backend cuda-emulated --profile)
 # Prints "if syncs launches bytes_to_dev bytes_to_host copies top" for one profile (stderr of a
 # run).
 # The backend columns appear only when some row is non-zero, so their order is read from the
-# header; every data row is opcode count time time% ns/op elements, then those columns.
+# header; every data row is opcode count time time% ns/op elements work, then those columns.
 parse() {
   awk -v top="$top" '
     /^opcode / {
@@ -104,7 +104,7 @@ parse() {
     !table { next }
     {
       delete v
-      for (i = 1; i <= n; i++) v[col[i]] = $(6 + i) + 0
+      for (i = 1; i <= n; i++) v[col[i]] = $(7 + i) + 0
     }
     $1 == "total" {
       launches = v["launches"]; syncs = v["syncs"]; dev = v["dev"]; host = v["host"]

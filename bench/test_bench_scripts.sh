@@ -11,6 +11,7 @@
 #     output the classic compiler's; an unknown program rejected. Exit 77 without SHARED_DIR.
 #   test_bench_scripts.sh cost_model BUILD_DIR SHARED_DIR
 #     bench/cost_model/run.sh at tiny sizes, one run: a row per program and size with its work,
+#     every program within 8x of its cost model's work at its own sizes,
 #     our output the classic's where SHARED_DIR has the classic interpreter; a run out of memory
 #     is a row, another interpreter's output is DIFFERENT, an unknown program is rejected.
 #   test_bench_scripts.sh plot
@@ -118,15 +119,24 @@ case "${1:-}" in
     check "run.sh exits 0" test $rc -eq 0
     check "a table row per program and size" \
       test "$(for p in $programs; do for n in 8 16; do grep -cE "^$p +$n +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ " "$work/stdout"; done; done | tr -d '\n')" == 111111111111
-    check "every CSV row ran, with elements, work and their ratio" \
-      awk -F, 'NR > 1 && !($3 == "ok" && $4 > 0 && $5 > 0 && $6 > 0 && $7 > 0 && $8 > 0) {bad = 1; print "  bad row: " $0}
+    check "every CSV row ran, with elements, the VM's and the model's work and their ratio" \
+      awk -F, 'NR > 1 && !($3 == "ok" && $4 > 0 && $5 > 0 && $6 > 0 && $7 > 0 && $8 > 0 && $9 > 0) {bad = 1; print "  bad row: " $0}
                END {exit bad || NR != 13}' "$work/results.csv"
     if [ -x "$classic" ]; then
       check "at the smallest size every output is the classic's" \
-        test "$(awk -F, '$2 == 8 && $9 == "same"' "$work/results.csv" | wc -l)" -eq 6
+        test "$(awk -F, '$2 == 8 && $10 == "same"' "$work/results.csv" | wc -l)" -eq 6
     else
       echo "note: no $classic; outputs not compared"
     fi
+    # The work the VM does stays within 8x of the cost model's at each program's own sizes.
+    "$bench/cost_model/run.sh" "$build_dir" --runs 1 --max-ratio 8 --classic "$work/none" > "$work/out" 2>&1
+    rc=$?
+    cat "$work/out"
+    check "at the default sizes every vm/model is at most 8" test $rc -eq 0
+    "$bench/cost_model/run.sh" "$build_dir" --programs gather --sizes 8 --runs 1 --max-ratio 0.5 \
+      --classic "$work/none" > "$work/out" 2>&1
+    check "a ratio above --max-ratio: exit 1 and the row says so" \
+      test $? -eq 1 -a -n "$(grep -E '^gather +8 .*>0\.5' "$work/out")"
     "$bench/cost_model/run.sh" "$build_dir" --programs gather --sizes "8 4000000" --runs 1 --max-memory 16M \
       --classic "$work/none" > "$work/out" 2>&1
     rc=$?

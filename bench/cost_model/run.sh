@@ -14,20 +14,23 @@ usage: bench/cost_model/run.sh BUILD_DIR [options]
                      the checkout; skipped where it is absent)
   --max-memory SIZE  vector memory and address space of each run (default 4G)
   --timeout S        seconds a run may take before it is reported as failed (default 60)
+  --max-ratio R      exit 1 when some row's vm/model is above R (default: no limit)
 Each program and size is compiled with nesl --vcode (the program's definitions and a call of
-bench(N)), run once by vinterp --threads 1 --profile for the total elements (the work), then
+bench(N)), run once by vinterp --threads 1 --profile for its totals of elements and work, then
 --runs times for the wall time and the peak resident memory (GNU time's %M). A run that fails
 (out of memory, a length limit, the timeout) is a row with its error line, not a script failure.
 The table's columns:
   wall_s     median wall seconds of the process at --threads 1
   peak_MiB   peak resident memory of the largest of those runs
-  elements   the total elements of --profile's per-opcode table
-  work       the cost model's work for the source (the program's `work:` line, n = size)
-  el/work    elements / work; constant across sizes when the work grows as the model says
-  growth     elements and work against the previous size (e.g. 16.0x/4.0x)
+  elements   the total of --profile's elements column (every operand's length summed)
+  vm_work    the total of --profile's work column (each instruction's longest vector)
+  model      the cost model's work for the source (the program's `work:` line, n = size)
+  vm/model   vm_work / model; constant across sizes when the work grows as the model says
+  growth     vm_work and model against the previous size (e.g. 16.0x/4.0x)
   classic    our output against the classic interpreter's on the same VCODE (same, DIFFERENT,
              classic failed), at the smallest size only
-Exit status: 0 when every output that was compared is the classic's, 1 otherwise, 2 on bad usage.
+Exit status: 0 when every output that was compared is the classic's and every vm/model is within
+--max-ratio, 1 otherwise, 2 on bad usage.
 EOF
 }
 set -uo pipefail
@@ -38,7 +41,7 @@ root=$(cd "$bench_dir/../.." && pwd)
 case "$1" in -h | --help) usage; exit 0 ;; esac
 build_dir=$1
 shift
-sizes_option="" runs=3 csv="" max_memory=4G timeout_s=60
+sizes_option="" runs=3 csv="" max_memory=4G timeout_s=60 max_ratio="" 
 classic="$root/../shared/classic/vinterp"
 programs=$(cd "$bench_dir" && ls -- *.nesl | sed 's/\.nesl$//' | tr '\n' ' ')
 while [ $# -gt 0 ]; do
@@ -50,6 +53,7 @@ while [ $# -gt 0 ]; do
     --classic) classic=$2; shift 2 ;;
     --max-memory) max_memory=$2; shift 2 ;;
     --timeout) timeout_s=$2; shift 2 ;;
+    --max-ratio) max_ratio=$2; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -100,9 +104,9 @@ error_line() {
 machine="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2> /dev/null | head -1), $(nproc) cores"
 printf '# cost model: %s, %s; vinterp --threads 1, median of %s runs, --max-memory %s\n' \
   "$(date -u '+%Y-%m-%d')" "$machine" "$runs" "$max_memory"
-format='%-14s %8s %9s %9s %14s %12s %9s %15s  %s\n'
-printf "$format" program size wall_s peak_MiB elements work el/work growth classic
-[ -z "$csv" ] || echo "program,size,status,wall_s,peak_rss_mib,elements,work,elements_per_work,classic,error" > "$csv"
+format='%-14s %8s %9s %9s %14s %12s %12s %9s %15s  %s\n'
+printf "$format" program size wall_s peak_MiB elements vm_work model vm/model growth classic
+[ -z "$csv" ] || echo "program,size,status,wall_s,peak_rss_mib,elements,vm_work,model,vm_per_model,classic,error" > "$csv"
 
 status=0
 for program in $programs; do
@@ -115,7 +119,7 @@ for program in $programs; do
     base="$work_dir/$program.$size"
     { cat "$bench_dir/$program.nesl"; printf '\nbench(%s);\n' "$size"; } > "$base.nesl"
     work=$(awk -v n="$size" "BEGIN { printf \"%.0f\", $formula }")
-    row_status=ok wall="" peak="" elements="" ratio="" growth="" verdict="" error=""
+    row_status=ok wall="" peak="" elements="" vm_work="" ratio="" growth="" verdict="" error=""
     if ! "$nesl" --vcode "$base.nesl" -o "$base.vcode" > "$base.compile" 2>&1; then
       row_status=failed error=$(head -1 "$base.compile" | tr ',' ';')
     else
@@ -124,7 +128,8 @@ for program in $programs; do
       if [ $rc -ne 0 ] || grep -q 'RUNTIME ERROR' "$base.out" "$base.profile"; then
         row_status=failed error=$(error_line <(cat "$base.out" "$base.profile") $rc)
       else
-        elements=$(awk '/^opcode/ { table = 1; next } table && $1 == "total" { print $NF; exit }' "$base.profile")
+        # The cpu backend's table ends with the elements and work columns.
+        read -r elements vm_work < <(awk '/^opcode/ { table = 1; next } table && $1 == "total" { print $(NF - 1), $NF; exit }' "$base.profile")
         times=()
         for ((run = 0; run < runs; run++)); do
           start=$(date +%s.%N)
@@ -138,12 +143,16 @@ for program in $programs; do
         if [ "$row_status" = ok ]; then
           wall=$(printf '%s\n' "${times[@]}" | sort -n | awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }')
           peak=$(cat "$base".rss.* | awk '$1 + 0 > m { m = $1 + 0 } END { printf "%.0f", m / 1024 }')
-          ratio=$(awk -v e="$elements" -v w="$work" 'BEGIN { printf "%.1f", e / w }')
+          ratio=$(awk -v e="$vm_work" -v w="$work" 'BEGIN { printf "%.1f", e / w }')
+          if [ -n "$max_ratio" ] && awk -v r="$ratio" -v m="$max_ratio" 'BEGIN { exit !(r > m) }'; then
+            status=1
+            ratio="$ratio>$max_ratio"
+          fi
           if [ -n "$previous_elements" ]; then
-            growth=$(awk -v e="$elements" -v pe="$previous_elements" -v w="$work" -v pw="$previous_work" \
+            growth=$(awk -v e="$vm_work" -v pe="$previous_elements" -v w="$work" -v pw="$previous_work" \
               'BEGIN { printf "%.1fx/%.1fx", e / pe, w / pw }')
           fi
-          previous_elements=$elements previous_work=$work
+          previous_elements=$vm_work previous_work=$work
         fi
       fi
       if [ "$size" = "$first_size" ] && [ -x "$classic" ]; then
@@ -160,12 +169,12 @@ for program in $programs; do
     fi
     [ "$row_status" = ok ] || previous_elements=""
     if [ "$row_status" = ok ]; then
-      printf "$format" "$program" "$size" "$wall" "$peak" "$elements" "$work" "$ratio" "$growth" "$verdict"
+      printf "$format" "$program" "$size" "$wall" "$peak" "$elements" "$vm_work" "$work" "$ratio" "$growth" "$verdict"
     else
       [ "$verdict" = "ours failed" ] && error="$error (the classic's run completes)"
       printf '%-14s %8s  FAILED: %s\n' "$program" "$size" "$error"
     fi
-    [ -z "$csv" ] || echo "$program,$size,$row_status,$wall,$peak,$elements,$work,$ratio,$verdict,$error" >> "$csv"
+    [ -z "$csv" ] || echo "$program,$size,$row_status,$wall,$peak,$elements,$vm_work,$work,$ratio,$verdict,$error" >> "$csv"
   done
 done
 exit $status

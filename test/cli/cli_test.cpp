@@ -83,6 +83,7 @@ struct ExpectedRow {
   std::string opcode;
   std::string count;
   std::string elements;
+  std::string work;
 };
 
 std::vector<ExpectedRow> expected_rows() {
@@ -91,8 +92,8 @@ std::vector<ExpectedRow> expected_rows() {
   for (std::string line; std::getline(in, line);) {
     if (line.empty() || line[0] == '#') continue;
     auto words = split_words(line);
-    REQUIRE(words.size() == 3);
-    rows.push_back({words[0], words[1], words[2]});
+    REQUIRE(words.size() == 4);
+    rows.push_back({words[0], words[1], words[2], words[3]});
   }
   REQUIRE(!rows.empty());
   return rows;
@@ -107,6 +108,7 @@ void check_counts(const ProfileTable& table) {
     REQUIRE(found != table.rows.end());
     CHECK(found->second.at("count") == row.count);
     CHECK(found->second.at("elements") == row.elements);
+    CHECK(found->second.at("work") == row.work);
   }
 }
 
@@ -288,7 +290,7 @@ TEST_CASE("vinterp --profile prints per-opcode counts and elements on the cpu ba
   INFO("stderr: " << result.err);
   // The host backend launches nothing: its table keeps only the classic columns.
   CHECK(table.titles ==
-        std::vector<std::string>{"opcode", "count", "time s", "time %", "ns/op", "elements"});
+        std::vector<std::string>{"opcode", "count", "time s", "time %", "ns/op", "elements", "work"});
   CHECK(table.lines_before.empty());
   check_counts(table);
   CHECK(result.err.find("wall time ") != std::string::npos);

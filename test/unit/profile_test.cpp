@@ -41,11 +41,27 @@ TEST_CASE("Profile without backend work keeps the classic columns", "[profile]")
   profile.record(vcode::Op::Add, 1e-6, 10, {}, {});
   const std::string text = printed(profile, {});
   CHECK(contains(text, "opcode "));
-  CHECK(contains(text, "elements\n"));
+  CHECK(contains(text, "elements             work\n"));
   CHECK_FALSE(contains(text, "launches"));
   CHECK_FALSE(contains(text, "syncs"));
   CHECK_FALSE(contains(text, "device"));
   CHECK(contains(text, "\n+ "));
+}
+
+TEST_CASE("Profile's work is each instruction's longest vector, at least 1", "[profile]") {
+  vm::Profile profile;
+  profile.record(vcode::Op::PlusReduce, 1e-6, 7, {}, {});
+  profile.record_work(vcode::Op::PlusReduce, {5, 2, 2});  // 5 elements in 2 segments: 5
+  profile.record(vcode::Op::Copy, 1e-6, 0, {}, {});
+  profile.record_work(vcode::Op::Copy, {});  // a step that touches no vector: 1
+  profile.record(vcode::Op::Lengths, 1e-6, 100, {}, {});
+  profile.record_work(vcode::Op::Lengths, {3, 3});  // a segdes of 3 segments over 100: 3
+  const std::string text = printed(profile, {});
+  INFO(text);
+  CHECK(contains(text, "               7                5\n"));
+  CHECK(contains(text, "               0                1\n"));
+  CHECK(contains(text, "             100                3\n"));
+  CHECK(contains(text, "             107                9\n"));  // the total row
 }
 
 TEST_CASE("Profile shows the per-opcode deltas of the backend counters", "[profile]") {
@@ -54,6 +70,9 @@ TEST_CASE("Profile shows the per-opcode deltas of the backend counters", "[profi
   profile.record(vcode::Op::Add, 1e-6, 2000, counters(5, 1, 0, 0), counters(6, 1, 0, 0));
   profile.record(vcode::Op::Add, 1e-6, 2000, counters(6, 1, 0, 0), counters(7, 1, 0, 0));
   profile.record(vcode::Op::If, 1e-6, 1, counters(7, 1, 0, 0), counters(7, 2, 0, 4));
+  profile.record_work(vcode::Op::Add, {1000, 1000});
+  profile.record_work(vcode::Op::Add, {1000, 1000, 1000});
+  profile.record_work(vcode::Op::If, {1});
   cvl::BackendStats final = counters(9, 2, 800, 4);
   final.device_bytes_peak = 3 * 1048576;
   const std::string text = printed(profile, final);
@@ -63,10 +82,10 @@ TEST_CASE("Profile shows the per-opcode deltas of the backend counters", "[profi
   CHECK(contains(text, "syncs"));
   CHECK(contains(text, "bytes to host"));
   CHECK_FALSE(contains(text, "bytes to dev "));  // no instruction moved bytes to the device
-  // + : count 2, elements 4000, launches 2, syncs 0, bytes to host 0
-  CHECK(contains(text, "4000              2              0              0\n"));
-  // IF: launches 0, syncs 1, 4 bytes to the host
-  CHECK(contains(text, "1              0              1              4\n"));
+  // + : count 2, elements 4000, work 2000, launches 2, syncs 0, bytes to host 0
+  CHECK(contains(text, "4000             2000              2              0              0\n"));
+  // IF: work 1, launches 0, syncs 1, 4 bytes to the host
+  CHECK(contains(text, "1                1              0              1              4\n"));
   CHECK(contains(text,
                  "device memory peak 3145728 bytes (3.0 MiB); in the whole run 800 bytes to the "
                  "device, 4 bytes to the host, 9 kernel launches, 2 host syncs (the "

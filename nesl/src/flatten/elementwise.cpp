@@ -45,7 +45,7 @@ Leaves Flattener::scalar_primitive(const Primitive& p, const Arguments& args) {
     case PrimitiveKind::CheckedDivide: {
       Leaf leaf = leaf_of(args.first());
       Value divisor = args[1][0];
-      if (options_.argument_checks) {
+      if (options_.argument_checks && !known_nonzero(divisor)) {
         Value zero = op1(Op::Equal, leaf, {divisor, everywhere(zero_of(leaf))});
         check(zero, std::string(p.message));
       }

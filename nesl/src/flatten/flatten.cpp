@@ -103,6 +103,7 @@ flat::Function Flattener::main_function() {
   where_ = {};
   current_ = &function;
   block_ = &function.body;
+  nonzero_.clear();
   context_ = -1;
   env_.clear();
   hoist_.clear();
@@ -116,6 +117,7 @@ flat::Function Flattener::function(const core::Function& source, bool lifted, co
   where_ = {};
   current_ = &function;
   block_ = &function.body;
+  nonzero_.clear();
   env_.clear();
   hoist_.clear();
   std::size_t next = 0;

@@ -117,6 +117,9 @@ class Flattener {
 
   Value constant(vcode::Constant value);
   Value int_constant(long value);
+  // Whether v is a nonzero scalar constant of the function being built, or a DIST of one: a
+  // division by it needs no check.
+  bool known_nonzero(Value v) const { return nonzero_.count(v) != 0; }
   Value make_segdes(Value lengths) { return op1(Op::MakeSegdes, {lengths}); }
   Value lengths(Value segdes) { return op1(Op::Lengths, {segdes}); }
   Leaf leaf_of(Value v) const { return current_->leaves[v]; }
@@ -219,6 +222,8 @@ class Flattener {
   Leaves shape_primitive(const Primitive& p, const Arguments& args);      // shape.cpp
   Leaves io_primitive(const Primitive& p, const Arguments& args);         // io.cpp
   Value checked_positions(Value sequences, Value wanted, Value indices, Value outer, const std::string& message);
+  void check_each_index(Value indices, Value sizes, const std::string& message);
+  void check_indices(Value indices, Value indices_context, Value sizes, const std::string& message);
   std::pair<Value, Value> write_leaves(const Leaves& leaves, Value stream);
   Leaves read_leaves(const Leaves& like, Value stream);
   Value sized(Value codes);
@@ -237,6 +242,7 @@ class Flattener {
   std::deque<Instance> pending_;
   std::map<std::string, flat::Function> error_functions_;
   flat::Function* current_ = nullptr;
+  std::set<Value> nonzero_;  // of the function being built (known_nonzero)
   flat::Block* block_ = nullptr;
   Location where_;  // where the statements being made come from
   Value context_ = -1;

@@ -12,11 +12,7 @@ Leaves Flattener::permute_primitive(const Primitive& p, const Arguments& args) {
       Value index = args[1][0];
       Value outer = context();
       Value sizes = lengths(segdes);
-      if (options_.argument_checks) {
-        Value below = op1(Op::Less, Leaf::Int, {index, everywhere(zero_of(Leaf::Int))});
-        Value above = op1(Op::GreaterEq, Leaf::Int, {index, sizes});
-        check(op1(Op::Or, Leaf::Bool, {below, above}), "Sequence reference (a[i]) out of bounds.");
-      }
+      if (options_.argument_checks) check_each_index(index, sizes, "Sequence reference (a[i]) out of bounds.");
       Value starts = op1(Op::PlusScan, Leaf::Int, {sizes, outer});
       Value positions = op1(Op::Add, Leaf::Int, {starts, index});
       return gather(element_type(args.types[0]), slice(args[0], 1, args[0].size() - 1), positions,
@@ -92,14 +88,32 @@ Leaves Flattener::permute_primitive(const Primitive& p, const Arguments& args) {
 Value Flattener::checked_positions(Value sequences, Value wanted, Value indices, Value outer,
                                    const std::string& message) {
   Value sequence_lengths = lengths(sequences);
-  if (options_.argument_checks) {
-    Value wanted_context = total_context(wanted, outer);
-    Value limit = op1(Op::Dist, Leaf::Int, {sequence_lengths, wanted});
-    Value below = op1(Op::Less, Leaf::Int, {indices, distribute(zero_of(Leaf::Int), wanted_context)});
-    Value above = op1(Op::GreaterEq, Leaf::Int, {indices, limit});
-    any_in(op1(Op::Or, Leaf::Bool, {below, above}), wanted_context, message);
-  }
+  if (options_.argument_checks) check_indices(indices, wanted, sequence_lengths, message);
   Value starts = op1(Op::Dist, Leaf::Int, {op1(Op::PlusScan, Leaf::Int, {sequence_lengths, outer}), wanted});
   return op1(Op::Add, Leaf::Int, {indices, starts});
+}
+
+// One index per current instance, each below its instance's size. Over many instances the
+// smallest index decides the lower bound: one reduction instead of a constant spread and a compare.
+void Flattener::check_each_index(Value index, Value sizes, const std::string& message) {
+  if (context_ < 0) {
+    const Value below = op1(Op::Less, Leaf::Int, {index, int_constant(0)});
+    const Value above = op1(Op::GreaterEq, Leaf::Int, {index, sizes});
+    return check(op1(Op::Or, Leaf::Bool, {below, above}), message);
+  }
+  raise_if(op1(Op::Less, Leaf::Int, {op1(Op::MinReduce, Leaf::Int, {index, context_}), int_constant(0)}), message);
+  check(op1(Op::GreaterEq, Leaf::Int, {index, sizes}), message);
+}
+
+// Indices segmented by `wanted` (one segment per current instance), each below its instance's
+// size: the smallest and largest index of each segment decide it, so the compares are over the
+// instances and only the two reductions read every index. An empty segment's extremes are the
+// reductions' identities, which pass.
+void Flattener::check_indices(Value indices, Value wanted, Value sizes, const std::string& message) {
+  const Value lowest = op1(Op::MinReduce, Leaf::Int, {indices, wanted});
+  const Value highest = op1(Op::MaxReduce, Leaf::Int, {indices, wanted});
+  const Value below = op1(Op::Less, Leaf::Int, {lowest, everywhere(zero_of(Leaf::Int))});
+  const Value above = op1(Op::GreaterEq, Leaf::Int, {highest, sizes});
+  check(op1(Op::Or, Leaf::Bool, {below, above}), message);
 }
 }  // namespace nesl::flattening

@@ -45,11 +45,7 @@ Leaves Flattener::shared_primitive(const Primitive& p, const core::Expr& e, cons
     case PrimitiveKind::Element: {
       const Value index = expr(*argument.children[1])[0];
       const SharedReach r = reach(v);
-      if (options_.argument_checks) {
-        const Value below = op1(Op::Less, Leaf::Int, {index, everywhere(zero_of(Leaf::Int))});
-        const Value above = op1(Op::GreaterEq, Leaf::Int, {index, shared_lengths(v, r)});
-        check(op1(Op::Or, Leaf::Bool, {below, above}), "Sequence reference (a[i]) out of bounds.");
-      }
+      if (options_.argument_checks) check_each_index(index, shared_lengths(v, r), "Sequence reference (a[i]) out of bounds.");
       const Value positions = r.starts >= 0 ? op1(Op::Add, Leaf::Int, {r.starts, index}) : index;
       return gather(element, data, positions, r.source, context_);
     }
@@ -57,12 +53,7 @@ Leaves Flattener::shared_primitive(const Primitive& p, const core::Expr& e, cons
       const Leaves wanted = expr(*argument.children[1]);
       const Value wanted_context = total_context(wanted[0], context_);
       const SharedReach r = reach(v);
-      if (options_.argument_checks) {
-        const Value limit = op1(Op::Dist, Leaf::Int, {shared_lengths(v, r), wanted[0]});
-        const Value below = op1(Op::Less, Leaf::Int, {wanted[1], distribute(zero_of(Leaf::Int), wanted_context)});
-        const Value above = op1(Op::GreaterEq, Leaf::Int, {wanted[1], limit});
-        any_in(op1(Op::Or, Leaf::Bool, {below, above}), wanted_context, "Index out of bounds for function ->.");
-      }
+      if (options_.argument_checks) check_indices(wanted[1], wanted[0], shared_lengths(v, r), "Index out of bounds for function ->.");
       Value positions = wanted[1];
       if (r.starts >= 0) positions = op1(Op::Add, Leaf::Int, {positions, op1(Op::Dist, Leaf::Int, {r.starts, wanted[0]})});
       Leaves result = {wanted[0]};

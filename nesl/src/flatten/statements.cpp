@@ -16,6 +16,7 @@ Leaves Flattener::typed_op(Op opcode, std::optional<vcode::TypeKeyword> type, co
   s.type = type;
   s.inputs = inputs;
   for (Leaf leaf : flat::result_leaves(opcode, type)) s.outputs.push_back(fresh(leaf));
+  if (opcode == Op::Dist && known_nonzero(inputs[0])) nonzero_.insert(s.outputs[0]);
   return emit(std::move(s)).outputs;
 }
 
@@ -23,8 +24,12 @@ Value Flattener::constant(vcode::Constant value) {
   flat::Statement s;
   s.kind = flat::Statement::Kind::Const;
   s.outputs = {fresh(flat::leaf_of(value.type))};
+  const bool nonzero = !value.vector_form && !value.stream_name &&
+                       ((value.ints.size() == 1 && value.ints[0] != 0) || (value.floats.size() == 1 && value.floats[0] != 0));
   s.constant = std::move(value);
-  return emit(std::move(s)).outputs[0];
+  const Value result = emit(std::move(s)).outputs[0];
+  if (nonzero) nonzero_.insert(result);
+  return result;
 }
 
 Value Flattener::int_constant(long value) { return constant(scalar(Leaf::Int, static_cast<double>(value))); }
@@ -79,6 +84,8 @@ std::string Flattener::error_function(const std::string& message) {
   function.name = "RUNTIME_ERROR_" + std::to_string(error_functions_.size() + 1);
   flat::Function* saved_function = current_;
   flat::Block* saved_block = block_;
+  std::set<Value> saved_nonzero;
+  saved_nonzero.swap(nonzero_);
   const Location saved_where = where_;
   current_ = &function;
   block_ = &function.body;
@@ -89,6 +96,7 @@ std::string Flattener::error_function(const std::string& message) {
   op(Op::Exit, {});
   current_ = saved_function;
   block_ = saved_block;
+  nonzero_.swap(saved_nonzero);
   where_ = saved_where;
   std::string name = function.name;
   error_functions_.emplace(message, std::move(function));

@@ -163,6 +163,8 @@ void Machine::run_instructions(bool instrumented) {
       else if (options_.profile)
         profile_.count_later(ins.op, n);
     }
+    std::vector<cvl::Length> work_lengths;
+    if (options_.profile) work_lengths = operand_work_lengths(ins, prepared_[pc_].arity);
     const cvl::BackendStats stats_before = measured ? backend_.stats() : cvl::BackendStats{};
     if (device_clock_) device_clock_->stamp_device_clock(1);
     const auto before = std::chrono::steady_clock::now();
@@ -177,13 +179,44 @@ void Machine::run_instructions(bool instrumented) {
       if (options_.trace_json)  // with a device clock, the device's own times
         trace_instruction(ins, elements, device_clock_ ? device_time(1) : before,
                           device_clock_ ? device_time(2) : after, stats_before, stats_after);
-      if (options_.profile)
+      if (options_.profile) {
         profile_.record(ins.op, std::chrono::duration<double>(after - before).count(), elements,
                         stats_before, stats_after);
+        add_result_work_lengths(ins, work_lengths);
+        profile_.record_work(ins.op, std::move(work_lengths));
+      }
     }
     if (!kept_checks_.empty()) run_ready_checks();
     if (speculation_) checkpoint_if_certain();
   }
+}
+
+namespace {
+
+// A vector's work is its length; a segment descriptor's its segments (an operation over a
+// descriptor's elements reads or writes a vector that long) or, for a superoperator, the elements
+// it describes (a fused INDEX or DIST generates them without a vector of that length).
+cvl::Length work_length(const Value& v, bool fused) {
+  if (v.kind != Kind::Segdes) return v.length_of();
+  return fused ? v.total_of() : v.segments_of();
+}
+
+}  // namespace
+
+std::vector<cvl::Length> Machine::operand_work_lengths(const Instruction& ins, std::size_t arity) {
+  // A gather reads only the elements it fetches: its source (the deepest operand) is not counted.
+  const bool gathers = vcode::info(ins.op).shape == vcode::Shape::Gather || ins.op == Op::Extract;
+  std::vector<cvl::Length> lengths;
+  for (std::size_t a = 0; a < arity && a < stack_.size(); ++a)
+    if (!(gathers && a + 1 == arity)) lengths.push_back(work_length(from_top(a), ins.op == Op::Fused));
+  return lengths;
+}
+
+void Machine::add_result_work_lengths(const Instruction& ins, std::vector<cvl::Length>& lengths) {
+  if (ins.op == Op::Fused) return;  // a superoperator's results are no longer than its operands
+  const std::size_t results = vcode::op_table[static_cast<std::size_t>(ins.op)].results.size();
+  for (std::size_t r = 0; r < results && r < stack_.size(); ++r)
+    lengths.push_back(work_length(from_top(r), false));
 }
 
 TraceJson::Clock::time_point Machine::device_time(int mark) {

@@ -157,6 +157,9 @@ class Machine {
   void print_profile(double wall_seconds);
   void trace(const vcode::Instruction& ins);
   // --trace-json: the span of one instruction, and the call or return it makes.
+  // --profile's work column: the lengths an instruction reads (before it runs) and writes (after).
+  std::vector<cvl::Length> operand_work_lengths(const vcode::Instruction& ins, std::size_t arity);
+  void add_result_work_lengths(const vcode::Instruction& ins, std::vector<cvl::Length>& lengths);
   void trace_instruction(const vcode::Instruction& ins, std::uint64_t elements,
                          TraceJson::Clock::time_point start, TraceJson::Clock::time_point end,
                          const cvl::BackendStats& before, const cvl::BackendStats& after);

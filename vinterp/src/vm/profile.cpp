@@ -17,11 +17,32 @@ Profile::Profile() {
   clock_overhead_ = best;
 }
 
+namespace {
+
+std::uint64_t longest(const std::vector<cvl::Length>& lengths) {
+  std::uint64_t work = 1;
+  for (const cvl::Length& n : lengths) work = std::max<std::uint64_t>(work, n.get());
+  return work;
+}
+
+}  // namespace
+
+void Profile::record_work(vcode::Op op, std::vector<cvl::Length> lengths) {
+  for (const cvl::Length& n : lengths)
+    if (!n.known()) {
+      pending_work_.emplace_back(op, std::move(lengths));
+      return;
+    }
+  rows_[static_cast<std::size_t>(op)].work += longest(lengths);
+}
+
 void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats& run_stats,
                     const std::string& backend) {
   for (const auto& [op, elements] : pending_elements_)
     rows_[static_cast<std::size_t>(op)].elements += elements.get();
   pending_elements_.clear();
+  for (const auto& [op, lengths] : pending_work_) rows_[static_cast<std::size_t>(op)].work += longest(lengths);
+  pending_work_.clear();
   std::vector<std::size_t> order;
   Row total;
   for (std::size_t i = 0; i < rows_.size(); ++i) {
@@ -31,6 +52,7 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
     total.count += r.count;
     total.seconds += r.seconds;
     total.elements += r.elements;
+    total.work += r.work;
     total.launches += r.launches;
     total.syncs += r.syncs;
     total.bytes_to_device += r.bytes_to_device;
@@ -63,15 +85,16 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
     std::fprintf(out, "profile of backend %s: times are device times (the interpreter waits for the "
                  "device after every instruction; those waits are not counted as syncs)\n",
                  backend.c_str());
-  std::fprintf(out, "%-12s %12s %12s %8s %12s %16s", "opcode", "count", "time s", "time %", "ns/op",
-               "elements");
+  std::fprintf(out, "%-12s %12s %12s %8s %12s %16s %16s", "opcode", "count", "time s", "time %",
+               "ns/op", "elements", "work");
   for (const Column& c : columns) std::fprintf(out, " %14s", c.title);
   std::fputc('\n', out);
   auto print_row = [&](const char* name, int name_length, const Row& r) {
-    std::fprintf(out, "%-12.*s %12llu %12.6f %7.2f%% %12.1f %16llu", name_length, name,
+    std::fprintf(out, "%-12.*s %12llu %12.6f %7.2f%% %12.1f %16llu %16llu", name_length, name,
                  (unsigned long long)r.count, r.seconds,
                  total.seconds > 0 ? 100.0 * r.seconds / total.seconds : 0.0,
-                 r.count ? 1e9 * r.seconds / double(r.count) : 0.0, (unsigned long long)r.elements);
+                 r.count ? 1e9 * r.seconds / double(r.count) : 0.0, (unsigned long long)r.elements,
+                 (unsigned long long)r.work);
     for (const Column& c : columns) std::fprintf(out, " %14llu", (unsigned long long)(r.*c.field));
     std::fputc('\n', out);
   };

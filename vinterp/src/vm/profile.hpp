@@ -1,4 +1,4 @@
-// `--profile`: per-opcode counts, time, elements processed and backend work (kernel launches,
+// `--profile`: per-opcode counts, time, elements processed, the cost model's work, and backend work (kernel launches,
 // host syncs, bytes moved, other device copies; a distributed run's messages between
 // processes), printed as a table at the end.
 #pragma once
@@ -44,6 +44,11 @@ class Profile {
     pending_elements_.push_back({op, elements});
   }
 
+  // The cost model's work of one instruction: the longest of the vectors it reads and writes
+  // (`lengths`), at least 1, for an instruction is a step. A length still pending on the device is
+  // read when the table is printed, as count_later's are.
+  void record_work(vcode::Op op, std::vector<cvl::Length> lengths);
+
   // Writes the table, busiest opcodes first, with totals and the mean cost per instruction.
   // Backend columns that are zero throughout (a host backend) are left out; `run_stats` (the
   // backend's counters at the end) gives peak device memory and all bytes moved, constants
@@ -67,6 +72,7 @@ class Profile {
     std::uint64_t count = 0;
     double seconds = 0;
     std::uint64_t elements = 0;
+    std::uint64_t work = 0;
     std::uint64_t launches = 0;
     std::uint64_t syncs = 0;
     std::uint64_t bytes_to_device = 0;
@@ -85,6 +91,7 @@ class Profile {
   std::array<Row, vcode::op_count> rows_{};
   std::vector<ProcessMessages> processes_;  // gather_messages: each process's whole run
   std::vector<std::pair<vcode::Op, cvl::Length>> pending_elements_;
+  std::vector<std::pair<vcode::Op, std::vector<cvl::Length>>> pending_work_;
   double clock_overhead_ = 0;
   double optimize_seconds_ = -1;  // -1: no -O
 };
