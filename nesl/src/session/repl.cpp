@@ -149,7 +149,8 @@ class Repl {
 
   int run() {
     if (input_.terminal())
-      std::cout << "NESL (in-process VCODE). Type help; for the commands, exit; to leave.\n";
+      std::cout << "NESL (in-process VCODE). Type help; for the commands, describe NAME; for a function,\n"
+                   "exit; to leave.\n";
     std::string pending;
     while (true) {
       std::optional<std::string> line = input_.read(!pending.empty());
