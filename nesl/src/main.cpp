@@ -9,8 +9,10 @@
 #include "nesl/checker.hpp"
 #include "nesl/diagnostics.hpp"
 #include "nesl/eval_globals.hpp"
+#include "nesl/lexer.hpp"
 #include "nesl/parser.hpp"
 #include "nesl/pipeline.hpp"
+#include "nesl/reference.hpp"
 #include "nesl/repl.hpp"
 #include "nesl/session.hpp"
 #include "vcode/printer.hpp"
@@ -34,6 +36,7 @@ std::string usage() {
   return "usage: nesl [--backend NAME] [--threads N] [-O] [--arg-check on|off] [FILE.nesl]\n"
     "       nesl [--check | --type | --vcode [-o OUT] [--source-map MAP] | --dump-after PASS]\n"
     "            [--arg-check on|off] [--basis FILE] FILE.nesl\n"
+    "       nesl --describe NAME | --library-reference\n"
     "  FILE.nesl          run each top-level form in this process, printing what the classic\n"
     "                     REPL prints; with no file, an interactive session (exit; to leave)\n"
     "  --backend NAME     the VM's vector library, as vinterp's (default cpu)\n"
@@ -49,7 +52,23 @@ std::string usage() {
     "  --arg-check off    leave out the runtime argument checks (the classic's set arg_check off)\n"
     "  --basis FILE       read the built-ins' signatures from FILE instead of the embedded ones\n"
     "  --time-passes      with --vcode, print each pass's time on standard error\n"
+    "  --describe NAME    print a built-in's type and meaning, as the session's describe NAME;\n"
+    "  --library-reference  print every built-in's entry as Markdown (doc/library.md)\n"
     "  -h, --help         print this text\n";
+}
+
+// --describe NAME (a name) or --library-reference (none).
+int reference(const nesl::Basis& basis, const std::string& name) {
+  if (name.empty()) {
+    std::cout << nesl::library_reference(basis);
+    return 0;
+  }
+  if (const auto description = nesl::describe_builtin(basis, nesl::lowercase(name))) {
+    std::cout << *description;
+    return 0;
+  }
+  std::cerr << "nesl: " << nesl::unknown_name_message(nesl::lowercase(name), basis.declared) << "\n";
+  return 1;
 }
 
 int run(int argc, char** argv) {
@@ -57,6 +76,7 @@ int run(int argc, char** argv) {
   options.add_options()("help,h", "")("check", "")("type", "")("vcode", "")(
       "output,o", po::value<std::string>(), "")("source-map", po::value<std::string>(), "")("time-passes", "")("arg-check", po::value<std::string>(), "")(
       "dump-after", po::value<std::string>(), "")("basis", po::value<std::string>(), "")(
+      "describe", po::value<std::string>(), "")("library-reference", "")(
       "backend", po::value<std::string>()->default_value("cpu"), "")(
       "threads", po::value<int>()->default_value(0), "")("optimize,O", "")(
       "file", po::value<std::vector<std::string>>(), "");
@@ -75,13 +95,19 @@ int run(int argc, char** argv) {
     return 0;
   }
   int modes = static_cast<int>(vm.count("check") + vm.count("type") + vm.count("dump-after") +
-                               vm.count("vcode"));
+                               vm.count("vcode") + vm.count("describe") + vm.count("library-reference"));
   if (modes > 1) {
-    std::cerr << "nesl: expected at most one of --check, --type, --vcode, --dump-after\n" << usage();
+    std::cerr << "nesl: expected at most one of --check, --type, --vcode, --dump-after, --describe, "
+                 "--library-reference\n" << usage();
     return 2;
   }
   const std::size_t files = vm.count("file") ? vm["file"].as<std::vector<std::string>>().size() : 0;
-  if (files > 1 || (modes == 1 && files == 0)) {
+  const bool reference_mode = vm.count("describe") || vm.count("library-reference");
+  if (reference_mode && files > 0) {
+    std::cerr << "nesl: --describe and --library-reference take no input file\n" << usage();
+    return 2;
+  }
+  if (files > 1 || (modes == 1 && files == 0 && !reference_mode)) {
     std::cerr << "nesl: expected one input file\n" << usage();
     return 2;
   }
@@ -112,6 +138,9 @@ int run(int argc, char** argv) {
                           : nesl::load_embedded_basis());
   };
   try {
+    if (reference_mode) {
+      return reference(*load_basis(), vm.count("describe") ? vm["describe"].as<std::string>() : "");
+    }
     if (modes == 0) {  // run the file, or a session
       nesl::SessionSettings settings;
       settings.vm.backend = vm["backend"].as<std::string>();

@@ -50,6 +50,14 @@ class Session {
   // empty string, or the classic's complaint when it is refused.
   std::string set(const std::string& what, const std::string& value);
 
+  // What `describe NAME` prints of a function, datatype or variable defined in the session: its
+  // signature (a function's parameters and type) and, for a function, its documentation
+  // string; nothing when the session does not define NAME.
+  std::optional<std::string> describe(const std::string& name);
+  // The names the session defines, in the order they were defined.
+  std::vector<std::string> defined_names() const;
+  const Basis& basis() const { return *basis_; }
+
   const SessionSettings& settings() const { return settings_; }
   // Takes effect at the next form (a new backend when the VM settings changed).
   void change_settings(const SessionSettings& settings);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "nesl/diagnostics.hpp"
+#include "nesl/help.hpp"
 #include "nesl/lexer.hpp"
 #include "nesl/parser.hpp"
 
@@ -24,24 +25,6 @@
 
 namespace nesl {
 namespace {
-
-constexpr const char* help_text =
-    "NESL top-level forms:\n"
-    "  function NAME(ARGS) [: TYPE] = EXP;   define a function\n"
-    "  datatype NAME(TYPES) [:: CONTEXT];    define a datatype\n"
-    "  PATTERN = EXP;                        bind top-level variables\n"
-    "  EXP;                                  evaluate (its value is then `it`)\n"
-    "Commands:\n"
-    "  load \"FILE\";                 run the forms of a file\n"
-    "  set arg_check on|off;        runtime argument checks\n"
-    "  set backend NAME;            the VM's vector library (cpu, cuda-emulated, ...)\n"
-    "  set threads N;               CPU threads (0: all cores; 1: sequential, exact)\n"
-    "  set optimize on|off;         run through fcode-opt's pipeline (vinterp -O)\n"
-    "  set print_length N;          elements shown of a sequence\n"
-    "  show status;                 the settings\n"
-    "  help;                        this text\n"
-    "  exit;                        leave (end of input does too)\n"
-    "Ctrl-C stops the form that is running; at the prompt it drops what was typed.\n";
 
 // Set by Ctrl-C (SIGINT): the VM stops the running form at its next call (VmSettings::interrupt);
 // at the prompt it drops what was typed.
@@ -139,9 +122,15 @@ class LineInput {
   std::string history_;
 };
 
-// The words of a command, its terminator dropped: `set arg_check off;` -> set, arg_check, off.
+// The words of a command, its terminator and comments dropped: `set arg_check off;` -> set,
+// arg_check, off.
 std::vector<std::string> command_words(const std::string& text) {
-  std::string body = text;
+  std::string body;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const std::size_t close = text[i] == '%' ? text.find('%', i + 1) : std::string::npos;
+    if (close == std::string::npos) body += text[i];
+    else i = close;
+  }
   while (!body.empty() && std::isspace(static_cast<unsigned char>(body.back()))) body.pop_back();
   if (!body.empty() && (body.back() == ';' || body.back() == '$')) body.pop_back();
   std::istringstream in(body);
@@ -160,7 +149,8 @@ class Repl {
 
   int run() {
     if (input_.terminal())
-      std::cout << "NESL (in-process VCODE). Type help; for the commands, exit; to leave.\n";
+      std::cout << "NESL (in-process VCODE). Type help; for the commands, describe NAME; for a function,\n"
+                   "exit; to leave.\n";
     std::string pending;
     while (true) {
       std::optional<std::string> line = input_.read(!pending.empty());
@@ -213,7 +203,17 @@ class Repl {
       return true;
     }
     if (words.size() == 1 && verb == "help") {
-      std::cout << help_text << std::flush;
+      std::cout << help_text() << std::flush;
+      return true;
+    }
+    if (words.size() == 1 && verb == "describe") {
+      std::cout << "describe NAME; prints the type and meaning of a function, operator or constant.\n"
+                << std::flush;
+      return true;
+    }
+    // `help NAME;` is `describe NAME;`; `describe = 5;` binds a variable.
+    if (words.size() == 2 && (verb == "describe" || verb == "help") && words[1] != "=") {
+      describe_name(session_, words[1], std::cout, std::cerr);
       return true;
     }
     if (words.size() == 2 && verb == "show" && lowercase(words[1]) == "status") {

@@ -12,6 +12,7 @@
 #include "nesl/parser.hpp"
 #include "nesl/pipeline.hpp"
 #include "nesl/printer.hpp"
+#include "nesl/reference.hpp"
 #include "nesl/result_layout.hpp"
 #include "nesl/result_reader.hpp"
 #include "nesl/value_source.hpp"
@@ -399,6 +400,49 @@ std::optional<Value> Session::evaluate(TopLevelForm expression, const std::strin
   out_ << layout_result(name, print_value(*value, settings_.print_length), print_type(type, true));
   flush();
   return value;
+}
+
+std::optional<std::string> Session::describe(const std::string& name) {
+  const TopLevelForm* definition = nullptr;
+  for (const TopLevelForm& form : context_.forms) {
+    const std::string* bound = bound_name(form);
+    if ((form.kind == TopLevelForm::Kind::Function && form.function.name == name) ||
+        (form.kind == TopLevelForm::Kind::Datatype && form.datatype.name == name) || (bound && *bound == name))
+      definition = &form;
+  }
+  if (!definition) return std::nullopt;
+  // A variable bound to a function value is kept as a function: it is shown as the variable.
+  const bool function = definition->kind == TopLevelForm::Kind::Function && !function_values_.count(name);
+  const std::string head = function ? name + "(" + print_expression(*definition->function.arguments) + ")" : name;
+  const std::string documentation = function ? definition->function.documentation : "";
+  std::string what = definition->kind == TopLevelForm::Kind::Datatype ? "the constructor of a datatype defined"
+                     : function                                      ? "a function defined"
+                                                                     : "a variable bound";
+  what += " in this session";
+  if (basis_->signatures.count(name)) what += ", in place of the built-in " + name;
+  // The type is the one a form naming it would find.
+  TopLevelForm probe;
+  probe.kind = TopLevelForm::Kind::Expression;
+  probe.where = definition->where;
+  probe.expression.value = make_expr(ExprKind::Variable, definition->where, name);
+  Type type;
+  try {
+    Lent lent(context_, std::move(probe));
+    type = check_program(lent.program(), *basis_).expressions.back();
+  } catch (const CompileError&) {
+    return std::nullopt;
+  }
+  return describe_entry(head + " : " + print_type(type, true), documentation) + "  (" + what + ")\n";
+}
+
+std::vector<std::string> Session::defined_names() const {
+  std::vector<std::string> names;
+  for (const TopLevelForm& form : context_.forms) {
+    if (form.kind == TopLevelForm::Kind::Function) names.push_back(form.function.name);
+    if (form.kind == TopLevelForm::Kind::Datatype) names.push_back(form.datatype.name);
+    if (const std::string* bound = bound_name(form)) names.push_back(*bound);
+  }
+  return names;
 }
 
 // A variable bound to a function is kept as a function that calls it (`function g(arg1_) =

@@ -148,7 +148,8 @@ std::string print_type(const TypeExpr& type, int minimum_level) {
         text += ")";
       }
       break;
-    case TypeExpr::Kind::Sequence: text = enclose('[', print_type(*c[0], 0), ']'); break;
+    // A tuple element keeps its parentheses, as the classic writes `[(int, bool)]`.
+    case TypeExpr::Kind::Sequence: text = enclose('[', print_type(*c[0], 5), ']'); break;
     case TypeExpr::Kind::Pair: {
       // A function type inside a tuple keeps its parentheses, as the basis writes `((a -> b), [a])`.
       auto component = [](const TypeExpr& part, int level) {
@@ -180,6 +181,10 @@ std::string print_context(const std::vector<TypeContextEntry>& context) {
 std::string print_expression(const Expr& expr) { return print(expr, 0); }
 
 std::string print_type_expression(const TypeExpr& type) { return print_type(type, 100); }
+
+std::string print_type_signature(const TypeSignature& signature) {
+  return print_type(*signature.type, 0) + print_context(signature.context);
+}
 
 std::string print_form(const TopLevelForm& form) {
   switch (form.kind) {

@@ -1,0 +1,20 @@
+// The session's `help;` and `describe NAME;` (also `help NAME;`).
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "nesl/session.hpp"
+
+namespace nesl {
+
+// The topics: the top-level forms, the commands, the settings and how to find a function.
+std::string help_text();
+
+// Prints what `describe NAME;` prints: the session's own definition of NAME, else the built-in
+// (a function, operator or constant); for a name neither has, a message with the closest
+// names on `errors`, and false.
+bool describe_name(Session& session, std::string_view name, std::ostream& out, std::ostream& errors);
+
+}  // namespace nesl
