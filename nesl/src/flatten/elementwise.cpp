@@ -87,7 +87,10 @@ Leaves Flattener::scalar_primitive(const Primitive& p, const Arguments& args) {
         op(Op::StartTimer, {});
         return {everywhere(zero_of(Leaf::Int))};
       }
-      return {op1(Op::StopTimer, {})};
+      // Lifted, the instances run together: each is given the time of the whole step.
+      const Value seconds = op1(Op::StopTimer, {});
+      if (context_ < 0) return {seconds};
+      return {op1(Op::Dist, Leaf::Float, {seconds, context_})};
     }
     default: break;
   }
