@@ -174,13 +174,18 @@ class Parser {
       fs::path directory = fs::path(where.file->name()).parent_path();
       if (!directory.empty()) places.push_back(directory / name);
     }
+    // `.nesl` is added only to a name without it.
+    const bool has_extension = fs::path(name).extension() == ".nesl";
     for (const fs::path& place : places) {
-      for (const fs::path& candidate : {place, fs::path(place.string() + ".nesl")}) {
+      std::vector<fs::path> candidates = {place};
+      if (!has_extension) candidates.emplace_back(place.string() + ".nesl");
+      for (const fs::path& candidate : candidates) {
         std::error_code error;
         if (fs::is_regular_file(candidate, error)) return candidate.string();
       }
     }
-    throw CompileError(where, "expected a file to load, found none named '" + name + "' (nor '" + name + ".nesl')");
+    throw CompileError(where, "expected a file to load, found none named '" + name + "'" +
+                                  (has_extension ? "" : " (nor '" + name + ".nesl')"));
   }
 
   std::string constant_string(const Expr& e) const {
