@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "nesl/diagnostics.hpp"
@@ -46,6 +47,17 @@ int binary_power(const Token& token) {
   if (s == "->") return kArrowPower;
   if (s == "(" || s == "[") return kPostfixPower;
   return 0;
+}
+
+// Why a program may not bind `name`, as the classic refused it; nothing for a name it may bind.
+// `pair` is a reserved word, `t` and `f` are the boolean constants and `time` times an
+// expression. As in the classic, a function's parameters may still be named t, f or time.
+std::optional<std::string> unbindable(const std::string& name) {
+  if (name == "pair") return "the reserved word 'pair' (a pair is written with a comma: (a, b))";
+  if (name == "t") return "'t', the boolean constant true, which cannot be bound";
+  if (name == "f") return "'f', the boolean constant false, which cannot be bound";
+  if (name == "time") return "'time', which times an expression (time(e)) and cannot be bound";
+  return std::nullopt;
 }
 
 // The files being loaded, outermost first: a file may not load itself, even indirectly.
@@ -115,6 +127,14 @@ class Parser {
   std::string name(const std::string& what) {
     if (peek().kind != TokenKind::Identifier || is_keyword(peek().text)) fail(what);
     return next().text;
+  }
+  // The name a definition binds: a function's or a datatype's.
+  std::string defined_name(const std::string& what) {
+    if (peek().kind == TokenKind::Identifier) {
+      if (std::optional<std::string> why = unbindable(peek().text))
+        throw CompileError(peek().where, "expected " + what + ", found " + *why);
+    }
+    return name(what);
   }
   void end_of_form(const std::string& what) {
     if (!accept_symbol(";") && !accept_symbol("$")) fail("';' or '$' to end " + what);
@@ -221,7 +241,7 @@ class Parser {
     } else if (accept_keyword("function")) {
       form.kind = TopLevelForm::Kind::Function;
       FunctionDefinition& function = form.function;
-      function.name = name("a function name after 'function'");
+      function.name = defined_name("a function name after 'function'");
       expect_symbol("(", "before the parameters of " + function.name);
       if (peek().is_symbol(")")) fail("a parameter (functions take at least one)");
       function.arguments = expression(kBodyPower);
@@ -239,7 +259,7 @@ class Parser {
     } else if (accept_keyword("datatype")) {
       form.kind = TopLevelForm::Kind::Datatype;
       DatatypeDefinition& datatype = form.datatype;
-      datatype.name = name("a datatype name after 'datatype'");
+      datatype.name = defined_name("a datatype name after 'datatype'");
       expect_symbol("(", "before the fields of " + datatype.name);
       datatype.fields.type = type(kBodyPower);
       expect_symbol(")", "after the fields of " + datatype.name);
@@ -249,6 +269,7 @@ class Parser {
       ExprPtr value = expression(kBodyPower);
       if (accept_symbol("=")) {
         check_pattern(*value);
+        check_binders(*value);
         form.kind = TopLevelForm::Kind::Binding;
         form.binding.pattern = std::move(value);
         form.binding.value = expression(kBodyPower);
@@ -346,6 +367,7 @@ class Parser {
         if (token.text == "if") return if_expression();
         if (token.text == "let") return let_expression();
         if (is_keyword(token.text)) fail("an expression");
+        if (token.text == "pair") throw CompileError(token.where, "expected an expression, found " + *unbindable("pair"));
         return make_expr(ExprKind::Variable, token.where, next().text);
       case TokenKind::Symbol: break;
       case TokenKind::End: fail("an expression");
@@ -415,6 +437,7 @@ class Parser {
       Binding binding;
       binding.pattern = expression(kBodyPower);
       check_pattern(*binding.pattern);
+      check_binders(*binding.pattern);
       expect_symbol("=", "after the pattern of a let binding");
       binding.value = expression(kBodyPower);
       node->bindings.push_back(std::move(binding));
@@ -473,6 +496,7 @@ class Parser {
 
   Binding generator(ExprPtr pattern) {
     check_pattern(*pattern);
+    check_binders(*pattern);
     Binding binding;
     if (accept_keyword("in")) {
       binding.value = expression(kBodyPower);
@@ -505,6 +529,23 @@ class Parser {
     throw CompileError(pattern.where,
                        "expected a pattern (a variable, a tuple, or a datatype constructor "
                        "applied to patterns), found " + describe_expression(pattern));
+  }
+
+  // The variables of a checked pattern of a let, an apply-to-each or a top-level binding must
+  // be names a program may bind (unbindable); a datatype constructor in it is not bound.
+  static void check_binders(const Expr& pattern) {
+    switch (pattern.kind) {
+      case ExprKind::Variable:
+        if (std::optional<std::string> why = unbindable(pattern.text))
+          throw CompileError(pattern.where, "expected a variable to bind, found " + *why);
+        return;
+      case ExprKind::Pair:
+        check_binders(*pattern.children[0]);
+        check_binders(*pattern.children[1]);
+        return;
+      case ExprKind::Call: check_binders(*pattern.children[1]); return;
+      default: return;
+    }
   }
 
   static std::string describe_expression(const Expr& expr) {
