@@ -141,14 +141,22 @@ class Parser {
   }
 
   // The classic's top-level commands, which are not reserved words: `load FILE;` and
-  // `set NAME VALUE;` (a binding `set = ...` or a call `load(x)` is still a form).
+  // `set NAME VALUE;` (a binding `set = ...` or a call `load(x)` is still a form). A `set` with
+  // no value or a negative number is one too, for the session to refuse naming the setting.
   bool at_command(std::string_view word) const {
     if (peek().kind != TokenKind::Identifier || peek().text != word) return false;
     const Token& after = peek(1);
     if (word == "load") return after.kind != TokenKind::Symbol && after.kind != TokenKind::End;
-    return after.kind == TokenKind::Identifier &&
-           (peek(2).kind == TokenKind::Identifier || peek(2).kind == TokenKind::Integer) &&
-           (peek(3).is_symbol(";") || peek(3).is_symbol("$"));
+    if (after.kind != TokenKind::Identifier || is_keyword(after.text)) return false;
+    const std::size_t end = setting_value_length(2) + 2;
+    return peek(end).is_symbol(";") || peek(end).is_symbol("$");
+  }
+
+  // The tokens of a setting's value from `ahead`: a word, a number, a negative number or none.
+  std::size_t setting_value_length(std::size_t ahead) const {
+    if (peek(ahead).kind == TokenKind::Identifier || peek(ahead).kind == TokenKind::Integer) return 1;
+    if (peek(ahead).is_symbol("-") && peek(ahead + 1).kind == TokenKind::Integer) return 2;
+    return 0;
   }
 
   // `load FILE;`: FILE's forms take its place. FILE is a string, strings joined by ++, or a
@@ -235,8 +243,7 @@ class Parser {
       next();
       form.kind = TopLevelForm::Kind::Setting;
       form.setting.name = name("a setting's name after 'set'");
-      if (peek().kind != TokenKind::Identifier && peek().kind != TokenKind::Integer) fail("the value of the setting");
-      form.setting.value = next().text;
+      for (std::size_t n = setting_value_length(0); n > 0; --n) form.setting.value += next().text;
       end_of_form("the setting");
     } else if (accept_keyword("function")) {
       form.kind = TopLevelForm::Kind::Function;
