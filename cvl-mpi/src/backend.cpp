@@ -185,6 +185,10 @@ void MpiBackend::before_reporting_alone() {
   std::this_thread::sleep_for(std::chrono::milliseconds(200) * comm_.rank());
 }
 
+// Long enough for processes that failed at the same instruction to come, one slower than the
+// others included; a process that does not is waiting for this one, and is aborted after it.
+bool MpiBackend::all_failed_alone() { return comm_.all_arrive_within(std::chrono::seconds(2)); }
+
 Vector MpiBackend::segment_lengths(const Segdes& sd) { return stored(sd).lengths; }
 
 BackendStats MpiBackend::stats() const {

@@ -59,6 +59,7 @@ class MpiBackend final : public Backend, private DistributedIo {
   std::vector<std::uint64_t> gather_counters(std::span<const std::uint64_t> local) override;
   bool error_is_local() const override { return failed_alone_; }
   void before_reporting_alone() override;
+  bool all_failed_alone() override;
   void abort_all(int status) override { comm_.abort(status); }
 
   // Marks an error that leaves an operation without going through Communicator::agree as seen

@@ -49,6 +49,13 @@ Communicator::Communicator() {
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  MPI_Comm_dup(MPI_COMM_WORLD, &failures_);
+}
+
+Communicator::~Communicator() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && failures_ != MPI_COMM_NULL) MPI_Comm_free(&failures_);
 }
 
 MPI_Datatype Communicator::element_type(std::size_t bytes) {
@@ -163,6 +170,18 @@ void Communicator::agree(const std::optional<std::string>& local_error) {
 void Communicator::throw_agreed(const std::string& message) {
   agreed_ = true;
   throw Error(message);
+}
+
+bool Communicator::all_arrive_within(std::chrono::milliseconds wait) {
+  MPI_Request request;
+  MPI_Ibarrier(failures_, &request);
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  for (int done = 0;;) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;  // left pending: aborted next
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 void Communicator::abort(int status) {

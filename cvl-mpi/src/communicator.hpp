@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -17,6 +18,9 @@ namespace cvl::mpi {
 class Communicator {
  public:
   Communicator();  // MPI_Init if needed; MPI is finalized at exit
+  ~Communicator();
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
   int rank() const { return rank_; }
   int size() const { return size_; }
 
@@ -101,6 +105,10 @@ class Communicator {
   void forget_error() { agreed_ = false; }
 
   [[noreturn]] void abort(int status);
+  // Whether every process calls this within `wait` of this one (each after an error it saw
+  // alone). Its barrier is on a communicator of its own, so that it never matches a collective
+  // that another process is waiting in.
+  bool all_arrive_within(std::chrono::milliseconds wait);
 
   static std::size_t sum(const std::vector<std::size_t>& v) {
     std::size_t s = 0;
@@ -127,6 +135,7 @@ class Communicator {
   std::uint64_t bytes_ = 0;
   std::uint64_t collectives_ = 0;
   bool agreed_ = false;
+  MPI_Comm failures_ = MPI_COMM_NULL;  // all_arrive_within's own
   std::vector<std::pair<std::size_t, MPI_Datatype>> types_;
 };
 

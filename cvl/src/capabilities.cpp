@@ -21,6 +21,7 @@ class SingleProcess final : public DistributedIo {
   }
   bool error_is_local() const override { return false; }
   void before_reporting_alone() override {}
+  bool all_failed_alone() override { return false; }
   void abort_all(int) override {}
 };
 

@@ -113,16 +113,16 @@ class FreeReadFinder {
 
 TEST_CASE("the free-read finder tells sequences bound outside an apply-to-each from inside", "[nesl-fuzz]") {
   const FreeReads outside = FreeReadFinder().in(
-      "function f(t, i) = t[i];\n"
-      "(let v = [1, 2] in {{v[j] + #v + sum(v -> [0]) : j in [0, 1]} : k in [1]}, {f(w, 0) : w in [[1]]}, "
-      "{{f(w, 0) : j in [2]} : w in [[1]]});\n");
+      "function g(t, i) = t[i];\n"
+      "(let v = [1, 2] in {{v[j] + #v + sum(v -> [0]) : j in [0, 1]} : k in [1]}, {g(w, 0) : w in [[1]]}, "
+      "{{g(w, 0) : j in [2]} : w in [[1]]});\n");
   CHECK(outside.index == 2);
   CHECK(outside.length == 2);
   CHECK(outside.gather == 2);
   CHECK(outside.call_argument == 2);
   const FreeReads inside = FreeReadFinder().in(
-      "function f(t, i) = t[i];\n"
-      "(let v = [1, 2] in v[0] + #v, {let u = [x] in u[0] + #u : x in [1]}, {f(w, 0) + w[0] : w in [[1]]});\n");
+      "function g(t, i) = t[i];\n"
+      "(let v = [1, 2] in v[0] + #v, {let u = [x] in u[0] + #u : x in [1]}, {g(w, 0) + w[0] : w in [[1]]});\n");
   CHECK(inside.index == 0);
   CHECK(inside.length == 0);
   CHECK(inside.gather == 0);

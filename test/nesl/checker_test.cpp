@@ -64,8 +64,8 @@ TEST_CASE("functions generalize over type classes", "[nesl][types]") {
 }
 
 TEST_CASE("classes meet: number and logical leave only int", "[nesl][types]") {
-  CHECK(lines("function f(x) = (x + x) and x;") ==
-        std::vector<std::string>{"f = fn : int -> int"});
+  CHECK(lines("function both(x) = (x + x) and x;") ==
+        std::vector<std::string>{"both = fn : int -> int"});
   CHECK(lines("function g(x) = x * 2 < x;") == std::vector<std::string>{"g = fn : int -> bool"});
 }
 
@@ -98,8 +98,8 @@ TEST_CASE("functions are values that can be passed and called", "[nesl][types]")
 }
 
 TEST_CASE("a declared signature is the function's type and is checked", "[nesl][types]") {
-  CHECK(lines("function f(x) : int -> int = x + 1;") ==
-        std::vector<std::string>{"f = fn : int -> int"});
+  CHECK(lines("function inc(x) : int -> int = x + 1;") ==
+        std::vector<std::string>{"inc = fn : int -> int"});
   CHECK(lines("function g(x) : [a] -> a :: (a in number) = sum(x);") ==
         std::vector<std::string>{"g = fn : [a] -> a :: (a in number)"});
   CHECK(error_of("function h(x) : a -> a = x + x;") ==
@@ -118,11 +118,11 @@ TEST_CASE("type errors point at the source", "[nesl][types]") {
         "test.nesl:1:5: error: sequence element (must match the first): expected int, found bool\n"
         "[1, t];\n"
         "    ^\n");
-  CHECK(error_of("function f(x) = y;") ==
+  CHECK(error_of("function g(x) = y;") ==
         "test.nesl:1:17: error: expected a defined name, found the unbound name 'y'\n"
-        "function f(x) = y;\n"
+        "function g(x) = y;\n"
         "                ^\n");
-  CHECK(error_of("function f(x) = f(x, x);").find("arguments of f") != std::string::npos);
+  CHECK(error_of("function g(x) = g(x, x);").find("arguments of g") != std::string::npos);
   CHECK(error_of("function g(h) = h(1) + h(t);") ==
         "test.nesl:1:26: error: argument of h: expected int, found bool\n"
         "function g(h) = h(1) + h(t);\n"

@@ -84,7 +84,7 @@ TEST_CASE("specialize reaches basis.nesl functions and datatypes become their fi
 }
 
 TEST_CASE("normalize names every nested operand", "[codegen]") {
-  Compiled c = compile("function f(x) = x + 1;\nf(f(2) * 3);\n");
+  Compiled c = compile("function inc(x) = x + 1;\ninc(inc(2) * 3);\n");
   CHECK_FALSE(nesl::core::verify_program(c.specialized, true).empty());
   CHECK(nesl::core::verify_program(c.normalized, true).empty());
 }
@@ -348,7 +348,7 @@ TEST_CASE("flat-opt leaves out constants and LENGTHS whose values nothing reads"
 }
 
 TEST_CASE("lower's program is the program its printed text parses to, lines included", "[codegen]") {
-  Compiled c = compile("function f(x) = if x > 2 then x / 0 else [x][0];\n{f(x) : x in [1, 2, 3]};\n\"a\nb\";\n");
+  Compiled c = compile("function g(x) = if x > 2 then x / 0 else [x][0];\n{g(x) : x in [1, 2, 3]};\n\"a\nb\";\n");
   const nesl::LoweredProgram lowered = nesl::lower(nesl::optimize_flat(c.flattened));
   const vcode::Program parsed = vcode::parse_program(c.vcode, "test.vcode");
   CHECK(parsed.same_code(lowered.program));

@@ -146,7 +146,7 @@ TEST_CASE("syntax errors say what was expected and where", "[nesl][parser]") {
     }
     return "no error";
   };
-  CHECK(error_of("function f() = 1;") ==
+  CHECK(error_of("function g() = 1;") ==
         "1:12 expected a parameter (functions take at least one), found ')'");
   CHECK(error_of("if a then b;") == "1:12 expected 'else' after the 'then' branch, found ';'");
   CHECK(error_of("x = 1\ny = 2;") == "2:3 expected ';' or '$' to end the binding, found '='");

@@ -23,23 +23,23 @@ TEST_CASE("the printer adds the parentheses the tree needs", "[nesl][printer]") 
   CHECK(reprint("[(1, 2), (3, 4)];") == "[(1, 2), (3, 4)];\n");
   CHECK(reprint("f((a, b));") == "f(a, b);\n");
   CHECK(reprint("[] (int, bool);") == "[] (int, bool);\n");
-  CHECK(reprint("f = (x, y) => x + y;") == "f = ((x, y) => x + y);\n");
+  CHECK(reprint("add = (x, y) => x + y;") == "add = ((x, y) => x + y);\n");
   CHECK(reprint("map((i => i * 2), s);") == "map((i => i * 2), s);\n");
   CHECK(reprint("(x => let y = x in y)(1);") == "(x => let y = x in y)(1);\n");
-  CHECK(reprint("function f(x) : ((a -> b), [a]) -> [b] = g(x);") ==
-        "function f(x) : ((a -> b), [a]) -> [b] = g(x);\n");
+  CHECK(reprint("function h(x) : ((a -> b), [a]) -> [b] = g(x);") ==
+        "function h(x) : ((a -> b), [a]) -> [b] = g(x);\n");
 }
 
 TEST_CASE("print, reparse, print is a fixpoint", "[nesl][printer]") {
   const char* programs[] = {
-      "function f(x, y) = let (a, b) = (x, y); c = {a + i : i in [0:b] | evenp(i)} in (c, #c);",
+      "function h(x, y) = let (a, b) = (x, y); c = {a + i : i in [0:b] | evenp(i)} in (c, #c);",
       "x = if a then let y = 1 in y else 2, 3;",
       "{(x, y) in zip(a, b) | x < y};",
       "s = \"tab\\\\ and \\\" quote\";",
       "datatype pair3(a, b, c) :: (a in any; b in number; c in ordinal);",
       "- - 1 + -(2 * 3) ^ 2;",
       "(float) n * 2.0 + float(m);",
-      "let f = (a, b) => {a + x : x in b}; g = (y => f(y, [1])) in g(2.);",
+      "let h = (a, b) => {a + x : x in b}; g = (y => h(y, [1])) in g(2.);",
       "function sq(x) : int -> int \"Squares x.\" = x * x;",
   };
   for (const char* text : programs) {

@@ -38,6 +38,7 @@ class SimulatedProcess final : public cvl::Backend, public cvl::DistributedIo {
   bool is_io_root() const override { return root_; }
   bool error_is_local() const override { return false; }
   void before_reporting_alone() override {}
+  bool all_failed_alone() override { return false; }
   void abort_all(int) override {}
   void share_from_io_root(std::string& bytes) override {
     calls.push_back("share");

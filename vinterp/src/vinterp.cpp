@@ -26,6 +26,7 @@
 #include "cvl/registry.hpp"
 #include "environment_options.hpp"
 #include "optimize_in_process.hpp"
+#include "run_limits.hpp"
 #include "vcode/lexer.hpp"
 #include "vcode/parser.hpp"
 #include "vcode/superop_print.hpp"
@@ -233,34 +234,6 @@ po::options_description command_line_options() {
   return options;
 }
 
-// --max-memory SIZE: a positive number of bytes, optionally followed by K, M, G or T (powers of
-// 1024, either case, an optional B or iB after them: 512M, 8G, 1GiB).
-std::uint64_t parse_memory_size(const std::string& text) {
-  const auto bad = [&] {
-    return UsageError("--max-memory must be a positive size like 512M, 8G or 1000000 (got '" +
-                      text + "')");
-  };
-  std::size_t i = 0;
-  std::uint64_t value = 0;
-  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
-    if (value > (UINT64_MAX - 9) / 10) throw bad();
-    value = value * 10 + static_cast<std::uint64_t>(text[i] - '0');
-  }
-  if (i == 0) throw bad();
-  std::string unit = text.substr(i);
-  for (auto& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  int shift = 0;
-  if (!unit.empty() && unit != "B") {
-    const std::string prefixes = "KMGT";
-    const auto at = prefixes.find(unit[0]);
-    const std::string rest = unit.substr(1);
-    if (at == std::string::npos || !(rest.empty() || rest == "B" || rest == "IB")) throw bad();
-    shift = 10 * static_cast<int>(at + 1);
-  }
-  if (value == 0 || value > (UINT64_MAX >> shift)) throw bad();
-  return value << shift;
-}
-
 // The last -<digit> given, as getopt would have it.
 std::optional<int> device_option(const po::parsed_options& parsed) {
   std::optional<int> device;
@@ -339,9 +312,11 @@ vm::MachineOptions machine_options(const po::variables_map& args, LoadTraces& tr
   options.sandbox = args.count("sandbox") > 0;
   options.speculation = args.count("speculation") > 0;
   if (args.count("max-call-depth")) {
-    const long long depth = args["max-call-depth"].as<long long>();
-    if (depth < 1) throw UsageError("--max-call-depth must be 1 or more");
-    options.max_call_depth = static_cast<std::size_t>(depth);
+    try {
+      options.max_call_depth = vinterp::checked_call_depth(args["max-call-depth"].as<long long>());
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
   }
   if (args.count("-d"))
     for (const auto& name : args["-d"].as<std::vector<std::string>>())
@@ -374,8 +349,13 @@ cvl::BackendOptions backend_options(const po::variables_map& args, int device) {
   settings.backend = args["backend"].as<std::string>();
   settings.threads = args["threads"].as<int>();
   settings.device = device;
-  if (args.count("max-memory"))
-    settings.max_memory = parse_memory_size(args["max-memory"].as<std::string>());
+  if (args.count("max-memory")) {
+    try {
+      settings.max_memory = vinterp::parse_memory_size(args["max-memory"].as<std::string>());
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  }
   const std::string rank = args["float-rank"].as<std::string>();
   if (rank == "legacy") settings.float_rank = cvl::FloatRankOrder::Legacy;
   else if (rank != "correct") throw UsageError("--float-rank must be correct or legacy");

@@ -323,6 +323,11 @@ class DistributedIo {
   // lower-numbered process that failed too the time to print first and end every process, so
   // that one message is printed.
   virtual void before_reporting_alone() = 0;
+  // After an error this process saw alone: waits a moment for every other process to say that
+  // it failed alone too (out of memory in its own part of a vector, as processes usually fail
+  // together). True when all did: then they end together, as after an agreed error, without
+  // abort_all; false when one did not come (it may be waiting for this one).
+  virtual bool all_failed_alone() = 0;
   // Ends every process of a distributed run now, with `status` (MPI_Abort), after this process
   // printed its message; returns for a single process (the caller then exits with status as
   // usual).

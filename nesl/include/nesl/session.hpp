@@ -47,8 +47,11 @@ class Session {
   Program release_loaded_program(std::vector<TopLevelForm> expressions);
 
   // The classic's `set WHAT VALUE` (arg_check, optimize, threads, print_length, backend): an
-  // empty string, or the classic's complaint when it is refused.
+  // empty string, or why it is refused (an unknown setting, a missing or bad value, a backend
+  // that cannot be made now), and then the setting keeps its value. An empty value is missing.
   std::string set(const std::string& what, const std::string& value);
+  // Makes the VM's backend now if there is none: an empty string, or why it cannot be made.
+  std::string start_backend();
 
   // What `describe NAME` prints of a function, datatype or variable defined in the session: its
   // signature (a function's parameters and type) and, for a function, its documentation

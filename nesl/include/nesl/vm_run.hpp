@@ -3,6 +3,8 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,11 +17,14 @@ class Backend;
 
 namespace nesl {
 
-// vinterp's --backend, --threads and -O.
+// vinterp's --backend, --threads, -O, --max-memory, --max-call-depth and --sandbox.
 struct VmSettings {
   std::string backend = "cpu";
   int threads = 0;  // 0: all cores; 1: sequential, with the C library's exact transcendentals
   bool optimize = false;
+  std::uint64_t max_memory = 0;    // bytes; 0: the backend's default
+  std::size_t max_call_depth = 0;  // 0: the VM's default
+  bool sandbox = false;            // SPAWN (shell_command) and FOPEN (file I/O) are runtime errors
   // When set (the REPL's Ctrl-C), the run stops at its next call; the outcome says interrupted.
   const std::atomic<bool>* interrupt = nullptr;
 };
@@ -38,6 +43,10 @@ struct VmOutcome {
   // stopped: the VCODE line of the instruction, then of each call that led there, innermost first.
   std::vector<int> stopped_at;
 };
+
+// -O: replaces `program` (VCODE) by the FCODE fcode-opt writes for it (vinterp -O's pipeline).
+// Throws std::runtime_error when the pipeline fails (a fault of the compiler, not of the program).
+void optimize_vcode(vcode::Program& program);
 
 // Optimizes the compiled program with -O and runs it on `backend`; `name` names it in messages.
 // The program's own output goes where vinterp's does. Throws std::runtime_error when -O fails

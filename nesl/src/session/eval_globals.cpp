@@ -18,9 +18,12 @@ std::ostream& discarded_output() {
 }  // namespace
 
 Program evaluate_globals(Program program, std::shared_ptr<const Basis> basis, bool argument_checks,
-                         std::ostream& errors) {
+                         const VmSettings& limits, std::ostream& errors) {
   SessionSettings settings;
   settings.vm.threads = 1;
+  settings.vm.max_memory = limits.max_memory;
+  settings.vm.max_call_depth = limits.max_call_depth;
+  settings.vm.sandbox = limits.sandbox;
   settings.argument_checks = argument_checks;
   Session loader(std::move(basis), settings, discarded_output(), errors);
   std::vector<TopLevelForm> expressions;

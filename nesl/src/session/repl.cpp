@@ -216,15 +216,30 @@ class Repl {
       describe_name(session_, words[1], std::cout, std::cerr);
       return true;
     }
-    if (words.size() == 2 && verb == "show" && lowercase(words[1]) == "status") {
-      show_status();
+    // `show WORD` and `set WORD ...` are commands, even mistaken ones (said so); `set = 5;` is
+    // still a binding.
+    const bool names_something = words.size() == 1 || is_plain_word(words[1]);
+    if (verb == "show" && names_something) {
+      if (words.size() == 2 && lowercase(words[1]) == "status") {
+        show_status();
+      } else {
+        error("show takes status: show status; prints the settings.");
+      }
       return true;
     }
-    if (verb == "set" && words.size() == 3 && words[1] != "=") {
-      set(lowercase(words[1]), words[2]);
+    if (verb == "set" && names_something) {
+      std::string value;
+      for (std::size_t i = 2; i < words.size(); ++i) value += (i > 2 ? " " : "") + words[i];
+      set(words.size() > 1 ? lowercase(words[1]) : "", value);
       return true;
     }
     return false;
+  }
+
+  static bool is_plain_word(const std::string& word) {
+    for (char c : word)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+    return !word.empty();
   }
 
   void set(const std::string& what, const std::string& value) {

@@ -1,11 +1,15 @@
 #include "nesl/session.hpp"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
+#include <limits>
 #include <optional>
 #include <set>
 
 #include "cvl/backend.hpp"
+#include "cvl/registry.hpp"
 #include "nesl/checker.hpp"
 #include "nesl/diagnostics.hpp"
 #include "nesl/lexer.hpp"
@@ -21,6 +25,37 @@ namespace nesl {
 namespace {
 
 const char* const kErrorAtTopLevel = "Error at top level.  ";
+
+// The settings `set NAME VALUE;` takes, with the form of their values.
+struct SettingUsage {
+  const char* name;
+  const char* value;
+};
+constexpr SettingUsage kSettings[] = {{"arg_check", "on|off"}, {"backend", "NAME"}, {"threads", "N"},
+                                      {"optimize", "on|off"}, {"print_length", "N"}};
+
+const SettingUsage* find_setting(const std::string& name) {
+  for (const SettingUsage& setting : kSettings)
+    if (name == setting.name) return &setting;
+  return nullptr;
+}
+
+// "arg_check on|off, backend NAME, ... or print_length N"
+std::string settings_usage() {
+  std::string text;
+  const std::size_t count = std::size(kSettings);
+  for (std::size_t i = 0; i < count; ++i) {
+    text += i == 0 ? "" : i + 1 == count ? " or " : ", ";
+    text += std::string(kSettings[i].name) + " " + kSettings[i].value;
+  }
+  return text;
+}
+
+std::string backend_names() {
+  std::string names;
+  for (const std::string& name : cvl::available_backends()) names += (names.empty() ? "" : " ") + name;
+  return names;
+}
 
 // Our own note after the classic's lines, at the NESL expression a run stopped in.
 void note_stop(const SourceMap& map, const std::vector<int>& stopped_at, std::ostream& errors) {
@@ -207,6 +242,15 @@ bool Session::run(Program program) {
 std::string Session::set(const std::string& what_written, const std::string& value) {
   SessionSettings settings = settings_;
   const std::string what = lowercase(what_written), lower = lowercase(value);
+  const SettingUsage* usage = find_setting(what);
+  if (what.empty()) return "set takes a setting and its value: " + settings_usage() + ".";
+  if (!usage) return "There is no setting " + what + ": set takes " + settings_usage() + ".";
+  if (value.empty()) {
+    std::string problem = std::string("set ") + usage->name + " needs a value: set " + usage->name + " " +
+                          usage->value + ";";
+    if (what == "backend") problem += " (this build has " + backend_names() + ")";
+    return problem;
+  }
   const auto on_off = [&](bool& flag) -> std::string {
     if (lower != "on" && lower != "off") return "Expected either ON or OFF for command " + what + ".";
     flag = lower == "on";
@@ -215,23 +259,47 @@ std::string Session::set(const std::string& what_written, const std::string& val
   };
   const auto number = [&](int& out, int least) -> std::string {
     char* end = nullptr;
+    errno = 0;
     const long n = std::strtol(value.c_str(), &end, 10);
-    if (value.empty() || *end != '\0' || n < least)
+    if (*end != '\0' || errno == ERANGE || n < least || n > std::numeric_limits<int>::max())
       return "The argument to SET " + what + " must be an integer, at least " + std::to_string(least) + ".";
     out = static_cast<int>(n);
+    return "";
+  };
+  // The VM's settings are tried at once: a backend that cannot be made now is refused now, and
+  // the earlier one stays.
+  const auto with_backend = [&](std::string problem) -> std::string {
+    if (!problem.empty()) return problem;
+    std::unique_ptr<cvl::Backend> made;
+    try {
+      made = make_vm_backend(settings.vm);
+    } catch (const std::exception& e) {
+      return e.what();
+    }
     change_settings(settings);
+    backend_ = std::move(made);
     return "";
   };
   if (what == "arg_check") return on_off(settings.argument_checks);
   if (what == "optimize") return on_off(settings.vm.optimize);
-  if (what == "threads") return number(settings.vm.threads, 0);
-  if (what == "print_length") return number(settings.print_length, 0);
-  if (what == "backend") {
-    settings.vm.backend = value;
-    change_settings(settings);
-    return "";
+  if (what == "print_length") {
+    std::string problem = number(settings.print_length, 0);
+    if (problem.empty()) change_settings(settings);
+    return problem;
   }
-  return "Unknown top level command: SET " + what;
+  if (what == "threads") return with_backend(number(settings.vm.threads, 0));
+  settings.vm.backend = lower;  // backend
+  return with_backend("");
+}
+
+std::string Session::start_backend() {
+  if (backend_) return "";
+  try {
+    backend_ = make_vm_backend(settings_.vm);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
 }
 
 bool Session::run_form(TopLevelForm form) {

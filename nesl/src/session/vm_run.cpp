@@ -15,12 +15,13 @@ std::unique_ptr<cvl::Backend> make_vm_backend(const VmSettings& settings) {
   vinterp::BackendSettings backend_settings;  // vinterp's policy, with none of its options given
   backend_settings.backend = settings.backend;
   backend_settings.threads = settings.threads;
+  backend_settings.max_memory = settings.max_memory;
   const cvl::BackendOptions options = vinterp::backend_options(backend_settings);
   std::unique_ptr<cvl::Backend> backend;
   try {
     backend = cvl::make_backend(settings.backend, options);
-  } catch (...) {
-    throw std::runtime_error(vm::failure_line(vm::current_failure(), ""));
+  } catch (...) {  // a GPU backend on a machine without a usable GPU
+    throw std::runtime_error("backend '" + settings.backend + "' cannot start: " + vm::current_failure().message);
   }
   if (!backend) {
     std::string names;
@@ -31,15 +32,19 @@ std::unique_ptr<cvl::Backend> make_vm_backend(const VmSettings& settings) {
   return backend;
 }
 
+void optimize_vcode(vcode::Program& program) { vinterp::optimize_in_process(program); }
+
 VmOutcome run_vcode(vcode::Program program, const std::string& name, const VmSettings& settings,
                     cvl::Backend& backend) {
   program.file = name;
-  if (settings.optimize) vinterp::optimize_in_process(program);
+  if (settings.optimize) optimize_vcode(program);
   VmOutcome outcome;
   vm::MachineOptions options;
   options.final_stack = &outcome.final_stack;
   options.print_failures = false;
   options.interrupt = settings.interrupt;
+  options.sandbox = settings.sandbox;
+  if (settings.max_call_depth > 0) options.max_call_depth = settings.max_call_depth;
   std::vector<std::uint32_t> stopped_at;
   options.stopped_at = &stopped_at;
   std::fflush(stdout);

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "nesl/diagnostics.hpp"
@@ -46,6 +47,17 @@ int binary_power(const Token& token) {
   if (s == "->") return kArrowPower;
   if (s == "(" || s == "[") return kPostfixPower;
   return 0;
+}
+
+// Why a program may not bind `name`, as the classic refused it; nothing for a name it may bind.
+// `pair` is a reserved word, `t` and `f` are the boolean constants and `time` times an
+// expression. As in the classic, a function's parameters may still be named t, f or time.
+std::optional<std::string> unbindable(const std::string& name) {
+  if (name == "pair") return "the reserved word 'pair' (a pair is written with a comma: (a, b))";
+  if (name == "t") return "'t', the boolean constant true, which cannot be bound";
+  if (name == "f") return "'f', the boolean constant false, which cannot be bound";
+  if (name == "time") return "'time', which times an expression (time(e)) and cannot be bound";
+  return std::nullopt;
 }
 
 // The files being loaded, outermost first: a file may not load itself, even indirectly.
@@ -116,19 +128,35 @@ class Parser {
     if (peek().kind != TokenKind::Identifier || is_keyword(peek().text)) fail(what);
     return next().text;
   }
+  // The name a definition binds: a function's or a datatype's.
+  std::string defined_name(const std::string& what) {
+    if (peek().kind == TokenKind::Identifier) {
+      if (std::optional<std::string> why = unbindable(peek().text))
+        throw CompileError(peek().where, "expected " + what + ", found " + *why);
+    }
+    return name(what);
+  }
   void end_of_form(const std::string& what) {
     if (!accept_symbol(";") && !accept_symbol("$")) fail("';' or '$' to end " + what);
   }
 
   // The classic's top-level commands, which are not reserved words: `load FILE;` and
-  // `set NAME VALUE;` (a binding `set = ...` or a call `load(x)` is still a form).
+  // `set NAME VALUE;` (a binding `set = ...` or a call `load(x)` is still a form). A `set` with
+  // no value or a negative number is one too, for the session to refuse naming the setting.
   bool at_command(std::string_view word) const {
     if (peek().kind != TokenKind::Identifier || peek().text != word) return false;
     const Token& after = peek(1);
     if (word == "load") return after.kind != TokenKind::Symbol && after.kind != TokenKind::End;
-    return after.kind == TokenKind::Identifier &&
-           (peek(2).kind == TokenKind::Identifier || peek(2).kind == TokenKind::Integer) &&
-           (peek(3).is_symbol(";") || peek(3).is_symbol("$"));
+    if (after.kind != TokenKind::Identifier || is_keyword(after.text)) return false;
+    const std::size_t end = setting_value_length(2) + 2;
+    return peek(end).is_symbol(";") || peek(end).is_symbol("$");
+  }
+
+  // The tokens of a setting's value from `ahead`: a word, a number, a negative number or none.
+  std::size_t setting_value_length(std::size_t ahead) const {
+    if (peek(ahead).kind == TokenKind::Identifier || peek(ahead).kind == TokenKind::Integer) return 1;
+    if (peek(ahead).is_symbol("-") && peek(ahead + 1).kind == TokenKind::Integer) return 2;
+    return 0;
   }
 
   // `load FILE;`: FILE's forms take its place. FILE is a string, strings joined by ++, or a
@@ -174,13 +202,18 @@ class Parser {
       fs::path directory = fs::path(where.file->name()).parent_path();
       if (!directory.empty()) places.push_back(directory / name);
     }
+    // `.nesl` is added only to a name without it.
+    const bool has_extension = fs::path(name).extension() == ".nesl";
     for (const fs::path& place : places) {
-      for (const fs::path& candidate : {place, fs::path(place.string() + ".nesl")}) {
+      std::vector<fs::path> candidates = {place};
+      if (!has_extension) candidates.emplace_back(place.string() + ".nesl");
+      for (const fs::path& candidate : candidates) {
         std::error_code error;
         if (fs::is_regular_file(candidate, error)) return candidate.string();
       }
     }
-    throw CompileError(where, "expected a file to load, found none named '" + name + "' (nor '" + name + ".nesl')");
+    throw CompileError(where, "expected a file to load, found none named '" + name + "'" +
+                                  (has_extension ? "" : " (nor '" + name + ".nesl')"));
   }
 
   std::string constant_string(const Expr& e) const {
@@ -210,13 +243,12 @@ class Parser {
       next();
       form.kind = TopLevelForm::Kind::Setting;
       form.setting.name = name("a setting's name after 'set'");
-      if (peek().kind != TokenKind::Identifier && peek().kind != TokenKind::Integer) fail("the value of the setting");
-      form.setting.value = next().text;
+      for (std::size_t n = setting_value_length(0); n > 0; --n) form.setting.value += next().text;
       end_of_form("the setting");
     } else if (accept_keyword("function")) {
       form.kind = TopLevelForm::Kind::Function;
       FunctionDefinition& function = form.function;
-      function.name = name("a function name after 'function'");
+      function.name = defined_name("a function name after 'function'");
       expect_symbol("(", "before the parameters of " + function.name);
       if (peek().is_symbol(")")) fail("a parameter (functions take at least one)");
       function.arguments = expression(kBodyPower);
@@ -234,7 +266,7 @@ class Parser {
     } else if (accept_keyword("datatype")) {
       form.kind = TopLevelForm::Kind::Datatype;
       DatatypeDefinition& datatype = form.datatype;
-      datatype.name = name("a datatype name after 'datatype'");
+      datatype.name = defined_name("a datatype name after 'datatype'");
       expect_symbol("(", "before the fields of " + datatype.name);
       datatype.fields.type = type(kBodyPower);
       expect_symbol(")", "after the fields of " + datatype.name);
@@ -244,6 +276,7 @@ class Parser {
       ExprPtr value = expression(kBodyPower);
       if (accept_symbol("=")) {
         check_pattern(*value);
+        check_binders(*value);
         form.kind = TopLevelForm::Kind::Binding;
         form.binding.pattern = std::move(value);
         form.binding.value = expression(kBodyPower);
@@ -341,6 +374,7 @@ class Parser {
         if (token.text == "if") return if_expression();
         if (token.text == "let") return let_expression();
         if (is_keyword(token.text)) fail("an expression");
+        if (token.text == "pair") throw CompileError(token.where, "expected an expression, found " + *unbindable("pair"));
         return make_expr(ExprKind::Variable, token.where, next().text);
       case TokenKind::Symbol: break;
       case TokenKind::End: fail("an expression");
@@ -410,6 +444,7 @@ class Parser {
       Binding binding;
       binding.pattern = expression(kBodyPower);
       check_pattern(*binding.pattern);
+      check_binders(*binding.pattern);
       expect_symbol("=", "after the pattern of a let binding");
       binding.value = expression(kBodyPower);
       node->bindings.push_back(std::move(binding));
@@ -468,6 +503,7 @@ class Parser {
 
   Binding generator(ExprPtr pattern) {
     check_pattern(*pattern);
+    check_binders(*pattern);
     Binding binding;
     if (accept_keyword("in")) {
       binding.value = expression(kBodyPower);
@@ -500,6 +536,23 @@ class Parser {
     throw CompileError(pattern.where,
                        "expected a pattern (a variable, a tuple, or a datatype constructor "
                        "applied to patterns), found " + describe_expression(pattern));
+  }
+
+  // The variables of a checked pattern of a let, an apply-to-each or a top-level binding must
+  // be names a program may bind (unbindable); a datatype constructor in it is not bound.
+  static void check_binders(const Expr& pattern) {
+    switch (pattern.kind) {
+      case ExprKind::Variable:
+        if (std::optional<std::string> why = unbindable(pattern.text))
+          throw CompileError(pattern.where, "expected a variable to bind, found " + *why);
+        return;
+      case ExprKind::Pair:
+        check_binders(*pattern.children[0]);
+        check_binders(*pattern.children[1]);
+        return;
+      case ExprKind::Call: check_binders(*pattern.children[1]); return;
+      default: return;
+    }
   }
 
   static std::string describe_expression(const Expr& expr) {

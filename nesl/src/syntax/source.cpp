@@ -1,5 +1,8 @@
 #include "nesl/source.hpp"
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -25,10 +28,15 @@ std::string_view SourceFile::line_text(int line) const {
 }
 
 std::shared_ptr<SourceFile> read_source_file(const std::string& path) {
+  // A directory opens as a stream that reads nothing: it would be an empty program.
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error))
+    throw CompileError(Location{}, "cannot read " + path + ": it is a directory");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw CompileError(Location{}, "cannot read " + path);
+  if (!in) throw CompileError(Location{}, "cannot read " + path + ": " + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
+  if (in.bad()) throw CompileError(Location{}, "cannot read " + path + ": " + std::strerror(errno));
   return std::make_shared<SourceFile>(path, text.str());
 }
 

@@ -46,7 +46,8 @@ std::string failure_line(const Failure& failure, const std::string& where) {
 int report_failure(cvl::Backend& backend, const std::string& line, bool dump_core) {
   constexpr int status = 1;
   cvl::DistributedIo& io = cvl::distributed_io_of(backend);
-  const bool local = io.error_is_local();
+  // Processes that all failed alone end together, as after an agreed error: one message.
+  const bool local = io.error_is_local() && !io.all_failed_alone();
   if (local) io.before_reporting_alone();
   if (io.is_io_root() || local) {
     std::fflush(stdout);

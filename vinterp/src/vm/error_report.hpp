@@ -33,7 +33,7 @@ std::string failure_line(const Failure& failure, const std::string& where);
 // Prints `line` (a failure_line) on stderr, stdout flushed first, where the user should see it
 // once: on the io root (cvl::DistributedIo::is_io_root), and on a process of a distributed run
 // that alone saw the failure (cvl::DistributedIo::error_is_local), which then ends every process
-// (abort_all). `dump_core` (-d abort) aborts this process after printing. Returns the exit
+// (abort_all), unless every process failed alone too (all_failed_alone): then they end together. `dump_core` (-d abort) aborts this process after printing. Returns the exit
 // status, 1, where it returns.
 int report_failure(cvl::Backend& backend, const std::string& line, bool dump_core = false);
 
