@@ -374,3 +374,28 @@ TEST_CASE("compile_until runs the passes in order and stops after the one named"
   CHECK(names == std::vector<std::string>{"parse", "typecheck", "eval-globals", "specialize", "normalize", "flatten",
                                           "flat-opt", "lower"});
 }
+
+namespace {
+
+std::size_t occurrences(const std::string& text, const std::string& word) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) ++count;
+  return count;
+}
+
+}  // namespace
+
+TEST_CASE("flat-opt computes a repeated operation once and checks a condition once", "[codegen]") {
+  // sqrt(y) twice: one SQRT, one check that y is not negative, one DIST of 0.0 to compare with.
+  Compiled c = compile("function twice(y) = sqrt(y) + sqrt(y);\n{twice(y) : y in [1.0, 4.0]};\n");
+  CHECK(occurrences(c.vcode, "SQRT") == 1);
+  CHECK(occurrences(c.vcode, "< FLOAT") == 1);
+  CHECK(occurrences(c.vcode, "CALL RUNTIME_ERROR_") == 1);
+  vcode::Program parsed = vcode::parse_program(c.vcode, "test.vcode");
+  CHECK(vcode::verify_program(parsed).empty());
+  // Each draw is its own: two RANDs stay two.
+  CHECK(occurrences(compile("{rand(x) + rand(x) : x in [10, 20]};\n").vcode, "RAND") == 2);
+  // An arm does not lend its values to the other arm or to what follows the IF.
+  Compiled arms = compile("function g(y) = (if y > 1.0 then sqrt(y) else 0.0) + sqrt(y);\ng(4.0);\n");
+  CHECK(occurrences(arms.vcode, "SQRT") == 2);
+}

@@ -5,8 +5,12 @@
 
 namespace nesl {
 
-// Drops the statements that only compute values nobody reads: constants and LENGTHS (which
-// print, draw and fail nothing).
+// Shares common values (share_common_values), then drops the statements that only compute values
+// nobody reads: constants and LENGTHS (which print, draw and fail nothing).
 flat::Program optimize_flat(flat::Program program);
+
+// An operation repeating an earlier one on the same inputs reads the earlier result; a check of a
+// condition an earlier check passed is dropped (common_values.cpp).
+flat::Program share_common_values(flat::Program program);
 
 }  // namespace nesl

@@ -40,6 +40,7 @@ void drop_dead(Block& block, std::vector<bool>& read) {
 }  // namespace
 
 flat::Program optimize_flat(flat::Program program) {
+  program = share_common_values(std::move(program));
   for (flat::Function& f : program.functions) {
     std::vector<bool> read(f.leaves.size(), false);
     for (Value v : f.results) read[v] = true;
