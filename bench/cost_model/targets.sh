@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The large cases of the cost-model benchmarks: smvm with 1,000,000 rows x 16 nonzeros, and
-# treelookup with a 1,000,000 table and 65,536 lookups, then with the table doubled (README.md).
+# treelookup with a 1,000,000 table and 65,536 lookups, then with the table doubled, also with a
+# table that is one primitive (README.md).
 usage() {
   cat << 'EOF'
 usage: bench/cost_model/targets.sh BUILD_DIR [--runs N]
@@ -61,3 +62,11 @@ tree_driver='function tbench(t, l) =
   in (sum(r), r[0], r[l - 1]);'
 run_case "treelookup table 1000000, 65536" treelookup "$tree_driver" "tbench(1000000, 65536)"
 run_case "treelookup table 2000000, 65536" treelookup "$tree_driver" "tbench(2000000, 65536)"
+# The table as one primitive ([0:t], t elements of work): doubling it adds exactly its own size
+# when the lookups' work does not depend on it.
+range_driver='function rbench(t, l) =
+  let keys = {rem(i * 7919 + 11, t) : i in [0:l]};
+      r = treelookup([0:t], keys)
+  in (sum(r), r[0], r[l - 1]);'
+run_case "treelookup table [0:1000000], 65536" treelookup "$range_driver" "rbench(1000000, 65536)"
+run_case "treelookup table [0:2000000], 65536" treelookup "$range_driver" "rbench(2000000, 65536)"
