@@ -25,7 +25,7 @@ const char* const kErrorAtTopLevel = "Error at top level.  ";
 void note_stop(const SourceMap& map, const std::vector<int>& stopped_at, std::ostream& errors) {
   const SourcePoint* point = map.user_point(stopped_at);
   if (!point) return;
-  errors << format_located(point->file, point->line, point->column, point->text, "note",
+  errors << format_located(point->file, point->line, point->column, *point->text, "note",
                            "the runtime error came from here");
 }
 
