@@ -104,10 +104,6 @@ int tuple_width(const Type& type) {
   return t->kind == TypeNode::Kind::Pair ? 1 + tuple_width(t->children[1]) : 1;
 }
 
-int tuple_width(const Expr& expr) {
-  return expr.kind == ExprKind::Pair ? 1 + tuple_width(*expr.children[1]) : 1;
-}
-
 class Checker {
  public:
   explicit Checker(const Basis& basis) : basis_(basis) {
@@ -320,15 +316,16 @@ class Checker {
     }
     const Type& parameter = function->children[0];
     // Tuples nest to the right, so (a, (b, c)) and (a, b, c) are one type: the count of
-    // arguments is only worth naming once the types disagree.
+    // arguments is only worth naming once the types disagree, and then it is named whenever the
+    // counts differ, one argument for two as well as three for two.
     int expected_count = tuple_width(parameter);
-    int found_count = tuple_width(argument);
+    int found_count = tuple_width(argument_type);
     std::string expected_text = describe_type(parameter);
     std::string found_text = describe_type(argument_type);
     try {
       unify(argument_type, parameter);
     } catch (const UnifyFailure&) {
-      if (found_count > 1 && expected_count != found_count) {
+      if (expected_count != found_count) {
         throw CompileError(where, "arguments of " + name + ": expected " +
                                       std::to_string(expected_count) + ", of type " +
                                       expected_text + "; found " + std::to_string(found_count) +
