@@ -9,6 +9,7 @@
 
 #include "nesl/ast.hpp"
 #include "nesl/basis.hpp"
+#include "nesl/name_suggestions.hpp"
 #include "nesl/types.hpp"
 
 namespace nesl {
@@ -32,8 +33,10 @@ struct CheckedProgram {
   std::map<std::string, Type> datatype_constructors;  // fields -> datatype, generic
 };
 
-// Checks every form in order against the basis; throws CompileError at the first error.
-CheckedProgram check_program(const Program& program, const Basis& basis);
+// Checks every form in order against the basis; throws CompileError at the first error. A name
+// no form before its use defines is reported as defined later when a later form of `program`
+// defines it, or `outside` says where; otherwise with the closest name known.
+CheckedProgram check_program(const Program& program, const Basis& basis, const NamesOutside& outside = {});
 
 // The program's type: the tuple of its top-level expressions, as NAME.type writes it.
 std::string program_type(const CheckedProgram& checked);

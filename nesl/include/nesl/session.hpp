@@ -11,6 +11,7 @@
 
 #include "nesl/ast.hpp"
 #include "nesl/basis.hpp"
+#include "nesl/name_suggestions.hpp"
 #include "nesl/value.hpp"
 #include "nesl/value_printer.hpp"
 #include "nesl/vm_run.hpp"
@@ -81,6 +82,9 @@ class Session {
   // is kept as a function that calls it (see add_binding).
   std::map<std::string, std::string> function_values_;
   std::unique_ptr<cvl::Backend> backend_;
+  // For the messages about unbound names: the context's names, and while a program runs, where
+  // its forms after the running one define names.
+  NamesOutside names_outside_;
 };
 
 }  // namespace nesl

@@ -142,7 +142,7 @@ std::string parameters_for(const Type& argument) {
 // VALUE names a function it can know. A variable already bound to a function stands for the
 // source naming it, so that `it;` never makes `it` call itself. Throws CompileError.
 Value function_value(Lent& lent, const Type& type, const std::map<std::string, std::string>& function_values,
-                     const Basis& basis, const CompileOptions& options) {
+                     const Basis& basis, const CompileOptions& options, const NamesOutside& names_outside) {
   TopLevelForm& form = *lent.last();
   const Expr& value = *form.expression.value;
   Value function;
@@ -158,7 +158,7 @@ Value function_value(Lent& lent, const Type& type, const std::map<std::string, s
   wrapped->bindings.push_back(std::move(binding));
   wrapped->children.push_back(make_expr(ExprKind::Integer, where, "0"));
   form.expression.value = std::move(wrapped);
-  const CheckedProgram checked = check_program(lent.program(), basis);
+  const CheckedProgram checked = check_program(lent.program(), basis, names_outside);
   compile_checked(lent.program(), checked, basis, options);
   return function;
 }
@@ -166,7 +166,19 @@ Value function_value(Lent& lent, const Type& type, const std::map<std::string, s
 }  // namespace
 
 Session::Session(std::shared_ptr<const Basis> basis, SessionSettings settings, std::ostream& out, std::ostream& errors)
-    : basis_(std::move(basis)), settings_(std::move(settings)), out_(out), errors_(errors) {}
+    : basis_(std::move(basis)), settings_(std::move(settings)), out_(out), errors_(errors) {
+  // The forms lent to the program being checked are empty here; the checker knows their names.
+  names_outside_.known = [this] {
+    std::vector<std::string> names;
+    for (const TopLevelForm& form : context_.forms) {
+      if (form.kind == TopLevelForm::Kind::Binding && !form.binding.pattern) continue;
+      for (std::string& name : names_defined_by(form)) {
+        if (!name.empty()) names.push_back(std::move(name));
+      }
+    }
+    return names;
+  };
+}
 
 Session::~Session() = default;
 
@@ -196,11 +208,14 @@ bool Session::run(Program program) {
   sources_.push_back(program.source);
   for (const std::shared_ptr<SourceFile>& file : program.loaded) sources_.push_back(file);
   bool all = true;
-  for (TopLevelForm& form : program.forms) {
-    if (interrupted()) return false;  // Ctrl-C stops the rest of a loaded file too
-    all = run_form(std::move(form)) && all;
+  const DefinitionPlaces places(program.forms);
+  for (std::size_t i = 0; i < program.forms.size(); ++i) {
+    if (interrupted()) break;  // Ctrl-C stops the rest of a loaded file too
+    names_outside_.defined_later = [&places, i](const std::string& name) { return places.after(i, name); };
+    all = run_form(std::move(program.forms[i])) && all;
   }
-  return all;
+  names_outside_.defined_later = {};
+  return all && !interrupted();
 }
 
 std::string Session::set(const std::string& what_written, const std::string& value) {
@@ -269,7 +284,7 @@ bool Session::define(TopLevelForm form) {
     std::swap(context_.forms[i], form);
     try {
       Lent lent(context_, std::nullopt);
-      const CheckedProgram checked = check_program(lent.program(), *basis_);
+      const CheckedProgram checked = check_program(lent.program(), *basis_, names_outside_);
       Type type;
       for (const FormType& defined : checked.forms)
         if (defined.is_function && defined.name == name) type = defined.type;
@@ -288,7 +303,7 @@ bool Session::define(TopLevelForm form) {
   std::optional<Lent> lent;
   try {
     lent.emplace(context_, std::move(form));
-    CheckedProgram checked = check_program(lent->program(), *basis_);
+    CheckedProgram checked = check_program(lent->program(), *basis_, names_outside_);
     type = checked.forms.back().type;
     form = std::move(*lent->last());
   } catch (const CompileError& error) {
@@ -308,7 +323,7 @@ bool Session::bind(TopLevelForm form) {
   // Checked as written first, so that a pattern its value does not fit is a compile error.
   try {
     Lent lent(context_, std::move(form));
-    check_program(lent.program(), *basis_);
+    check_program(lent.program(), *basis_, names_outside_);
     form = std::move(*lent.last());
   } catch (const CompileError& error) {
     errors_ << format_diagnostic(error);
@@ -339,7 +354,7 @@ std::optional<Value> Session::evaluate(TopLevelForm expression, const std::strin
   SourceMap map;
   try {
     Lent lent(context_, std::move(expression));
-    checked = check_program(lent.program(), *basis_);
+    checked = check_program(lent.program(), *basis_, names_outside_);
     CompileOptions options;
     options.argument_checks = settings_.argument_checks;
     // The classic REPL's transcript has no blank line before a runtime error's message.
@@ -347,7 +362,7 @@ std::optional<Value> Session::evaluate(TopLevelForm expression, const std::strin
     options.source_map = &map;
     const Type type = checked.expressions.back();
     if (resolve(type)->kind == TypeNode::Kind::Function) {
-      Value function = function_value(lent, type, function_values_, *basis_, options);
+      Value function = function_value(lent, type, function_values_, *basis_, options, names_outside_);
       out_ << layout_result(name, print_value(function), print_type(type, true));
       flush();
       return function;
