@@ -1,6 +1,7 @@
 // Name resolution and Hindley-Milner type inference with NESL's type classes over a parsed program.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -31,6 +32,18 @@ struct CheckedProgram {
   std::unordered_map<const Expr*, Type> operator_instances;
   std::map<std::string, Type> function_types;  // each user function's generic type
   std::map<std::string, Type> datatype_constructors;  // fields -> datatype, generic
+};
+
+// What the checker knows of names from outside the program it checks (the session checks a form
+// with only the definitions the form reads). Each may be empty; the functions are asked only
+// when a name is unbound.
+struct NamesOutside {
+  // Where a later form of the program the forms come from defines the name; null when none does.
+  std::function<const Location*(const std::string& name)> defined_later;
+  // The names defined outside the program, for the closest one.
+  std::function<std::vector<std::string>()> known;
+  // Names bound outside the program, with their types: in scope before its first form.
+  std::map<std::string, Type> types;
 };
 
 // Checks every form in order against the basis; throws CompileError at the first error. A name

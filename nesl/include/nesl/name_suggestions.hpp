@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -38,16 +37,6 @@ class DefinitionPlaces {
 
  private:
   std::map<std::string, std::vector<std::pair<std::size_t, Location>>> places_;
-};
-
-// For the checker, what it may say of a name the program it checks does not define, from
-// outside that program (the session checks a form with only the definitions the form reads).
-// Either may be empty; each is asked only when a name is unbound.
-struct NamesOutside {
-  // Where a later form of the program the forms come from defines the name; null when none does.
-  std::function<const Location*(const std::string& name)> defined_later;
-  // The names defined outside the program, for the closest one.
-  std::function<std::vector<std::string>()> known;
 };
 
 }  // namespace nesl

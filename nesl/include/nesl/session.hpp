@@ -11,7 +11,7 @@
 
 #include "nesl/ast.hpp"
 #include "nesl/basis.hpp"
-#include "nesl/name_suggestions.hpp"
+#include "nesl/checker.hpp"
 #include "nesl/value.hpp"
 #include "nesl/value_printer.hpp"
 #include "nesl/vm_run.hpp"
@@ -58,6 +58,9 @@ class Session {
  private:
   bool define(TopLevelForm form);
   bool bind(TopLevelForm form);
+  // Whether the functions of the context that read the variables in `bound` still type-check with
+  // their new types; if not, the binding at `binding` is refused, with why.
+  bool keeps_dependents(const Location& binding, std::map<std::string, Type> bound);
   // Compiles `expression` after the context, runs it and prints `NAME = VALUE : TYPE`; nothing
   // after printing why there is no value.
   std::optional<Value> evaluate(TopLevelForm expression, const std::string& name);

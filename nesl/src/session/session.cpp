@@ -15,6 +15,7 @@
 #include "nesl/result_layout.hpp"
 #include "nesl/result_reader.hpp"
 #include "nesl/value_source.hpp"
+#include "session/dependents.hpp"
 
 namespace nesl {
 namespace {
@@ -90,20 +91,37 @@ const std::string* bound_name(const TopLevelForm& form) {
   return &form.binding.pattern->text;
 }
 
+// Whether a context binding's value (a literal) names `name`: a datatype's constructor.
+bool value_mentions(const TopLevelForm& binding, const std::string& name) {
+  std::set<std::string> names;
+  collect_names(binding.binding.value.get(), names);
+  return names.count(name) > 0;
+}
+
+// What a Lent program leaves out or adds of the context: the definitions of the names in
+// `left_out`, and the variables whose values name `redefined` (a datatype's constructor).
+struct LentChoice {
+  std::set<std::string> left_out;
+  std::string redefined;
+};
+
 // A program of the context's definitions, the variables `form` may read, and `form` last. The
 // context's forms are lent to it and taken back when it goes. Datatypes come first (a literal
 // may construct one), then the variables (literals need nothing else), then the functions, so
 // that a function sees a variable bound again after it was defined.
 class Lent {
  public:
-  Lent(Program& context, std::optional<TopLevelForm> form) : context_(context) {
+  Lent(Program& context, std::optional<TopLevelForm> form, const LentChoice& choice = {}) : context_(context) {
     const std::set<std::string> names = mentioned_names(context, form);
     for (TopLevelForm::Kind kind : {TopLevelForm::Kind::Datatype, TopLevelForm::Kind::Binding,
                                     TopLevelForm::Kind::Function}) {
       for (std::size_t i = 0; i < context.forms.size(); ++i) {
-        if (context.forms[i].kind != kind) continue;
-        const std::string* name = bound_name(context.forms[i]);
-        if (name && !names.count(*name)) continue;  // not read: not computed
+        const TopLevelForm& defined = context.forms[i];
+        if (defined.kind != kind) continue;
+        const std::string* name = bound_name(defined);
+        const bool constructs = name && !choice.redefined.empty() && value_mentions(defined, choice.redefined);
+        if (name && !names.count(*name) && !constructs) continue;  // not read: not computed
+        if (left_out(defined, choice)) continue;
         from_.push_back(i);
         program_.forms.push_back(std::move(context.forms[i]));
       }
@@ -122,6 +140,13 @@ class Lent {
   TopLevelForm* last() { return from_.size() < program_.forms.size() ? &program_.forms.back() : nullptr; }
 
  private:
+  static bool left_out(const TopLevelForm& form, const LentChoice& choice) {
+    for (const std::string& name : names_defined_by(form)) {
+      if (choice.left_out.count(name)) return true;
+    }
+    return false;
+  }
+
   Program& context_;
   Program program_;
   std::vector<std::size_t> from_;
@@ -281,23 +306,37 @@ bool Session::define(TopLevelForm form) {
                       (form.kind == TopLevelForm::Kind::Function ? earlier.function.name == name
                                                                   : earlier.datatype.name == name);
     if (!same) continue;
+    const Location written = form.where;
     std::swap(context_.forms[i], form);
-    try {
-      Lent lent(context_, std::nullopt);
-      const CheckedProgram checked = check_program(lent.program(), *basis_, names_outside_);
-      Type type;
-      for (const FormType& defined : checked.forms)
-        if (defined.is_function && defined.name == name) type = defined.type;
-      forget(name, i);
-      out_ << layout_result(name, "fn", print_type(type, true));
-      flush();
-      return true;
-    } catch (const CompileError& error) {
+    Type type;
+    std::string refused;
+    {
+      Lent lent(context_, std::nullopt, {{}, name});
+      try {
+        const CheckedProgram checked = check_program(lent.program(), *basis_, names_outside_);
+        for (const FormType& defined : checked.forms)
+          if (defined.is_function && defined.name == name) type = defined.type;
+      } catch (const CompileError& error) {
+        const TopLevelForm* broken = form_of_error(lent.program(), error);
+        // An error in the new definition itself is reported as for a first one.
+        const bool itself = broken && broken->where.file == written.file && broken->where.line == written.line &&
+                            broken->where.column == written.column;
+        refused = itself ? format_diagnostic(error)
+                         : format_refusal(written,
+                                          {"redefinition of " + name, "a definition", name, "the earlier " + name + " stays"},
+                                          broken, error);
+      }
+    }
+    if (!refused.empty()) {
       std::swap(context_.forms[i], form);
-      errors_ << format_diagnostic(error);
+      errors_ << refused;
       flush();
       return false;
     }
+    forget(name, i);
+    out_ << layout_result(name, "fn", print_type(type, true));
+    flush();
+    return true;
   }
   Type type;
   std::optional<Lent> lent;
@@ -321,15 +360,21 @@ bool Session::define(TopLevelForm form) {
 
 bool Session::bind(TopLevelForm form) {
   // Checked as written first, so that a pattern its value does not fit is a compile error.
+  std::map<std::string, Type> bound;
   try {
     Lent lent(context_, std::move(form));
-    check_program(lent.program(), *basis_, names_outside_);
+    const CheckedProgram checked = check_program(lent.program(), *basis_, names_outside_);
     form = std::move(*lent.last());
+    for (const std::string& name : names_defined_by(form)) {
+      for (const FormType& variable : checked.forms)
+        if (variable.name == name) bound[name] = variable.type;  // the last: this form's
+    }
   } catch (const CompileError& error) {
     errors_ << format_diagnostic(error);
     flush();
     return false;
   }
+  if (!keeps_dependents(form.where, bound)) return false;
   ExprPtr pattern = std::move(form.binding.pattern);
   TopLevelForm expression;
   expression.kind = TopLevelForm::Kind::Expression;
@@ -346,6 +391,35 @@ bool Session::bind(TopLevelForm form) {
   }
   for (const auto& [name, part] : parts) add_binding(name, *part);
   return true;
+}
+
+bool Session::keeps_dependents(const Location& binding, std::map<std::string, Type> bound) {
+  const std::set<std::string> read = mentioned_names(context_, std::nullopt);
+  std::erase_if(bound, [&](const auto& variable) { return !read.count(variable.first); });
+  if (bound.empty()) return true;
+  NamesOutside outside = names_outside_;
+  outside.types = bound;
+  LentChoice choice;
+  std::string names;
+  for (const auto& [name, type] : bound) {
+    choice.left_out.insert(name);
+    names += (names.empty() ? "" : ", ") + name;
+  }
+  std::string refused;
+  {
+    Lent lent(context_, std::nullopt, choice);
+    try {
+      check_program(lent.program(), *basis_, outside);
+    } catch (const CompileError& error) {
+      const Refusal refusal{"rebinding of " + names, "a value", names,
+                            names + (bound.size() == 1 ? " keeps its value" : " keep their values")};
+      refused = format_refusal(binding, refusal, form_of_error(lent.program(), error), error);
+    }
+  }
+  if (refused.empty()) return true;
+  errors_ << refused;
+  flush();
+  return false;
 }
 
 std::optional<Value> Session::evaluate(TopLevelForm expression, const std::string& name) {

@@ -118,6 +118,7 @@ class Checker {
     record_ = &checked;
     const DefinitionPlaces places(program.forms);
     places_ = &places;
+    for (const auto& [name, type] : outside_.types) globals_[name] = type;
     for (form_ = 0; form_ < program.forms.size(); ++form_) {
       const TopLevelForm& form = program.forms[form_];
       switch (form.kind) {
