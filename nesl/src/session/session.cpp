@@ -14,6 +14,7 @@
 #include "nesl/printer.hpp"
 #include "nesl/result_layout.hpp"
 #include "nesl/result_reader.hpp"
+#include "nesl/runtime_failure.hpp"
 #include "nesl/value_source.hpp"
 #include "session/dependents.hpp"
 
@@ -466,9 +467,16 @@ std::optional<Value> Session::evaluate(TopLevelForm expression, const std::strin
     return std::nullopt;
   }
   if (outcome.failed) {
-    // The classic's interpreter died of SIGFPE where ours reports an INT division fault.
-    out_ << (outcome.division ? "Floating point exception" : outcome.failure) << "\n"
-         << kErrorAtTopLevel << "\nError while running VCODE.\n";
+    // The classic's interpreter died of SIGFPE where ours reports an INT division fault. Another
+    // stop on the data is said as the classic's checks say theirs, on the error stream; a bug of
+    // ours or the device's keeps the VM's words.
+    if (outcome.division) {
+      out_ << "Floating point exception\n";
+    } else {
+      errors_ << (outcome.data_failure.empty() ? outcome.failure : runtime_error_line(outcome.data_failure)) << "\n";
+      flush();
+    }
+    out_ << kErrorAtTopLevel << "\nError while running VCODE.\n";
     backend_.reset();  // made again for the next form, whatever state the failure left it in
     flush();
     note_stop(map, outcome.stopped_at, errors_);
