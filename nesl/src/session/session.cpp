@@ -234,14 +234,18 @@ bool Session::run(Program program) {
   sources_.push_back(program.source);
   for (const std::shared_ptr<SourceFile>& file : program.loaded) sources_.push_back(file);
   bool all = true;
+  // Where the forms after the running one define names, while they are here.
   const DefinitionPlaces places(program.forms);
+  struct Forget {
+    NamesOutside& outside;
+    ~Forget() { outside.defined_later = {}; }
+  } forget_places{names_outside_};
   for (std::size_t i = 0; i < program.forms.size(); ++i) {
-    if (interrupted()) break;  // Ctrl-C stops the rest of a loaded file too
+    if (interrupted()) return false;  // Ctrl-C stops the rest of a loaded file too
     names_outside_.defined_later = [&places, i](const std::string& name) { return places.after(i, name); };
     all = run_form(std::move(program.forms[i])) && all;
   }
-  names_outside_.defined_later = {};
-  return all && !interrupted();
+  return all;
 }
 
 std::string Session::set(const std::string& what_written, const std::string& value) {

@@ -284,7 +284,7 @@ class Checker {
     const Location* later = places_ ? places_->after(form_, name) : nullptr;
     if (!later && outside_.defined_later) later = outside_.defined_later(name);
     if (later) {
-      const bool same_file = later->file == where.file;
+      const bool same_file = later->file == where.file || !later->file;
       return " (it is defined later, at " + (same_file ? "line " : later->file->name() + ":") +
              std::to_string(later->line) +
              ": a name must be defined before the forms that use it, so two top-level functions cannot call each other)";
