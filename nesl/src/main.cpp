@@ -14,6 +14,7 @@
 #include "nesl/checker.hpp"
 #include "nesl/diagnostics.hpp"
 #include "nesl/eval_globals.hpp"
+#include "nesl/large_stack.hpp"
 #include "nesl/parser.hpp"
 #include "nesl/lexer.hpp"
 #include "nesl/pipeline.hpp"
@@ -295,4 +296,6 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return run(argc, argv); }
+int main(int argc, char** argv) {
+  return nesl::run_with_stack(nesl::kCompilerStackBytes, [&] { return run(argc, argv); });
+}

@@ -8,6 +8,7 @@
 #include "nesl/basis.hpp"
 #include "nesl/checker.hpp"
 #include "nesl/diagnostics.hpp"
+#include "nesl/name_suggestions.hpp"
 #include "nesl/parser.hpp"
 
 namespace {
@@ -146,4 +147,33 @@ TEST_CASE("the embedded basis is basis.types byte for byte", "[nesl][types][basi
   std::ostringstream text;
   text << in.rdbuf();
   CHECK(nesl::embedded_basis_text() == text.str());
+}
+
+TEST_CASE("the names of other languages are not NESL's, and the names suggested for them are", "[nesl][checker]") {
+  const nesl::Basis basis = nesl::load_embedded_basis();
+  for (std::string_view name : nesl::other_language_names()) {
+    INFO(name);
+    CHECK(basis.signatures.count(name) == 0);
+    // Each quoted name in the hint is a built-in.
+    const std::string hint = nesl::other_language_hint(std::string(name));
+    CHECK(!hint.empty());
+    for (std::size_t open = hint.find('\''); open != std::string::npos; open = hint.find('\'', open + 1)) {
+      const std::size_t close = hint.find('\'', open + 1);
+      REQUIRE(close != std::string::npos);
+      const std::string suggested = hint.substr(open + 1, close - open - 1);
+      INFO(suggested);
+      CHECK(basis.signatures.count(suggested) == 1);
+      open = close;
+    }
+  }
+  CHECK(nesl::other_language_hint("oddp").empty());
+}
+
+TEST_CASE("an unbound name suggests the closest name in scope within a slip or two", "[nesl][checker]") {
+  const std::vector<std::string> names = {"values", "total", "sum", "lenght_of", "x"};
+  CHECK(nesl::closest_name("valeus", names) == "values");  // two letters swapped
+  CHECK(nesl::closest_name("totl", names) == "total");     // one dropped
+  CHECK(nesl::closest_name("summ", names) == "sum");       // one added
+  CHECK(nesl::closest_name("vxyzes", names).empty());      // too far
+  CHECK(nesl::closest_name("y", names).empty());           // too short to guess
 }

@@ -96,8 +96,8 @@ sum(dist(1, 1000000));
 EOF
 run --max-call-depth 10 --max-memory 1M limits.nesl
 [ "$status" = 1 ] || fail "the limits: status $status"
-grep -q 'call depth limit exceeded: 10 calls deep' out || fail "--max-call-depth 10: $(cat out)"
-grep -q 'out of vector memory: .* limit 1048576' out || fail "--max-memory 1M: $(cat out)"
+grep -q 'RUNTIME ERROR: Recursion deeper than 10 calls' err || fail "--max-call-depth 10: $(cat err)"
+grep -q 'RUNTIME ERROR: Out of memory: .* the memory limit, 1048576 bytes' err || fail "--max-memory 1M: $(cat err)"
 run limits.nesl
 [ "$status" = 0 ] || fail "without limits: status $status: $(cat out err)"
 
@@ -109,7 +109,7 @@ write_string_to_file("written", "written.txt");
 EOF
 run --sandbox sandboxed.nesl
 [ "$status" = 1 ] || fail "--sandbox: status $status"
-[ "$(grep -c 'not allowed with --sandbox' out)" = 2 ] || fail "--sandbox: $(cat out)"
+[ "$(grep -c 'not allowed with --sandbox' err)" = 2 ] || fail "--sandbox: $(cat err)"
 grep -qx 'it = 2 : int' out || fail "--sandbox: the last form did not run: $(cat out)"
 [ -e escaped.txt ] || [ -e written.txt ] && fail "--sandbox: a file was written"
 echo 'x = shell_command("echo escaped > escaped.txt", ""); x;' >binding.nesl

@@ -1,6 +1,7 @@
 // Name resolution and Hindley-Milner type inference with NESL's type classes over a parsed program.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -9,6 +10,7 @@
 
 #include "nesl/ast.hpp"
 #include "nesl/basis.hpp"
+#include "nesl/name_suggestions.hpp"
 #include "nesl/types.hpp"
 
 namespace nesl {
@@ -32,8 +34,22 @@ struct CheckedProgram {
   std::map<std::string, Type> datatype_constructors;  // fields -> datatype, generic
 };
 
-// Checks every form in order against the basis; throws CompileError at the first error.
-CheckedProgram check_program(const Program& program, const Basis& basis);
+// What the checker knows of names from outside the program it checks (the session checks a form
+// with only the definitions the form reads). Each may be empty; the functions are asked only
+// when a name is unbound.
+struct NamesOutside {
+  // Where a later form of the program the forms come from defines the name; null when none does.
+  std::function<const Location*(const std::string& name)> defined_later;
+  // The names defined outside the program, for the closest one.
+  std::function<std::vector<std::string>()> known;
+  // Names bound outside the program, with their types: in scope before its first form.
+  std::map<std::string, Type> types;
+};
+
+// Checks every form in order against the basis; throws CompileError at the first error. A name
+// no form before its use defines is reported as defined later when a later form of `program`
+// defines it, or `outside` says where; otherwise with the closest name known.
+CheckedProgram check_program(const Program& program, const Basis& basis, const NamesOutside& outside = {});
 
 // The program's type: the tuple of its top-level expressions, as NAME.type writes it.
 std::string program_type(const CheckedProgram& checked);

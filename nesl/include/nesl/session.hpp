@@ -11,6 +11,7 @@
 
 #include "nesl/ast.hpp"
 #include "nesl/basis.hpp"
+#include "nesl/checker.hpp"
 #include "nesl/value.hpp"
 #include "nesl/value_printer.hpp"
 #include "nesl/vm_run.hpp"
@@ -68,6 +69,9 @@ class Session {
  private:
   bool define(TopLevelForm form);
   bool bind(TopLevelForm form);
+  // Whether the functions of the context that read the variables in `bound` still type-check with
+  // their new types; if not, the binding at `binding` is refused, with why.
+  bool keeps_dependents(const Location& binding, std::map<std::string, Type> bound);
   // Compiles `expression` after the context, runs it and prints `NAME = VALUE : TYPE`; nothing
   // after printing why there is no value.
   std::optional<Value> evaluate(TopLevelForm expression, const std::string& name);
@@ -92,6 +96,9 @@ class Session {
   // is kept as a function that calls it (see add_binding).
   std::map<std::string, std::string> function_values_;
   std::unique_ptr<cvl::Backend> backend_;
+  // For the messages about unbound names: the context's names, and while a program runs, where
+  // its forms after the running one define names.
+  NamesOutside names_outside_;
 };
 
 }  // namespace nesl

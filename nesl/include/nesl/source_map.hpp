@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,8 @@ struct SourcePoint {
   std::string file;
   int line = 0;
   int column = 0;
-  std::string text;         // the source line
+  // The source line, one copy for all the points on it (a long line has many).
+  std::shared_ptr<const std::string> text;
   bool in_library = false;  // basis.nesl, which the user did not write
 };
 

@@ -36,6 +36,8 @@ std::unique_ptr<cvl::Backend> make_vm_backend(const VmSettings& settings);
 struct VmOutcome {
   bool failed = false;      // the VM stopped on a failure: `failure` says which
   std::string failure;      // the VM's message, as vinterp would print it
+  // A failure on the program's data (not a bug of ours, not the device): the VM's message alone.
+  std::string data_failure;
   bool division = false;    // the failure is an INT division fault (the classic's SIGFPE)
   bool interrupted = false;  // the failure is the interrupt flag's stop
   std::string final_stack;  // one line per slot; empty when the program stopped with EXIT

@@ -4,6 +4,7 @@
 #include <functional>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 namespace nesl::core {
 
@@ -105,6 +106,7 @@ class Verifier {
 
   void function(const Function& function) {
     scope_.clear();
+    bound_.clear();
     where_ = function.name;
     bind(*function.parameter);
     expr(*function.body);
@@ -112,6 +114,7 @@ class Verifier {
 
   void main(const Expr& body) {
     scope_.clear();
+    bound_.clear();
     where_ = "main";
     expr(body);
   }
@@ -124,10 +127,19 @@ class Verifier {
   void bind(const Pattern& pattern) {
     if (pattern.kind == Pattern::Kind::Variable) {
       scope_.push_back(pattern.name);
+      ++bound_[pattern.name];
       if (!is_concrete(pattern.type)) fail("pattern variable " + pattern.name + " has no concrete type");
       return;
     }
     for (const auto& child : pattern.children) bind(*child);
+  }
+
+  // Drops the names bound after the first `mark`.
+  void unbind(std::size_t mark) {
+    for (; scope_.size() > mark; scope_.pop_back()) {
+      auto found = bound_.find(scope_.back());
+      if (--found->second == 0) bound_.erase(found);
+    }
   }
 
   void operand(const Expr& e) {
@@ -141,7 +153,7 @@ class Verifier {
     switch (e.kind) {
       case Kind::Constant: return;
       case Kind::Variable:
-        if (std::find(scope_.rbegin(), scope_.rend(), e.name) == scope_.rend()) fail("unbound " + e.name);
+        if (!bound_.count(e.name)) fail("unbound " + e.name);
         return;
       case Kind::Pair: expr(*c[0]); expr(*c[1]); return;
       case Kind::Let: {
@@ -149,7 +161,7 @@ class Verifier {
         std::size_t mark = scope_.size();
         bind(*e.pattern);
         expr(*c[1]);
-        scope_.resize(mark);
+        unbind(mark);
         return;
       }
       case Kind::If: operand(*c[0]); expr(*c[1]); expr(*c[2]); return;
@@ -164,7 +176,7 @@ class Verifier {
         std::size_t mark = scope_.size();
         for (const Generator& g : e.generators) bind(*g.pattern);
         expr(*c[0]);
-        scope_.resize(mark);
+        unbind(mark);
         return;
       }
       case Kind::Sequence:
@@ -178,6 +190,8 @@ class Verifier {
   bool anf_;
   std::set<std::string> functions_;
   std::vector<std::string> scope_;
+  // How many of scope_'s entries have each name: a body of many lets is checked in linear time.
+  std::unordered_map<std::string, int> bound_;
   std::string where_;
 };
 

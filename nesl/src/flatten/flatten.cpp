@@ -154,9 +154,7 @@ void Flattener::bind(const core::Pattern& pattern, const Leaves& leaves) {
 }
 
 const Variable& Flattener::find(const std::string& name) const {
-  for (auto it = env_.rbegin(); it != env_.rend(); ++it) {
-    if (it->name == name) return *it;
-  }
+  if (const Variable* found = env_.find(name)) return *found;
   throw CompileError({}, "internal error: flatten found the unbound variable " + name);
 }
 

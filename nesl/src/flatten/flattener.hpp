@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "flatten/environment.hpp"
 #include "flatten/layout.hpp"
 #include "nesl/core.hpp"
 #include "nesl/flat.hpp"
@@ -21,19 +22,6 @@
 namespace nesl::flattening {
 
 using vcode::Op;
-
-// A variable in scope: its leaves, and its type to lift it further. Its leaves hold one value per
-// instance of the current context, unless it is shared (FLATTENING.md): a free sequence of an
-// apply-to-each, read where it is instead of copied to each element. A shared variable's leaves
-// are values of an outer context, and each current instance reads the one its owner names.
-struct Variable {
-  std::string name;
-  Leaves leaves;
-  Type type;
-  bool shared = false;
-  Value outer_context = -1;  // shared: the segdes counting the outer instances; -1: one instance
-  Value owners = -1;         // shared: each current instance's outer instance; -1: all read the one
-};
 
 // Where the current instances' shared sequences are: one segment over the shared data, and,
 // when the sequences are not one for all, where each instance's starts in it.
@@ -46,7 +34,7 @@ struct SharedReach {
 // An apply-to-each's body being flattened: what a closed subexpression needs to be computed once
 // outside, in the enclosing context, and copied to each element.
 struct HoistScope {
-  std::vector<Variable> outer_env;  // the enclosing variables, with closed lets added as found
+  Environment outer_env;  // the enclosing variables, with closed lets added as found
   Value outer_context;
   Value segdes;                     // the generator's: how many elements each outer instance has
   Value inner;                      // the body's context
@@ -246,7 +234,7 @@ class Flattener {
   flat::Block* block_ = nullptr;
   Location where_;  // where the statements being made come from
   Value context_ = -1;
-  std::vector<Variable> env_;
+  Environment env_;
   std::vector<HoistScope*> hoist_;  // innermost last; null where hoisting must stop
 };
 

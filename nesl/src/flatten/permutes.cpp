@@ -63,6 +63,14 @@ Leaves Flattener::permute_primitive(const Primitive& p, const Arguments& args) {
     }
     case PrimitiveKind::Replace: {
       require_scalar_leaves(args.types[0], args.name);
+      // The classic checked no index of rep; with the checks on ours is checked as <-'s are,
+      // so that a bad one stops the program in NESL's words rather than the VM's.
+      if (options_.argument_checks) {
+        Value index = args[2][0];
+        Value below = op1(Op::Less, Leaf::Int, {index, everywhere(zero_of(Leaf::Int))});
+        Value above = op1(Op::GreaterEq, Leaf::Int, {index, lengths(args[0][0])});
+        check(op1(Op::Or, Leaf::Bool, {below, above}), "Index out of bounds for function rep.");
+      }
       Leaves result = {args[0][0]};
       for (std::size_t j = 1; j < args[0].size(); ++j) {
         Leaf leaf = leaf_of(args[0][j]);

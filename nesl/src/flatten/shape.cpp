@@ -9,6 +9,12 @@ Leaves Flattener::shape_primitive(const Primitive& p, const Arguments& args) {
   switch (p.kind) {
     case PrimitiveKind::Length: return {lengths(args[0][0])};
     case PrimitiveKind::Dist: {
+      // The classic checked no length of dist; a negative one stopped its VM, and ours, in the
+      // VM's words rather than NESL's.
+      if (options_.argument_checks) {
+        check(op1(Op::Less, Leaf::Int, {args[1][0], everywhere(zero_of(Leaf::Int))}),
+              "Negative length in function DIST.");
+      }
       Value segdes = make_segdes(args[1][0]);
       Leaves result = {segdes};
       Leaves copies = replicate(args.types[0], args[0], segdes, total_context(segdes, context()));

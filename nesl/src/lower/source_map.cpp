@@ -7,6 +7,7 @@ namespace nesl {
 
 SourceMap::SourceMap(const std::vector<Location>& lines, const SourceFile* library) {
   std::map<std::tuple<const SourceFile*, int, int>, std::int32_t> known;
+  std::map<std::pair<const SourceFile*, int>, std::shared_ptr<const std::string>> line_texts;
   point_of_line_.reserve(lines.size());
   for (const Location& where : lines) {
     if (!where.file || where.file->generated()) {
@@ -16,8 +17,9 @@ SourceMap::SourceMap(const std::vector<Location>& lines, const SourceFile* libra
     auto [found, fresh] = known.emplace(std::make_tuple(where.file, where.line, where.column),
                                         static_cast<std::int32_t>(points_.size()));
     if (fresh) {
-      points_.push_back({where.file->name(), where.line, where.column,
-                         std::string(where.file->line_text(where.line)), where.file == library});
+      auto& text = line_texts[{where.file, where.line}];
+      if (!text) text = std::make_shared<const std::string>(where.file->line_text(where.line));
+      points_.push_back({where.file->name(), where.line, where.column, text, where.file == library});
     }
     point_of_line_.push_back(found->second);
   }

@@ -19,7 +19,9 @@
 #include "nesl/reference.hpp"
 #include "nesl/result_layout.hpp"
 #include "nesl/result_reader.hpp"
+#include "nesl/runtime_failure.hpp"
 #include "nesl/value_source.hpp"
+#include "session/dependents.hpp"
 
 namespace nesl {
 namespace {
@@ -61,7 +63,7 @@ std::string backend_names() {
 void note_stop(const SourceMap& map, const std::vector<int>& stopped_at, std::ostream& errors) {
   const SourcePoint* point = map.user_point(stopped_at);
   if (!point) return;
-  errors << format_located(point->file, point->line, point->column, point->text, "note",
+  errors << format_located(point->file, point->line, point->column, *point->text, "note",
                            "the runtime error came from here");
 }
 
@@ -126,20 +128,37 @@ const std::string* bound_name(const TopLevelForm& form) {
   return &form.binding.pattern->text;
 }
 
+// Whether a context binding's value (a literal) names `name`: a datatype's constructor.
+bool value_mentions(const TopLevelForm& binding, const std::string& name) {
+  std::set<std::string> names;
+  collect_names(binding.binding.value.get(), names);
+  return names.count(name) > 0;
+}
+
+// What a Lent program leaves out or adds of the context: the definitions of the names in
+// `left_out`, and the variables whose values name `redefined` (a datatype's constructor).
+struct LentChoice {
+  std::set<std::string> left_out;
+  std::string redefined;
+};
+
 // A program of the context's definitions, the variables `form` may read, and `form` last. The
 // context's forms are lent to it and taken back when it goes. Datatypes come first (a literal
 // may construct one), then the variables (literals need nothing else), then the functions, so
 // that a function sees a variable bound again after it was defined.
 class Lent {
  public:
-  Lent(Program& context, std::optional<TopLevelForm> form) : context_(context) {
+  Lent(Program& context, std::optional<TopLevelForm> form, const LentChoice& choice = {}) : context_(context) {
     const std::set<std::string> names = mentioned_names(context, form);
     for (TopLevelForm::Kind kind : {TopLevelForm::Kind::Datatype, TopLevelForm::Kind::Binding,
                                     TopLevelForm::Kind::Function}) {
       for (std::size_t i = 0; i < context.forms.size(); ++i) {
-        if (context.forms[i].kind != kind) continue;
-        const std::string* name = bound_name(context.forms[i]);
-        if (name && !names.count(*name)) continue;  // not read: not computed
+        const TopLevelForm& defined = context.forms[i];
+        if (defined.kind != kind) continue;
+        const std::string* name = bound_name(defined);
+        const bool constructs = name && !choice.redefined.empty() && value_mentions(defined, choice.redefined);
+        if (name && !names.count(*name) && !constructs) continue;  // not read: not computed
+        if (left_out(defined, choice)) continue;
         from_.push_back(i);
         program_.forms.push_back(std::move(context.forms[i]));
       }
@@ -158,6 +177,13 @@ class Lent {
   TopLevelForm* last() { return from_.size() < program_.forms.size() ? &program_.forms.back() : nullptr; }
 
  private:
+  static bool left_out(const TopLevelForm& form, const LentChoice& choice) {
+    for (const std::string& name : names_defined_by(form)) {
+      if (choice.left_out.count(name)) return true;
+    }
+    return false;
+  }
+
   Program& context_;
   Program program_;
   std::vector<std::size_t> from_;
@@ -178,7 +204,7 @@ std::string parameters_for(const Type& argument) {
 // VALUE names a function it can know. A variable already bound to a function stands for the
 // source naming it, so that `it;` never makes `it` call itself. Throws CompileError.
 Value function_value(Lent& lent, const Type& type, const std::map<std::string, std::string>& function_values,
-                     const Basis& basis, const CompileOptions& options) {
+                     const Basis& basis, const CompileOptions& options, const NamesOutside& names_outside) {
   TopLevelForm& form = *lent.last();
   const Expr& value = *form.expression.value;
   Value function;
@@ -194,7 +220,7 @@ Value function_value(Lent& lent, const Type& type, const std::map<std::string, s
   wrapped->bindings.push_back(std::move(binding));
   wrapped->children.push_back(make_expr(ExprKind::Integer, where, "0"));
   form.expression.value = std::move(wrapped);
-  const CheckedProgram checked = check_program(lent.program(), basis);
+  const CheckedProgram checked = check_program(lent.program(), basis, names_outside);
   compile_checked(lent.program(), checked, basis, options);
   return function;
 }
@@ -202,7 +228,19 @@ Value function_value(Lent& lent, const Type& type, const std::map<std::string, s
 }  // namespace
 
 Session::Session(std::shared_ptr<const Basis> basis, SessionSettings settings, std::ostream& out, std::ostream& errors)
-    : basis_(std::move(basis)), settings_(std::move(settings)), out_(out), errors_(errors) {}
+    : basis_(std::move(basis)), settings_(std::move(settings)), out_(out), errors_(errors) {
+  // The forms lent to the program being checked are empty here; the checker knows their names.
+  names_outside_.known = [this] {
+    std::vector<std::string> names;
+    for (const TopLevelForm& form : context_.forms) {
+      if (form.kind == TopLevelForm::Kind::Binding && !form.binding.pattern) continue;
+      for (std::string& name : names_defined_by(form)) {
+        if (!name.empty()) names.push_back(std::move(name));
+      }
+    }
+    return names;
+  };
+}
 
 Session::~Session() = default;
 
@@ -232,9 +270,16 @@ bool Session::run(Program program) {
   sources_.push_back(program.source);
   for (const std::shared_ptr<SourceFile>& file : program.loaded) sources_.push_back(file);
   bool all = true;
-  for (TopLevelForm& form : program.forms) {
+  // Where the forms after the running one define names, while they are here.
+  const DefinitionPlaces places(program.forms);
+  struct Forget {
+    NamesOutside& outside;
+    ~Forget() { outside.defined_later = {}; }
+  } forget_places{names_outside_};
+  for (std::size_t i = 0; i < program.forms.size(); ++i) {
     if (interrupted()) return false;  // Ctrl-C stops the rest of a loaded file too
-    all = run_form(std::move(form)) && all;
+    names_outside_.defined_later = [&places, i](const std::string& name) { return places.after(i, name); };
+    all = run_form(std::move(program.forms[i])) && all;
   }
   return all;
 }
@@ -335,29 +380,43 @@ bool Session::define(TopLevelForm form) {
                       (form.kind == TopLevelForm::Kind::Function ? earlier.function.name == name
                                                                   : earlier.datatype.name == name);
     if (!same) continue;
+    const Location written = form.where;
     std::swap(context_.forms[i], form);
-    try {
-      Lent lent(context_, std::nullopt);
-      const CheckedProgram checked = check_program(lent.program(), *basis_);
-      Type type;
-      for (const FormType& defined : checked.forms)
-        if (defined.is_function && defined.name == name) type = defined.type;
-      forget(name, i);
-      out_ << layout_result(name, "fn", print_type(type, true));
-      flush();
-      return true;
-    } catch (const CompileError& error) {
+    Type type;
+    std::string refused;
+    {
+      Lent lent(context_, std::nullopt, {{}, name});
+      try {
+        const CheckedProgram checked = check_program(lent.program(), *basis_, names_outside_);
+        for (const FormType& defined : checked.forms)
+          if (defined.is_function && defined.name == name) type = defined.type;
+      } catch (const CompileError& error) {
+        const TopLevelForm* broken = form_of_error(lent.program(), error);
+        // An error in the new definition itself is reported as for a first one.
+        const bool itself = broken && broken->where.file == written.file && broken->where.line == written.line &&
+                            broken->where.column == written.column;
+        refused = itself ? format_diagnostic(error)
+                         : format_refusal(written,
+                                          {"redefinition of " + name, "a definition", name, "the earlier " + name + " stays"},
+                                          broken, error);
+      }
+    }
+    if (!refused.empty()) {
       std::swap(context_.forms[i], form);
-      errors_ << format_diagnostic(error);
+      errors_ << refused;
       flush();
       return false;
     }
+    forget(name, i);
+    out_ << layout_result(name, "fn", print_type(type, true));
+    flush();
+    return true;
   }
   Type type;
   std::optional<Lent> lent;
   try {
     lent.emplace(context_, std::move(form));
-    CheckedProgram checked = check_program(lent->program(), *basis_);
+    CheckedProgram checked = check_program(lent->program(), *basis_, names_outside_);
     type = checked.forms.back().type;
     form = std::move(*lent->last());
   } catch (const CompileError& error) {
@@ -375,15 +434,21 @@ bool Session::define(TopLevelForm form) {
 
 bool Session::bind(TopLevelForm form) {
   // Checked as written first, so that a pattern its value does not fit is a compile error.
+  std::map<std::string, Type> bound;
   try {
     Lent lent(context_, std::move(form));
-    check_program(lent.program(), *basis_);
+    const CheckedProgram checked = check_program(lent.program(), *basis_, names_outside_);
     form = std::move(*lent.last());
+    for (const std::string& name : names_defined_by(form)) {
+      for (const FormType& variable : checked.forms)
+        if (variable.name == name) bound[name] = variable.type;  // the last: this form's
+    }
   } catch (const CompileError& error) {
     errors_ << format_diagnostic(error);
     flush();
     return false;
   }
+  if (!keeps_dependents(form.where, bound)) return false;
   ExprPtr pattern = std::move(form.binding.pattern);
   TopLevelForm expression;
   expression.kind = TopLevelForm::Kind::Expression;
@@ -402,13 +467,42 @@ bool Session::bind(TopLevelForm form) {
   return true;
 }
 
+bool Session::keeps_dependents(const Location& binding, std::map<std::string, Type> bound) {
+  const std::set<std::string> read = mentioned_names(context_, std::nullopt);
+  std::erase_if(bound, [&](const auto& variable) { return !read.count(variable.first); });
+  if (bound.empty()) return true;
+  NamesOutside outside = names_outside_;
+  outside.types = bound;
+  LentChoice choice;
+  std::string names;
+  for (const auto& [name, type] : bound) {
+    choice.left_out.insert(name);
+    names += (names.empty() ? "" : ", ") + name;
+  }
+  std::string refused;
+  {
+    Lent lent(context_, std::nullopt, choice);
+    try {
+      check_program(lent.program(), *basis_, outside);
+    } catch (const CompileError& error) {
+      const Refusal refusal{"rebinding of " + names, "a value", names,
+                            names + (bound.size() == 1 ? " keeps its value" : " keep their values")};
+      refused = format_refusal(binding, refusal, form_of_error(lent.program(), error), error);
+    }
+  }
+  if (refused.empty()) return true;
+  errors_ << refused;
+  flush();
+  return false;
+}
+
 std::optional<Value> Session::evaluate(TopLevelForm expression, const std::string& name) {
   CheckedProgram checked;
   vcode::Program compiled;
   SourceMap map;
   try {
     Lent lent(context_, std::move(expression));
-    checked = check_program(lent.program(), *basis_);
+    checked = check_program(lent.program(), *basis_, names_outside_);
     CompileOptions options;
     options.argument_checks = settings_.argument_checks;
     // The classic REPL's transcript has no blank line before a runtime error's message.
@@ -416,7 +510,7 @@ std::optional<Value> Session::evaluate(TopLevelForm expression, const std::strin
     options.source_map = &map;
     const Type type = checked.expressions.back();
     if (resolve(type)->kind == TypeNode::Kind::Function) {
-      Value function = function_value(lent, type, function_values_, *basis_, options);
+      Value function = function_value(lent, type, function_values_, *basis_, options, names_outside_);
       out_ << layout_result(name, print_value(function), print_type(type, true));
       flush();
       return function;
@@ -446,9 +540,16 @@ std::optional<Value> Session::evaluate(TopLevelForm expression, const std::strin
     return std::nullopt;
   }
   if (outcome.failed) {
-    // The classic's interpreter died of SIGFPE where ours reports an INT division fault.
-    out_ << (outcome.division ? "Floating point exception" : outcome.failure) << "\n"
-         << kErrorAtTopLevel << "\nError while running VCODE.\n";
+    // The classic's interpreter died of SIGFPE where ours reports an INT division fault. Another
+    // stop on the data is said as the classic's checks say theirs, on the error stream; a bug of
+    // ours or the device's keeps the VM's words.
+    if (outcome.division) {
+      out_ << "Floating point exception\n";
+    } else {
+      errors_ << (outcome.data_failure.empty() ? outcome.failure : runtime_error_line(outcome.data_failure)) << "\n";
+      flush();
+    }
+    out_ << kErrorAtTopLevel << "\nError while running VCODE.\n";
     backend_.reset();  // made again for the next form, whatever state the failure left it in
     flush();
     note_stop(map, outcome.stopped_at, errors_);

@@ -55,6 +55,7 @@ VmOutcome run_vcode(vcode::Program program, const std::string& name, const VmSet
       const vm::Failure failure =
           machine.reported_failure() ? *machine.reported_failure() : vm::Failure{};
       outcome.failure = vm::failure_line(failure, name);
+      if (failure.kind == vm::FailureKind::Data) outcome.data_failure = failure.message;
       outcome.division = failure.kind == vm::FailureKind::Data &&
                          (failure.message.find("division by zero") != std::string::npos ||
                           failure.message.find("overflow in division") != std::string::npos);
@@ -64,7 +65,9 @@ VmOutcome run_vcode(vcode::Program program, const std::string& name, const VmSet
     }
   } catch (...) {  // while the machine prepared the constants
     outcome.failed = true;
-    outcome.failure = vm::failure_line(vm::current_failure(), name);
+    const vm::Failure failure = vm::current_failure();
+    outcome.failure = vm::failure_line(failure, name);
+    if (failure.kind == vm::FailureKind::Data) outcome.data_failure = failure.message;
   }
   std::fflush(stderr);
   for (std::uint32_t instruction : stopped_at)

@@ -116,7 +116,44 @@ class Parser {
     return true;
   }
   [[noreturn]] void fail(const std::string& expected) const {
+    // At the end of the input with a bracket still open, the bracket is what is missing.
+    if (peek().kind == TokenKind::End && !open_brackets_.empty()) fail_to_close(open_brackets_.back());
     throw CompileError(peek().where, "expected " + expected + ", found " + describe_token(peek()));
+  }
+
+  // Each bracket open where the parser is, innermost last, for the messages about unclosed ones.
+  struct OpenBracket {
+    std::string symbol;
+    Location where;
+  };
+  static std::string closing(const std::string& open) { return open == "(" ? ")" : open == "[" ? "]" : "}"; }
+  [[noreturn]] void fail_to_close(const OpenBracket& open) const {
+    throw CompileError(peek().where, "expected '" + closing(open.symbol) + "' to close the '" + open.symbol +
+                                         "' opened at " + std::to_string(open.where.line) + ":" +
+                                         std::to_string(open.where.column) + ", found " + describe_token(peek()));
+  }
+  // Consumes an opening bracket, which expect_close then closes.
+  void expect_open(std::string_view symbol, const std::string& context) {
+    const Location where = peek().where;
+    expect_symbol(symbol, context);
+    open_brackets_.push_back({std::string(symbol), where});
+  }
+  bool accept_open(std::string_view symbol) {
+    const Location where = peek().where;
+    if (!accept_symbol(symbol)) return false;
+    open_brackets_.push_back({std::string(symbol), where});
+    return true;
+  }
+  void opened(const Token& token) { open_brackets_.push_back({token.text, token.where}); }
+  // The innermost bracket's closing one; a bracket opened on an earlier line is named with its
+  // place, since the caret's line does not show it.
+  void expect_close(const std::string& context) {
+    const OpenBracket open = open_brackets_.back();
+    if (!accept_symbol(closing(open.symbol))) {
+      if (peek().where.line != open.where.line) fail_to_close(open);
+      fail("'" + closing(open.symbol) + "' " + context);
+    }
+    open_brackets_.pop_back();
   }
   void expect_symbol(std::string_view symbol, const std::string& context) {
     if (!accept_symbol(symbol)) fail("'" + std::string(symbol) + "' " + context);
@@ -249,11 +286,11 @@ class Parser {
       form.kind = TopLevelForm::Kind::Function;
       FunctionDefinition& function = form.function;
       function.name = defined_name("a function name after 'function'");
-      expect_symbol("(", "before the parameters of " + function.name);
+      expect_open("(", "before the parameters of " + function.name);
       if (peek().is_symbol(")")) fail("a parameter (functions take at least one)");
       function.arguments = expression(kBodyPower);
       check_pattern(*function.arguments);
-      expect_symbol(")", "after the parameters of " + function.name);
+      expect_close("after the parameters of " + function.name);
       if (accept_symbol(":")) function.signature = type_signature();
       // As in the classic's library sources, a string before '=' documents the function.
       if (peek().kind == TokenKind::String) function.documentation = next().text;
@@ -267,9 +304,9 @@ class Parser {
       form.kind = TopLevelForm::Kind::Datatype;
       DatatypeDefinition& datatype = form.datatype;
       datatype.name = defined_name("a datatype name after 'datatype'");
-      expect_symbol("(", "before the fields of " + datatype.name);
+      expect_open("(", "before the fields of " + datatype.name);
       datatype.fields.type = type(kBodyPower);
-      expect_symbol(")", "after the fields of " + datatype.name);
+      expect_close("after the fields of " + datatype.name);
       if (accept_symbol("::")) datatype.fields.context = type_context();
       end_of_form("the datatype " + datatype.name);
     } else {
@@ -308,17 +345,37 @@ class Parser {
     Parser& parser_;
   };
   static constexpr int kMaxNesting = 1000;
+  static constexpr int kMaxChained = 100000;
+
+  // A chain of operators `1 + 2 + ... + n` is not nesting as written, but it nests the tree one
+  // level deeper on the left per operator, and the passes after the parser recurse over it
+  // (`nesl` runs them on a stack made for kMaxChained levels). The operators applied by the
+  // expressions being parsed, innermost included, are counted here.
+  class ChainGuard {
+   public:
+    explicit ChainGuard(Parser& parser) : parser_(parser) {}
+    ~ChainGuard() { parser_.chained_ -= applied_; }
+    ChainGuard(const ChainGuard&) = delete;
+    ChainGuard& operator=(const ChainGuard&) = delete;
+    void one_more() {
+      ++applied_;
+      if (++parser_.chained_ > kMaxChained) {
+        throw CompileError(parser_.peek().where, "expected at most " + std::to_string(kMaxChained) +
+                                                     " operators in a chain, found more");
+      }
+    }
+
+   private:
+    Parser& parser_;
+    int applied_ = 0;
+  };
 
   ExprPtr expression(int rbp) {
     NestingGuard guard(*this);
+    ChainGuard chain(*this);
     ExprPtr left = prefix();
-    // Each operator applied in this loop nests the tree one level deeper on the left.
-    for (int chain = 1;; ++chain) {
-      if (depth_ + chain > kMaxNesting && (rbp < binary_power(peek()) ||
-                                          (rbp < kPostfixPower && starts_operand(peek())))) {
-        throw CompileError(peek().where, "expected at most " + std::to_string(kMaxNesting) +
-                                             " levels of nesting, found more");
-      }
+    for (;;) {
+      if (rbp < binary_power(peek()) || (rbp < kPostfixPower && starts_operand(peek()))) chain.one_more();
       if (rbp < binary_power(peek())) {
         left = infix(std::move(left));
       } else if (rbp < kPostfixPower && starts_operand(peek())) {
@@ -380,14 +437,14 @@ class Parser {
       case TokenKind::End: fail("an expression");
     }
     Location where = token.where;
-    if (accept_symbol("(")) {
+    if (accept_open("(")) {
       if (peek().is_symbol(")")) fail("an expression inside ( )");
       ExprPtr inner = expression(kBodyPower);
-      expect_symbol(")", "to close the parenthesis");
+      expect_close("to close the parenthesis");
       return inner;
     }
-    if (accept_symbol("[")) return bracket(where);
-    if (accept_symbol("{")) return apply_to_each(where);
+    if (accept_open("[")) return bracket(where);
+    if (accept_open("{")) return apply_to_each(where);
     for (std::string_view op : {"-", "#", "@"}) {
       if (accept_symbol(op)) {
         ExprPtr unary = make_expr(ExprKind::Unary, where, std::string(op));
@@ -401,19 +458,20 @@ class Parser {
   ExprPtr infix(ExprPtr left) {
     const Token& token = next();
     Location where = token.where;
+    if (token.is_symbol("(") || token.is_symbol("[")) opened(token);
     if (token.is_symbol("(")) {
       if (peek().is_symbol(")")) fail("an argument (functions take at least one)");
       ExprPtr call = make_expr(ExprKind::Call, where);
       call->children.push_back(std::move(left));
       call->children.push_back(expression(kBodyPower));
-      expect_symbol(")", "to close the arguments");
+      expect_close("to close the arguments");
       return call;
     }
     if (token.is_symbol("[")) {
       ExprPtr index = make_expr(ExprKind::Index, where);
       index->children.push_back(std::move(left));
       index->children.push_back(expression(kBodyPower));
-      expect_symbol("]", "to close the index");
+      expect_close("to close the index");
       return index;
     }
     int power = binary_power(token);
@@ -458,6 +516,14 @@ class Parser {
   // After `[`: an empty sequence `[] type`, a range `[s:e]`/`[s:e:d]`, or elements `[a, b]`.
   ExprPtr bracket(Location where) {
     if (accept_symbol("]")) {
+      open_brackets_.pop_back();
+      // A type starts with a name, '[' or '('; anything else means the type was left out.
+      const Token& after = peek();
+      if (!after.is_symbol("[") && !after.is_symbol("(") &&
+          (after.kind != TokenKind::Identifier || is_keyword(after.text))) {
+        throw CompileError(where, "expected the element type after [] (an empty sequence is written [] int), found " +
+                                      describe_token(after));
+      }
       ExprPtr empty = make_expr(ExprKind::Empty, where);
       empty->type = type(kEmptyTypePower);
       return empty;
@@ -468,13 +534,13 @@ class Parser {
       range->children.push_back(std::move(first));
       range->children.push_back(expression(kBodyPower));
       if (accept_symbol(":")) range->children.push_back(expression(kBodyPower));
-      expect_symbol("]", "to close the range");
+      expect_close("to close the range");
       return range;
     }
     ExprPtr sequence = make_expr(ExprKind::Sequence, where);
     sequence->children.push_back(std::move(first));
     while (accept_symbol(",")) sequence->children.push_back(expression(kElementPower));
-    expect_symbol("]", "or ',' in the sequence");
+    expect_close("or ',' in the sequence");
     return sequence;
   }
 
@@ -497,7 +563,7 @@ class Parser {
     } else {
       node->children.push_back(nullptr);
     }
-    expect_symbol("}", "to close the apply-to-each");
+    expect_close("to close the apply-to-each");
     return node;
   }
 
@@ -598,25 +664,25 @@ class Parser {
   TypeExprPtr type_prefix() {
     auto node = std::make_unique<TypeExpr>();
     node->where = peek().where;
-    if (accept_symbol("[")) {
+    if (accept_open("[")) {
       node->kind = TypeExpr::Kind::Sequence;
       node->children.push_back(type(kBodyPower));
-      expect_symbol("]", "to close the sequence type");
+      expect_close("to close the sequence type");
       return node;
     }
-    if (accept_symbol("(")) {
+    if (accept_open("(")) {
       TypeExprPtr inner = type(kBodyPower);
-      expect_symbol(")", "to close the parenthesized type");
+      expect_close("to close the parenthesized type");
       return inner;
     }
     if (peek().kind != TokenKind::Identifier || is_keyword(peek().text)) fail("a type");
     node->kind = TypeExpr::Kind::Name;
     node->name = next().text;
-    if (accept_symbol("(")) {
+    if (accept_open("(")) {
       do {
         node->children.push_back(type(kCommaPower));
       } while (accept_symbol(","));
-      expect_symbol(")", "to close the type parameters of " + node->name);
+      expect_close("to close the type parameters of " + node->name);
     }
     return node;
   }
@@ -624,7 +690,7 @@ class Parser {
   // `(a in number; b in any)`; the parentheses may be left out, and then a `;` separates entries
   // only when `NAME in` follows it, so that `;` can still end the form.
   std::vector<TypeContextEntry> type_context() {
-    bool parenthesized = accept_symbol("(");
+    bool parenthesized = accept_open("(");
     std::vector<TypeContextEntry> entries;
     for (;;) {
       TypeContextEntry entry;
@@ -639,13 +705,15 @@ class Parser {
       if (!more) break;
       next();
     }
-    if (parenthesized) expect_symbol(")", "to close the type context");
+    if (parenthesized) expect_close("to close the type context");
     return entries;
   }
 
   const std::vector<Token>& tokens_;
   std::size_t position_;
   int depth_ = 0;
+  int chained_ = 0;
+  std::vector<OpenBracket> open_brackets_;
   Loading* loading_;
   std::map<std::string, std::string> strings_;  // top-level variables bound to constant strings
 };

@@ -1,5 +1,6 @@
 #include "nesl/checker.hpp"
 
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -104,13 +105,9 @@ int tuple_width(const Type& type) {
   return t->kind == TypeNode::Kind::Pair ? 1 + tuple_width(t->children[1]) : 1;
 }
 
-int tuple_width(const Expr& expr) {
-  return expr.kind == ExprKind::Pair ? 1 + tuple_width(*expr.children[1]) : 1;
-}
-
 class Checker {
  public:
-  explicit Checker(const Basis& basis) : basis_(basis) {
+  Checker(const Basis& basis, const NamesOutside& outside) : basis_(basis), outside_(outside) {
     // The basis's one named type: the classic's file descriptor record, stream(int).
     Type stream = make_function(make_base(BaseType::Int), make_datatype("stream", {}));
     datatypes_["stream"] = Datatype{stream};
@@ -119,7 +116,11 @@ class Checker {
   CheckedProgram run(const Program& program) {
     CheckedProgram checked;
     record_ = &checked;
-    for (const TopLevelForm& form : program.forms) {
+    const DefinitionPlaces places(program.forms);
+    places_ = &places;
+    for (const auto& [name, type] : outside_.types) globals_[name] = type;
+    for (form_ = 0; form_ < program.forms.size(); ++form_) {
+      const TopLevelForm& form = program.forms[form_];
       switch (form.kind) {
         case TopLevelForm::Kind::Function: check_function(form, checked); break;
         case TopLevelForm::Kind::Datatype: check_datatype(form, checked); break;
@@ -136,6 +137,7 @@ class Checker {
     }
     for (const auto& [name, datatype] : datatypes_) checked.datatype_constructors[name] = datatype.constructor;
     record_ = nullptr;
+    places_ = nullptr;
     return checked;
   }
 
@@ -272,13 +274,42 @@ class Checker {
   Type lookup_or_fail(const std::string& name, Location where) {
     Type type;
     if (!lookup(name, type)) {
-      std::string what = "expected a defined name, found the unbound name '" + name + "'";
-      if (from_window_library(name)) {
-        what += " (the classic's X11 window and plotting library, which this implementation does not have)";
-      }
-      throw CompileError(where, what);
+      throw CompileError(where, "expected a defined name, found the unbound name '" + name + "'" + unbound_hint(name, where));
     }
     return type;
+  }
+
+  // What an unbound name may have meant, in parentheses after the message; empty for nothing.
+  std::string unbound_hint(const std::string& name, Location where) const {
+    const Location* later = places_ ? places_->after(form_, name) : nullptr;
+    if (!later && outside_.defined_later) later = outside_.defined_later(name);
+    if (later) {
+      const bool same_file = later->file == where.file || !later->file;
+      return " (it is defined later, at " + (same_file ? "line " : later->file->name() + ":") +
+             std::to_string(later->line) +
+             ": a name must be defined before the forms that use it, so two top-level functions cannot call each other)";
+    }
+    if (from_window_library(name)) {
+      return " (the classic's X11 window and plotting library, which this implementation does not have)";
+    }
+    const std::string other = other_language_hint(name);
+    if (!other.empty()) return " (" + other + ")";
+    const std::string closest = closest_name(name, names_in_scope());
+    return closest.empty() ? "" : " (did you mean '" + closest + "'?)";
+  }
+
+  // Every name a form could read here, the program's own first (innermost local first).
+  std::vector<std::string> names_in_scope() const {
+    std::vector<std::string> names;
+    for (auto local = locals_.rbegin(); local != locals_.rend(); ++local) names.push_back(local->first);
+    for (const auto& [name, type] : globals_) names.push_back(name);
+    if (outside_.known) {
+      for (std::string& name : outside_.known()) names.push_back(std::move(name));
+    }
+    for (const auto& [name, signature] : basis_.signatures) {
+      if (!name.empty() && std::isalpha(static_cast<unsigned char>(name[0]))) names.push_back(name);
+    }
+    return names;
   }
 
   // The names of the classic's graphics library (window.nesl and its xps_ primitives), which
@@ -320,15 +351,16 @@ class Checker {
     }
     const Type& parameter = function->children[0];
     // Tuples nest to the right, so (a, (b, c)) and (a, b, c) are one type: the count of
-    // arguments is only worth naming once the types disagree.
+    // arguments is only worth naming once the types disagree, and then it is named whenever the
+    // counts differ, one argument for two as well as three for two.
     int expected_count = tuple_width(parameter);
-    int found_count = tuple_width(argument);
+    int found_count = tuple_width(argument_type);
     std::string expected_text = describe_type(parameter);
     std::string found_text = describe_type(argument_type);
     try {
       unify(argument_type, parameter);
     } catch (const UnifyFailure&) {
-      if (found_count > 1 && expected_count != found_count) {
+      if (expected_count != found_count) {
         throw CompileError(where, "arguments of " + name + ": expected " +
                                       std::to_string(expected_count) + ", of type " +
                                       expected_text + "; found " + std::to_string(found_count) +
@@ -586,6 +618,9 @@ class Checker {
   }
 
   const Basis& basis_;
+  const NamesOutside& outside_;
+  const DefinitionPlaces* places_ = nullptr;  // the program's, while it is checked
+  std::size_t form_ = 0;                      // the form being checked
   std::map<std::string, Type> globals_;
   std::map<std::string, Type> basis_types_;
   std::map<std::string, Datatype> datatypes_;
@@ -595,8 +630,8 @@ class Checker {
 
 }  // namespace
 
-CheckedProgram check_program(const Program& program, const Basis& basis) {
-  return Checker(basis).run(program);
+CheckedProgram check_program(const Program& program, const Basis& basis, const NamesOutside& outside) {
+  return Checker(basis, outside).run(program);
 }
 
 std::string program_type(const CheckedProgram& checked) {

@@ -79,6 +79,13 @@ Type make_datatype(std::string name, std::vector<Type> parameters) {
 Type resolve(const Type& type) {
   Type current = type;
   while (current->kind == TypeNode::Kind::Variable && current->bound_to) current = current->bound_to;
+  // Each variable on the way is bound to the end directly, so that a chain of unifications (one
+  // per operator of `y + y + ... + y`) is walked once, not once per lookup.
+  for (Type node = type; node != current;) {
+    Type next = node->bound_to;
+    node->bound_to = current;
+    node = std::move(next);
+  }
   return current;
 }
 
