@@ -82,8 +82,11 @@ TEST_CASE("misspelt names get the built-ins they may mean", "[reference]") {
   CHECK(nesl::similar_names("lenght", names) == std::vector<std::string>{"length"});
   CHECK(nesl::similar_names("to_upper", names) == std::vector<std::string>{"uppercase"});
   CHECK(nesl::similar_names("qqqqqq", names).empty());
+  // A name of other languages gets the checker's hint; a slip, the closest names.
   CHECK(nesl::unknown_name_message("odd", names) ==
-        "describe: no function, operator, constant or variable is named 'odd'; did you mean oddp?");
+        "describe: no function, operator, constant or variable is named 'odd' (did you mean 'oddp'?)");
+  CHECK(nesl::unknown_name_message("lenght", names) ==
+        "describe: no function, operator, constant or variable is named 'lenght'; did you mean length?");
 }
 
 // Each example as a form of its own in a session: it must print `it = VALUE : TYPE`.

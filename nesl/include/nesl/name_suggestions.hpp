@@ -20,6 +20,9 @@ std::string other_language_hint(const std::string& name);
 // The names that table knows, for its test.
 std::vector<std::string_view> other_language_names();
 
+// Edits from a to b: a letter added, dropped or changed, or two neighbours swapped.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
 // The known names as close to `name` as a typing slip makes them: few edits (a letter added,
 // dropped, changed, or two swapped) for its length. The first of the closest in `candidates`'
 // order; empty when none is close.

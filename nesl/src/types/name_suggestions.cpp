@@ -61,7 +61,20 @@ constexpr std::array kOtherLanguages = {
     Hint{"to_int", "'round', 'trunc', 'floor' and 'ceil' make an int of a float, 'btoi' of a bool"},
 };
 
-// Edits from a to b: a letter added, dropped or changed, or two neighbours swapped.
+void add_pattern_names(const Expr& pattern, std::vector<std::string>& out) {
+  switch (pattern.kind) {
+    case ExprKind::Variable: out.push_back(pattern.text); return;
+    case ExprKind::Pair:
+      add_pattern_names(*pattern.children[0], out);
+      add_pattern_names(*pattern.children[1], out);
+      return;
+    case ExprKind::Call: add_pattern_names(*pattern.children[1], out); return;  // not the constructor
+    default: return;
+  }
+}
+
+}  // namespace
+
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
   for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
@@ -77,20 +90,6 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   }
   return d[a.size()][b.size()];
 }
-
-void add_pattern_names(const Expr& pattern, std::vector<std::string>& out) {
-  switch (pattern.kind) {
-    case ExprKind::Variable: out.push_back(pattern.text); return;
-    case ExprKind::Pair:
-      add_pattern_names(*pattern.children[0], out);
-      add_pattern_names(*pattern.children[1], out);
-      return;
-    case ExprKind::Call: add_pattern_names(*pattern.children[1], out); return;  // not the constructor
-    default: return;
-  }
-}
-
-}  // namespace
 
 std::string other_language_hint(const std::string& name) {
   for (const Hint& entry : kOtherLanguages) {

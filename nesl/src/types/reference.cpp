@@ -5,6 +5,7 @@
 #include <cctype>
 #include <map>
 
+#include "nesl/name_suggestions.hpp"
 #include "nesl/printer.hpp"
 
 namespace nesl {
@@ -141,20 +142,6 @@ std::string anchor(std::string_view title) {
     else if (c == ' ' || c == '-') out += '-';
   }
   return out;
-}
-
-// The optimal string alignment distance: edits, with a swap of neighbours as one.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.size()][b.size()];
 }
 
 // Whether a word of `name` (between underscores) of four letters or more is part of `candidate`:
@@ -305,6 +292,7 @@ std::vector<std::string> similar_names(std::string_view name, const std::vector<
 
 std::string unknown_name_message(std::string_view name, const std::vector<std::string>& candidates) {
   std::string message = "describe: no function, operator, constant or variable is named '" + std::string(name) + "'";
+  if (const std::string hint = other_language_hint(std::string(name)); !hint.empty()) return message + " (" + hint + ")";
   const std::vector<std::string> close = similar_names(name, candidates);
   if (close.empty()) return message + " (doc/library.md lists every built-in)";
   message += "; did you mean ";
