@@ -399,3 +399,22 @@ TEST_CASE("flat-opt computes a repeated operation once and checks a condition on
   Compiled arms = compile("function g(y) = (if y > 1.0 then sqrt(y) else 0.0) + sqrt(y);\ng(4.0);\n");
   CHECK(occurrences(arms.vcode, "SQRT") == 2);
 }
+
+TEST_CASE("a conditional whose arms call one function makes one call, its arguments chosen", "[codegen]") {
+  // Lifted, the binary search's instances all recurse through one call per step, so its depth
+  // is the search's log n steps; the table passed on unchanged stays one argument.
+  Compiled c = compile(
+      "function bsearch(tb, k, lo, hi) = if hi - lo <= 1 then lo else let mid = (lo + hi) / 2 in "
+      "if tb[mid] <= k then bsearch(tb, k, mid, hi) else bsearch(tb, k, lo, mid);\n"
+      "{bsearch([0, 2, 4, 6], k, 0, 4) : k in [5, 0, 7]};\n");
+  const std::size_t lifted = c.vcode.find("FUNC LBSEARCH");
+  REQUIRE(lifted != std::string::npos);
+  const std::size_t end = c.vcode.find("\nFUNC ", lifted + 1);
+  const std::string body = c.vcode.substr(lifted, end == std::string::npos ? std::string::npos : end - lifted);
+  // The lifted outer if writes its else arm twice (all instances in it, and some): one call and
+  // two SELECTs (lo, hi) in each; with a call per inner arm, each copy held four calls.
+  CHECK(occurrences(body, "CALL LBSEARCH") == 2);
+  CHECK(occurrences(body, "SELECT INT") == 4);
+  vcode::Program parsed = vcode::parse_program(c.vcode, "test.vcode");
+  CHECK(vcode::verify_program(parsed).empty());
+}

@@ -97,9 +97,11 @@ class Normalizer {
         lets.emplace_back(rename(e->pattern), bound_value);
         return value(e->children[1], lets);
       }
-      case core::Kind::If:
+      case core::Kind::If: {
         copy->children = {operand(e->children[0], lets), whole(e->children[1]), whole(e->children[2])};
+        if (core::ExprPtr call = one_call(copy, lets)) return call;
         return copy;
+      }
       case core::Kind::Call:
       case core::Kind::Primitive: copy->children = {operand(e->children[0], lets)}; return copy;
       case core::Kind::Sequence:
@@ -115,6 +117,64 @@ class Normalizer {
       }
     }
     return copy;
+  }
+
+  // `if c then f(a) else f(b)`, both arms calls of the same function on operands, as one call
+  // `f(a')` whose operands choose between the arms' where they differ (`if c then a_i else b_i`,
+  // a SELECT for a scalar): each instance computes the same values, and an apply-to-each makes
+  // one lifted call of f, not one per arm, so that a recursion such as a binary search, which
+  // recurses in both arms, is log n calls deep and not one call for each path taken.
+  core::ExprPtr one_call(const core::ExprPtr& e, Lets& lets) {
+    const core::ExprPtr& then_arm = e->children[1];
+    const core::ExprPtr& else_arm = e->children[2];
+    if (then_arm->kind != core::Kind::Call || else_arm->kind != core::Kind::Call || then_arm->name != else_arm->name) {
+      return nullptr;
+    }
+    auto call = std::make_shared<core::Expr>(*then_arm);
+    call->where = e->where;
+    call->children = {chosen(e->children[0], then_arm->children[0], else_arm->children[0], lets)};
+    return call;
+  }
+
+  // The operand that is `a` where `condition` holds and `b` elsewhere, bound in lets.
+  core::ExprPtr chosen(const core::ExprPtr& condition, const core::ExprPtr& a, const core::ExprPtr& b, Lets& lets) {
+    if (same_operand(*a, *b)) return a;
+    if (a->kind == core::Kind::Pair && b->kind == core::Kind::Pair) {
+      auto pair = core::make(core::Kind::Pair, a->type);
+      core::ExprPtr left = chosen(condition, a->children[0], b->children[0], lets);
+      pair->children = {left, chosen(condition, a->children[1], b->children[1], lets)};
+      return pair;
+    }
+    core::ExprPtr choice;
+    if (resolve(a->type)->kind == TypeNode::Kind::Base) {
+      choice = core::make(core::Kind::Primitive, a->type);
+      choice->name = "prim_select";
+      auto rest = core::make(core::Kind::Pair, make_pair(a->type, a->type));
+      rest->children = {a, b};
+      auto argument = core::make(core::Kind::Pair, make_pair(condition->type, rest->type));
+      argument->children = {condition, rest};
+      choice->children = {argument};
+    } else {
+      choice = core::make(core::Kind::If, a->type);
+      choice->children = {condition, a, b};
+    }
+    auto bound = std::make_shared<core::Pattern>();
+    bound->name = "arm" + std::to_string(++count_) + "_";
+    bound->type = a->type;
+    lets.emplace_back(bound, choice);
+    auto use = core::make(core::Kind::Variable, a->type);
+    use->name = bound->name;
+    return use;
+  }
+
+  static bool same_operand(const core::Expr& a, const core::Expr& b) {
+    if (a.kind != b.kind) return false;
+    switch (a.kind) {
+      case core::Kind::Variable: return a.name == b.name;
+      case core::Kind::Constant: return a.text == b.text && resolve(a.type)->base == resolve(b.type)->base;
+      case core::Kind::Pair: return same_operand(*a.children[0], *b.children[0]) && same_operand(*a.children[1], *b.children[1]);
+      default: return false;
+    }
   }
 
   int count_ = 0;
