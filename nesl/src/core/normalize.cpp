@@ -119,21 +119,103 @@ class Normalizer {
     return copy;
   }
 
-  // `if c then f(a) else f(b)`, both arms calls of the same function on operands, as one call
-  // `f(a')` whose operands choose between the arms' where they differ (`if c then a_i else b_i`,
-  // a SELECT for a scalar): each instance computes the same values, and an apply-to-each makes
-  // one lifted call of f, not one per arm, so that a recursion such as a binary search, which
-  // recurses in both arms, is log n calls deep and not one call for each path taken.
+  // `if c then f(a) else f(b)`, both arms calls of the same function (after bindings of their
+  // own), as one call `f(a')`: an apply-to-each then makes one lifted call of f, not one per arm,
+  // so that a recursion in both arms (a binary search) is log n calls deep and not one call for
+  // each path taken. Each instance computes the same values: where the arms' operands differ, a'
+  // takes `if c then a_i else b_i` (a SELECT for a scalar), or, when an arm binds values of its
+  // own first, the tuple of the differing operands from one conditional whose arms keep their
+  // bindings; an operand the arms share (a table passed on) stays as it is.
   core::ExprPtr one_call(const core::ExprPtr& e, Lets& lets) {
-    const core::ExprPtr& then_arm = e->children[1];
-    const core::ExprPtr& else_arm = e->children[2];
-    if (then_arm->kind != core::Kind::Call || else_arm->kind != core::Kind::Call || then_arm->name != else_arm->name) {
+    const core::ExprPtr& condition = e->children[0];
+    std::vector<core::ExprPtr> then_lets, else_lets;
+    const core::ExprPtr then_call = innermost(e->children[1], then_lets);
+    const core::ExprPtr else_call = innermost(e->children[2], else_lets);
+    if (then_call->kind != core::Kind::Call || else_call->kind != core::Kind::Call || then_call->name != else_call->name) {
       return nullptr;
     }
-    auto call = std::make_shared<core::Expr>(*then_arm);
+    auto call = std::make_shared<core::Expr>(*then_call);
     call->where = e->where;
-    call->children = {chosen(e->children[0], then_arm->children[0], else_arm->children[0], lets)};
+    if (then_lets.empty() && else_lets.empty()) {
+      call->children = {chosen(condition, then_call->children[0], else_call->children[0], lets)};
+      return call;
+    }
+    std::vector<std::pair<core::ExprPtr, core::ExprPtr>> differing;
+    core::ExprPtr merged = merged_operand(then_call->children[0], else_call->children[0], differing);
+    if (!differing.empty()) {
+      std::vector<core::ExprPtr> from_then, from_else;
+      for (const auto& [a, b] : differing) {
+        from_then.push_back(a);
+        from_else.push_back(b);
+      }
+      auto choice = core::make(core::Kind::If, tuple_of(from_then)->type);
+      choice->children = {condition, rewrap(then_lets, tuple_of(from_then)), rewrap(else_lets, tuple_of(from_else))};
+      lets.emplace_back(tuple_pattern(differing, 0), choice);
+    }
+    call->children = {merged};
     return call;
+  }
+
+  // The body under an arm's bindings (each binding's Let node appended to `chain`).
+  static core::ExprPtr innermost(core::ExprPtr e, std::vector<core::ExprPtr>& chain) {
+    while (e->kind == core::Kind::Let) {
+      chain.push_back(e);
+      e = e->children[1];
+    }
+    return e;
+  }
+
+  // The arm's bindings again, around `body` in place of the call.
+  static core::ExprPtr rewrap(const std::vector<core::ExprPtr>& chain, core::ExprPtr body) {
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      auto let = std::make_shared<core::Expr>(**it);
+      let->type = body->type;
+      let->children = {(*it)->children[0], body};
+      body = let;
+    }
+    return body;
+  }
+
+  // The operand the call takes: a and b where they are the same operand; elsewhere a fresh
+  // variable, named (with the two operands it stands for) in `differing`'s order.
+  core::ExprPtr merged_operand(const core::ExprPtr& a, const core::ExprPtr& b,
+                               std::vector<std::pair<core::ExprPtr, core::ExprPtr>>& differing) {
+    if (same_operand(*a, *b)) return a;
+    if (a->kind == core::Kind::Pair && b->kind == core::Kind::Pair) {
+      auto pair = core::make(core::Kind::Pair, a->type);
+      core::ExprPtr left = merged_operand(a->children[0], b->children[0], differing);
+      pair->children = {left, merged_operand(a->children[1], b->children[1], differing)};
+      return pair;
+    }
+    auto use = core::make(core::Kind::Variable, a->type);
+    use->name = "arm" + std::to_string(++count_) + "_";
+    differing.emplace_back(a, b);
+    differing_names_.push_back(use->name);
+    return use;
+  }
+
+  // The right-nested tuple of operands (one operand alone).
+  static core::ExprPtr tuple_of(const std::vector<core::ExprPtr>& parts, std::size_t first = 0) {
+    if (first + 1 == parts.size()) return parts[first];
+    core::ExprPtr rest = tuple_of(parts, first + 1);
+    auto pair = core::make(core::Kind::Pair, make_pair(parts[first]->type, rest->type));
+    pair->children = {parts[first], rest};
+    return pair;
+  }
+
+  // The pattern binding merged_operand's fresh variables, as tuple_of nests them.
+  core::PatternPtr tuple_pattern(const std::vector<std::pair<core::ExprPtr, core::ExprPtr>>& differing, std::size_t first) {
+    const std::size_t name = differing_names_.size() - differing.size() + first;
+    auto variable = std::make_shared<core::Pattern>();
+    variable->name = differing_names_[name];
+    variable->type = differing[first].first->type;
+    if (first + 1 == differing.size()) return variable;
+    core::PatternPtr rest = tuple_pattern(differing, first + 1);
+    auto pair = std::make_shared<core::Pattern>();
+    pair->kind = core::Pattern::Kind::Pair;
+    pair->type = make_pair(variable->type, rest->type);
+    pair->children = {variable, rest};
+    return pair;
   }
 
   // The operand that is `a` where `condition` holds and `b` elsewhere, bound in lets.
@@ -179,6 +261,7 @@ class Normalizer {
 
   int count_ = 0;
   std::vector<std::pair<std::string, std::string>> renames_;  // innermost last
+  std::vector<std::string> differing_names_;  // merged_operand's variables, in order
 };
 
 }  // namespace
