@@ -859,7 +859,7 @@ class Generator {
     const Scope params = {{n, kInt}, {a, acc}};
     const std::string step = expr(acc, params, static_cast<int>(rng_.between(1, 3)));
     lines_.push_back("function " + f.name + "(" + n + ", " + a + ") = if " + n + " <= 0 then " + a + " else " +
-                     f.name + "(" + n + " - 1, " + step + ");");
+                     recursive_step(f.name, n, {}, step, params, acc) + ";");
     functions_.push_back(std::move(f));
   }
 
@@ -944,8 +944,20 @@ class Generator {
     const Scope params = {{n, kInt}, {t, table}, {a, acc}};
     const std::string step = read_free(acc, {t, table}, params, static_cast<int>(rng_.between(1, 3)));
     lines_.push_back("function " + f.name + "(" + n + ", " + t + ", " + a + ") = if " + n + " <= 0 then " + a +
-                     " else " + f.name + "(" + n + " - 1, " + t + ", " + step + ");");
+                     " else " + recursive_step(f.name, n, t + ", ", step, params, acc) + ";");
     functions_.push_back(std::move(f));
+  }
+
+  // The recursive call of a counter recursion: one call, or (one time in two) a call in each arm
+  // of a conditional, counting down by 1 or 2 with its own step each, which the compiler makes
+  // one call with the arguments chosen.
+  std::string recursive_step(const std::string& name, const std::string& n, const std::string& passed,
+                             const std::string& step, const Scope& params, const Ty& acc) {
+    const std::string one = name + "(" + n + " - 1, " + passed + step + ")";
+    if (rng_.below(2) == 0) return one;
+    const std::string other_step = expr(acc, params, static_cast<int>(rng_.between(1, 3)));
+    const std::string test = rng_.below(2) == 0 ? "rem(" + n + ", 2) == 0" : expr(kBool, params, 2);
+    return "(if " + test + " then " + one + " else " + name + "(" + n + " - 2, " + passed + other_step + "))";
   }
 
   Random rng_;
