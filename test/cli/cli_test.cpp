@@ -1,7 +1,7 @@
 // The vinterp command line as a user sees it: the GPU options (-0..-9, --sync, --host-threshold),
 // --backend errors, a device failure's message, and the --profile table (its columns and
-// deterministic counts, superoperator planning), --sandbox, --max-call-depth and --max-memory; the peak memory of a generated vector read by a
-// check and a sum (made in each, never stored);
+// deterministic counts, superoperator planning), --sandbox, --max-call-depth and --max-memory;
+// the peak memory of a generated vector read by a check and a sum (made in each, never stored);
 // what a process of an mpirun other than rank 0 prints before its backend exists (nothing); and
 // fcode-opt's option errors.
 #include <unistd.h>
