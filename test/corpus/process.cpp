@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <thread>
@@ -123,11 +124,12 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
   fcntl(err.read_end, F_SETFL, fcntl(err.read_end, F_GETFL) | O_NONBLOCK);
 
   int status = 0;
+  rusage usage{};
   bool reaped = false;
   bool killed_group = false;
   Clock::time_point reaped_at{};
   for (;;) {
-    if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
+    if (!reaped && wait4(pid, &status, WNOHANG, &usage) == pid) {
       reaped = true;
       reaped_at = Clock::now();
     }
@@ -139,7 +141,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
       kill(-pid, SIGKILL);
       killed_group = true;
       if (!reaped) {
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
         }
         reaped = true;
         reaped_at = Clock::now();
@@ -178,10 +180,11 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
   out.close_read();
   err.close_read();
   if (!reaped) {
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
     }
   }
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  result.peak_kb = usage.ru_maxrss;
   if (WIFEXITED(status)) {
     result.exited = true;
     result.exit_code = WEXITSTATUS(status);

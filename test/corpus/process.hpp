@@ -14,6 +14,7 @@ struct ProcessResult {
   int signal = 0;           // the signal that killed it, when !exited
   bool timed_out = false;   // killed by us after `timeout_seconds`
   double seconds = 0.0;     // wall time
+  long peak_kb = 0;         // peak resident memory, of the child or the largest of its children
   std::string launch_error; // non-empty when the child could not be started at all
 };
 

@@ -1668,5 +1668,55 @@ TEST_CASE("pending DIST: short segments' values made where read, by an op or a s
   CHECK(want[1] == -38);  // segment 2's first element (position 1), value -38
 }
 
+TEST_CASE("cheap generators: each reader makes its own values, which are never stored",
+          "[cpu][lazy]") {
+  const Context lazy = context(1, true), eager = context(1, false), two = context(2, true),
+                fast = context(2, true, true);
+  std::vector<std::int32_t> lengths, starts, strides;
+  for (std::int32_t k = 0; k < 5000; ++k) {
+    lengths.push_back(k % 11);  // empty segments too
+    starts.push_back(1 + k % 5);
+    strides.push_back(1 + k % 3);
+  }
+  // ln's argument check and its sum (sum of logs with checks on): x = float(INDEX) read by
+  // OR_REDUCE(x < 0) and by +_REDUCE(LOG x); then y, another such generator, read by two
+  // reductions; and an expensive one (LOG of x), which is computed once and stored.
+  auto program = [&](const Context& ctx, bool check) {
+    const Segdes sd = segments_of(ctx, lengths);
+    const std::size_t n = view(sd).total;
+    REQUIRE(n > kLazyMin);
+    const Vector zero = uniform_vector({}, Type::Float, n, std::bit_cast<std::uint64_t>(0.0));
+    Vector x = ew(ctx, Op::IntToFloat, Type::Int, index_over(ctx, sd, starts, strides));
+    const std::weak_ptr<Storage> x_storage = x.storage;
+    if (check) REQUIRE(pending(x));
+    const Vector negative = fold(ctx, Op::OrReduce, ew(ctx, Op::Less, Type::Float, x, zero), sd);
+    if (check) CHECK(pending(x));  // the check made x's values again: x still waits
+    const Vector sums = fold(ctx, Op::PlusReduce, ew(ctx, Op::Log, Type::Float, std::move(x)), sd);
+    if (check) CHECK(x_storage.expired());  // taken into the sum: never stored
+    Vector y = ew(ctx, Op::Mul, Type::Float,
+                  ew(ctx, Op::IntToFloat, Type::Int, index_over(ctx, sd, starts, strides)),
+                  uniform_vector({}, Type::Float, n, std::bit_cast<std::uint64_t>(0.1)));
+    const Vector maxima = fold(ctx, Op::MaxReduce, y, sd);
+    if (check) CHECK(pending(y));
+    const Vector totals = fold(ctx, Op::PlusScan, std::move(y), sd);
+    Vector logs = ew(ctx, Op::Log, Type::Float,
+                     ew(ctx, Op::IntToFloat, Type::Int, index_over(ctx, sd, starts, strides)));
+    const Vector logs_max = fold(ctx, Op::MaxReduce, logs, sd);
+    if (check) CHECK_FALSE(pending(logs));  // LOG costs more than storing its values
+    const Vector logs_total = fold(ctx, Op::PlusReduce, std::move(logs), sd);
+    std::vector<double> got;
+    for (const Vector* v : {&sums, &maxima, &totals, &logs_max, &logs_total}) {
+      const std::vector<double> values = values_of<double>(*v);
+      got.insert(got.end(), values.begin(), values.end());
+    }
+    for (std::uint8_t b : values_of<std::uint8_t>(negative)) got.push_back(b);
+    return got;
+  };
+  const std::vector<double> want = program(eager, false);
+  CHECK(program(lazy, true) == want);
+  CHECK(program(two, true) == want);
+  program(fast, true);
+}
+
 }  // namespace
 }  // namespace cvl::cpu

@@ -30,6 +30,33 @@ std::vector<bool> read_at_elements_only(const vcode::SuperOp& definition) {
   return at_elements;
 }
 
+bool cheap_to_recompute(const LazyExpression& e) {
+  const std::vector<bool> at_elements = read_at_elements_only(e.definition);
+  std::size_t computed = 0;
+  for (std::size_t i = 0; i < e.definition.nodes.size(); ++i) {
+    const SuperOpNode& n = e.definition.nodes[i];
+    switch (n.kind) {
+      case Kind::Operand:  // a descriptor, or values per segment: never the elements' own
+        if (n.result != vcode::TypeKeyword::Segdes && at_elements[i]) return false;
+        continue;
+      case Kind::Constant:
+        continue;
+      case Kind::Index:
+      case Kind::Dist:
+        break;
+      case Kind::Elementwise:
+        if (vcode::info(n.op).cost != vcode::Cost::Memory || n.op == vcode::Op::Div ||
+            n.op == vcode::Op::Mod)
+          return false;
+        break;
+      default:
+        return false;
+    }
+    if (++computed > kRecomputeMaxNodes) return false;
+  }
+  return true;
+}
+
 std::optional<std::pair<std::uint32_t, std::uint32_t>> gather_parts_of(const LazyExpression& e) {
   const auto parts = one_node_over_operands(e, Kind::Gather);
   if (!parts || e.operands[parts->first].vector.length > kShortGatherSource) return std::nullopt;

@@ -22,6 +22,11 @@ namespace cvl::cpu {
 // gather's positions, a fold's values), not as a gather's source or a DIST's or INDEX's values.
 std::vector<bool> read_at_elements_only(const vcode::SuperOp& definition);
 
+// Whether `e` is a generator cheap enough to compute again in each reader rather than store
+// (lazy_elementwise.hpp): INDEX, DIST, constants and bandwidth-bound elementwise ops over them,
+// at most kRecomputeMaxNodes of them, no operand read at each element.
+bool cheap_to_recompute(const LazyExpression& e);
+
 // An expression that is only a gather of a short source ($source at $positions): the operand
 // numbers of the source and of the positions.
 std::optional<std::pair<std::uint32_t, std::uint32_t>> gather_parts_of(const LazyExpression& e);
@@ -67,6 +72,16 @@ class Builder {
         const std::uint32_t values = vector_leaf(std::move(d->values));
         return distribute(type, values, segdes_leaf(d->segments));
       }
+    // A cheap generator held elsewhere too (float(i) for i in an INDEX, read by ln's argument
+    // check and by ln): made again here, so that no reader needs it stored.
+    if (const LazyExpression* pending = pending_expression(v);
+        pending && shared && cheap_to_recompute(*pending) &&
+        nodes().size() + pending->definition.nodes.size() < kLazyMaxNodes) {
+      auto none = [](const Storage*) -> std::optional<std::uint32_t> { return std::nullopt; };
+      const std::uint32_t root = splice_copy(*pending, none);
+      v = {};
+      return root;
+    }
     if (const LazyExpression* pending = pending_expression(v)) {
       const bool only_here = v.storage.use_count() == 1;
       if (only_here && nodes().size() + pending->definition.nodes.size() < kLazyMaxNodes)

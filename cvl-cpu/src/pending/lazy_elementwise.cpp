@@ -227,7 +227,8 @@ std::optional<Vector> lazy_fused(const Context& ctx, const PreparedSuperOp& op,
       const Vector& v = operands[k].vector;
       const auto* buffer = static_cast<const Buffer*>(v.storage.get());
       described = uniform_bits(v) || segment_values_of(v) ||
-                  (buffer && buffer->pending() && v.storage.use_count() == 1);
+                  (buffer && buffer->pending() &&
+                   (v.storage.use_count() == 1 || cheap_to_recompute(*pending_expression(v))));
     }
     if (!described) return std::nullopt;
   }
@@ -263,7 +264,7 @@ std::optional<Vector> lazy_fused(const Context& ctx, const PreparedSuperOp& op,
 
 std::optional<Vector> fold_pending(const Context& ctx, Op op, Vector& v, const Segdes& sd) {
   const LazyExpression* pending = pending_expression(v);
-  if (!pending || v.storage.use_count() != 1 ||
+  if (!pending || (v.storage.use_count() != 1 && !cheap_to_recompute(*pending)) ||
       pending->definition.nodes.size() + 2 >= kLazyMaxNodes)
     return std::nullopt;
   const Type type = v.type;

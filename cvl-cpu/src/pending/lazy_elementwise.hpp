@@ -16,6 +16,16 @@
 // the result goes, as an op reuses its operand at its last use). The timers and the profile
 // compute what is pending (compute_pending).
 //
+// A pending result that several readers read is computed once and stored, for each to read
+// back, unless it is a cheap generator (cheap_to_recompute: INDEX, DIST, constants and
+// bandwidth-bound elementwise ops over them, such as float(i) for i in an INDEX, at most
+// kRecomputeMaxNodes of them, reading nothing at each element): a reader other than its last
+// then copies its definition into its own and makes the values again, so that none is stored
+// (ln's argument check and the sum of the logs both read float(i)). Storing writes each element
+// out and reads it back through memory; each node made again is a pass over a block in the
+// cache, and the copy reads only descriptors and values per segment, which the original holds
+// too. The values are the same bits: the same scalar functions over the same inputs.
+//
 // A BPERMUTE over one segment by an index that an earlier BPERMUTE found good for a source as
 // long (Buffer::indices_below: bh gathers many fields by one index) is pending too: a Gather node
 // (vcode/superop.hpp) reads its source at the index's positions, so a gathered vector that only
@@ -61,6 +71,9 @@ inline constexpr std::size_t kLazyMin = std::size_t{1} << 14;
 // distinct nodes (435 as fcode-opt writes the tree); at 48 its FUSED calls ran at once and
 // stored what the next call read back.
 inline constexpr std::size_t kLazyMaxNodes = 128;
+// Nodes computed at most (INDEX, DIST, elementwise) in an expression that each reader makes
+// again rather than read stored: a store and a load cost about as much as three such passes.
+inline constexpr std::size_t kRecomputeMaxNodes = 3;
 // Pending operands below a pending expression at most: past it, the operand is computed at once.
 inline constexpr std::size_t kLazyMaxDepth = 16;
 
