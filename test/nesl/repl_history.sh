@@ -15,7 +15,7 @@ fail() { echo "FAIL: $*"; echo "--- the screen:"; cat "$work/screen"; exit 1; }
 # A session of nesl at a terminal; `ended` appears when it exits.
 start() {
   rm -f "$work/ended"
-  tmux -S "$socket" new-session -d -s repl -x 120 -y 50 \
+  tmux -f /dev/null -S "$socket" new-session -d -s repl -x 120 -y 50 \
     "env HOME='$work' '$nesl' --threads 1; touch '$work/ended'" || fail "tmux did not start"
 }
 wait_for() {  # TEXT: until the screen shows it (at most 20 s)
