@@ -20,6 +20,7 @@
 #include "nesl/pipeline.hpp"
 #include "nesl/reference.hpp"
 #include "nesl/repl.hpp"
+#include "nesl/result_types.hpp"
 #include "nesl/session.hpp"
 #include "run_limits.hpp"
 #include "vcode/printer.hpp"
@@ -64,7 +65,9 @@ std::string usage() {
     "                     not write); reading standard input still works\n"
     "  --check            parse and type-check; one line per top-level form\n"
     "  --type             print the program's type (the tuple of its top-level expressions)\n"
-    "  --vcode            compile to VCODE, written to OUT (default: standard output)\n"
+    "  --vcode            compile to VCODE, written to OUT (default: standard output), ending\n"
+    "                     with a comment of the results' NESL types, which vinterp reads to\n"
+    "                     print them as NESL values\n"
     "  -o, --output OUT   with --vcode, the file the VCODE is written to\n"
     "  --source-map MAP   with --vcode, also write where each VCODE line came from in the\n"
     "                     source: lines `VCODE_LINE NESL_LINE NESL_COLUMN NESL_FILE`\n"
@@ -244,7 +247,10 @@ int compile_program(const po::variables_map& vm, const Request& request,
         return 1;
       }
     }
-    const std::string vcode = vcode::print_program(compiled.vcode.program);
+    // The results' types last, so that the source map's line numbers stay the VCODE's.
+    const std::string vcode =
+        vcode::print_program(compiled.vcode.program) +
+        nesl::result_types_comment({compiled.checked.expressions, compiled.checked.datatype_constructors});
     if (vm.count("output")) {
       if (!write_file(vm["output"].as<std::string>(), vcode)) return 1;
     } else {

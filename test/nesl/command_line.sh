@@ -77,12 +77,15 @@ run -
 [ "$status" = 1 ] && grep -q '^stdin:2:3: error: ' err || fail "nesl - with an error: status $status, $(cat err)"
 input=/dev/null
 
-# --vcode -O: the FCODE fcode-opt writes for the VCODE --vcode writes.
+# --vcode -O: the FCODE fcode-opt writes for the VCODE --vcode writes, which drops comments, then
+# the same comment of result types as the VCODE's.
 run --vcode prog.nesl
 cp out prog.vcode
 run --vcode -O prog.nesl
 [ "$status" = 0 ] || fail "--vcode -O: status $status: $(cat err)"
 "$fcode_opt" prog.vcode >expected.fcode || fail "fcode-opt failed"
+sed -n '/^{ NESL result types/,$p' prog.vcode >>expected.fcode
+grep -q '^  it : int$' expected.fcode || fail "--vcode wrote no result types: $(cat prog.vcode)"
 cmp -s out expected.fcode || fail "--vcode -O differs from fcode-opt's output"
 cmp -s out prog.vcode && fail "--vcode -O wrote the VCODE unoptimized"
 run --vcode -O --source-map map prog.nesl

@@ -26,6 +26,7 @@
 #include "cvl/registry.hpp"
 #include "environment_options.hpp"
 #include "optimize_in_process.hpp"
+#include "print_nesl.hpp"
 #include "run_limits.hpp"
 #include "vcode/lexer.hpp"
 #include "vcode/parser.hpp"
@@ -69,7 +70,10 @@ const char* const classic_and_common_usage =
     "\t --max-call-depth N\t a CALL N frames deep is a runtime error (default 1000000)\n"
     "\t --max-memory SIZE\t vector memory limit: bytes, or with K, M, G, T (powers of 1024);\n"
     "\t\t\t\t default 3/4 of physical memory (cuda: the device's memory)\n"
-    "\t --sandbox\t\t SPAWN and FOPEN are runtime errors (READ from stdin still works)\n";
+    "\t --sandbox\t\t SPAWN and FOPEN are runtime errors (READ from stdin still works)\n"
+    "\t --print-nesl\t\t print the final stack as NESL values with their types, as nesl\n"
+    "\t\t\t\t prints them (it = [1, 4] : [int]), for VCODE that nesl wrote:\n"
+    "\t\t\t\t it gives the types in a comment at its end\n";
 
 const char* const help_and_environment_usage =
     "\t --help, --version\n"
@@ -186,6 +190,7 @@ struct RunSettings {
   vm::MachineOptions machine;
   LoadTraces traces;
   bool optimize = false;   // -O
+  bool print_nesl = false;  // --print-nesl
   std::string trace_json;  // --trace-json FILE ("" for none)
 };
 
@@ -212,6 +217,7 @@ po::options_description command_line_options() {
       ("max-memory", po::value<std::string>(), "")
       ("sandbox", "")
       ("speculation", "")
+      ("print-nesl", "")
       ("file", po::value<std::vector<std::string>>(), "");
   for (char digit = '0'; digit <= '9'; ++digit)
     options.add_options()((std::string(",") + digit).c_str(), "");
@@ -379,6 +385,7 @@ RunSettings run_settings(const po::variables_map& args, int device) {
   settings.machine = machine_options(args, settings.traces);
   settings.backend = backend_options(args, device);
   settings.optimize = args.count("optimize") > 0;
+  settings.print_nesl = args.count("print-nesl") > 0;
   if (args.count("trace-json")) {
     settings.trace_json = args["trace-json"].as<std::string>();
     if (settings.trace_json.empty()) throw UsageError("--trace-json needs a file name");
@@ -469,6 +476,21 @@ int run_program(const vcode::Program& program, cvl::Backend& backend, const RunS
   }
 }
 
+// --print-nesl: the run, then the final stack as NESL values. A program that stopped by EXIT (a
+// NESL runtime error, which it printed) fails, as it does under `nesl FILE`.
+int run_printing_nesl(const vcode::Program& program, cvl::Backend& backend, RunSettings& settings,
+                      const nesl::ResultTypes& types) {
+  std::string stack;
+  std::vector<std::uint32_t> stopped_at;
+  settings.machine.final_stack = &stack;
+  settings.machine.stopped_at = &stopped_at;
+  const int status = run_program(program, backend, settings);
+  if (status != 0) return status;
+  if (!stopped_at.empty()) return 1;
+  if (!cvl::distributed_io_of(backend).is_io_root()) return 0;  // the io root prints
+  return vinterp::print_nesl_values(stack, types, settings.file) ? 0 : 1;
+}
+
 // -O: the program optimized in place, its time given to --profile; false after printing why it
 // could not be (as fcode-opt reports it).
 bool optimize_or_report(vcode::Program& program, RunSettings& settings, vm::TraceJson* trace) {
@@ -536,6 +558,9 @@ int vinterp::run(int argc, char** argv) {
   const auto load_start = vm::TraceJson::Clock::now();
   std::optional<vcode::Program> program = load_or_report(settings.file);
   if (!program) return failed_early(1);
+  std::optional<nesl::ResultTypes> result_types;
+  if (settings.print_nesl && !(result_types = vinterp::result_types_or_report(settings.file)))
+    return failed_early(1);
   if (trace) trace->phase("load", load_start, vm::TraceJson::Clock::now());
   print_load_traces(settings, *program);
   if (settings.optimize && !optimize_or_report(*program, settings, trace.get()))
@@ -548,7 +573,8 @@ int vinterp::run(int argc, char** argv) {
   if (!cvl::distributed_io_of(*backend).is_io_root()) {  // (where /dev/null cannot be opened, nothing writes there anyway)
     [[maybe_unused]] std::FILE* discarded = std::freopen("/dev/null", "w", stdout);
   }
-  const int status = run_program(*program, *backend, settings);
+  const int status = result_types ? run_printing_nesl(*program, *backend, settings, *result_types)
+                                  : run_program(*program, *backend, settings);
   if (trace) {
     try {
       trace->finish(vm::TraceJson::Clock::now());

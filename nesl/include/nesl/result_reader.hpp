@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "nesl/types.hpp"
 #include "nesl/value.hpp"
@@ -24,8 +26,17 @@ struct ResultError : std::runtime_error {
 Value read_result(std::string_view stack, const Type& type,
                   const std::map<std::string, Type>& constructors);
 
-// A type as NESL source, for `[] TYPE`: `int`, `[char]`, `(int, [bool])`, `labeled(char)`.
-std::string type_source(const Type& type);
+// A value of each type, in order, from the stack several results left one after the other (a
+// whole program's, compiled by `nesl --vcode`). Throws ResultError.
+std::vector<Value> read_results(std::string_view stack, const std::vector<Type>& types,
+                                const std::map<std::string, Type>& constructors);
+
+// The name each type variable is written as.
+using VariableNames = std::unordered_map<const TypeNode*, std::string>;
+
+// A type as NESL source, for `[] TYPE`: `int`, `[char]`, `(int, [bool])`, `labeled(char)`; a
+// variable named by `variables` where it names it.
+std::string type_source(const Type& type, const VariableNames& variables = {});
 
 // The fields of datatype `type` (a Datatype node with concrete parameters), from its constructor.
 Type datatype_fields(const Type& type, const std::map<std::string, Type>& constructors);

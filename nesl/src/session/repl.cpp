@@ -17,6 +17,7 @@
 
 #include "nesl/diagnostics.hpp"
 #include "nesl/help.hpp"
+#include "nesl/history_entry.hpp"
 #include "nesl/lexer.hpp"
 #include "nesl/parser.hpp"
 
@@ -113,8 +114,13 @@ class LineInput {
     std::string line(raw);
     std::free(raw);
     if (line_dropped) return std::string();  // and dropped() says so
-    if (line.find_first_not_of(" \t") != std::string::npos) add_history(line.c_str());
     return line;
+  }
+
+  // A form read whole (all its lines): one history entry.
+  void remember(const std::string& typed) {
+    if (!terminal_) return;
+    if (const std::string entry = history_entry(typed); !entry.empty()) add_history(entry.c_str());
   }
 
  private:
@@ -161,12 +167,18 @@ class Repl {
         continue;
       }
       if (!line) {
-        if (pending.find_first_not_of(" \t\n") != std::string::npos) submit(pending, true);
+        if (pending.find_first_not_of(" \t\n") != std::string::npos) {
+          input_.remember(pending);
+          submit(pending, true);
+        }
         break;
       }
       pending += *line + "\n";
       if (!has_form_end(pending)) continue;
-      if (submit(pending, false)) pending.clear();
+      if (submit(pending, false)) {
+        input_.remember(pending);
+        pending.clear();
+      }
       if (leaving_) break;
     }
     if (input_.terminal()) std::cout << "\n";

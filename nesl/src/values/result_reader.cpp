@@ -186,29 +186,31 @@ Type datatype_fields(const Type& type, const std::map<std::string, Type>& constr
   return substitute(constructor->children[0], by);
 }
 
-std::string type_source(const Type& type) {
+std::string type_source(const Type& type, const VariableNames& variables) {
   Type t = resolve(type);
   switch (t->kind) {
-    case TypeNode::Kind::Base:
     case TypeNode::Kind::Variable:
+      if (auto named = variables.find(t.get()); named != variables.end()) return named->second;
+      return print_type(t);
+    case TypeNode::Kind::Base:
     case TypeNode::Kind::Function: return print_type(t);
     case TypeNode::Kind::Sequence: {
       std::string text = "[";
-      text += type_source(t->children[0]);
+      text += type_source(t->children[0], variables);
       return text + "]";
     }
     case TypeNode::Kind::Pair: {
       std::string text = "(";
-      text += type_source(t->children[0]);
+      text += type_source(t->children[0], variables);
       text += ", ";
-      text += type_source(t->children[1]);
+      text += type_source(t->children[1], variables);
       return text + ")";
     }
     case TypeNode::Kind::Datatype: {
       if (t->children.empty()) return t->name;
       std::string text = t->name + "(";
       for (std::size_t i = 0; i < t->children.size(); ++i)
-        text += (i ? ", " : "") + type_source(t->children[i]);
+        text += (i ? ", " : "") + type_source(t->children[i], variables);
       return text + ")";
     }
   }
@@ -217,10 +219,16 @@ std::string type_source(const Type& type) {
 
 Value read_result(std::string_view stack, const Type& type,
                   const std::map<std::string, Type>& constructors) {
+  return std::move(read_results(stack, {type}, constructors).front());
+}
+
+std::vector<Value> read_results(std::string_view stack, const std::vector<Type>& types,
+                                const std::map<std::string, Type>& constructors) {
   Reader reader(parse_slots(stack), constructors);
-  std::vector<Value> values = reader.read(type, 1);
+  std::vector<Value> values;
+  for (const Type& type : types) values.push_back(std::move(reader.read(type, 1).front()));
   if (!reader.finished()) throw ResultError(kNoResult);
-  return std::move(values.front());
+  return values;
 }
 
 }  // namespace nesl
