@@ -19,6 +19,6 @@ expected='plus_scan(v) : [a] -> [a] :: (a in number)'
 out=$("$nesl" --describe lenght 2>&1 >/dev/null)
 status=$?
 [ $status -eq 1 ] || fail "--describe of an unknown name exited with $status"
-[ "$out" = "nesl: describe: no function, operator, constant or variable is named 'lenght'; did you mean length?" ] ||
+[ "$out" = "nesl: describe: no function, operator, constant or variable is named 'lenght' (did you mean 'length'?)" ] ||
   fail "--describe lenght said: $out"
 echo "library reference: doc/library.md is current ($entries entries); --describe works"

@@ -86,7 +86,10 @@ TEST_CASE("misspelt names get the built-ins they may mean", "[reference]") {
   CHECK(nesl::unknown_name_message("odd", names) ==
         "describe: no function, operator, constant or variable is named 'odd' (did you mean 'oddp'?)");
   CHECK(nesl::unknown_name_message("lenght", names) ==
-        "describe: no function, operator, constant or variable is named 'lenght'; did you mean length?");
+        "describe: no function, operator, constant or variable is named 'lenght' (did you mean 'length'?)");
+  CHECK(nesl::unknown_name_message("print_str", names) ==
+        "describe: no function, operator, constant or variable is named 'print_str' (did you mean 'print_char', "
+        "'print_string' or 'print'?)");
 }
 
 // Each example as a form of its own in a session: it must print `it = VALUE : TYPE`.

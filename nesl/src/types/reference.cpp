@@ -295,11 +295,12 @@ std::string unknown_name_message(std::string_view name, const std::vector<std::s
   if (const std::string hint = other_language_hint(std::string(name)); !hint.empty()) return message + " (" + hint + ")";
   const std::vector<std::string> close = similar_names(name, candidates);
   if (close.empty()) return message + " (doc/library.md lists every built-in)";
-  message += "; did you mean ";
+  // Worded as the checker words an unbound name's suggestion.
+  message += " (did you mean ";
   for (std::size_t i = 0; i < close.size(); ++i) {
-    message += (i == 0 ? "" : i + 1 == close.size() ? " or " : ", ") + close[i];
+    message += (i == 0 ? "" : i + 1 == close.size() ? " or " : ", ") + ("'" + close[i] + "'");
   }
-  return message + "?";
+  return message + "?)";
 }
 
 }  // namespace nesl
