@@ -241,14 +241,17 @@ class Parser {
     }
     // `.nesl` is added only to a name without it.
     const bool has_extension = fs::path(name).extension() == ".nesl";
+    bool directory = false;
     for (const fs::path& place : places) {
       std::vector<fs::path> candidates = {place};
       if (!has_extension) candidates.emplace_back(place.string() + ".nesl");
       for (const fs::path& candidate : candidates) {
         std::error_code error;
         if (fs::is_regular_file(candidate, error)) return candidate.string();
+        directory = directory || fs::is_directory(candidate, error);
       }
     }
+    if (directory) throw CompileError(where, "expected a file to load, found the directory '" + name + "'");
     throw CompileError(where, "expected a file to load, found none named '" + name + "'" +
                                   (has_extension ? "" : " (nor '" + name + ".nesl')"));
   }
@@ -260,8 +263,10 @@ class Parser {
       auto found = strings_.find(e.text);
       if (found != strings_.end()) return found->second;
     }
+    const std::string found = e.kind == ExprKind::Variable ? "the name '" + e.text + "', bound to no string above"
+                                                           : describe_expression(e);
     throw CompileError(e.where, "expected a file name to load (a string, strings joined by ++, or a variable bound "
-                                "to one above), found " + describe_expression(e));
+                                "to one above), found " + found);
   }
 
   void remember_string(const GlobalBinding& binding) {
