@@ -561,7 +561,10 @@ class Parser {
       first_pattern = std::move(body);
     }
     node->bindings.push_back(generator(std::move(first_pattern)));
-    while (accept_symbol(";")) node->bindings.push_back(generator(expression(kBodyPower)));
+    while (accept_symbol(";")) {
+      expect_generator_after_semicolon();
+      node->bindings.push_back(generator(expression(kBodyPower)));
+    }
     node->children.push_back(std::move(body));
     if (accept_symbol("|")) {
       node->children.push_back(expression(kBodyPower));
@@ -570,6 +573,20 @@ class Parser {
     }
     expect_close("to close the apply-to-each");
     return node;
+  }
+
+  // A ';' in braces is read as the start of another generator, so one meant to end the form
+  // (at the prompt, the braces left open) is named with the brace it is in.
+  void expect_generator_after_semicolon() const {
+    const Token& token = peek();
+    static constexpr std::string_view kCannotStart[] = {";", "$", "}", "|", ")", "]"};
+    for (std::string_view symbol : kCannotStart) {
+      if (!token.is_symbol(symbol)) continue;
+      const OpenBracket& open = open_brackets_.back();
+      throw CompileError(token.where, "expected a generator after ';' (inside the '{' opened at " +
+                                          std::to_string(open.where.line) + ":" + std::to_string(open.where.column) +
+                                          ", where ';' separates generators), found " + describe_token(token));
+    }
   }
 
   Binding generator(ExprPtr pattern) {
