@@ -276,10 +276,15 @@ std::string library_reference(const Basis& basis) {
 }
 
 std::vector<std::string> similar_names(std::string_view name, const std::vector<std::string>& candidates) {
+  // Operators are one or two symbols, each a slip away from the others and from a short word.
+  const auto is_word = [](std::string_view text) {
+    return !text.empty() && (std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_');
+  };
+  if (!is_word(name)) return {};
   const std::size_t allowed = name.size() <= 4 ? 1 : name.size() <= 8 ? 2 : 3;
   std::vector<std::pair<std::size_t, std::string>> close;
   for (const std::string& candidate : candidates) {
-    if (candidate == name) continue;
+    if (candidate == name || !is_word(candidate)) continue;
     const std::size_t distance = edit_distance(name, candidate);
     if (distance <= allowed || shares_word(name, candidate)) close.emplace_back(distance, candidate);
   }
