@@ -253,7 +253,7 @@ class Repl {
               << "backend " << s.vm.backend << "\n"
               << "threads " << s.vm.threads << "\n"
               << "optimize " << (s.vm.optimize ? "on" : "off") << "\n"
-              << "print_length = " << s.print_length << "\n"
+              << "print_length " << s.print_length << "\n"
               << std::flush;
   }
 
