@@ -65,8 +65,8 @@ constexpr std::array kOtherLanguages = {
 // `describe a b;`): what a command looks like.
 constexpr std::array kCommands = {
     Hint{"load", "load is a command: load \"FILE\";"},
-    Hint{"describe", "describe is a command: describe NAME; for one name"},
-    Hint{"help", "help is a command: help; lists the commands, help NAME; describes one"},
+    Hint{"describe", "describe NAME; is a command at the prompt, first on its line"},
+    Hint{"help", "help; and help NAME; are commands at the prompt, first on their line"},
     Hint{"set", "set is a command: set NAME VALUE; show status; lists the settings"},
 };
 
