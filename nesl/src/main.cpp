@@ -13,6 +13,7 @@
 #include "nesl/basis.hpp"
 #include "nesl/checker.hpp"
 #include "nesl/diagnostics.hpp"
+#include "nesl/help.hpp"
 #include "nesl/eval_globals.hpp"
 #include "nesl/large_stack.hpp"
 #include "nesl/parser.hpp"
@@ -189,6 +190,10 @@ int reference(const nesl::Basis& basis, const std::string& name) {
     return 0;
   }
   if (const auto description = nesl::describe_builtin(basis, nesl::lowercase(name))) {
+    std::cout << *description;
+    return 0;
+  }
+  if (const auto description = nesl::describe_syntax(nesl::lowercase(name))) {
     std::cout << *description;
     return 0;
   }

@@ -161,7 +161,7 @@ arg_check on
 backend cpu
 threads 1
 optimize off
-print_length = 100
+print_length 100
 it = 2 : int" "" "settings in a session"
 # A GPU backend on a machine without a GPU is refused at the `set` too (where one starts, it is taken).
 if [[ " $backends " == *" cuda "* ]]; then

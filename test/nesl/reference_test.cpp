@@ -82,11 +82,17 @@ TEST_CASE("misspelt names get the built-ins they may mean", "[reference]") {
   CHECK(nesl::similar_names("lenght", names) == std::vector<std::string>{"length"});
   CHECK(nesl::similar_names("to_upper", names) == std::vector<std::string>{"uppercase"});
   CHECK(nesl::similar_names("qqqqqq", names).empty());
+  // A word is not taken for an operator one letter away, nor a symbol for anything.
+  CHECK(nesl::similar_names("t", names).empty());
+  CHECK(nesl::similar_names("{", names).empty());
   // A name of other languages gets the checker's hint; a slip, the closest names.
   CHECK(nesl::unknown_name_message("odd", names) ==
         "describe: no function, operator, constant or variable is named 'odd' (did you mean 'oddp'?)");
   CHECK(nesl::unknown_name_message("lenght", names) ==
-        "describe: no function, operator, constant or variable is named 'lenght'; did you mean length?");
+        "describe: no function, operator, constant or variable is named 'lenght' (did you mean 'length'?)");
+  CHECK(nesl::unknown_name_message("print_str", names) ==
+        "describe: no function, operator, constant or variable is named 'print_str' (did you mean 'print_char', "
+        "'print_string' or 'print'?)");
 }
 
 // Each example as a form of its own in a session: it must print `it = VALUE : TYPE`.

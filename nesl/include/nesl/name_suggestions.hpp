@@ -17,6 +17,9 @@ namespace nesl {
 // What NESL writes for `name`, a name of other languages that NESL does not define ("NESL's
 // true is t"); empty when the table has none. Every name it suggests is a built-in.
 std::string other_language_hint(const std::string& name);
+// What a command of the session looks like, for its name read as a name (`load;`); empty for
+// a name that is not a command.
+std::string command_hint(const std::string& name);
 // The names that table knows, for its test.
 std::vector<std::string_view> other_language_names();
 

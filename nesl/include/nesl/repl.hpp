@@ -2,6 +2,7 @@
 // any input, run by a Session, and the classic's commands (load, set, exit).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -9,8 +10,9 @@
 
 namespace nesl {
 
-// Whether `text` holds a `;` or `$` outside strings, comments and character literals: the point
-// where the classic REPL tries to read what was typed as forms.
+// Where the first `;` or `$` outside strings, comments and character literals is in `text`
+// (npos for none): the point where the classic REPL tries to read what was typed as forms.
+std::size_t form_end(std::string_view text);
 bool has_form_end(std::string_view text);
 
 // Reads and runs forms from standard input until `exit;` or its end. At a terminal: prompt

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cctype>
+#include <optional>
 
 #include "nesl/lexer.hpp"
 #include "nesl/reference.hpp"
@@ -34,6 +35,39 @@ constexpr std::array<Command, 7> commands = {{
     {"exit", "exit;", "leave (end of input does too)", "Leaves the session; the end of the input does too."},
     {"quit", "quit;", "", "Leaves the session, as exit; does."},
 }};
+
+// What describe says of NESL's syntax: the keywords and the constants t and f, which are not
+// functions. Each entry is shown for each of its space-separated words.
+struct Syntax {
+  std::string_view words;
+  std::string_view form;
+  std::string_view meaning;
+};
+
+constexpr std::array<Syntax, 7> syntax = {{
+    {"if then else", "if COND then EXP1 else EXP2",
+     "EXP1 when COND is t, else EXP2: both branches are needed, and they have one type."},
+    {"in", "{EXP : PATTERN in SEQUENCE; ... | COND}",
+     "EXP for each element of SEQUENCE (in parallel), keeping those for which COND holds."},
+    {"let in", "let PATTERN = EXP; ... in BODY",
+     "BODY with the names of each PATTERN bound; a binding may use the ones before it."},
+    {"function", "function NAME(ARGS) [: TYPE] = EXP;",
+     "Defines a function; its type is inferred, or checked against TYPE when given."},
+    {"datatype", "datatype NAME(TYPES) [:: CONTEXT];",
+     "Defines a datatype: NAME(...) makes a value of it, and in a pattern takes one apart."},
+    {"t", "t : bool", "The constant true, printed T; f is false. Neither can be bound as a name."},
+    {"f", "f : bool", "The constant false, printed F; t is true. Neither can be bound as a name."},
+}};
+
+bool has_word(std::string_view words, std::string_view word) {
+  while (!words.empty()) {
+    const std::size_t space = words.find(' ');
+    if (words.substr(0, space) == word) return true;
+    if (space == std::string_view::npos) break;
+    words.remove_prefix(space + 1);
+  }
+  return false;
+}
 
 std::string padded(std::string_view text, std::size_t width) {
   std::string out(text);
@@ -68,6 +102,15 @@ std::string help_text() {
          "Ctrl-C stops the form that is running; at the prompt it drops what was typed.\n";
 }
 
+std::optional<std::string> describe_syntax(std::string_view name) {
+  std::string text;
+  for (const Syntax& entry : syntax) {
+    if (has_word(entry.words, name)) text += std::string(entry.form) + " (syntax)\n  " + std::string(entry.meaning) + "\n";
+  }
+  if (text.empty()) return std::nullopt;
+  return text;
+}
+
 bool describe_name(Session& session, std::string_view written, std::ostream& out, std::ostream& errors) {
   // Names are case-insensitive, as the lexer reads them; operators are as written.
   const bool word = !written.empty() && (std::isalpha(static_cast<unsigned char>(written[0])) || written[0] == '_');
@@ -76,6 +119,10 @@ bool describe_name(Session& session, std::string_view written, std::ostream& out
   if (!description) description = describe_builtin(session.basis(), name);
   if (description) {
     out << *description << std::flush;
+    return true;
+  }
+  if (const std::optional<std::string> text = describe_syntax(name)) {
+    out << *text << std::flush;
     return true;
   }
   for (const Command& command : commands) {

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -187,9 +188,10 @@ class Repl {
   }
 
  private:
-  // Runs what was typed; false when it is not complete yet (more lines are needed).
-  bool submit(const std::string& text, bool at_end) {
-    if (command(text)) return true;
+  // Runs what was typed; false when it is not complete yet (more lines are needed), with the
+  // commands that ran taken out of `text`, so that they do not run again.
+  bool submit(std::string& text, bool at_end) {
+    if (run_leading_commands(text)) return true;
     auto source = std::make_shared<SourceFile>("stdin", text);
     Program program;
     try {
@@ -203,6 +205,21 @@ class Repl {
     }
     session_.run(std::move(program));
     return true;
+  }
+
+  // Runs the commands at the start of `text` one by one (a command ends at its first `;` or
+  // `$`) and takes each out, but for its line breaks, so that the forms after it keep their
+  // lines; true when nothing but commands was typed (or `exit;` ran).
+  bool run_leading_commands(std::string& text) {
+    while (true) {
+      const std::size_t end = form_end(text);
+      if (end == std::string_view::npos) return command_words(text).empty();
+      if (!command(text.substr(0, end + 1))) return false;
+      const std::string line_breaks(std::count(text.begin(), text.begin() + end + 1, '\n'), '\n');
+      const std::size_t next = text.find_first_not_of(" \t", end + 1);
+      text = line_breaks + (next == std::string::npos ? "" : text.substr(next));
+      if (leaving_) return true;
+    }
   }
 
   // The classic's top-level commands; false for anything else (a NESL form).
@@ -265,7 +282,7 @@ class Repl {
               << "backend " << s.vm.backend << "\n"
               << "threads " << s.vm.threads << "\n"
               << "optimize " << (s.vm.optimize ? "on" : "off") << "\n"
-              << "print_length = " << s.print_length << "\n"
+              << "print_length " << s.print_length << "\n"
               << std::flush;
   }
 
@@ -281,25 +298,27 @@ class Repl {
 
 }  // namespace
 
-bool has_form_end(std::string_view text) {
+std::size_t form_end(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (c == '`') {
       ++i;  // the character itself, whatever it is
     } else if (c == '%') {
       const std::size_t close = text.find('%', i + 1);
-      if (close == std::string_view::npos) return false;
+      if (close == std::string_view::npos) return std::string_view::npos;
       i = close;
     } else if (c == '"') {
       ++i;
       while (i < text.size() && text[i] != '"') i += text[i] == '\\' ? 2 : 1;
-      if (i >= text.size()) return false;
+      if (i >= text.size()) return std::string_view::npos;
     } else if (c == ';' || c == '$') {
-      return true;
+      return i;
     }
   }
-  return false;
+  return std::string_view::npos;
 }
+
+bool has_form_end(std::string_view text) { return form_end(text) != std::string_view::npos; }
 
 int run_repl(Session& session) { return Repl(session).run(); }
 

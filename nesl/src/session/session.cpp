@@ -59,12 +59,25 @@ std::string backend_names() {
   return names;
 }
 
-// Our own note after the classic's lines, at the NESL expression a run stopped in.
+// Our own notes after the classic's lines: at the NESL expression a run stopped in, and, when
+// that is inside a function, at the outermost call of the user's on the way there (in the form
+// itself), which tells which form of a loaded file, or which of its calls, failed.
 void note_stop(const SourceMap& map, const std::vector<int>& stopped_at, std::ostream& errors) {
   const SourcePoint* point = map.user_point(stopped_at);
   if (!point) return;
   errors << format_located(point->file, point->line, point->column, *point->text, "note",
                            "the runtime error came from here");
+  const SourcePoint* outermost = nullptr;
+  for (auto line = stopped_at.rbegin(); line != stopped_at.rend() && !outermost; ++line) {
+    const SourcePoint* at = map.at(*line);
+    if (at && !at->in_library) outermost = at;
+  }
+  const bool elsewhere = outermost && (outermost->file != point->file || outermost->line != point->line ||
+                                       outermost->column != point->column || *outermost->text != *point->text);
+  if (elsewhere) {
+    errors << format_located(outermost->file, outermost->line, outermost->column, *outermost->text, "note",
+                             "called from here");
+  }
 }
 
 // The pattern of a top-level binding as the classic prints it before ` = `.

@@ -241,14 +241,17 @@ class Parser {
     }
     // `.nesl` is added only to a name without it.
     const bool has_extension = fs::path(name).extension() == ".nesl";
+    bool directory = false;
     for (const fs::path& place : places) {
       std::vector<fs::path> candidates = {place};
       if (!has_extension) candidates.emplace_back(place.string() + ".nesl");
       for (const fs::path& candidate : candidates) {
         std::error_code error;
         if (fs::is_regular_file(candidate, error)) return candidate.string();
+        directory = directory || fs::is_directory(candidate, error);
       }
     }
+    if (directory) throw CompileError(where, "expected a file to load, found the directory '" + name + "'");
     throw CompileError(where, "expected a file to load, found none named '" + name + "'" +
                                   (has_extension ? "" : " (nor '" + name + ".nesl')"));
   }
@@ -260,8 +263,10 @@ class Parser {
       auto found = strings_.find(e.text);
       if (found != strings_.end()) return found->second;
     }
+    const std::string found = e.kind == ExprKind::Variable ? "the name '" + e.text + "', bound to no string above"
+                                                           : describe_expression(e);
     throw CompileError(e.where, "expected a file name to load (a string, strings joined by ++, or a variable bound "
-                                "to one above), found " + describe_expression(e));
+                                "to one above), found " + found);
   }
 
   void remember_string(const GlobalBinding& binding) {
@@ -556,7 +561,10 @@ class Parser {
       first_pattern = std::move(body);
     }
     node->bindings.push_back(generator(std::move(first_pattern)));
-    while (accept_symbol(";")) node->bindings.push_back(generator(expression(kBodyPower)));
+    while (accept_symbol(";")) {
+      expect_generator_after_semicolon();
+      node->bindings.push_back(generator(expression(kBodyPower)));
+    }
     node->children.push_back(std::move(body));
     if (accept_symbol("|")) {
       node->children.push_back(expression(kBodyPower));
@@ -565,6 +573,20 @@ class Parser {
     }
     expect_close("to close the apply-to-each");
     return node;
+  }
+
+  // A ';' in braces is read as the start of another generator, so one meant to end the form
+  // (at the prompt, the braces left open) is named with the brace it is in.
+  void expect_generator_after_semicolon() const {
+    const Token& token = peek();
+    static constexpr std::string_view kCannotStart[] = {";", "$", "}", "|", ")", "]"};
+    for (std::string_view symbol : kCannotStart) {
+      if (!token.is_symbol(symbol)) continue;
+      const OpenBracket& open = open_brackets_.back();
+      throw CompileError(token.where, "expected a generator after ';' (inside the '{' opened at " +
+                                          std::to_string(open.where.line) + ":" + std::to_string(open.where.column) +
+                                          ", where ';' separates generators), found " + describe_token(token));
+    }
   }
 
   Binding generator(ExprPtr pattern) {

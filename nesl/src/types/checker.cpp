@@ -292,6 +292,7 @@ class Checker {
     if (from_window_library(name)) {
       return " (the classic's X11 window and plotting library, which this implementation does not have)";
     }
+    if (const std::string command = command_hint(name); !command.empty()) return " (" + command + ")";
     const std::string other = other_language_hint(name);
     if (!other.empty()) return " (" + other + ")";
     const std::string closest = closest_name(name, names_in_scope());

@@ -61,6 +61,15 @@ constexpr std::array kOtherLanguages = {
     Hint{"to_int", "'round', 'trunc', 'floor' and 'ceil' make an int of a float, 'btoi' of a bool"},
 };
 
+// The session's commands, which are read as names when they are not whole (`load;`,
+// `describe a b;`): what a command looks like.
+constexpr std::array kCommands = {
+    Hint{"load", "load is a command: load \"FILE\";"},
+    Hint{"describe", "describe NAME; is a command at the prompt, first on its line"},
+    Hint{"help", "help; and help NAME; are commands at the prompt, first on their line"},
+    Hint{"set", "set is a command: set NAME VALUE; show status; lists the settings"},
+};
+
 void add_pattern_names(const Expr& pattern, std::vector<std::string>& out) {
   switch (pattern.kind) {
     case ExprKind::Variable: out.push_back(pattern.text); return;
@@ -93,6 +102,13 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 std::string other_language_hint(const std::string& name) {
   for (const Hint& entry : kOtherLanguages) {
+    if (entry.name == name) return std::string(entry.hint);
+  }
+  return "";
+}
+
+std::string command_hint(const std::string& name) {
+  for (const Hint& entry : kCommands) {
     if (entry.name == name) return std::string(entry.hint);
   }
   return "";

@@ -276,10 +276,15 @@ std::string library_reference(const Basis& basis) {
 }
 
 std::vector<std::string> similar_names(std::string_view name, const std::vector<std::string>& candidates) {
+  // Operators are one or two symbols, each a slip away from the others and from a short word.
+  const auto is_word = [](std::string_view text) {
+    return !text.empty() && (std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_');
+  };
+  if (!is_word(name)) return {};
   const std::size_t allowed = name.size() <= 4 ? 1 : name.size() <= 8 ? 2 : 3;
   std::vector<std::pair<std::size_t, std::string>> close;
   for (const std::string& candidate : candidates) {
-    if (candidate == name) continue;
+    if (candidate == name || !is_word(candidate)) continue;
     const std::size_t distance = edit_distance(name, candidate);
     if (distance <= allowed || shares_word(name, candidate)) close.emplace_back(distance, candidate);
   }
@@ -295,11 +300,12 @@ std::string unknown_name_message(std::string_view name, const std::vector<std::s
   if (const std::string hint = other_language_hint(std::string(name)); !hint.empty()) return message + " (" + hint + ")";
   const std::vector<std::string> close = similar_names(name, candidates);
   if (close.empty()) return message + " (doc/library.md lists every built-in)";
-  message += "; did you mean ";
+  // Worded as the checker words an unbound name's suggestion.
+  message += " (did you mean ";
   for (std::size_t i = 0; i < close.size(); ++i) {
-    message += (i == 0 ? "" : i + 1 == close.size() ? " or " : ", ") + close[i];
+    message += (i == 0 ? "" : i + 1 == close.size() ? " or " : ", ") + ("'" + close[i] + "'");
   }
-  return message + "?";
+  return message + "?)";
 }
 
 }  // namespace nesl
