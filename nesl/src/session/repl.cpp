@@ -176,8 +176,9 @@ class Repl {
       }
       pending += *line + "\n";
       if (!has_form_end(pending)) continue;
+      const std::string typed = pending;  // submit takes out the commands that ran
       if (submit(pending, false)) {
-        input_.remember(pending);
+        input_.remember(typed);
         pending.clear();
       }
       if (leaving_) break;
