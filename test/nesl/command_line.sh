@@ -112,7 +112,7 @@ write_string_to_file("written", "written.txt");
 EOF
 run --sandbox sandboxed.nesl
 [ "$status" = 1 ] || fail "--sandbox: status $status"
-[ "$(grep -c 'not allowed with --sandbox' err)" = 2 ] || fail "--sandbox: $(cat err)"
+[ "$(grep -c 'in a sandboxed run (--sandbox)' err)" = 2 ] || fail "--sandbox: $(cat err)"
 grep -qx 'it = 2 : int' out || fail "--sandbox: the last form did not run: $(cat out)"
 [ -e escaped.txt ] || [ -e written.txt ] && fail "--sandbox: a file was written"
 echo 'x = shell_command("echo escaped > escaped.txt", ""); x;' >binding.nesl

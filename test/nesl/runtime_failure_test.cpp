@@ -19,6 +19,10 @@ TEST_CASE("the VM's data failures are said in NESL's words", "[nesl][runtime]") 
   CHECK(runtime_error_line("REPLACE: index 9 at position 0 is outside its segment of length 4") ==
         "RUNTIME ERROR: Index 9 out of bounds for a sequence of length 4.");
   CHECK(runtime_error_line("RAND: bound 0 at position 3") == "RUNTIME ERROR: Rand only works with positive numbers.");
+  CHECK(runtime_error_line("FOPEN is not allowed with --sandbox") ==
+        "RUNTIME ERROR: Files cannot be opened in a sandboxed run (--sandbox).");
+  CHECK(runtime_error_line("SPAWN is not allowed with --sandbox") ==
+        "RUNTIME ERROR: Other programs cannot be run in a sandboxed run (--sandbox).");
   // Any other keeps the VM's message.
   CHECK(runtime_error_line("something else") == "RUNTIME ERROR: something else");
 }

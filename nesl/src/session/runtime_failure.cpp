@@ -26,6 +26,9 @@ const std::vector<Rewrite>& rewrites() {
       {std::regex(R"([A-Z_]+: index (-?\d+) at position \d+ is outside its segment of length (\d+))"),
        "Index $1 out of bounds for a sequence of length $2."},
       {std::regex(R"(RAND: bound 0 at position \d+)"), "Rand only works with positive numbers."},
+      {std::regex(R"(FOPEN is not allowed with --sandbox)"), "Files cannot be opened in a sandboxed run (--sandbox)."},
+      {std::regex(R"(SPAWN is not allowed with --sandbox)"),
+       "Other programs cannot be run in a sandboxed run (--sandbox)."},
   };
   return table;
 }
