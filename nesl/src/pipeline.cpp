@@ -105,7 +105,7 @@ constexpr Pass passes[] = {
      },
      [](const Compilation& c) { return flat::verify_program(c.flat); },
      [](const Compilation& c, const PassContext&) { return flat::print_program(c.flat); }},
-    {{"flat-opt", "shares repeated operations and checks; drops the constants and LENGTHS nobody reads"},
+    {{"flat-opt", "shares repeated operations; drops the constants and LENGTHS nobody reads"},
      [](Compilation& c, PassContext&) { c.flat = optimize_flat(std::move(c.flat)); },
      [](const Compilation& c) { return flat::verify_program(c.flat); },
      [](const Compilation& c, const PassContext&) { return flat::print_program(c.flat); }},

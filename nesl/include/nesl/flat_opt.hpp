@@ -9,8 +9,8 @@ namespace nesl {
 // nobody reads: constants and LENGTHS (which print, draw and fail nothing).
 flat::Program optimize_flat(flat::Program program);
 
-// An operation repeating an earlier one on the same inputs reads the earlier result; a check of a
-// condition an earlier check passed is dropped (common_values.cpp).
+// An operation (not elementwise) repeating an earlier one on the same inputs reads the earlier
+// result (common_values.cpp).
 flat::Program share_common_values(flat::Program program);
 
 }  // namespace nesl
