@@ -140,13 +140,13 @@ class Normalizer {
       call->children = {chosen(condition, then_call->children[0], else_call->children[0], lets)};
       return call;
     }
-    std::vector<std::pair<core::ExprPtr, core::ExprPtr>> differing;
+    std::vector<Differing> differing;
     core::ExprPtr merged = merged_operand(then_call->children[0], else_call->children[0], differing);
     if (!differing.empty()) {
       std::vector<core::ExprPtr> from_then, from_else;
-      for (const auto& [a, b] : differing) {
-        from_then.push_back(a);
-        from_else.push_back(b);
+      for (const Differing& d : differing) {
+        from_then.push_back(d.then_operand);
+        from_else.push_back(d.else_operand);
       }
       auto choice = core::make(core::Kind::If, tuple_of(from_then)->type);
       choice->children = {condition, rewrap(then_lets, tuple_of(from_then)), rewrap(else_lets, tuple_of(from_else))};
@@ -176,10 +176,17 @@ class Normalizer {
     return body;
   }
 
+  // An operand where the arms differ, and the variable that takes its chosen value.
+  struct Differing {
+    core::ExprPtr then_operand;
+    core::ExprPtr else_operand;
+    std::string name;
+  };
+
   // The operand the call takes: a and b where they are the same operand; elsewhere a fresh
   // variable, named (with the two operands it stands for) in `differing`'s order.
   core::ExprPtr merged_operand(const core::ExprPtr& a, const core::ExprPtr& b,
-                               std::vector<std::pair<core::ExprPtr, core::ExprPtr>>& differing) {
+                               std::vector<Differing>& differing) {
     if (same_operand(*a, *b)) return a;
     if (a->kind == core::Kind::Pair && b->kind == core::Kind::Pair) {
       auto pair = core::make(core::Kind::Pair, a->type);
@@ -189,8 +196,7 @@ class Normalizer {
     }
     auto use = core::make(core::Kind::Variable, a->type);
     use->name = "arm" + std::to_string(++count_) + "_";
-    differing.emplace_back(a, b);
-    differing_names_.push_back(use->name);
+    differing.push_back({a, b, use->name});
     return use;
   }
 
@@ -204,11 +210,10 @@ class Normalizer {
   }
 
   // The pattern binding merged_operand's fresh variables, as tuple_of nests them.
-  core::PatternPtr tuple_pattern(const std::vector<std::pair<core::ExprPtr, core::ExprPtr>>& differing, std::size_t first) {
-    const std::size_t name = differing_names_.size() - differing.size() + first;
+  static core::PatternPtr tuple_pattern(const std::vector<Differing>& differing, std::size_t first) {
     auto variable = std::make_shared<core::Pattern>();
-    variable->name = differing_names_[name];
-    variable->type = differing[first].first->type;
+    variable->name = differing[first].name;
+    variable->type = differing[first].then_operand->type;
     if (first + 1 == differing.size()) return variable;
     core::PatternPtr rest = tuple_pattern(differing, first + 1);
     auto pair = std::make_shared<core::Pattern>();
@@ -261,7 +266,6 @@ class Normalizer {
 
   int count_ = 0;
   std::vector<std::pair<std::string, std::string>> renames_;  // innermost last
-  std::vector<std::string> differing_names_;  // merged_operand's variables, in order
 };
 
 }  // namespace
