@@ -31,7 +31,7 @@ cpu::SegmentView checked_view(const Segdes& sd) {
   return v;
 }
 
-class CpuBackend final : public Backend, private HostMemory {
+class CpuBackend final : public Backend, private HostMemory, private VectorMemory {
  public:
   explicit CpuBackend(const BackendOptions& options) {
     ctx_.par.threads = options.threads > 0 ? options.threads : cpu::available_cores();
@@ -166,10 +166,11 @@ class CpuBackend final : public Backend, private HostMemory {
     return cpu::fused(ctx_, op, operands, domain);
   }
 
-  // What is queued here is pending elementwise results (lazy_elementwise.hpp).
-  void wait_for_device() override { cpu::compute_pending(); }
+  // What is deferred here is pending elementwise results (lazy_elementwise.hpp); nothing is queued.
+  void complete_pending_work() override { cpu::compute_pending(); }
 
   HostMemory* host_memory() override { return this; }
+  VectorMemory* vector_memory() override { return this; }
 
   BackendStats stats() const override {
     BackendStats s;
@@ -179,6 +180,9 @@ class CpuBackend final : public Backend, private HostMemory {
   }
 
  private:
+  std::uint64_t bytes_in_use() const override { return ctx_.memory->live(); }
+  std::uint64_t take_peak_bytes() override { return ctx_.memory->take_peak(); }
+
   const void* host_elements(const Vector& v) override {
     const cpu::MemoryScope charged(ctx_.memory);
     return cpu::elements<std::byte>(v);

@@ -57,7 +57,8 @@ class CudaBackend final : public Backend,
                           private Residency,
                           private DeviceClock,
                           private Speculation,
-                          private OperationSites {
+                          private OperationSites,
+                          private VectorMemory {
  public:
   explicit CudaBackend(const BackendOptions& options)
       : Residency(options), float_rank_(options.float_rank) {}
@@ -400,8 +401,17 @@ class CudaBackend final : public Backend,
   DeviceClock* device_clock() override { return Device::has_clock ? this : nullptr; }
   Speculation* speculation() override { return this; }
   OperationSites* operation_sites() override { return this; }
+  VectorMemory* vector_memory() override { return this; }
 
  private:
+  // The device's memory and that of the small vectors on the host path; the peak is the sum of
+  // the two's (above the true one by at most the host path's, which holds only short vectors).
+  std::uint64_t bytes_in_use() const override {
+    return device_->stats().device_bytes_in_use + cpu_->vector_memory()->bytes_in_use();
+  }
+  std::uint64_t take_peak_bytes() override {
+    return device_->take_peak_bytes() + cpu_->vector_memory()->take_peak_bytes();
+  }
   void stamp_device_clock(int mark) override { device_->mark_time(mark); }
   double device_clock_seconds(int mark) override { return device_->seconds_from_origin(mark); }
   void allow_speculation(bool allowed) override { device_->allow_speculation(allowed); }

@@ -187,6 +187,7 @@ void* Device::allocate(std::size_t bytes) {
   stats_.device_bytes_in_use += bytes;
   if (stats_.device_bytes_in_use > stats_.device_bytes_peak)
     stats_.device_bytes_peak = stats_.device_bytes_in_use;
+  if (stats_.device_bytes_in_use > interval_peak_) interval_peak_ = stats_.device_bytes_in_use;
   return pointer;
 }
 

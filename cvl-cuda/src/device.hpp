@@ -5,6 +5,7 @@
 // difference.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -236,6 +237,12 @@ class Device : public std::enable_shared_from_this<Device> {
 
   BackendStats stats() const { return stats_; }
   std::uint64_t host_syncs() const { return stats_.host_syncs; }
+  // The most device bytes in use at once since the last call (cvl::VectorMemory).
+  std::uint64_t take_peak_bytes() {
+    const std::uint64_t peak = std::max(interval_peak_, stats_.device_bytes_in_use);
+    interval_peak_ = stats_.device_bytes_in_use;
+    return peak;
+  }
   void count_to_device(std::size_t bytes) { stats_.bytes_to_device += bytes; }
 
 #if CVL_CUDA_REAL
@@ -262,6 +269,7 @@ class Device : public std::enable_shared_from_this<Device> {
                          const std::vector<PendingFault>& faults);
 
   BackendStats stats_;
+  std::uint64_t interval_peak_ = 0;  // take_peak_bytes: the most in use since its last call
   bool sync_each_op_ = false;
   std::uint64_t memory_limit_ = 0;  // bytes of device memory allocate() may hold (--max-memory)
   // The boards, one device allocation: kFaultSlots fault words (all ones when clear), then

@@ -45,13 +45,19 @@ class MpiBackend final : public Backend, private DistributedIo {
                const Length& domain) override;
   using Backend::fused;
 
-  // What the local CVL holds pending is computed too, as on cvl-cpu (a timer then times the same work).
   void wait_for_device() override {
     local_->wait_for_device();
     comm_.barrier();
   }
+  // What the local CVL holds pending is computed too, as on cvl-cpu (a timer then times the same work).
+  void complete_pending_work() override {
+    local_->complete_pending_work();
+    comm_.barrier();
+  }
   BackendStats stats() const override;
   DistributedIo* distributed_io() override { return this; }
+  // This process's blocks: the local CVL's memory.
+  VectorMemory* vector_memory() override { return local_->vector_memory(); }
 
  private:
   bool is_io_root() const override { return comm_.rank() == 0; }

@@ -122,12 +122,14 @@ class CheckingBackend final : public Backend {
   void synchronize() override { inner_->synchronize(); }
   std::uint64_t synchronizations() const override { return inner_->synchronizations(); }
   void wait_for_device() override { inner_->wait_for_device(); }
+  void complete_pending_work() override { inner_->complete_pending_work(); }
   BackendStats stats() const override { return inner_->stats(); }
   DeviceClock* device_clock() override { return inner_->device_clock(); }
   Speculation* speculation() override { return inner_->speculation(); }
   OperationSites* operation_sites() override { return inner_->operation_sites(); }
   DistributedIo* distributed_io() override { return inner_->distributed_io(); }
   HostMemory* host_memory() override { return inner_->host_memory(); }
+  VectorMemory* vector_memory() override { return inner_->vector_memory(); }
 
  private:
   static void require_family(Op op, vcode::Family family) {

@@ -112,4 +112,26 @@ TEST_CASE("cpu memory: a pool task charges its caller's budget, on any thread", 
   CHECK(current_budget().get() == outside);
 }
 
+TEST_CASE("cpu backends: the vector memory peak is the most held since it was last taken",
+          "[cpu][memory]") {
+  BackendOptions one;
+  one.threads = 1;
+  auto backend = make_cpu_backend(one);
+  VectorMemory* memory = backend->vector_memory();
+  REQUIRE(memory);
+  memory->take_peak_bytes();  // from here on
+  const std::uint64_t before = memory->bytes_in_use();
+  {
+    Vector transient = upload_ints(*backend, 1 << 20);  // 4 MiB, freed before the peak is read
+    CHECK(memory->bytes_in_use() >= before + 4 * kMiB);
+  }
+  Vector kept = upload_ints(*backend, 1 << 18);  // 1 MiB, still held
+  CHECK(memory->bytes_in_use() < before + 2 * kMiB);
+  CHECK(memory->take_peak_bytes() >= before + 4 * kMiB);
+  // The next interval starts at what is held now: the freed 4 MiB are no longer in it.
+  const std::uint64_t next = memory->take_peak_bytes();
+  CHECK(next >= before + kMiB);
+  CHECK(next < before + 2 * kMiB);
+}
+
 }  // namespace cvl

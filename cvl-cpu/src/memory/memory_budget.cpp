@@ -27,6 +27,15 @@ void MemoryBudget::charge(std::uint64_t bytes, std::uint64_t request) {
     live_.fetch_sub(bytes, std::memory_order_relaxed);
     throw_memory_limit(request, before, limit_);
   }
+  const std::uint64_t now = before + bytes;
+  std::uint64_t peak = peak_.load(std::memory_order_relaxed);
+  while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
+}
+
+std::uint64_t MemoryBudget::take_peak() {
+  const std::uint64_t now = live();
+  return std::max(peak_.exchange(now, std::memory_order_relaxed), now);
 }
 
 // The current budget is the thread's operation scope (thread_pool.hpp), which the pool hands on

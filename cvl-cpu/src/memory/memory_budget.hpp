@@ -21,6 +21,9 @@ class MemoryBudget {
   void refund(std::uint64_t bytes) { live_.fetch_sub(bytes, std::memory_order_relaxed); }
 
   std::uint64_t live() const { return live_.load(std::memory_order_relaxed); }
+  // The most bytes held at once since the last call (at the first, since the budget was made);
+  // the next interval starts at what is held now (cvl::VectorMemory::take_peak_bytes).
+  std::uint64_t take_peak();
   std::uint64_t limit() const { return limit_; }
   int populate_threads() const { return populate_threads_; }
 
@@ -28,6 +31,8 @@ class MemoryBudget {
   const std::uint64_t limit_;
   const int populate_threads_;
   std::atomic<std::uint64_t> live_{0};
+  // Raised by charge only when passed: a store only while the holdings grow past it.
+  std::atomic<std::uint64_t> peak_{0};
 };
 
 // The budget that memory acquired on this thread is charged to: that of the backend whose

@@ -13,8 +13,8 @@
 // and %) run at once, so that an error is raised by the instruction that causes it. So that a
 // pending expression never holds more memory than the ops one at a time would, it is computed at
 // once when it would be the only holder of two or more full-length vectors (one of them is where
-// the result goes, as an op reuses its operand at its last use). The timers and the profile
-// compute what is pending (compute_pending).
+// the result goes, as an op reuses its operand at its last use). The timers compute what is
+// pending (compute_pending); the profile and traces leave it pending, as a run without them does.
 //
 // A pending result that several readers read is computed once and stored, for each to read
 // back, unless it is a cheap generator (cheap_to_recompute: INDEX, DIST, constants and
@@ -168,10 +168,9 @@ Vector compute(LazyExpression& expression);
 // (Buffer::bytes() computes through this), or nullptr for one computed where it is made.
 Vector compute_in_group(LazyExpression& expression, const Storage* self);
 
-// Computes every pending result still held: the backend's wait_for_device(), which the VM calls
-// at START_TIMER and STOP_TIMER (so the timed region holds the work of its own instructions, as
-// fcode-opt fuses nothing across a timer) and after each instruction under --profile and
-// --trace-json (so each instruction is charged its own work).
+// Computes every pending result still held: the backend's complete_pending_work(), which the VM
+// calls at START_TIMER and STOP_TIMER (so the timed region holds the work of its own
+// instructions, as fcode-opt fuses nothing across a timer).
 void compute_pending();
 
 }  // namespace cvl::cpu

@@ -80,8 +80,8 @@ struct BackendOptions {
   bool fast_math = false;
   // cvl-cpu: elementwise ops on long vectors are computed where their result is first read, a
   // chain of them in one pass (cvl-cpu/src/pending/lazy_elementwise.hpp); the same values. A
-  // command line turns it on (off with --eager); other backends ignore it. wait_for_device()
-  // computes what is pending.
+  // command line turns it on (off with --eager); other backends ignore it.
+  // complete_pending_work() computes what is pending.
   bool lazy_elementwise = false;
   // cuda-emulated: 0 runs each device operation as it is queued; any other value runs the device
   // on a thread of its own, each operation starting after a delay drawn from this seed, with new
@@ -147,6 +147,7 @@ class Speculation;
 class OperationSites;
 class DistributedIo;
 class HostMemory;
+class VectorMemory;
 
 class PreparedSuperOp {
  public:
@@ -226,10 +227,14 @@ class Backend {
   // How many times the host has waited for the device so far (BackendStats::host_syncs), read
   // cheaply: the interpreter asks after every instruction whether a wait has happened.
   virtual std::uint64_t synchronizations() const { return 0; }
-  // Waits until all queued work is done and reads nothing back, for timing (--profile): unlike
-  // synchronize() it changes nothing a later instruction would otherwise wait for. A host backend
-  // that defers work computes it here.
+  // Waits until all queued work is done and reads nothing back, for timing (--profile,
+  // --trace-json): unlike synchronize() it changes nothing a later instruction would otherwise
+  // wait for. Work a host backend defers to where its result is first read is not queued: it
+  // stays deferred, so that a profiled run holds the memory a run without the profile holds.
   virtual void wait_for_device() {}
+  // wait_for_device, after computing what a host backend defers (cvl-cpu's pending elementwise
+  // results): START_TIMER and STOP_TIMER, so that a timed region holds its own instructions' work.
+  virtual void complete_pending_work() { wait_for_device(); }
   virtual BackendStats stats() const { return {}; }
 
   // What a backend may do beyond the vector operations, each an interface of its own (below):
@@ -240,6 +245,7 @@ class Backend {
   virtual OperationSites* operation_sites() { return nullptr; }
   virtual DistributedIo* distributed_io() { return nullptr; }
   virtual HostMemory* host_memory() { return nullptr; }
+  virtual VectorMemory* vector_memory() { return nullptr; }
 };
 
 // The device's own clock, for --trace-json: stamp_device_clock(k) queues timestamp k (0, 1 or 2;
@@ -299,6 +305,19 @@ class HostMemory {
   // is below `length`. Where so, that is kept with the vector: a gather by it from a source that
   // long then needs no check of its own.
   virtual bool indices_below(const Vector& indices, std::size_t length) = 0;
+};
+
+// Backends that count the bytes of vector memory they hold (--profile's peak columns): vectors,
+// descriptors and the buffers an operation holds while it runs, on the host or the device; a
+// result computed where it is first read counts from then on. A distributed backend counts this
+// process's own.
+class VectorMemory {
+ public:
+  virtual ~VectorMemory() = default;
+  virtual std::uint64_t bytes_in_use() const = 0;
+  // The most bytes in use at once since the last call (at the first, since the backend was
+  // made); the next interval starts with what is in use now.
+  virtual std::uint64_t take_peak_bytes() = 0;
 };
 
 // Distributed backends (cvl-mpi): every process runs the interpreter over the same program.

@@ -188,11 +188,11 @@ void Machine::exec_io(const Instruction& ins, const Prepared& prep) {
   switch (ins.op) {
     case Op::StartTimer:
       // The timed region holds the device work queued inside it, none from before.
-      backend_.wait_for_device();
+      backend_.complete_pending_work();
       timer_start_ = std::chrono::steady_clock::now();
       return;
     case Op::StopTimer: {
-      backend_.wait_for_device();
+      backend_.complete_pending_work();
       double seconds = 0;
       on_io_root([&](SharedResult& out) {
         out << std::chrono::duration<double>(std::chrono::steady_clock::now() - timer_start_).count();
