@@ -1,6 +1,6 @@
 // The vinterp command line as a user sees it: the GPU options (-0..-9, --sync, --host-threshold),
 // --backend errors, a device failure's message, and the --profile table (its columns and
-// deterministic counts, superoperator planning), --sandbox, --max-call-depth and --max-memory;
+// deterministic counts, peak vector memory, superoperator planning), --sandbox, --max-call-depth and --max-memory;
 // the peak memory of a generated vector read by a check and a sum (made in each, never stored);
 // what a process of an mpirun other than rank 0 prints before its backend exists (nothing); and
 // fcode-opt's option errors.
@@ -289,13 +289,57 @@ TEST_CASE("vinterp --profile prints per-opcode counts and elements on the cpu ba
   CHECK(result.out == read_file(test_dir + "/profile_counts.expected"));
   auto table = parse_profile(result.err);
   INFO("stderr: " << result.err);
-  // The host backend launches nothing: its table keeps only the classic columns.
-  CHECK(table.titles ==
-        std::vector<std::string>{"opcode", "count", "time s", "time %", "ns/op", "elements", "work"});
+  // The host backend launches nothing: its table keeps the classic columns and the peak bytes.
+  CHECK(table.titles == std::vector<std::string>{"opcode", "count", "time s", "time %", "ns/op",
+                                                 "elements", "work", "peak bytes"});
   CHECK(table.lines_before.empty());
   check_counts(table);
   CHECK(result.err.find("wall time ") != std::string::npos);
   CHECK(result.err.find("device memory peak") == std::string::npos);
+}
+
+namespace {
+
+std::uint64_t peak_of(ProfileTable& table, const std::string& opcode) {
+  REQUIRE(table.rows.count(opcode));
+  return std::stoull(table.rows[opcode]["peak bytes"]);
+}
+
+}  // namespace
+
+TEST_CASE("vinterp --profile shows the most vector memory in use while each opcode ran",
+          "[cli][profile]") {
+  // A sum of 2 * 10^6 values made by INDEX and I_TO_F, then a scan stored (8 * 10^6 bytes).
+  const std::string peaks = test_dir + "/profile_peaks.vcode";
+  const auto streamed = run_vinterp({"--profile", "--threads", "1", peaks});
+  INFO("stderr: " << streamed.err);
+  REQUIRE(streamed.exit_code == 0);
+  ProfileTable table = parse_profile(streamed.err);
+  CHECK(peak_of(table, "+_SCAN") >= 8000000);
+  CHECK(peak_of(table, "total") >= 8000000);
+  // The sum reads the values as they are made: none is stored, as in a run without --profile.
+  CHECK(peak_of(table, "+_REDUCE") < 1000000);
+  const auto summary = streamed.err.find("vector memory peak ");
+  REQUIRE(summary != std::string::npos);
+  CHECK(std::stoull(streamed.err.substr(summary + 19)) >= peak_of(table, "total"));
+
+  // Computed one op at a time, the 2 * 10^6 floats are stored before the sum reads them.
+  const auto eager = run_vinterp({"--profile", "--threads", "1", "--eager", peaks});
+  INFO("stderr: " << eager.err);
+  REQUIRE(eager.exit_code == 0);
+  CHECK(eager.out == streamed.out);
+  ProfileTable stored = parse_profile(eager.err);
+  CHECK(peak_of(stored, "+_REDUCE") >= 16000000);
+
+  if (backend_available("cuda-emulated")) {  // the device's memory
+    const auto device = run_vinterp(
+        {"--profile", "--backend", "cuda-emulated", "--host-threshold", "0", peaks});
+    INFO("stderr: " << device.err);
+    REQUIRE(device.exit_code == 0);
+    CHECK(device.out == streamed.out);
+    ProfileTable on_device = parse_profile(device.err);
+    CHECK(peak_of(on_device, "+_SCAN") >= 8000000);
+  }
 }
 
 #if NESL_HAS_CUDA_EMULATED  // the test needs the backend; builds without it have no such test

@@ -1,5 +1,6 @@
 // vm::Profile: the per-opcode table, including the backend columns a GPU backend fills in
-// (launches, syncs, bytes moved), which are left out when they are zero throughout.
+// (launches, syncs, bytes moved), which are left out when they are zero throughout, and the peak
+// bytes of a backend that counts its vector memory.
 #include "vm/profile.hpp"
 
 #include <catch2/catch.hpp>
@@ -91,4 +92,33 @@ TEST_CASE("Profile shows the per-opcode deltas of the backend counters", "[profi
                  "device, 4 bytes to the host, 9 kernel launches, 2 host syncs (the "
                  "profiler's waits included), 0 other device copies and fills"));
   CHECK_FALSE(contains(text, " copies\n"));  // no instruction queued a copy: no column
+}
+
+TEST_CASE("Profile's peak bytes are each opcode's largest, and the run's in the summary",
+          "[profile]") {
+  vm::Profile plain;
+  plain.record(vcode::Op::Add, 1e-6, 10, {}, {});
+  const std::string without = printed(plain, {});
+  CHECK_FALSE(contains(without, "peak bytes"));  // a backend that counts no memory: no column
+  CHECK_FALSE(contains(without, "vector memory peak"));
+
+  vm::Profile profile;
+  profile.record_run_peak(100);  // the constants
+  profile.record(vcode::Op::Add, 1e-6, 10, {}, {});
+  profile.record_work(vcode::Op::Add, {10});
+  profile.record_peak(vcode::Op::Add, 5000);
+  profile.record(vcode::Op::Add, 1e-6, 10, {}, {});
+  profile.record_work(vcode::Op::Add, {10});
+  profile.record_peak(vcode::Op::Add, 3000);  // smaller: the row keeps 5000
+  profile.record(vcode::Op::Copy, 1e-6, 0, {}, {});
+  profile.record_work(vcode::Op::Copy, {});
+  profile.record_peak(vcode::Op::Copy, 700);
+  profile.record_run_peak(9000);  // the final stack dump: the run's peak, no opcode's
+  const std::string text = printed(profile, {});
+  INFO(text);
+  CHECK(contains(text, "             work       peak bytes\n"));
+  CHECK(contains(text, "20               20             5000\n"));  // + : elements, work, peak
+  CHECK(contains(text, "0                1              700\n"));   // COPY
+  CHECK(contains(text, "20               21             5000\n"));  // total: the largest row
+  CHECK(contains(text, "vector memory peak 9000 bytes (0.0 MiB) in the whole run"));
 }

@@ -15,7 +15,8 @@ Machine::Machine(const vcode::Program& program, cvl::Backend& backend, MachineOp
       io_(cvl::distributed_io_of(backend)),
       guesses_(cvl::speculation_of(backend)),
       sites_(backend.operation_sites()),
-      options_(options) {
+      options_(options),
+      memory_(options.profile ? backend.vector_memory() : nullptr) {
   const bool root = io_.is_io_root();
   streams_[0] = {true, root ? stdin : nullptr};
   streams_[1] = {true, root ? stdout : nullptr};
@@ -182,6 +183,7 @@ void Machine::run_instructions(bool instrumented) {
       if (options_.profile) {
         profile_.record(ins.op, std::chrono::duration<double>(after - before).count(), elements,
                         stats_before, stats_after);
+        if (memory_) profile_.record_peak(ins.op, memory_->take_peak_bytes());
         add_result_work_lengths(ins, work_lengths);
         profile_.record_work(ins.op, std::move(work_lengths));
       }
@@ -312,6 +314,7 @@ int Machine::run() {
       device_origin_ = std::chrono::steady_clock::now();
     }
   }
+  if (memory_) profile_.record_run_peak(memory_->take_peak_bytes());  // the constants, loaded
   guessing_ = speculation_;
   guesses_.allow_speculation(guessing_);
   if (speculation_) take_checkpoint();
@@ -361,7 +364,8 @@ int Machine::run() {
 
 void Machine::print_profile(double wall_seconds) {
   const cvl::BackendStats stats = backend_.stats();
-  profile_.gather_messages(io_, stats);  // on every process: a collective
+  if (memory_) profile_.record_run_peak(memory_->take_peak_bytes());  // the final stack dump
+  profile_.gather_processes(io_, stats);  // on every process: a collective
   if (io_.is_io_root()) profile_.print(stderr, wall_seconds, stats, backend_.name());
 }
 

@@ -218,6 +218,9 @@ class Machine {
   cvl::Speculation& guesses_;
   cvl::OperationSites* const sites_;  // null: the backend is not told each instruction
   MachineOptions options_;
+  // --profile on a backend that counts its vector memory: its peak is read after each
+  // instruction (null: not read).
+  cvl::VectorMemory* const memory_;
   std::vector<Prepared> prepared_;
   std::vector<Value> stack_;
   std::vector<std::uint32_t> returns_;

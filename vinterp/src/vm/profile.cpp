@@ -53,6 +53,7 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
     total.seconds += r.seconds;
     total.elements += r.elements;
     total.work += r.work;
+    total.peak_bytes = std::max(total.peak_bytes, r.peak_bytes);
     total.launches += r.launches;
     total.syncs += r.syncs;
     total.bytes_to_device += r.bytes_to_device;
@@ -87,6 +88,7 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
                  backend.c_str());
   std::fprintf(out, "%-12s %12s %12s %8s %12s %16s %16s", "opcode", "count", "time s", "time %",
                "ns/op", "elements", "work");
+  if (peaks_recorded_) std::fprintf(out, " %16s", "peak bytes");
   for (const Column& c : columns) std::fprintf(out, " %14s", c.title);
   std::fputc('\n', out);
   auto print_row = [&](const char* name, int name_length, const Row& r) {
@@ -95,6 +97,7 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
                  total.seconds > 0 ? 100.0 * r.seconds / total.seconds : 0.0,
                  r.count ? 1e9 * r.seconds / double(r.count) : 0.0, (unsigned long long)r.elements,
                  (unsigned long long)r.work);
+    if (peaks_recorded_) std::fprintf(out, " %16llu", (unsigned long long)r.peak_bytes);
     for (const Column& c : columns) std::fprintf(out, " %14llu", (unsigned long long)(r.*c.field));
     std::fputc('\n', out);
   };
@@ -109,6 +112,12 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
                  "and the final stack dump included)\n", (unsigned long long)run_stats.collectives);
   std::fprintf(out, "wall time %.6f s (including the final stack dump); clock overhead %.1f ns "
                "per instruction subtracted\n", wall_seconds, 1e9 * clock_overhead_);
+  if (peaks_recorded_)
+    std::fprintf(out, "vector memory peak %llu bytes (%.1f MiB) in the whole run, constants and the "
+                 "final stack dump included%s; an opcode's peak bytes are the most in use while one "
+                 "of its instructions ran\n",
+                 (unsigned long long)run_peak_bytes_, double(run_peak_bytes_) / 1048576.0,
+                 processes_.size() > 1 ? " (summed over the processes)" : "");
   if (optimize_seconds_ >= 0)
     std::fprintf(out, "optimizer (-O, fcode-opt's pipeline in-process) %.6f s before the run, not "
                  "in the wall time\n", optimize_seconds_);
@@ -132,19 +141,25 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
                  (unsigned long long)run_stats.guesses_failed);
 }
 
-void Profile::gather_messages(cvl::DistributedIo& io, const cvl::BackendStats& run_stats) {
-  std::vector<std::uint64_t> local;  // per opcode: messages, bytes; then the whole run's
-  for (const Row& r : rows_) local.insert(local.end(), {r.messages, r.message_bytes});
-  local.insert(local.end(), {run_stats.messages_sent, run_stats.bytes_sent});
+void Profile::gather_processes(cvl::DistributedIo& io, const cvl::BackendStats& run_stats) {
+  // Per opcode: messages, bytes, peak bytes; then the whole run's messages, bytes, peak bytes.
+  constexpr std::size_t kPerRow = 3;
+  std::vector<std::uint64_t> local;
+  for (const Row& r : rows_) local.insert(local.end(), {r.messages, r.message_bytes, r.peak_bytes});
+  local.insert(local.end(), {run_stats.messages_sent, run_stats.bytes_sent, run_peak_bytes_});
   const std::vector<std::uint64_t> all = io.gather_counters(local);
-  for (Row& r : rows_) r.messages = r.message_bytes = 0;
+  for (Row& r : rows_) r.messages = r.message_bytes = r.peak_bytes = 0;
+  run_peak_bytes_ = 0;
   processes_.clear();
   for (std::size_t first = 0; first + local.size() <= all.size(); first += local.size()) {
     for (std::size_t i = 0; i < rows_.size(); ++i) {
-      rows_[i].messages += all[first + 2 * i];
-      rows_[i].message_bytes += all[first + 2 * i + 1];
+      rows_[i].messages += all[first + kPerRow * i];
+      rows_[i].message_bytes += all[first + kPerRow * i + 1];
+      rows_[i].peak_bytes += all[first + kPerRow * i + 2];
     }
-    processes_.push_back({all[first + local.size() - 2], all[first + local.size() - 1]});
+    const std::size_t totals = first + local.size() - kPerRow;
+    processes_.push_back({all[totals], all[totals + 1]});
+    run_peak_bytes_ += all[totals + 2];
   }
 }
 

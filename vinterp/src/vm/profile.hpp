@@ -1,8 +1,10 @@
-// `--profile`: per-opcode counts, time, elements processed, the cost model's work, and backend work (kernel launches,
-// host syncs, bytes moved, other device copies; a distributed run's messages between
-// processes), printed as a table at the end.
+// `--profile`: per-opcode counts, time, elements processed, the cost model's work, the most
+// vector memory in use while the opcode ran, and backend work (kernel launches, host syncs, bytes
+// moved, other device copies; a distributed run's messages between processes), printed as a
+// table at the end.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -49,6 +51,20 @@ class Profile {
   // read when the table is printed, as count_later's are.
   void record_work(vcode::Op op, std::vector<cvl::Length> lengths);
 
+  // The most bytes of vector memory in use at once while one instruction of `op` ran
+  // (cvl::VectorMemory::take_peak_bytes after it): the row keeps the largest.
+  void record_peak(vcode::Op op, std::uint64_t bytes) {
+    auto& row = rows_[static_cast<std::size_t>(op)];
+    row.peak_bytes = std::max(row.peak_bytes, bytes);
+    record_run_peak(bytes);
+  }
+  // The same between instructions (loading the constants, the final stack dump): the whole run's
+  // peak only.
+  void record_run_peak(std::uint64_t bytes) {
+    run_peak_bytes_ = std::max(run_peak_bytes_, bytes);
+    peaks_recorded_ = true;
+  }
+
   // Writes the table, busiest opcodes first, with totals and the mean cost per instruction.
   // Backend columns that are zero throughout (a host backend) are left out; `run_stats` (the
   // backend's counters at the end) gives peak device memory and all bytes moved, constants
@@ -57,12 +73,13 @@ class Profile {
   void print(std::FILE* out, double wall_seconds, const cvl::BackendStats& run_stats,
              const std::string& backend);
 
-  // Messages between the processes of a distributed run (cvl::BackendStats::messages_sent,
-  // bytes_sent): gathers every process's per-opcode counts and whole-run totals (`run_stats`)
-  // with cvl::DistributedIo::gather_counters, a collective that every process calls before print().
-  // print() then shows, where some process sent any, each opcode's messages and bytes over all
-  // processes (two more columns) and a table of each process's whole-run totals.
-  void gather_messages(cvl::DistributedIo& io, const cvl::BackendStats& run_stats);
+  // The counters of every process of a distributed run: each process's per-opcode messages
+  // (cvl::BackendStats::messages_sent, bytes_sent) and peak bytes, and its whole-run totals
+  // (`run_stats`) and peak, with cvl::DistributedIo::gather_counters, a collective that every
+  // process calls before print(). print() then shows the peaks summed over all processes and,
+  // where some process sent any, each opcode's messages and bytes over all processes (two more
+  // columns) and a table of each process's whole-run totals.
+  void gather_processes(cvl::DistributedIo& io, const cvl::BackendStats& run_stats);
 
   // -O: the optimizer ran for `seconds` before the run; print() says so.
   void optimizer_ran(double seconds) { optimize_seconds_ = seconds; }
@@ -73,12 +90,13 @@ class Profile {
     double seconds = 0;
     std::uint64_t elements = 0;
     std::uint64_t work = 0;
+    std::uint64_t peak_bytes = 0;  // the largest of record_peak's
     std::uint64_t launches = 0;
     std::uint64_t syncs = 0;
     std::uint64_t bytes_to_device = 0;
     std::uint64_t bytes_to_host = 0;
     std::uint64_t copies = 0;
-    std::uint64_t messages = 0;  // this process's; after gather_messages, every process's
+    std::uint64_t messages = 0;  // this process's; after gather_processes, every process's
     std::uint64_t message_bytes = 0;
     std::uint64_t collectives = 0;  // the same on every process
   };
@@ -89,9 +107,11 @@ class Profile {
   void print_process_messages(std::FILE* out) const;
 
   std::array<Row, vcode::op_count> rows_{};
-  std::vector<ProcessMessages> processes_;  // gather_messages: each process's whole run
+  std::vector<ProcessMessages> processes_;  // gather_processes: each process's whole run
   std::vector<std::pair<vcode::Op, cvl::Length>> pending_elements_;
   std::vector<std::pair<vcode::Op, std::vector<cvl::Length>>> pending_work_;
+  std::uint64_t run_peak_bytes_ = 0;
+  bool peaks_recorded_ = false;  // the backend counts its vector memory: the peak column is shown
   double clock_overhead_ = 0;
   double optimize_seconds_ = -1;  // -1: no -O
 };
