@@ -342,6 +342,41 @@ TEST_CASE("vinterp --profile shows the most vector memory in use while each opco
   }
 }
 
+TEST_CASE("vinterp --profile --source-map adds a table per NESL source line", "[cli][profile]") {
+  // The map puts MAIN's sum on line 1 and its call of the scan on line 2; the scan's own lines
+  // are not in it (as a built-in function's are not), so they count for the line of the call.
+  const std::string peaks = test_dir + "/profile_peaks.vcode";
+  const auto result = run_vinterp(
+      {"--profile", "--threads", "1", "--source-map", test_dir + "/profile_peaks.map", peaks});
+  INFO("stderr: " << result.err);
+  REQUIRE(result.exit_code == 0);
+  std::map<std::string, std::vector<std::string>> rows;  // by source line: the row's words
+  const auto table = result.err.find("\nsource line ");
+  REQUIRE(table != std::string::npos);
+  std::istringstream in(result.err.substr(table + 1));
+  std::string line;
+  std::getline(in, line);  // the titles
+  while (std::getline(in, line) && line.rfind("peaks.nesl:", 0) == 0) {
+    const auto words = split_words(line);
+    REQUIRE(words.size() == 5);  // source line, instructions, time s, time %, peak bytes
+    rows[words[0]] = words;
+  }
+  REQUIRE(rows.size() == 2);
+  CHECK(rows["peaks.nesl:1"][1] == "9");
+  CHECK(std::stoull(rows["peaks.nesl:1"][4]) < 1000000);
+  CHECK(rows["peaks.nesl:2"][1] == "13");  // the CALL and the 12 instructions it ran
+  CHECK(std::stoull(rows["peaks.nesl:2"][4]) >= 8000000);
+
+  // The map is for the profile; a map that is not one is an error before the run.
+  const auto alone = run_vinterp({"--source-map", test_dir + "/profile_peaks.map", peaks});
+  CHECK(alone.exit_code == 1);
+  CHECK(alone.err.find("--source-map goes with --profile") != std::string::npos);
+  const auto not_a_map = run_vinterp({"--profile", "--source-map", peaks, peaks});
+  CHECK(not_a_map.exit_code == 1);
+  CHECK(not_a_map.err.find("is not VCODE_LINE NESL_LINE NESL_COLUMN NESL_FILE") != std::string::npos);
+  CHECK(not_a_map.out.empty());
+}
+
 #if NESL_HAS_CUDA_EMULATED  // the test needs the backend; builds without it have no such test
 TEST_CASE("vinterp --profile on an emulated GPU backend adds launch and sync columns",
           "[cli][profile]") {

@@ -32,6 +32,7 @@
 #include "vcode/parser.hpp"
 #include "vcode/superop_print.hpp"
 #include "vm/machine.hpp"
+#include "vm/source_lines.hpp"
 
 namespace po = boost::program_options;
 
@@ -64,7 +65,9 @@ const char* const classic_and_common_usage =
     "\t --trace\t\t print each instruction and the stack's shape on stderr\n"
     "\t --trace-json FILE\t write a timeline of the run (Chrome trace events: Perfetto,\n"
     "\t\t\t\t chrome://tracing)\n"
-    "\t --profile\t\t per-opcode counts and times on stderr at the end\n"
+    "\t --profile\t\t per-opcode counts, times and peak vector memory on stderr at the end\n"
+    "\t --source-map MAP\t with --profile, also per NESL source line, from the map\n"
+    "\t\t\t\t the nesl compiler wrote for the program\n"
     "\t --speculation\t\t GPU backends: a MAKE_SEGDES of lengths on the device guesses their sum\n"
     "\t\t\t\t instead of waiting for it; a region whose guess was too small runs again\n"
     "\t --max-call-depth N\t a CALL N frames deep is a runtime error (default 1000000)\n"
@@ -192,6 +195,7 @@ struct RunSettings {
   bool optimize = false;   // -O
   bool print_nesl = false;  // --print-nesl
   std::string trace_json;  // --trace-json FILE ("" for none)
+  std::string source_map;  // --source-map MAP ("" for none)
 };
 
 po::options_description command_line_options() {
@@ -213,6 +217,7 @@ po::options_description command_line_options() {
       ("trace-json", po::value<std::string>(), "")
       ("optimize,O", "")
       ("profile", "")
+      ("source-map", po::value<std::string>(), "")
       ("max-call-depth", po::value<long long>(), "")
       ("max-memory", po::value<std::string>(), "")
       ("sandbox", "")
@@ -390,6 +395,10 @@ RunSettings run_settings(const po::variables_map& args, int device) {
     settings.trace_json = args["trace-json"].as<std::string>();
     if (settings.trace_json.empty()) throw UsageError("--trace-json needs a file name");
   }
+  if (args.count("source-map")) {
+    settings.source_map = args["source-map"].as<std::string>();
+    if (!settings.machine.profile) throw UsageError("--source-map goes with --profile");
+  }
   return settings;
 }
 
@@ -516,6 +525,21 @@ std::unique_ptr<vm::TraceJson> open_trace_or_report(const RunSettings& settings)
   }
 }
 
+// --source-map: the map, or nothing after printing why it cannot be read.
+std::optional<vm::SourceLines> source_lines_or_report(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) {
+    std::fprintf(stderr, "vinterp: --source-map: cannot read %s\n", file.c_str());
+    return std::nullopt;
+  }
+  try {
+    return vm::SourceLines::read(in);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "vinterp: --source-map: %s: %s\n", file.c_str(), e.what());
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 int vinterp::run(int argc, char** argv) {
@@ -554,6 +578,11 @@ int vinterp::run(int argc, char** argv) {
     trace = quiet ? std::make_unique<vm::TraceJson>() : open_trace_or_report(settings);
     if (!trace) return failed_early(1);
     settings.machine.trace_json = trace.get();
+  }
+  std::optional<vm::SourceLines> source_lines;
+  if (!settings.source_map.empty()) {
+    if (!(source_lines = source_lines_or_report(settings.source_map))) return failed_early(1);
+    settings.machine.source_lines = &*source_lines;
   }
   const auto load_start = vm::TraceJson::Clock::now();
   std::optional<vcode::Program> program = load_or_report(settings.file);

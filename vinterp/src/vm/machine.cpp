@@ -24,6 +24,7 @@ Machine::Machine(const vcode::Program& program, cvl::Backend& backend, MachineOp
   stack_.reserve(1024);
   returns_.reserve(1024);
   if (options_.optimize_seconds >= 0) profile_.optimizer_ran(options_.optimize_seconds);
+  if (options_.profile && options_.source_lines) profile_.use_source_lines(*options_.source_lines);
   prepare();
 }
 
@@ -166,6 +167,8 @@ void Machine::run_instructions(bool instrumented) {
     }
     std::vector<cvl::Length> work_lengths;
     if (options_.profile) work_lengths = operand_work_lengths(ins, prepared_[pc_].arity);
+    const std::int32_t place =
+        options_.profile && options_.source_lines ? source_place() : SourceLines::kNone;
     const cvl::BackendStats stats_before = measured ? backend_.stats() : cvl::BackendStats{};
     if (device_clock_) device_clock_->stamp_device_clock(1);
     const auto before = std::chrono::steady_clock::now();
@@ -181,9 +184,11 @@ void Machine::run_instructions(bool instrumented) {
         trace_instruction(ins, elements, device_clock_ ? device_time(1) : before,
                           device_clock_ ? device_time(2) : after, stats_before, stats_after);
       if (options_.profile) {
-        profile_.record(ins.op, std::chrono::duration<double>(after - before).count(), elements,
-                        stats_before, stats_after);
-        if (memory_) profile_.record_peak(ins.op, memory_->take_peak_bytes());
+        const double seconds = std::chrono::duration<double>(after - before).count();
+        profile_.record(ins.op, seconds, elements, stats_before, stats_after);
+        const std::uint64_t peak = memory_ ? memory_->take_peak_bytes() : 0;
+        if (memory_) profile_.record_peak(ins.op, peak);
+        if (options_.source_lines) profile_.record_source(place, seconds, peak);
         add_result_work_lengths(ins, work_lengths);
         profile_.record_work(ins.op, std::move(work_lengths));
       }
@@ -204,6 +209,15 @@ cvl::Length work_length(const Value& v, bool fused) {
 }
 
 }  // namespace
+
+std::int32_t Machine::source_place() const {
+  const SourceLines& lines = *options_.source_lines;
+  std::int32_t place = lines.place_of(program_.code[pc_].where.line);
+  // Outside the user's source: the innermost call made from it.
+  for (auto at = returns_.rbegin(); place == SourceLines::kNone && at != returns_.rend(); ++at)
+    if (*at > 0) place = lines.place_of(program_.code[*at - 1].where.line);
+  return place;
+}
 
 std::vector<cvl::Length> Machine::operand_work_lengths(const Instruction& ins, std::size_t arity) {
   // A gather reads only the elements it fetches: its source (the deepest operand) is not counted.

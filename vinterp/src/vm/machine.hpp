@@ -48,6 +48,8 @@ struct MachineOptions {
   std::size_t max_call_depth = default_max_call_depth;
   DebugSwitches debug;
   TraceJson* trace_json = nullptr;  // --trace-json: the timeline's writer, owned by the caller
+  // --source-map with --profile: the NESL line of each VCODE line, owned by the caller.
+  const SourceLines* source_lines = nullptr;
   double optimize_seconds = -1;     // -O: the optimizer's time before the run (for --profile)
   // For a caller that runs programs in its own process and prints their results its own way
   // (the nesl REPL): the final stack's text goes here instead of stdout, and a failure is not
@@ -159,6 +161,8 @@ class Machine {
   // --trace-json: the span of one instruction, and the call or return it makes.
   // --profile's work column: the lengths an instruction reads (before it runs) and writes (after).
   std::vector<cvl::Length> operand_work_lengths(const vcode::Instruction& ins, std::size_t arity);
+  // --source-map: the NESL line the instruction at pc_ counts for (SourceLines::place_of).
+  std::int32_t source_place() const;
   void add_result_work_lengths(const vcode::Instruction& ins, std::vector<cvl::Length>& lengths);
   void trace_instruction(const vcode::Instruction& ins, std::uint64_t elements,
                          TraceJson::Clock::time_point start, TraceJson::Clock::time_point end,

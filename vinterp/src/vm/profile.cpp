@@ -107,6 +107,7 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
   }
   print_row("total", 5, total);
   print_process_messages(out);
+  if (source_lines_) print_source_lines(out, total.seconds);
   if (run_stats.collectives != 0)
     std::fprintf(out, "collective calls in the whole run: %llu (every process makes each; constants "
                  "and the final stack dump included)\n", (unsigned long long)run_stats.collectives);
@@ -160,6 +161,37 @@ void Profile::gather_processes(cvl::DistributedIo& io, const cvl::BackendStats& 
     const std::size_t totals = first + local.size() - kPerRow;
     processes_.push_back({all[totals], all[totals + 1]});
     run_peak_bytes_ += all[totals + 2];
+  }
+}
+
+// The table per NESL line, most peak bytes first (then most time); lines that ran nothing are
+// left out.
+void Profile::print_source_lines(std::FILE* out, double total_seconds) const {
+  std::vector<std::size_t> order;
+  int width = 16;
+  for (std::size_t i = 0; i < source_rows_.size(); ++i) {
+    if (source_rows_[i].count == 0) continue;
+    order.push_back(i);
+    if (i < source_lines_->places().size())
+      width = std::max(width, static_cast<int>(source_lines_->places()[i].size()));
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const SourceRow& x = source_rows_[a];
+    const SourceRow& y = source_rows_[b];
+    return x.peak_bytes != y.peak_bytes ? x.peak_bytes > y.peak_bytes : x.seconds > y.seconds;
+  });
+  std::fprintf(out, "per NESL source line (--source-map; an instruction of a built-in function or "
+               "of code the compiler added counts for the line that called it)\n"
+               "%-*s %12s %12s %8s %16s\n", width, "source line", "instructions", "time s",
+               "time %", "peak bytes");
+  for (std::size_t i : order) {
+    const SourceRow& r = source_rows_[i];
+    const char* place = i < source_lines_->places().size() ? source_lines_->places()[i].c_str()
+                                                           : "(no source line)";
+    std::fprintf(out, "%-*s %12llu %12.6f %7.2f%% %16llu\n", width, place,
+                 (unsigned long long)r.count, r.seconds,
+                 total_seconds > 0 ? 100.0 * r.seconds / total_seconds : 0.0,
+                 (unsigned long long)r.peak_bytes);
   }
 }
 

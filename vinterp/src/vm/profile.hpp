@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cvl/backend.hpp"
+#include "source_lines.hpp"
 #include "vcode/op.hpp"
 
 namespace vm {
@@ -65,6 +66,22 @@ class Profile {
     peaks_recorded_ = true;
   }
 
+  // --source-map: print() adds a table per NESL source line (`lines` must outlive the profile),
+  // from record_source.
+  void use_source_lines(const SourceLines& lines) {
+    source_lines_ = &lines;
+    source_rows_.assign(lines.places().size() + 1, {});  // the last: instructions of no line
+  }
+  // One instruction's time and peak bytes (0 where the backend counts none), at `place` (an index
+  // into lines.places(), or SourceLines::kNone).
+  void record_source(std::int32_t place, double seconds, std::uint64_t peak_bytes) {
+    SourceRow& row = source_rows_[place == SourceLines::kNone ? source_rows_.size() - 1
+                                                              : static_cast<std::size_t>(place)];
+    ++row.count;
+    row.seconds += seconds > clock_overhead_ ? seconds - clock_overhead_ : 0.0;
+    row.peak_bytes = std::max(row.peak_bytes, peak_bytes);
+  }
+
   // Writes the table, busiest opcodes first, with totals and the mean cost per instruction.
   // Backend columns that are zero throughout (a host backend) are left out; `run_stats` (the
   // backend's counters at the end) gives peak device memory and all bytes moved, constants
@@ -104,12 +121,20 @@ class Profile {
     std::uint64_t messages = 0;
     std::uint64_t bytes = 0;
   };
+  struct SourceRow {
+    std::uint64_t count = 0;
+    double seconds = 0;
+    std::uint64_t peak_bytes = 0;
+  };
   void print_process_messages(std::FILE* out) const;
+  void print_source_lines(std::FILE* out, double total_seconds) const;
 
   std::array<Row, vcode::op_count> rows_{};
   std::vector<ProcessMessages> processes_;  // gather_processes: each process's whole run
   std::vector<std::pair<vcode::Op, cvl::Length>> pending_elements_;
   std::vector<std::pair<vcode::Op, std::vector<cvl::Length>>> pending_work_;
+  const SourceLines* source_lines_ = nullptr;
+  std::vector<SourceRow> source_rows_;  // per place of source_lines_, then one for none
   std::uint64_t run_peak_bytes_ = 0;
   bool peaks_recorded_ = false;  // the backend counts its vector memory: the peak column is shown
   double clock_overhead_ = 0;
