@@ -89,13 +89,13 @@ vargs=(--backend cuda-emulated --profile)
 # Prints "if syncs launches bytes_to_dev bytes_to_host copies top" for one profile (stderr of a
 # run).
 # The backend columns appear only when some row is non-zero, so their order is read from the
-# header; every data row is opcode count time time% ns/op elements work, peak bytes where the
-# backend counts its vector memory, then those columns.
+# header; every data row is opcode count time time% ns/op elements work, peak bytes and peak
+# added where the backend counts its vector memory, then those columns.
 parse() {
   awk -v top="$top" '
     /^opcode / {
       table = 1; n = 0
-      first = index($0, " peak bytes") ? 9 : 8
+      first = index($0, " peak added") ? 10 : 8
       if (index($0, " launches")) col[++n] = "launches"
       if (index($0, " syncs")) col[++n] = "syncs"
       if (index($0, " bytes to dev")) col[++n] = "dev"

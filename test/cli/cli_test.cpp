@@ -291,7 +291,7 @@ TEST_CASE("vinterp --profile prints per-opcode counts and elements on the cpu ba
   INFO("stderr: " << result.err);
   // The host backend launches nothing: its table keeps the classic columns and the peak bytes.
   CHECK(table.titles == std::vector<std::string>{"opcode", "count", "time s", "time %", "ns/op",
-                                                 "elements", "work", "peak bytes"});
+                                                 "elements", "work", "peak bytes", "peak added"});
   CHECK(table.lines_before.empty());
   check_counts(table);
   CHECK(result.err.find("wall time ") != std::string::npos);
@@ -300,9 +300,10 @@ TEST_CASE("vinterp --profile prints per-opcode counts and elements on the cpu ba
 
 namespace {
 
-std::uint64_t peak_of(ProfileTable& table, const std::string& opcode) {
+std::uint64_t peak_of(ProfileTable& table, const std::string& opcode,
+                      const std::string& column = "peak bytes") {
   REQUIRE(table.rows.count(opcode));
-  return std::stoull(table.rows[opcode]["peak bytes"]);
+  return std::stoull(table.rows[opcode][column]);
 }
 
 }  // namespace
@@ -317,6 +318,10 @@ TEST_CASE("vinterp --profile shows the most vector memory in use while each opco
   ProfileTable table = parse_profile(streamed.err);
   CHECK(peak_of(table, "+_SCAN") >= 8000000);
   CHECK(peak_of(table, "total") >= 8000000);
+  // The scan allocates its result; the reduction after it only reads it, while it is held.
+  CHECK(peak_of(table, "+_SCAN", "peak added") >= 8000000);
+  CHECK(peak_of(table, "MAX_REDUCE") >= 8000000);
+  CHECK(peak_of(table, "MAX_REDUCE", "peak added") < 1000000);
   // The sum reads the values as they are made: none is stored, as in a run without --profile.
   CHECK(peak_of(table, "+_REDUCE") < 1000000);
   const auto summary = streamed.err.find("vector memory peak ");
@@ -358,7 +363,7 @@ TEST_CASE("vinterp --profile --source-map adds a table per NESL source line", "[
   std::getline(in, line);  // the titles
   while (std::getline(in, line) && line.rfind("peaks.nesl:", 0) == 0) {
     const auto words = split_words(line);
-    REQUIRE(words.size() == 5);  // source line, instructions, time s, time %, peak bytes
+    REQUIRE(words.size() == 6);  // source line, instructions, time s, time %, peak bytes, added
     rows[words[0]] = words;
   }
   REQUIRE(rows.size() == 2);
@@ -366,6 +371,7 @@ TEST_CASE("vinterp --profile --source-map adds a table per NESL source line", "[
   CHECK(std::stoull(rows["peaks.nesl:1"][4]) < 1000000);
   CHECK(rows["peaks.nesl:2"][1] == "13");  // the CALL and the 12 instructions it ran
   CHECK(std::stoull(rows["peaks.nesl:2"][4]) >= 8000000);
+  CHECK(std::stoull(rows["peaks.nesl:2"][5]) >= 8000000);
 
   // The map is for the profile; a map that is not one is an error before the run.
   const auto alone = run_vinterp({"--source-map", test_dir + "/profile_peaks.map", peaks});

@@ -94,7 +94,7 @@ TEST_CASE("Profile shows the per-opcode deltas of the backend counters", "[profi
   CHECK_FALSE(contains(text, " copies\n"));  // no instruction queued a copy: no column
 }
 
-TEST_CASE("Profile's peak bytes are each opcode's largest, and the run's in the summary",
+TEST_CASE("Profile's peak bytes and peak added are each opcode's largest, and the run's peak in the summary",
           "[profile]") {
   vm::Profile plain;
   plain.record(vcode::Op::Add, 1e-6, 10, {}, {});
@@ -106,19 +106,21 @@ TEST_CASE("Profile's peak bytes are each opcode's largest, and the run's in the 
   profile.record_run_peak(100);  // the constants
   profile.record(vcode::Op::Add, 1e-6, 10, {}, {});
   profile.record_work(vcode::Op::Add, {10});
-  profile.record_peak(vcode::Op::Add, 5000);
+  profile.record_peak(vcode::Op::Add, 5000, 4000);
   profile.record(vcode::Op::Add, 1e-6, 10, {}, {});
   profile.record_work(vcode::Op::Add, {10});
-  profile.record_peak(vcode::Op::Add, 3000);  // smaller: the row keeps 5000
+  profile.record_peak(vcode::Op::Add, 3000, 4500);  // the row keeps 5000 and 4500
   profile.record(vcode::Op::Copy, 1e-6, 0, {}, {});
   profile.record_work(vcode::Op::Copy, {});
-  profile.record_peak(vcode::Op::Copy, 700);
+  profile.record_peak(vcode::Op::Copy, 700, 0);
   profile.record_run_peak(9000);  // the final stack dump: the run's peak, no opcode's
   const std::string text = printed(profile, {});
   INFO(text);
-  CHECK(contains(text, "             work       peak bytes\n"));
-  CHECK(contains(text, "20               20             5000\n"));  // + : elements, work, peak
-  CHECK(contains(text, "0                1              700\n"));   // COPY
-  CHECK(contains(text, "20               21             5000\n"));  // total: the largest row
+  CHECK(contains(text, "             work       peak bytes       peak added\n"));
+  // + : elements, work, peak bytes, peak added
+  CHECK(contains(text, "20               20             5000             4500\n"));
+  CHECK(contains(text, "0                1              700                0\n"));  // COPY
+  // total: the largest of each
+  CHECK(contains(text, "20               21             5000             4500\n"));
   CHECK(contains(text, "vector memory peak 9000 bytes (0.0 MiB) in the whole run"));
 }

@@ -169,6 +169,7 @@ void Machine::run_instructions(bool instrumented) {
     if (options_.profile) work_lengths = operand_work_lengths(ins, prepared_[pc_].arity);
     const std::int32_t place =
         options_.profile && options_.source_lines ? source_place() : SourceLines::kNone;
+    const std::uint64_t in_use_before = memory_ ? memory_->bytes_in_use() : 0;
     const cvl::BackendStats stats_before = measured ? backend_.stats() : cvl::BackendStats{};
     if (device_clock_) device_clock_->stamp_device_clock(1);
     const auto before = std::chrono::steady_clock::now();
@@ -187,8 +188,9 @@ void Machine::run_instructions(bool instrumented) {
         const double seconds = std::chrono::duration<double>(after - before).count();
         profile_.record(ins.op, seconds, elements, stats_before, stats_after);
         const std::uint64_t peak = memory_ ? memory_->take_peak_bytes() : 0;
-        if (memory_) profile_.record_peak(ins.op, peak);
-        if (options_.source_lines) profile_.record_source(place, seconds, peak);
+        const std::uint64_t added = peak > in_use_before ? peak - in_use_before : 0;
+        if (memory_) profile_.record_peak(ins.op, peak, added);
+        if (options_.source_lines) profile_.record_source(place, seconds, peak, added);
         add_result_work_lengths(ins, work_lengths);
         profile_.record_work(ins.op, std::move(work_lengths));
       }

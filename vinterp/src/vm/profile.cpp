@@ -54,6 +54,7 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
     total.elements += r.elements;
     total.work += r.work;
     total.peak_bytes = std::max(total.peak_bytes, r.peak_bytes);
+    total.peak_added = std::max(total.peak_added, r.peak_added);
     total.launches += r.launches;
     total.syncs += r.syncs;
     total.bytes_to_device += r.bytes_to_device;
@@ -88,7 +89,7 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
                  backend.c_str());
   std::fprintf(out, "%-12s %12s %12s %8s %12s %16s %16s", "opcode", "count", "time s", "time %",
                "ns/op", "elements", "work");
-  if (peaks_recorded_) std::fprintf(out, " %16s", "peak bytes");
+  if (peaks_recorded_) std::fprintf(out, " %16s %16s", "peak bytes", "peak added");
   for (const Column& c : columns) std::fprintf(out, " %14s", c.title);
   std::fputc('\n', out);
   auto print_row = [&](const char* name, int name_length, const Row& r) {
@@ -97,7 +98,9 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
                  total.seconds > 0 ? 100.0 * r.seconds / total.seconds : 0.0,
                  r.count ? 1e9 * r.seconds / double(r.count) : 0.0, (unsigned long long)r.elements,
                  (unsigned long long)r.work);
-    if (peaks_recorded_) std::fprintf(out, " %16llu", (unsigned long long)r.peak_bytes);
+    if (peaks_recorded_)
+      std::fprintf(out, " %16llu %16llu", (unsigned long long)r.peak_bytes,
+                   (unsigned long long)r.peak_added);
     for (const Column& c : columns) std::fprintf(out, " %14llu", (unsigned long long)(r.*c.field));
     std::fputc('\n', out);
   };
@@ -116,7 +119,8 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
   if (peaks_recorded_)
     std::fprintf(out, "vector memory peak %llu bytes (%.1f MiB) in the whole run, constants and the "
                  "final stack dump included%s; an opcode's peak bytes are the most in use while one "
-                 "of its instructions ran\n",
+                 "of its instructions ran, its peak added the most one of them raised that above "
+                 "what was in use when it started\n",
                  (unsigned long long)run_peak_bytes_, double(run_peak_bytes_) / 1048576.0,
                  processes_.size() > 1 ? " (summed over the processes)" : "");
   if (optimize_seconds_ >= 0)
@@ -143,13 +147,15 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
 }
 
 void Profile::gather_processes(cvl::DistributedIo& io, const cvl::BackendStats& run_stats) {
-  // Per opcode: messages, bytes, peak bytes; then the whole run's messages, bytes, peak bytes.
-  constexpr std::size_t kPerRow = 3;
+  // Per opcode: messages, bytes, peak bytes, peak added; then the whole run's messages, bytes,
+  // peak bytes (and a 0, so that every group has kPerRow).
+  constexpr std::size_t kPerRow = 4;
   std::vector<std::uint64_t> local;
-  for (const Row& r : rows_) local.insert(local.end(), {r.messages, r.message_bytes, r.peak_bytes});
-  local.insert(local.end(), {run_stats.messages_sent, run_stats.bytes_sent, run_peak_bytes_});
+  for (const Row& r : rows_)
+    local.insert(local.end(), {r.messages, r.message_bytes, r.peak_bytes, r.peak_added});
+  local.insert(local.end(), {run_stats.messages_sent, run_stats.bytes_sent, run_peak_bytes_, 0});
   const std::vector<std::uint64_t> all = io.gather_counters(local);
-  for (Row& r : rows_) r.messages = r.message_bytes = r.peak_bytes = 0;
+  for (Row& r : rows_) r.messages = r.message_bytes = r.peak_bytes = r.peak_added = 0;
   run_peak_bytes_ = 0;
   processes_.clear();
   for (std::size_t first = 0; first + local.size() <= all.size(); first += local.size()) {
@@ -157,6 +163,7 @@ void Profile::gather_processes(cvl::DistributedIo& io, const cvl::BackendStats& 
       rows_[i].messages += all[first + kPerRow * i];
       rows_[i].message_bytes += all[first + kPerRow * i + 1];
       rows_[i].peak_bytes += all[first + kPerRow * i + 2];
+      rows_[i].peak_added += all[first + kPerRow * i + 3];
     }
     const std::size_t totals = first + local.size() - kPerRow;
     processes_.push_back({all[totals], all[totals + 1]});
@@ -182,16 +189,16 @@ void Profile::print_source_lines(std::FILE* out, double total_seconds) const {
   });
   std::fprintf(out, "per NESL source line (--source-map; an instruction of a built-in function or "
                "of code the compiler added counts for the line that called it)\n"
-               "%-*s %12s %12s %8s %16s\n", width, "source line", "instructions", "time s",
-               "time %", "peak bytes");
+               "%-*s %12s %12s %8s %16s %16s\n", width, "source line", "instructions", "time s",
+               "time %", "peak bytes", "peak added");
   for (std::size_t i : order) {
     const SourceRow& r = source_rows_[i];
     const char* place = i < source_lines_->places().size() ? source_lines_->places()[i].c_str()
                                                            : "(no source line)";
-    std::fprintf(out, "%-*s %12llu %12.6f %7.2f%% %16llu\n", width, place,
+    std::fprintf(out, "%-*s %12llu %12.6f %7.2f%% %16llu %16llu\n", width, place,
                  (unsigned long long)r.count, r.seconds,
                  total_seconds > 0 ? 100.0 * r.seconds / total_seconds : 0.0,
-                 (unsigned long long)r.peak_bytes);
+                 (unsigned long long)r.peak_bytes, (unsigned long long)r.peak_added);
   }
 }
 

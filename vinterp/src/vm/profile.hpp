@@ -1,5 +1,5 @@
 // `--profile`: per-opcode counts, time, elements processed, the cost model's work, the most
-// vector memory in use while the opcode ran, and backend work (kernel launches, host syncs, bytes
+// vector memory in use while the opcode ran and the most it allocated, and backend work (kernel launches, host syncs, bytes
 // moved, other device copies; a distributed run's messages between processes), printed as a
 // table at the end.
 #pragma once
@@ -53,10 +53,13 @@ class Profile {
   void record_work(vcode::Op op, std::vector<cvl::Length> lengths);
 
   // The most bytes of vector memory in use at once while one instruction of `op` ran
-  // (cvl::VectorMemory::take_peak_bytes after it): the row keeps the largest.
-  void record_peak(vcode::Op op, std::uint64_t bytes) {
+  // (cvl::VectorMemory::take_peak_bytes after it), and how far that is above what was in use
+  // when it started (`added`: what the instruction itself allocated, where the peak is raised):
+  // the row keeps the largest of each.
+  void record_peak(vcode::Op op, std::uint64_t bytes, std::uint64_t added) {
     auto& row = rows_[static_cast<std::size_t>(op)];
     row.peak_bytes = std::max(row.peak_bytes, bytes);
+    row.peak_added = std::max(row.peak_added, added);
     record_run_peak(bytes);
   }
   // The same between instructions (loading the constants, the final stack dump): the whole run's
@@ -72,14 +75,16 @@ class Profile {
     source_lines_ = &lines;
     source_rows_.assign(lines.places().size() + 1, {});  // the last: instructions of no line
   }
-  // One instruction's time and peak bytes (0 where the backend counts none), at `place` (an index
-  // into lines.places(), or SourceLines::kNone).
-  void record_source(std::int32_t place, double seconds, std::uint64_t peak_bytes) {
+  // One instruction's time, peak bytes and bytes added (record_peak's; 0 where the backend counts
+  // none), at `place` (an index into lines.places(), or SourceLines::kNone).
+  void record_source(std::int32_t place, double seconds, std::uint64_t peak_bytes,
+                     std::uint64_t added) {
     SourceRow& row = source_rows_[place == SourceLines::kNone ? source_rows_.size() - 1
                                                               : static_cast<std::size_t>(place)];
     ++row.count;
     row.seconds += seconds > clock_overhead_ ? seconds - clock_overhead_ : 0.0;
     row.peak_bytes = std::max(row.peak_bytes, peak_bytes);
+    row.peak_added = std::max(row.peak_added, added);
   }
 
   // Writes the table, busiest opcodes first, with totals and the mean cost per instruction.
@@ -91,7 +96,7 @@ class Profile {
              const std::string& backend);
 
   // The counters of every process of a distributed run: each process's per-opcode messages
-  // (cvl::BackendStats::messages_sent, bytes_sent) and peak bytes, and its whole-run totals
+  // (cvl::BackendStats::messages_sent, bytes_sent), peak bytes and bytes added, and its whole-run totals
   // (`run_stats`) and peak, with cvl::DistributedIo::gather_counters, a collective that every
   // process calls before print(). print() then shows the peaks summed over all processes and,
   // where some process sent any, each opcode's messages and bytes over all processes (two more
@@ -108,6 +113,7 @@ class Profile {
     std::uint64_t elements = 0;
     std::uint64_t work = 0;
     std::uint64_t peak_bytes = 0;  // the largest of record_peak's
+    std::uint64_t peak_added = 0;
     std::uint64_t launches = 0;
     std::uint64_t syncs = 0;
     std::uint64_t bytes_to_device = 0;
@@ -125,6 +131,7 @@ class Profile {
     std::uint64_t count = 0;
     double seconds = 0;
     std::uint64_t peak_bytes = 0;
+    std::uint64_t peak_added = 0;
   };
   void print_process_messages(std::FILE* out) const;
   void print_source_lines(std::FILE* out, double total_seconds) const;
