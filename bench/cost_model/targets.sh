@@ -37,7 +37,8 @@ run_case() {
   { cat "$bench_dir/$program.nesl"; printf '\n%s\n%s;\n' "$driver" "$call"; } > "$work/$name.nesl"
   "$nesl" --vcode "$work/$name.nesl" -o "$work/$name.vcode"
   local vm_work times=() peak=0
-  vm_work=$("$vinterp" --threads 1 --profile "$work/$name.vcode" 2>&1 > /dev/null | awk '$1 == "total" { print $NF }')
+  # A row is opcode count time time% ns/op elements work, then the memory columns.
+  vm_work=$("$vinterp" --threads 1 --profile "$work/$name.vcode" 2>&1 > /dev/null | awk '$1 == "total" { print $7; exit }')
   for ((run = 0; run < runs; run++)); do
     local start end rss
     start=$(date +%s.%N)
