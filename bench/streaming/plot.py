@@ -3,9 +3,11 @@
 program, streamed and materializing (--eager) runs at each thread count, log-log, as a PNG. A run
 that failed is an x at the top of its panel.
 
-    bench/streaming/plot.py RESULTS.csv -o figure.png [--title TEXT]
+    bench/streaming/plot.py RESULTS.csv... -o figure.png [--title TEXT]
 
-RESULTS.csv comes from bench/streaming/run.sh --csv. Needs matplotlib (Debian: python3-matplotlib).
+RESULTS.csv comes from bench/streaming/run.sh --csv; of several (the default sizes and the large
+ones), a later file's row for the same program, size, threads and mode replaces an earlier one's.
+Needs matplotlib (Debian: python3-matplotlib).
 """
 import argparse
 import csv
@@ -30,11 +32,15 @@ def read_rows(path):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("results", help="CSV from bench/streaming/run.sh --csv")
+    parser.add_argument("results", nargs="+", help="CSV from bench/streaming/run.sh --csv")
     parser.add_argument("-o", "--output", required=True, help="the PNG to write")
     parser.add_argument("--title", default="Peak memory, streamed and materializing", help="the figure's title")
     args = parser.parse_args()
-    rows = read_rows(args.results)
+    latest = {}
+    for path in args.results:
+        for row in read_rows(path):
+            latest[(row["program"], row["elements"], row["threads"], row["mode"])] = row
+    rows = list(latest.values())
 
     try:
         import matplotlib
