@@ -14,6 +14,12 @@
 #     every program within 8x of its cost model's work at its own sizes,
 #     our output the classic's where SHARED_DIR has the classic interpreter; a run out of memory
 #     is a row, another interpreter's output is DIFFERENT, an unknown program is rejected.
+#   test_bench_scripts.sh streaming BUILD_DIR
+#     bench/streaming/run.sh at tiny sizes, one run: a row per program, size and thread count,
+#     streamed and materializing results the same and within the float64 references, and the
+#     streamed peak memory below the materializing one at each program's largest size; the peak
+#     check fails when the modes are swapped, a result that differs is DIFFERENT, a run out of
+#     memory is a row, bad options are rejected.
 #   test_bench_scripts.sh plot
 #     bench/plot.py on a small made-up CSV (plus a GPU CSV): a PNG; bad CSVs rejected with a
 #     message. Exit 77 (skipped) without matplotlib.
@@ -150,6 +156,73 @@ case "${1:-}" in
     check "another output than the classic's: exit 1 and DIFFERENT" \
       test $rc -eq 1 -a -n "$(grep -E '^gather +8 .* DIFFERENT$' "$work/out")"
     "$bench/cost_model/run.sh" "$build_dir" --programs nosuch > "$work/out" 2>&1
+    check "an unknown program: exit 2 and its name" test $? -eq 2 -a -n "$(grep -F "'nosuch'" "$work/out")"
+    ;;
+  streaming)
+    build_dir=$2
+    # streamed_below CSV: at each program's largest size and each thread count, the streamed run's
+    # peak is below the materializing run's.
+    streamed_below() {
+      awk -F, 'NR > 1 { if ($2 + 0 > largest[$1]) largest[$1] = $2 + 0; peak[$1, $2, $4, $5] = $8; threads[$4] = 1 }
+               END { for (p in largest) for (t in threads) {
+                       s = peak[p, largest[p], t, "stream"]; e = peak[p, largest[p], t, "eager"]
+                       if (!(s != "" && e != "" && s + 0 < e + 0)) {
+                         bad = 1; printf "  %s %s, threads %s: streamed %s MiB, materializing %s MiB\n", p, largest[p], t, s, e } }
+                     exit bad }' "$1"
+    }
+    "$bench/streaming/run.sh" "$build_dir" --sizes tiny --runs 1 --csv "$work/results.csv" > "$work/stdout" 2>&1
+    rc=$?
+    cat "$work/stdout"
+    check "run.sh exits 0" test $rc -eq 0
+    check "a row per program, size and thread count, both modes' results the same" \
+      test "$(grep -cE '^[a-z]+ +[0-9]+ +[0-9]+ +(1|all) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ same ' "$work/stdout")" -eq 16
+    check "every result with a reference is within it" \
+      test "$(grep -cE ' same +ok [0-9.e+-]+ <= ' "$work/stdout")" -eq 12
+    check "every CSV row ran, with its time, peak and result" \
+      awk -F, 'NR > 1 && !($6 == "ok" && $7 > 0 && $8 > 0 && $9 != "") {bad = 1; print "  bad row: " $0} END {exit bad || NR != 33}' \
+      "$work/results.csv"
+    check "at each program's largest tiny size the streamed peak is below the materializing one" \
+      streamed_below "$work/results.csv"
+    if /usr/bin/python3 -c 'import matplotlib' 2> /dev/null; then
+      /usr/bin/python3 "$bench/streaming/plot.py" "$work/results.csv" -o "$work/peak.png" > "$work/out" 2>&1
+      check "plot.py draws the peaks: exit 0 and a PNG" \
+        test $? -eq 0 -a "$(head -c 8 "$work/peak.png" 2> /dev/null | od -An -tx1 | tr -d ' \n')" == 89504e470d0a1a0a
+    else
+      echo "note: /usr/bin/python3 has no matplotlib; plot.py not run"
+    fi
+    # A vinterp that materializes when asked to stream and streams when asked to materialize:
+    # the peak check must catch it.
+    mkdir -p "$work/swapped/nesl" "$work/swapped/vinterp"
+    ln -s "$(cd "$build_dir" && pwd)/nesl/nesl" "$work/swapped/nesl/nesl"
+    real_vinterp="$(cd "$build_dir" && pwd)/vinterp/vinterp"
+    printf '#!/usr/bin/env bash\nargs=()\neager=--eager\nfor a in "$@"; do if [ "$a" = --eager ]; then eager=""; else args+=("$a"); fi; done\nexec "%s" $eager "${args[@]}"\n' \
+      "$real_vinterp" > "$work/swapped/vinterp/vinterp"
+    chmod +x "$work/swapped/vinterp/vinterp"
+    "$bench/streaming/run.sh" "$work/swapped" --sizes tiny --runs 1 --csv "$work/swapped.csv" > "$work/out" 2>&1
+    check "modes swapped: the results still agree (exit 0)" test $? -eq 0
+    streamed_below "$work/swapped.csv" > "$work/below" 2>&1
+    rc=$?
+    cat "$work/below"
+    check "modes swapped: the peak check fails, for every program" \
+      test $rc -ne 0 -a "$(grep -cE '^  (logsum|matmul|potential|sumlogsum) ' "$work/below")" -ge 4
+    # A materializing run that prints another result: DIFFERENT, OFF and exit 1.
+    printf '#!/usr/bin/env bash\nfor a in "$@"; do if [ "$a" = --eager ]; then echo "( 1.00000000000000e+00 )"; exit 0; fi; done\nexec "%s" "$@"\n' \
+      "$real_vinterp" > "$work/swapped/vinterp/vinterp"
+    "$bench/streaming/run.sh" "$work/swapped" --sizes tiny --runs 1 --programs sumlogsum --threads 1 > "$work/out" 2>&1
+    rc=$?
+    cat "$work/out"
+    check "another result when materialized: exit 1, DIFFERENT and the reference OFF" \
+      test $rc -eq 1 -a "$(grep -cE '^sumlogsum .* DIFFERENT +OFF ' "$work/out")" -eq 2
+    "$bench/streaming/run.sh" "$build_dir" --sizes tiny --runs 1 --programs logsum --threads 1 --max-memory 10M \
+      > "$work/out" 2>&1
+    rc=$?
+    cat "$work/out"
+    check "a run out of memory: exit 0, FAILED in its cells and its error line below" \
+      test $rc -eq 0 -a -n "$(grep -E '^logsum +1048576 .* FAILED +FAILED ' "$work/out")" \
+      -a -n "$(grep -E '^    eager, threads 1: vinterp: .*out of vector memory' "$work/out")"
+    "$bench/streaming/run.sh" "$build_dir" --sizes huge > "$work/out" 2>&1
+    check "an unknown size set: exit 2 and its name" test $? -eq 2 -a -n "$(grep -F "'huge'" "$work/out")"
+    "$bench/streaming/run.sh" "$build_dir" --programs nosuch > "$work/out" 2>&1
     check "an unknown program: exit 2 and its name" test $? -eq 2 -a -n "$(grep -F "'nosuch'" "$work/out")"
     ;;
   plot)

@@ -1,0 +1,221 @@
+#!/usr/bin/env bash
+# The streaming benchmarks: time and peak memory of each program streamed (vinterp's default)
+# against the materializing run (vinterp --eager), at several sizes (README.md).
+usage() {
+  cat << 'EOF'
+usage: bench/streaming/run.sh BUILD_DIR [options]
+  BUILD_DIR          the CMake build directory: nesl/nesl and vinterp/vinterp
+  --runs N           timed runs per program, size, thread count and mode; the median time is
+                     printed (default 3)
+  --sizes SET        tiny, default or large: each program's sizes-tiny:, sizes: or sizes-large:
+                     line (default: default)
+  --cold S           sleep S seconds before every run (cold runs); default: back to back (warm)
+  --programs "P ..." the programs, by file name without .nesl (default: every .nesl here)
+  --threads "T ..."  the thread counts: numbers, or all (vinterp's default) (default "1 all")
+  --csv FILE         also write one row per run configuration as CSV to FILE
+  --plot PNG         also draw peak memory against problem size (plot.py; needs matplotlib)
+  --max-memory SIZE  vector memory and address space of each run (default 8G)
+  --timeout S        seconds a run may take before it is reported as failed (default 300)
+Each program and size is compiled with nesl --vcode (the program's definitions and a call of
+bench(N)), then run --runs times streamed (vinterp --threads T) and --runs times materialized
+(vinterp --threads T --eager), for the wall time and the peak resident memory (GNU time's %M).
+A run that fails (out of memory, a length limit, the timeout) is FAILED in the table, its error
+line below the row: it is a result, not a script failure.
+The table's columns:
+  elements     the problem's elements (the program's elements: line, e.g. n^3 for matmul)
+  thr          the thread count
+  stream_s     median wall seconds of the streamed runs; stream_MiB their largest peak
+  eager_s      the same for the materializing runs; eager_MiB their largest peak
+  peak_x       eager_MiB / stream_MiB: how much memory streaming saves
+  output       same: both runs printed the same result (compared byte for byte); DIFFERENT
+  reference    the result against the program's float64 reference (reference.py): ok and the
+               relative error, or OFF; the worse of the two modes; - where there is none
+Exit status: 0 when every comparison agrees (streamed and materialized outputs, references),
+1 otherwise, 2 on bad usage.
+EOF
+}
+set -uo pipefail
+
+bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+[ $# -ge 1 ] || { usage >&2; exit 2; }
+case "$1" in -h | --help) usage; exit 0 ;; esac
+build_dir=$1
+shift
+size_set=default runs=3 cold=0 csv="" plot="" max_memory=8G timeout_s=300 thread_counts="1 all"
+programs=$(cd "$bench_dir" && ls -- *.nesl | sed 's/\.nesl$//' | tr '\n' ' ')
+while [ $# -gt 0 ]; do
+  [ $# -ge 2 ] || { echo "run.sh: $1 wants a value" >&2; exit 2; }
+  case "$1" in
+    --runs) runs=$2 ;;
+    --sizes) size_set=$2 ;;
+    --cold) cold=$2 ;;
+    --programs) programs=$2 ;;
+    --threads) thread_counts=$2 ;;
+    --csv) csv=$2 ;;
+    --plot) plot=$2 ;;
+    --max-memory) max_memory=$2 ;;
+    --timeout) timeout_s=$2 ;;
+    *) echo "run.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+  esac
+  shift 2
+done
+[[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --runs wants a positive count, not '$runs'" >&2; exit 2; }
+[[ "$cold" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "run.sh: --cold wants seconds, not '$cold'" >&2; exit 2; }
+case "$size_set" in
+  tiny) size_field=sizes-tiny ;;
+  default) size_field=sizes ;;
+  large) size_field=sizes-large ;;
+  *) echo "run.sh: --sizes wants tiny, default or large, not '$size_set'" >&2; exit 2 ;;
+esac
+for t in $thread_counts; do
+  [[ "$t" == all || "$t" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --threads wants counts or all, not '$t'" >&2; exit 2; }
+done
+
+nesl="$build_dir/nesl/nesl"
+vinterp="$build_dir/vinterp/vinterp"
+for tool in "$nesl" "$vinterp"; do
+  [ -x "$tool" ] || { echo "run.sh: $tool is not built" >&2; exit 1; }
+done
+for program in $programs; do
+  [ -f "$bench_dir/$program.nesl" ] || { echo "run.sh: unknown program '$program' (no $bench_dir/$program.nesl)" >&2; exit 2; }
+done
+
+# The address-space cap is the vector memory's plus room for the interpreter itself, so that a
+# blow-up fails at once instead of swapping.
+memory_kib=$(awk -v s="$max_memory" 'BEGIN {
+  unit = substr(s, length(s)); n = s + 0
+  f = unit == "K" ? 1 : unit == "M" ? 1024 : unit == "G" ? 1048576 : unit == "T" ? 1073741824 : 1 / 1024
+  printf "%d", n * f + 1048576 }')
+
+work_dir=$(mktemp -d "${TMPDIR:-/tmp}/streaming.XXXXXX")
+trap 'rm -rf "$work_dir"' EXIT
+[ -n "$csv" ] || [ -z "$plot" ] || csv="$work_dir/results.csv"
+
+# header_field PROGRAM NAME: the value of the `NAME:` line in the program's header comment.
+header_field() {
+  sed -n "s/^[ %]*$2:[[:space:]]*//p" "$bench_dir/$1.nesl" | sed 's/[[:space:]]*%[[:space:]]*$//' | head -1
+}
+
+# run_limited OUT ERR COMMAND...: runs the command under the memory cap and the timeout.
+run_limited() {
+  local out=$1 err=$2
+  shift 2
+  (ulimit -v "$memory_kib"; exec timeout "$timeout_s" "$@") > "$out" 2> "$err"
+}
+
+# error_line FILE RC: the line that says why a run failed.
+error_line() {
+  local line
+  if [ "$2" -eq 124 ]; then echo "timed out after ${timeout_s} s"; return; fi
+  line=$(grep -m1 -E 'vinterp:|ERROR|error|Error|terminate|Killed|bad_alloc' "$1")
+  [ -n "$line" ] || line=$(grep -v '^Command ' "$1" | grep -v '^[[:space:]]*$' | tail -1)
+  [ -n "$line" ] || line="exit status $2"
+  echo "${line//$work_dir\//}" | tr ',' ';'
+}
+
+# measure BASE TAG ARGS...: `runs` runs of vinterp ARGS on BASE.vcode; sets status (ok or
+# failed), wall (the median seconds), peak (the largest MiB), error; the output is BASE.TAG.out.
+measure() {
+  local base=$1 tag=$2 run rc start end
+  shift 2
+  local times=()
+  status=ok wall="" peak="" error=""
+  for ((run = 0; run < runs; run++)); do
+    [ "$cold" = 0 ] || sleep "$cold"
+    start=$(date +%s.%N)
+    run_limited "$base.$tag.out" "$base.$tag.err" /usr/bin/time -f '%M' -o "$base.$tag.rss.$run" \
+      "$vinterp" "$@" --max-memory "$max_memory" "$base.vcode"
+    rc=$?
+    end=$(date +%s.%N)
+    if [ $rc -ne 0 ] || grep -q 'RUNTIME ERROR' "$base.$tag.out"; then
+      status=failed error=$(error_line <(cat "$base.$tag.out" "$base.$tag.err") $rc)
+      return
+    fi
+    times+=("$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f", e - s }')")
+  done
+  wall=$(printf '%s\n' "${times[@]}" | sort -n | awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }')
+  peak=$(cat "$base.$tag".rss.* | awk '$1 + 0 > m { m = $1 + 0 } END { printf "%.1f", m / 1024 }')
+}
+
+# The result a run printed: the one value of its final stack.
+result_of() { tr -d '()' < "$1" | awk 'NF { print $1; exit }'; }
+
+# relative_error VALUE REFERENCE
+relative_error() {
+  awk -v v="$1" -v r="$2" 'BEGIN { d = v - r; if (d < 0) d = -d; m = r < 0 ? -r : r; printf "%.2g", (m > 0 ? d / m : d) }'
+}
+
+machine="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2> /dev/null | head -1), $(nproc) cores"
+if [ "$cold" = 0 ]; then temperature="warm (runs back to back)"; else temperature="cold ($cold s idle before every run)"; fi
+printf '# streaming: %s, %s; median of %s runs, %s; --max-memory %s; sizes %s\n' \
+  "$(date -u '+%Y-%m-%d')" "$machine" "$runs" "$temperature" "$max_memory" "$size_set"
+format='%-10s %10s %13s %4s %9s %11s %9s %10s %7s %-9s %s\n'
+printf "$format" program size elements thr stream_s stream_MiB eager_s eager_MiB peak_x output reference
+[ -z "$csv" ] || echo "program,size,elements,threads,mode,status,wall_s,peak_mib,result,relative_error,tolerance,cold_s,error" > "$csv"
+
+exit_status=0
+for program in $programs; do
+  formula=$(header_field "$program" elements)
+  sizes=$(header_field "$program" "$size_field")
+  [ -n "$formula" ] && [ -n "$sizes" ] || { echo "run.sh: $program.nesl has no elements: or $size_field: line" >&2; exit 1; }
+  for size in $sizes; do
+    base="$work_dir/$program.$size"
+    { cat "$bench_dir/$program.nesl"; printf '\nbench(%s);\n' "$size"; } > "$base.nesl"
+    elements=$(awk -v n="$size" "BEGIN { printf \"%.0f\", $formula }")
+    if ! "$nesl" --vcode "$base.nesl" -o "$base.vcode" > "$base.compile" 2>&1; then
+      printf '%-10s %10s  FAILED to compile: %s\n' "$program" "$size" "$(head -1 "$base.compile")"
+      exit_status=1
+      continue
+    fi
+    read -r reference tolerance < <("$bench_dir/reference.py" "$program" "$size")
+    for threads in $thread_counts; do
+      thread_args=()
+      [ "$threads" = all ] || thread_args=(--threads "$threads")
+      failures=()
+      declare -A wall_of=() peak_of=() status_of=()
+      worst="" reference_verdict="-"
+      for mode in stream eager; do
+        mode_args=()
+        [ "$mode" = stream ] || mode_args=(--eager)
+        measure "$base" "$mode.$threads" "${thread_args[@]}" "${mode_args[@]}"
+        status_of[$mode]=$status wall_of[$mode]=$wall peak_of[$mode]=$peak
+        result="" rel=""
+        if [ "$status" = ok ]; then
+          result=$(result_of "$base.$mode.$threads.out")
+          if [ "$reference" != none ]; then
+            rel=$(relative_error "$result" "$reference")
+            if awk -v e="$rel" -v t="$tolerance" 'BEGIN { exit !(e > t) }'; then
+              reference_verdict="OFF $rel > $tolerance"
+              exit_status=1
+            elif [ "${reference_verdict%% *}" != OFF ] &&
+              { [ -z "$worst" ] || awk -v e="$rel" -v w="$worst" 'BEGIN { exit !(e > w) }'; }; then
+              worst=$rel reference_verdict="ok $rel <= $tolerance"
+            fi
+          fi
+        else
+          failures+=("$mode, threads $threads: $error")
+        fi
+        [ -z "$csv" ] || echo "$program,$size,$elements,$threads,$mode,$status,$wall,$peak,$result,$rel,${tolerance:-},$cold,$error" >> "$csv"
+      done
+      output="-"
+      if [ "${status_of[stream]}" = ok ] && [ "${status_of[eager]}" = ok ]; then
+        if cmp -s "$base.stream.$threads.out" "$base.eager.$threads.out"; then output=same
+        else output=DIFFERENT exit_status=1
+        fi
+      fi
+      ratio="-"
+      [ "$output" = "-" ] || ratio=$(awk -v e="${peak_of[eager]}" -v s="${peak_of[stream]}" 'BEGIN { printf "%.1f", e / s }')
+      cell() { if [ "${status_of[$1]}" = ok ]; then echo "$2"; else echo FAILED; fi; }
+      printf "$format" "$program" "$size" "$elements" "$threads" "$(cell stream "${wall_of[stream]}")" \
+        "$(cell stream "${peak_of[stream]}")" "$(cell eager "${wall_of[eager]}")" \
+        "$(cell eager "${peak_of[eager]}")" "$ratio" "$output" "$reference_verdict"
+      for failure in "${failures[@]}"; do printf '    %s\n' "$failure"; done
+      unset wall_of peak_of status_of
+    done
+  done
+done
+
+if [ -n "$plot" ]; then
+  /usr/bin/python3 "$bench_dir/plot.py" "$csv" -o "$plot" || exit_status=1
+fi
+exit $exit_status
