@@ -31,14 +31,16 @@ struct SharedReach {
   Value starts = -1;     // each current instance's sequence's first element; -1: 0 for all
 };
 
-// An apply-to-each's body being flattened: what a closed subexpression needs to be computed once
-// outside, in the enclosing context, and copied to each element.
+// An apply-to-each's body being flattened: what an invariant subexpression needs to be computed
+// once outside, in the enclosing context, and given to each element (FLATTENING.md "Hoisting").
 struct HoistScope {
-  Environment outer_env;  // the enclosing variables, with closed lets added as found
+  Environment outer_env;  // the enclosing variables, with hoisted lets added while in scope
   Value outer_context;
   Value segdes;                     // the generator's: how many elements each outer instance has
   Value inner;                      // the body's context
-  std::set<std::string> closed;     // names whose values do not depend on the element
+  std::set<std::string> closed;     // names bound to closed expressions' values (hoisted lets)
+  std::set<std::string> invariant;  // names whose values do not depend on the element: the
+                                    // enclosing variables the body reads, and hoisted lets
 };
 
 // One part of a merge: a lifted value over part_context's instances, going to the positions
@@ -148,7 +150,13 @@ class Flattener {
   // the body reads only in place shared, anything else copied to each element.
   Variable entered(const Variable& v, Value segdes, Value inner, const core::Expr& body);
   bool hoistable(const core::Expr& e) const;
-  std::pair<Leaves, Leaves> hoisted(const core::Expr& e);
+  // The hoistable `e` computed in the enclosing context of the innermost apply-to-each.
+  Leaves hoisted(const core::Expr& e);
+  // A value of the enclosing context given to each element of the innermost apply-to-each: as
+  // a variable `name` of `body`, shared when the body reads it only in place, else copied.
+  Variable hoisted_variable(const std::string& name, const Type& type, const Leaves& outer, const core::Expr& body);
+  Leaves hoisted_copies(const Type& type, const Leaves& outer);
+  Leaves let(const core::Expr& e);
   Leaves expr(const core::Expr& e);
   Leaves over(const core::Expr& e);
   Leaves sequence(const core::Expr& e);
@@ -221,6 +229,7 @@ class Flattener {
   const core::Program& program_;
   FlattenOptions options_;
   std::map<std::string, const core::Function*> functions_;
+  std::set<std::string> varying_;  // the functions that draw, time or do I/O (deterministic)
   std::set<std::string> requested_;
   struct Instance {
     std::string name;

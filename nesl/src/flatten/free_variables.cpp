@@ -85,6 +85,49 @@ bool can_fail(const core::Expr& e) {
   return false;
 }
 
+bool deterministic(const core::Expr& e, const std::set<std::string>& varying) {
+  if (e.kind == core::Kind::Call && varying.count(e.name)) return false;
+  if (e.kind == core::Kind::Primitive) {
+    const Primitive* p = find_primitive(e.name);
+    if (!p) return false;
+    switch (p->kind) {
+      case PrimitiveKind::Rand:
+      case PrimitiveKind::Timer:
+      case PrimitiveKind::Print:
+      case PrimitiveKind::WriteString:
+      case PrimitiveKind::ReadLine:
+      case PrimitiveKind::WriteObject:
+      case PrimitiveKind::ReadObject:
+      case PrimitiveKind::Spawn:
+      case PrimitiveKind::OpenFile:
+      case PrimitiveKind::CloseFile:
+      case PrimitiveKind::ReadString: return false;
+      default: break;
+    }
+  }
+  for (const core::ExprPtr& child : e.children) {
+    if (!deterministic(*child, varying)) return false;
+  }
+  for (const core::Generator& g : e.generators) {
+    if (!deterministic(*g.sequence, varying)) return false;
+  }
+  return true;
+}
+
+std::set<std::string> varying_functions(const std::vector<core::Function>& functions) {
+  std::set<std::string> varying;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const core::Function& f : functions) {
+      if (!varying.count(f.name) && !deterministic(*f.body, varying)) {
+        varying.insert(f.name);
+        grew = true;
+      }
+    }
+  }
+  return varying;
+}
+
 namespace {
 
 // A call's argument: the variable itself may go anywhere in it (the call shares it).
