@@ -436,6 +436,11 @@ TEST_CASE("an expression reading only what an apply-to-each's elements share is 
   REQUIRE(g != std::string::npos);
   CHECK(occurrences(sum.vcode.substr(g), "BPERMUTE") == 0);
   CHECK(occurrences(sum.vcode.substr(g), "+_REDUCE INT") == 1);
+  // A range each element would copy is made per element: a segmented INDEX, no gather.
+  Compiled rows = compile("function rows(n) = {{c + r : c in [0:n]} : r in [0:n]};\nrows(3);\n");
+  const std::size_t r = rows.vcode.find("FUNC ROWS_");
+  REQUIRE(r != std::string::npos);
+  CHECK(occurrences(rows.vcode.substr(r), "BPERMUTE") == 0);
   // A draw is not hoisted: RAND over the elements' copies of n, its result not copied.
   Compiled draws = compile("function h(n, s) = {rand(n) : x in s};\nh(10, [1, 2, 3]);\n");
   const std::size_t h = draws.vcode.find("FUNC H_");

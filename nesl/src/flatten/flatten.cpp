@@ -214,15 +214,15 @@ Variable Flattener::entered(const Variable& v, Value segdes, Value inner, const 
   return inside;
 }
 
-bool Flattener::hoistable(const core::Expr& e) const {
-  if (hoist_.empty() || !hoist_.back()) return false;
+Flattener::Hoist Flattener::hoisting(const core::Expr& e) const {
+  if (hoist_.empty() || !hoist_.back()) return Hoist::No;
   switch (e.kind) {
     case core::Kind::Call:
     case core::Kind::Primitive:
     case core::Kind::Over:
     case core::Kind::Sequence:
     case core::Kind::If: break;
-    default: return false;
+    default: return Hoist::No;
   }
   const std::set<std::string> reads = free_variables(e);
   const auto all_in = [&](const std::set<std::string>& names) {
@@ -232,17 +232,33 @@ bool Flattener::hoistable(const core::Expr& e) const {
     return true;
   };
   // The classic's rule: a closed expression, whatever it does.
-  if (all_in(hoist_.back()->closed)) return true;
+  if (all_in(hoist_.back()->closed)) return Hoist::Closed;
   // Ours: one that reads only what the elements share and gives the same value each time.
-  if (!all_in(hoist_.back()->invariant) || !deterministic(e, varying_)) return false;
-  if (!can_fail(e)) return true;
+  if (!all_in(hoist_.back()->invariant) || !deterministic(e, varying_)) return Hoist::No;
+  if (!can_fail(e)) return Hoist::Invariant;
   // One that can stop the program must run once, where its guard (there are elements) is exact:
   // it is hoisted out of every apply-to-each around it, up to a context of one instance.
   for (auto scope = hoist_.rbegin(); scope != hoist_.rend(); ++scope) {
-    if (!*scope || !all_in((*scope)->invariant)) return false;
-    if ((*scope)->outer_context < 0) return true;
+    if (!*scope || !all_in((*scope)->invariant)) return Hoist::No;
+    if ((*scope)->outer_context < 0) return Hoist::Invariant;
   }
-  return false;
+  return Hoist::No;
+}
+
+// A range or a dist that each element would copy is made per element instead: the copy costs
+// what making it does, and made per element it needs no gather (nor memory the streaming
+// back end does not).
+bool Flattener::made_per_element(const core::Expr& e, const core::Pattern* name, const core::Expr* body) const {
+  if (e.kind != core::Kind::Primitive) return false;
+  const Primitive* p = find_primitive(e.name);
+  if (!p || (p->kind != PrimitiveKind::Range && p->kind != PrimitiveKind::Dist)) return false;
+  const bool shared = name && name->kind == core::Pattern::Kind::Variable && read_in_place(*body, name->name);
+  return !shared;
+}
+
+bool Flattener::hoistable(const core::Expr& e) const {
+  const Hoist how = hoisting(e);
+  return how == Hoist::Closed || (how == Hoist::Invariant && !made_per_element(e, nullptr, nullptr));
 }
 
 // A hoistable subexpression of an apply-to-each's body is computed once per enclosing instance,
@@ -321,9 +337,9 @@ Leaves Flattener::let(const core::Expr& e) {
       scope->invariant.insert(name);
     }
   };
-  if (hoistable(value)) {
-    bool closed = true;
-    for (const std::string& name : free_variables(value)) closed = closed && scope->closed.count(name);
+  const Hoist how = hoisting(value);
+  if (how == Hoist::Closed || (how == Hoist::Invariant && !made_per_element(value, e.pattern.get(), &body))) {
+    const bool closed = how == Hoist::Closed;
     const Leaves outer = hoisted(value);
     std::swap(env_, scope->outer_env);
     bind(*e.pattern, outer);

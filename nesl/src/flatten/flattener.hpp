@@ -149,6 +149,13 @@ class Flattener {
   // The variable as the elements of `segdes` (counted by `inner`) see it in `body`: a sequence
   // the body reads only in place shared, anything else copied to each element.
   Variable entered(const Variable& v, Value segdes, Value inner, const core::Expr& body);
+  // Whether `e`, in the innermost apply-to-each's body, is computed once outside it (FLATTENING.md
+  // "Hoisting"): closed (the classic's rule), invariant and deterministic (ours), or not.
+  enum class Hoist { No, Closed, Invariant };
+  Hoist hoisting(const core::Expr& e) const;
+  // Whether an invariant `e` (bound to `name` in `body`, when a let binds it) is still made per
+  // element: a range or dist the elements would copy.
+  bool made_per_element(const core::Expr& e, const core::Pattern* name, const core::Expr* body) const;
   bool hoistable(const core::Expr& e) const;
   // The hoistable `e` computed in the enclosing context of the innermost apply-to-each.
   Leaves hoisted(const core::Expr& e);
