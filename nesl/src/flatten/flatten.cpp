@@ -235,14 +235,7 @@ Flattener::Hoist Flattener::hoisting(const core::Expr& e) const {
   if (all_in(hoist_.back()->closed)) return Hoist::Closed;
   // Ours: one that reads only what the elements share and gives the same value each time.
   if (!all_in(hoist_.back()->invariant) || !deterministic(e, varying_)) return Hoist::No;
-  if (!can_fail(e)) return Hoist::Invariant;
-  // One that can stop the program must run once, where its guard (there are elements) is exact:
-  // it is hoisted out of every apply-to-each around it, up to a context of one instance.
-  for (auto scope = hoist_.rbegin(); scope != hoist_.rend(); ++scope) {
-    if (!*scope || !all_in((*scope)->invariant)) return Hoist::No;
-    if ((*scope)->outer_context < 0) return Hoist::Invariant;
-  }
-  return Hoist::No;
+  return Hoist::Invariant;
 }
 
 // A range or a dist that each element would copy is made per element instead: the copy costs
@@ -263,9 +256,11 @@ bool Flattener::hoistable(const core::Expr& e) const {
 
 // A hoistable subexpression of an apply-to-each's body is computed once per enclosing instance,
 // in the enclosing context: `{rand(10) : i in s}` draws once, `{transpose(b) : r in a}`
-// transposes once. One that can stop the program runs only when there are elements (a valid
-// program never fails for an expression its elements do not reach).
+// transposes once. One that can stop the program runs only where there are elements (a valid
+// program never fails for an expression its elements do not reach): a closed one when any
+// instance has some (it is the same for all), an invariant one for each instance that has some.
 Leaves Flattener::hoisted(const core::Expr& e) {
+  const bool closed = hoisting(e) == Hoist::Closed;
   HoistScope* scope = hoist_.back();
   auto saved_env = env_;
   Value saved_context = context_;
@@ -275,7 +270,8 @@ Leaves Flattener::hoisted(const core::Expr& e) {
   Leaves outer;
   if (can_fail(e)) {
     const Value none = op1(Op::Equal, Leaf::Int, {lengths(scope->inner), int_constant(0)});
-    outer = choose(none, e.type, [&] { return zero_value(e.type); }, [&] { return expr(e); });
+    outer = choose(none, e.type, [&] { return zero_value(e.type); },
+                   [&] { return closed || context_ < 0 ? expr(e) : where_elements(e, scope->segdes); });
   } else {
     outer = expr(e);
   }

@@ -189,6 +189,10 @@ class Flattener {
   Leaves lifted_if(const core::Expr& e);
   Leaves branch_everywhere(const core::Expr& branch);
   Leaves mixed_if(const core::Expr& e, Value flags, Value trues, Value count);
+  // `e` run on the current instances whose flag is set (`flagged` counts them), its free
+  // variables packed to them.
+  Leaves on_flagged(const core::Expr& e, Value flags, Value flagged);
+  Leaves where_elements(const core::Expr& e, Value segdes);
   Leaves updated_if(const core::Expr& changed, const core::Expr& kept, Value flags);
 
   // --- values.cpp: moving lifted values --------------------------------------------------------
