@@ -262,10 +262,9 @@ bool Flattener::hoistable(const core::Expr& e) const {
 Leaves Flattener::hoisted(const core::Expr& e) {
   const bool closed = hoisting(e) == Hoist::Closed;
   HoistScope* scope = hoist_.back();
-  auto saved_env = env_;
   Value saved_context = context_;
   hoist_.pop_back();
-  env_ = scope->outer_env;
+  std::swap(env_, scope->outer_env);  // not copied: a long chain of hoisted lets stays linear
   context_ = scope->outer_context;
   Leaves outer;
   if (can_fail(e)) {
@@ -276,7 +275,7 @@ Leaves Flattener::hoisted(const core::Expr& e) {
     outer = expr(e);
   }
   hoist_.push_back(scope);
-  env_ = saved_env;
+  std::swap(env_, scope->outer_env);
   context_ = saved_context;
   return outer;
 }
@@ -440,8 +439,8 @@ Leaves Flattener::over(const core::Expr& e) {
   const std::size_t entering = block_->size();
   for (const std::string& name : free) inner_env.push_back(entered(find(name), segdes, inner, *e.children[0]));
   const std::size_t entered_end = block_->size();
-  HoistScope scope{env_, context_, segdes, inner, {}, free};
-  auto saved_env = env_;
+  // The scope holds the enclosing variables while the body runs (hoisted lets come and go).
+  HoistScope scope{std::move(env_), context_, segdes, inner, {}, free};
   Value saved_context = context_;
   env_ = inner_env;
   context_ = inner;
@@ -451,7 +450,7 @@ Leaves Flattener::over(const core::Expr& e) {
   hoist_.push_back(&scope);
   Leaves body = expr(*e.children[0]);
   hoist_.pop_back();
-  env_ = saved_env;
+  env_ = std::move(scope.outer_env);
   context_ = saved_context;
   drop_unread(*block_, entering, entered_end, body, current_->leaves.size());
   Leaves result = {segdes};
