@@ -238,10 +238,11 @@ Flattener::Hoist Flattener::hoisting(const core::Expr& e) const {
   return Hoist::Invariant;
 }
 
-// A range or a dist that each element would copy is made per element instead: the copy costs
-// what making it does, and made per element it needs no gather (nor memory the streaming
-// back end does not).
+// Scalar arithmetic that can fail, and a range or a dist that each element would copy, are made
+// per element instead: the copy costs what making them does, and made per element they need no
+// guard per instance, nor a gather (nor memory the streaming back end does not).
 bool Flattener::made_per_element(const core::Expr& e, const core::Pattern* name, const core::Expr* body) const {
+  if (scalar_arithmetic(e) && can_fail(e)) return true;
   if (e.kind != core::Kind::Primitive) return false;
   const Primitive* p = find_primitive(e.name);
   if (!p || (p->kind != PrimitiveKind::Range && p->kind != PrimitiveKind::Dist)) return false;

@@ -154,7 +154,7 @@ class Flattener {
   enum class Hoist { No, Closed, Invariant };
   Hoist hoisting(const core::Expr& e) const;
   // Whether an invariant `e` (bound to `name` in `body`, when a let binds it) is still made per
-  // element: a range or dist the elements would copy.
+  // element: scalar arithmetic that can fail, or a range or dist the elements would copy.
   bool made_per_element(const core::Expr& e, const core::Pattern* name, const core::Expr* body) const;
   bool hoistable(const core::Expr& e) const;
   // The hoistable `e` computed in the enclosing context of the innermost apply-to-each.

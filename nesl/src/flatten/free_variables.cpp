@@ -121,6 +121,36 @@ bool can_fail(const core::Expr& e) {
   return false;
 }
 
+bool scalar_arithmetic(const core::Expr& e) {
+  switch (e.kind) {
+    case core::Kind::Variable:
+    case core::Kind::Constant: return true;
+    case core::Kind::Pair: return scalar_arithmetic(*e.children[0]) && scalar_arithmetic(*e.children[1]);
+    case core::Kind::Primitive: {
+      const Primitive* p = find_primitive(e.name);
+      if (!p) return false;
+      switch (p->kind) {
+        case PrimitiveKind::Elementwise:
+        case PrimitiveKind::Complement:
+        case PrimitiveKind::CompareToZero:
+        case PrimitiveKind::Negate:
+        case PrimitiveKind::Abs:
+        case PrimitiveKind::Identity:
+        case PrimitiveKind::CheckedDivide:
+        case PrimitiveKind::CheckedSqrt:
+        case PrimitiveKind::Constant:
+        case PrimitiveKind::OneLike: break;
+        default: return false;
+      }
+      for (const core::ExprPtr& child : e.children) {
+        if (!scalar_arithmetic(*child)) return false;
+      }
+      return true;
+    }
+    default: return false;
+  }
+}
+
 bool deterministic(const core::Expr& e, const std::set<std::string>& varying) {
   if (e.kind == core::Kind::Call && varying.count(e.name)) return false;
   if (e.kind == core::Kind::Primitive) {

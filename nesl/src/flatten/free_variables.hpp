@@ -20,6 +20,9 @@ bool is_simple(const core::Expr& e);
 // rand's argument, error, a permute or a shape that must agree), or generators whose lengths
 // must agree. Conservative: what it cannot tell is taken to fail.
 bool can_fail(const core::Expr& e);
+// Whether `e` is scalar arithmetic: elementwise primitives over variables and constants (made
+// per element, they cost what copying their value to each element does).
+bool scalar_arithmetic(const core::Expr& e);
 // Whether `e` gives the same value each time it runs on the same variables: it draws no random
 // number, reads no clock and does no I/O, nor does any function it calls (`varying` names the
 // functions that do).
