@@ -421,3 +421,32 @@ TEST_CASE("a conditional whose arms call one function makes one call, its argume
   vcode::Program parsed = vcode::parse_program(c.vcode, "test.vcode");
   CHECK(vcode::verify_program(parsed).empty());
 }
+
+TEST_CASE("an expression reading only what an apply-to-each's elements share is computed once", "[codegen]") {
+  // transpose(b) once for all rows: no lifted TRANSPOSE, one call.
+  Compiled mm = compile("function mm(a, b) = {{sum({x * y : x in r; y in c}) : c in transpose(b)} : r in a};\n"
+                        "mm([[1.0, 2.0]], [[3.0], [4.0]]);\n");
+  CHECK(occurrences(mm.vcode, "CALL TRANSPOSE") == 1);
+  CHECK(occurrences(mm.vcode, "LTRANSPOSE") == 0);
+  vcode::Program parsed = vcode::parse_program(mm.vcode, "test.vcode");
+  CHECK(vcode::verify_program(parsed).empty());
+  // sum(v) once, and v, read by nothing else, is not copied to each element.
+  Compiled sum = compile("function g(v, s) = {x + sum(v) : x in s};\ng([1, 2, 3], [10, 20]);\n");
+  const std::size_t g = sum.vcode.find("FUNC G_");
+  REQUIRE(g != std::string::npos);
+  CHECK(occurrences(sum.vcode.substr(g), "BPERMUTE") == 0);
+  CHECK(occurrences(sum.vcode.substr(g), "+_REDUCE INT") == 1);
+  // A range each element would copy is made per element: a segmented INDEX, no gather.
+  Compiled rows = compile("function rows(n) = {{c + r : c in [0:n]} : r in [0:n]};\nrows(3);\n");
+  const std::size_t r = rows.vcode.find("FUNC ROWS_");
+  REQUIRE(r != std::string::npos);
+  CHECK(occurrences(rows.vcode.substr(r), "BPERMUTE") == 0);
+  // A draw is not hoisted: RAND over the elements' copies of n, its result not copied.
+  Compiled draws = compile("function h(n, s) = {rand(n) : x in s};\nh(10, [1, 2, 3]);\n");
+  const std::size_t h = draws.vcode.find("FUNC H_");
+  REQUIRE(h != std::string::npos);
+  const std::string body = draws.vcode.substr(h);
+  const std::size_t rand = body.find("RAND");
+  REQUIRE(rand != std::string::npos);
+  CHECK(body.find("DIST", rand) == std::string::npos);
+}

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "flatten/constants.hpp"
 #include "flatten/free_variables.hpp"
 
 namespace nesl::flattening {
@@ -82,28 +83,58 @@ Leaves Flattener::mixed_if(const core::Expr& e, Value flags, Value trues, Value 
        {std::tuple{e.children[1].get(), flags, trues}, std::tuple{e.children[2].get(), not_flags, falses}}) {
     Value branch_context = make_segdes(branch_count);
     Value branch_positions = op(Op::Pack, Leaf::Int, {positions, branch_flags, outer})[0];
-    auto saved_env = env_;
-    std::vector<Variable> packed;
-    for (const std::string& name : free_variables(*branch)) {
-      Variable v = find(name);
-      if (!v.shared) {
-        v.leaves = pack_value(v.type, v.leaves, branch_flags, outer);
-      } else if (v.owners >= 0) {  // still shared: only the owners go with the instances
-        v.owners = op(Op::Pack, Leaf::Int, {v.owners, branch_flags, outer})[0];
-      }
-      packed.push_back(std::move(v));
-    }
-    env_ = packed;
-    context_ = branch_context;
-    // The branch runs on a subset of the elements, so nothing in it is copied to all of them.
-    hoist_.push_back(nullptr);
-    Leaves result = expr(*branch);
-    hoist_.pop_back();
-    context_ = outer;
-    env_ = saved_env;
-    parts.push_back({result, branch_positions, branch_context});
+    parts.push_back({on_flagged(*branch, branch_flags, branch_context), branch_positions, branch_context});
   }
   return merge(e.type, parts, outer);
+}
+
+Leaves Flattener::on_flagged(const core::Expr& e, Value flags, Value flagged) {
+  const Value outer = context_;
+  auto saved_env = env_;
+  std::vector<Variable> packed;
+  for (const std::string& name : free_variables(e)) {
+    Variable v = find(name);
+    if (!v.shared) {
+      v.leaves = pack_value(v.type, v.leaves, flags, outer);
+    } else if (v.owners >= 0) {  // still shared: only the owners go with the instances
+      v.owners = op(Op::Pack, Leaf::Int, {v.owners, flags, outer})[0];
+    }
+    packed.push_back(std::move(v));
+  }
+  env_ = packed;
+  context_ = flagged;
+  // It runs on a subset of the instances, so nothing in it is copied to all of them.
+  hoist_.push_back(nullptr);
+  Leaves result = expr(e);
+  hoist_.pop_back();
+  context_ = outer;
+  env_ = saved_env;
+  return result;
+}
+
+// A hoisted expression that can stop the program, lifted: computed for the instances that have
+// elements in `segdes` only (at least one has: the caller's guard), the zero value elsewhere.
+Leaves Flattener::where_elements(const core::Expr& e, Value segdes) {
+  const Value outer = context_;
+  const Value flags = op1(Op::NotEqual, Leaf::Int, {lengths(segdes), everywhere(zero_of(Leaf::Int))});
+  const Value count = lengths(outer);
+  const Value trues = op1(Op::PlusReduce, Leaf::Int, {op1(Op::BoolToInt, {flags}), outer});
+  return choose(
+      op1(Op::Equal, Leaf::Int, {trues, count}), e.type, [&] { return expr(e); },
+      [&] {
+        const Value positions = op1(Op::Index, {int_constant(0), int_constant(1), outer});
+        const Value not_flags = op1(Op::Not, Leaf::Bool, {flags});
+        const Value with_context = make_segdes(trues);
+        const Value without_context = make_segdes(op1(Op::Sub, Leaf::Int, {count, trues}));
+        const Value with_positions = op(Op::Pack, Leaf::Int, {positions, flags, outer})[0];
+        const Value without_positions = op(Op::Pack, Leaf::Int, {positions, not_flags, outer})[0];
+        const Leaves computed = on_flagged(e, flags, with_context);
+        context_ = without_context;
+        const Leaves zeros = zero_value(e.type);
+        context_ = outer;
+        return merge(e.type, {{computed, with_positions, with_context}, {zeros, without_positions, without_context}},
+                     outer);
+      });
 }
 
 // An `if` of scalars whose one arm is a variable or constant (as the classic compiles it): that

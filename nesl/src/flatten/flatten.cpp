@@ -8,6 +8,36 @@
 namespace nesl::flattening {
 namespace {
 
+void add_reads(const flat::Block& block, std::size_t from, std::vector<bool>& read) {
+  for (std::size_t i = from; i < block.size(); ++i) {
+    const flat::Statement& s = block[i];
+    for (Value v : s.inputs) read[v] = true;
+    for (Value v : s.then_results) read[v] = true;
+    for (Value v : s.else_results) read[v] = true;
+    add_reads(s.then_block, 0, read);
+    add_reads(s.else_block, 0, read);
+  }
+}
+
+// Drops the operations of block[from, to) (a body's variables entering it) whose values neither
+// what follows them nor the body's result reads: a variable that only hoisted expressions read
+// is not copied to each element.
+void drop_unread(flat::Block& block, std::size_t from, std::size_t to, const Leaves& results, std::size_t values) {
+  std::vector<bool> read(values, false);
+  for (Value v : results) read[v] = true;
+  add_reads(block, to, read);
+  for (std::size_t i = to; i-- > from;) {
+    const flat::Statement& s = block[i];
+    bool used = s.kind != flat::Statement::Kind::Op && s.kind != flat::Statement::Kind::Const;
+    for (Value v : s.outputs) used = used || read[v];
+    if (!used) {
+      block.erase(block.begin() + static_cast<std::ptrdiff_t>(i));
+      continue;
+    }
+    for (Value v : s.inputs) read[v] = true;
+  }
+}
+
 std::size_t pattern_variables(const core::Pattern& pattern) {
   if (pattern.kind == core::Pattern::Kind::Variable) return 1;
   return pattern_variables(*pattern.children[0]) + pattern_variables(*pattern.children[1]);
@@ -25,6 +55,7 @@ std::string instance_name(const std::string& name, bool lifted, const std::strin
 Flattener::Flattener(const core::Program& program, const FlattenOptions& options)
     : program_(program), options_(options) {
   for (const core::Function& function : program.functions) functions_[function.name] = &function;
+  varying_ = varying_functions(program.functions);
 }
 
 flat::Program Flattener::run() {
@@ -136,7 +167,7 @@ flat::Function Flattener::function(const core::Function& source, bool lifted, co
   }
   // A lifted function's closed subexpressions are computed once per call, unlifted, and copied
   // to every instance (the classic's: `rand(1000) + x` draws once per call of the function).
-  HoistScope scope{{}, -1, context_, context_, {}};
+  HoistScope scope{{}, -1, context_, context_, {}, {}};
   if (lifted) hoist_.push_back(&scope);
   function.results = expr(*source.body);
   hoist_.clear();
@@ -183,65 +214,176 @@ Variable Flattener::entered(const Variable& v, Value segdes, Value inner, const 
   return inside;
 }
 
-bool Flattener::hoistable(const core::Expr& e) const {
-  if (hoist_.empty() || !hoist_.back()) return false;
+Flattener::Hoist Flattener::hoisting(const core::Expr& e) const {
+  if (hoist_.empty() || !hoist_.back()) return Hoist::No;
   switch (e.kind) {
     case core::Kind::Call:
     case core::Kind::Primitive:
     case core::Kind::Over:
     case core::Kind::Sequence:
     case core::Kind::If: break;
-    default: return false;
+    default: return Hoist::No;
   }
-  for (const std::string& name : free_variables(e)) {
-    if (!hoist_.back()->closed.count(name)) return false;
-  }
-  return true;
+  const std::set<std::string> reads = free_variables(e);
+  const auto all_in = [&](const std::set<std::string>& names) {
+    for (const std::string& name : reads) {
+      if (!names.count(name)) return false;
+    }
+    return true;
+  };
+  // The classic's rule: a closed expression, whatever it does.
+  if (all_in(hoist_.back()->closed)) return Hoist::Closed;
+  // Ours: one that reads only what the elements share and gives the same value each time.
+  if (!all_in(hoist_.back()->invariant) || !deterministic(e, varying_)) return Hoist::No;
+  return Hoist::Invariant;
 }
 
-// A closed subexpression of an apply-to-each's body is computed once, in the enclosing
-// context, then copied to each element: `{rand(10) : i in s}` draws once. Returns the value in
-// the enclosing context and copied. One that can stop the program runs only when there are
-// elements (a valid program never fails for an expression its elements do not reach).
-std::pair<Leaves, Leaves> Flattener::hoisted(const core::Expr& e) {
+// Scalar arithmetic that can fail, and a range or a dist that each element would copy, are made
+// per element instead: the copy costs what making them does, and made per element they need no
+// guard per instance, nor a gather (nor memory the streaming back end does not).
+bool Flattener::made_per_element(const core::Expr& e, const core::Pattern* name, const core::Expr* body) const {
+  if (scalar_arithmetic(e) && can_fail(e)) return true;
+  if (e.kind != core::Kind::Primitive) return false;
+  const Primitive* p = find_primitive(e.name);
+  if (!p || (p->kind != PrimitiveKind::Range && p->kind != PrimitiveKind::Dist)) return false;
+  const bool shared = name && name->kind == core::Pattern::Kind::Variable && read_in_place(*body, name->name);
+  return !shared;
+}
+
+bool Flattener::hoistable(const core::Expr& e) const {
+  const Hoist how = hoisting(e);
+  return how == Hoist::Closed || (how == Hoist::Invariant && !made_per_element(e, nullptr, nullptr));
+}
+
+// A hoistable subexpression of an apply-to-each's body is computed once per enclosing instance,
+// in the enclosing context: `{rand(10) : i in s}` draws once, `{transpose(b) : r in a}`
+// transposes once. One that can stop the program runs only where there are elements (a valid
+// program never fails for an expression its elements do not reach): a closed one when any
+// instance has some (it is the same for all), an invariant one for each instance that has some.
+Leaves Flattener::hoisted(const core::Expr& e) {
+  const bool closed = hoisting(e) == Hoist::Closed;
   HoistScope* scope = hoist_.back();
-  auto saved_env = env_;
   Value saved_context = context_;
   hoist_.pop_back();
-  env_ = scope->outer_env;
+  std::swap(env_, scope->outer_env);  // not copied: a long chain of hoisted lets stays linear
   context_ = scope->outer_context;
-  const auto compute = [&] {
-    Leaves both = expr(e);
-    const Leaves copies = replicate(e.type, both, scope->segdes, scope->inner);
-    both.insert(both.end(), copies.begin(), copies.end());
-    return both;
-  };
-  Leaves both;
+  Leaves outer;
   if (can_fail(e)) {
     const Value none = op1(Op::Equal, Leaf::Int, {lengths(scope->inner), int_constant(0)});
-    both = choose(
-        none, make_pair(e.type, e.type),
-        [&] {
-          Leaves nothing = zero_value(e.type);
-          const Leaves empty = empty_lifted(e.type);
-          nothing.insert(nothing.end(), empty.begin(), empty.end());
-          return nothing;
-        },
-        compute);
+    outer = choose(none, e.type, [&] { return zero_value(e.type); },
+                   [&] { return closed || context_ < 0 ? expr(e) : where_elements(e, scope->segdes); });
   } else {
-    both = compute();
+    outer = expr(e);
   }
   hoist_.push_back(scope);
-  env_ = saved_env;
+  std::swap(env_, scope->outer_env);
   context_ = saved_context;
-  const std::size_t half = both.size() / 2;
-  return {slice(both, 0, half), slice(both, half, half)};
+  return outer;
+}
+
+Variable Flattener::hoisted_variable(const std::string& name, const Type& type, const Leaves& outer,
+                                     const core::Expr& body) {
+  const HoistScope& scope = *hoist_.back();
+  const Value saved_context = context_;
+  context_ = scope.outer_context;
+  Variable inside = entered({name, outer, type}, scope.segdes, scope.inner, body);
+  context_ = saved_context;
+  return inside;
+}
+
+Leaves Flattener::hoisted_copies(const Type& type, const Leaves& outer) {
+  const HoistScope& scope = *hoist_.back();
+  const Value saved_context = context_;
+  context_ = scope.outer_context;
+  Leaves copies = replicate(type, outer, scope.segdes, scope.inner);
+  context_ = saved_context;
+  return copies;
+}
+
+// A let in an apply-to-each's body: a hoistable value is computed outside and its names join
+// the invariant ones (the closed ones too when the value was closed); any other binding hides
+// the enclosing variable of its name until the let's body ends.
+Leaves Flattener::let(const core::Expr& e) {
+  const core::Expr& value = *e.children[0];
+  const core::Expr& body = *e.children[1];
+  HoistScope* scope = hoist_.empty() ? nullptr : hoist_.back();
+  const std::size_t mark = env_.size();
+  if (!scope) {
+    bind(*e.pattern, expr(value));
+    Leaves result = expr(body);
+    env_.resize(mark);
+    return result;
+  }
+  std::set<std::string> names;
+  pattern_names(*e.pattern, names);
+  struct Saved {
+    std::string name;
+    bool closed, invariant;
+  };
+  std::vector<Saved> saved;
+  for (const std::string& name : names) saved.push_back({name, scope->closed.count(name) > 0, scope->invariant.count(name) > 0});
+  const std::size_t outer_mark = scope->outer_env.size();
+  const auto join = [&](bool closed) {
+    for (const std::string& name : names) {
+      if (closed) {
+        scope->closed.insert(name);
+      } else {
+        scope->closed.erase(name);
+      }
+      scope->invariant.insert(name);
+    }
+  };
+  const Hoist how = hoisting(value);
+  if (how == Hoist::Closed || (how == Hoist::Invariant && !made_per_element(value, e.pattern.get(), &body))) {
+    const bool closed = how == Hoist::Closed;
+    const Leaves outer = hoisted(value);
+    std::swap(env_, scope->outer_env);
+    bind(*e.pattern, outer);
+    std::swap(env_, scope->outer_env);
+    join(closed);
+    for (const std::string& name : names) {
+      const Variable& v = *scope->outer_env.find(name);
+      env_.push_back(hoisted_variable(name, v.type, v.leaves, body));
+    }
+  } else {
+    bind(*e.pattern, expr(value));
+    const bool alias = value.kind == core::Kind::Variable && e.pattern->kind == core::Pattern::Kind::Variable &&
+                       scope->invariant.count(value.name);
+    if (alias) {  // another name for an invariant variable (normalize's) is invariant too
+      Variable outer = *scope->outer_env.find(value.name);
+      const bool closed = scope->closed.count(value.name) > 0;
+      outer.name = e.pattern->name;
+      scope->outer_env.push_back(std::move(outer));
+      join(closed);
+    } else {
+      for (const std::string& name : names) {
+        scope->closed.erase(name);
+        scope->invariant.erase(name);
+      }
+    }
+  }
+  Leaves result = expr(body);
+  env_.resize(mark);
+  scope->outer_env.resize(outer_mark);
+  for (const Saved& s : saved) {
+    if (s.closed) {
+      scope->closed.insert(s.name);
+    } else {
+      scope->closed.erase(s.name);
+    }
+    if (s.invariant) {
+      scope->invariant.insert(s.name);
+    } else {
+      scope->invariant.erase(s.name);
+    }
+  }
+  return result;
 }
 
 Leaves Flattener::expr(const core::Expr& e) {
   const Located located(where_, e.where);
   const auto& c = e.children;
-  if (e.kind != core::Kind::Let && hoistable(e)) return hoisted(e).second;
+  if (e.kind != core::Kind::Let && hoistable(e)) return hoisted_copies(e.type, hoisted(e));
   switch (e.kind) {
     case core::Kind::Constant: {
       Leaf leaf = base_leaf(resolve(e.type)->base);
@@ -254,25 +396,7 @@ Leaves Flattener::expr(const core::Expr& e) {
       left.insert(left.end(), right.begin(), right.end());
       return left;
     }
-    case core::Kind::Let: {
-      Leaves value;
-      if (hoistable(*c[0])) {
-        auto [outer_value, copies] = hoisted(*c[0]);
-        HoistScope* scope = hoist_.back();
-        std::swap(env_, scope->outer_env);
-        bind(*e.pattern, outer_value);
-        std::swap(env_, scope->outer_env);
-        pattern_names(*e.pattern, scope->closed);
-        value = copies;
-      } else {
-        value = expr(*c[0]);
-      }
-      std::size_t mark = env_.size();
-      bind(*e.pattern, value);
-      Leaves body = expr(*c[1]);
-      env_.resize(mark);
-      return body;
-    }
+    case core::Kind::Let: return let(e);
     case core::Kind::If: return context_ < 0 ? serial_if(e) : lifted_if(e);
     case core::Kind::Call: {
       flat::Statement s;
@@ -313,10 +437,11 @@ Leaves Flattener::over(const core::Expr& e) {
   for (const core::Generator& g : e.generators) pattern_names(*g.pattern, bound);
   std::set<std::string> free;
   free_variables(*e.children[0], bound, free);
+  const std::size_t entering = block_->size();
   for (const std::string& name : free) inner_env.push_back(entered(find(name), segdes, inner, *e.children[0]));
-  // As the classic: only what reads no variable is hoisted (and what a hoisted let binds).
-  HoistScope scope{env_, context_, segdes, inner, {}};
-  auto saved_env = env_;
+  const std::size_t entered_end = block_->size();
+  // The scope holds the enclosing variables while the body runs (hoisted lets come and go).
+  HoistScope scope{std::move(env_), context_, segdes, inner, {}, free};
   Value saved_context = context_;
   env_ = inner_env;
   context_ = inner;
@@ -326,8 +451,9 @@ Leaves Flattener::over(const core::Expr& e) {
   hoist_.push_back(&scope);
   Leaves body = expr(*e.children[0]);
   hoist_.pop_back();
-  env_ = saved_env;
+  env_ = std::move(scope.outer_env);
   context_ = saved_context;
+  drop_unread(*block_, entering, entered_end, body, current_->leaves.size());
   Leaves result = {segdes};
   result.insert(result.end(), body.begin(), body.end());
   return result;

@@ -31,14 +31,16 @@ struct SharedReach {
   Value starts = -1;     // each current instance's sequence's first element; -1: 0 for all
 };
 
-// An apply-to-each's body being flattened: what a closed subexpression needs to be computed once
-// outside, in the enclosing context, and copied to each element.
+// An apply-to-each's body being flattened: what an invariant subexpression needs to be computed
+// once outside, in the enclosing context, and given to each element (FLATTENING.md "Hoisting").
 struct HoistScope {
-  Environment outer_env;  // the enclosing variables, with closed lets added as found
+  Environment outer_env;  // the enclosing variables, with hoisted lets added while in scope
   Value outer_context;
   Value segdes;                     // the generator's: how many elements each outer instance has
   Value inner;                      // the body's context
-  std::set<std::string> closed;     // names whose values do not depend on the element
+  std::set<std::string> closed;     // names bound to closed expressions' values (hoisted lets)
+  std::set<std::string> invariant;  // names whose values do not depend on the element: the
+                                    // enclosing variables the body reads, and hoisted lets
 };
 
 // One part of a merge: a lifted value over part_context's instances, going to the positions
@@ -147,8 +149,21 @@ class Flattener {
   // The variable as the elements of `segdes` (counted by `inner`) see it in `body`: a sequence
   // the body reads only in place shared, anything else copied to each element.
   Variable entered(const Variable& v, Value segdes, Value inner, const core::Expr& body);
+  // Whether `e`, in the innermost apply-to-each's body, is computed once outside it (FLATTENING.md
+  // "Hoisting"): closed (the classic's rule), invariant and deterministic (ours), or not.
+  enum class Hoist { No, Closed, Invariant };
+  Hoist hoisting(const core::Expr& e) const;
+  // Whether an invariant `e` (bound to `name` in `body`, when a let binds it) is still made per
+  // element: scalar arithmetic that can fail, or a range or dist the elements would copy.
+  bool made_per_element(const core::Expr& e, const core::Pattern* name, const core::Expr* body) const;
   bool hoistable(const core::Expr& e) const;
-  std::pair<Leaves, Leaves> hoisted(const core::Expr& e);
+  // The hoistable `e` computed in the enclosing context of the innermost apply-to-each.
+  Leaves hoisted(const core::Expr& e);
+  // A value of the enclosing context given to each element of the innermost apply-to-each: as
+  // a variable `name` of `body`, shared when the body reads it only in place, else copied.
+  Variable hoisted_variable(const std::string& name, const Type& type, const Leaves& outer, const core::Expr& body);
+  Leaves hoisted_copies(const Type& type, const Leaves& outer);
+  Leaves let(const core::Expr& e);
   Leaves expr(const core::Expr& e);
   Leaves over(const core::Expr& e);
   Leaves sequence(const core::Expr& e);
@@ -174,6 +189,10 @@ class Flattener {
   Leaves lifted_if(const core::Expr& e);
   Leaves branch_everywhere(const core::Expr& branch);
   Leaves mixed_if(const core::Expr& e, Value flags, Value trues, Value count);
+  // `e` run on the current instances whose flag is set (`flagged` counts them), its free
+  // variables packed to them.
+  Leaves on_flagged(const core::Expr& e, Value flags, Value flagged);
+  Leaves where_elements(const core::Expr& e, Value segdes);
   Leaves updated_if(const core::Expr& changed, const core::Expr& kept, Value flags);
 
   // --- values.cpp: moving lifted values --------------------------------------------------------
@@ -221,6 +240,7 @@ class Flattener {
   const core::Program& program_;
   FlattenOptions options_;
   std::map<std::string, const core::Function*> functions_;
+  std::set<std::string> varying_;  // the functions that draw, time or do I/O (deterministic)
   std::set<std::string> requested_;
   struct Instance {
     std::string name;

@@ -1,5 +1,8 @@
 #include "flatten/free_variables.hpp"
 
+#include <memory>
+#include <vector>
+
 #include "nesl/primitives.hpp"
 
 namespace nesl::flattening {
@@ -12,24 +15,57 @@ void pattern_names(const core::Pattern& pattern, std::set<std::string>& out) {
   for (const auto& child : pattern.children) pattern_names(*child, out);
 }
 
-void free_variables(const core::Expr& e, std::set<std::string> bound, std::set<std::string>& out) {
+namespace {
+
+// Binds the names of `pattern` that `bound` does not hold yet, for as long as it lives (so that
+// a long chain of lets is not a copy of the bound names per let).
+class Binding {
+ public:
+  Binding(const core::Pattern& pattern, std::set<std::string>& bound) : bound_(bound) {
+    std::set<std::string> names;
+    pattern_names(pattern, names);
+    for (const std::string& name : names) {
+      if (bound_.insert(name).second) added_.push_back(name);
+    }
+  }
+  ~Binding() {
+    for (const std::string& name : added_) bound_.erase(name);
+  }
+  Binding(const Binding&) = delete;
+  Binding& operator=(const Binding&) = delete;
+
+ private:
+  std::set<std::string>& bound_;
+  std::vector<std::string> added_;
+};
+
+void collect_free(const core::Expr& e, std::set<std::string>& bound, std::set<std::string>& out) {
   switch (e.kind) {
     case core::Kind::Variable:
       if (!bound.count(e.name)) out.insert(e.name);
       return;
-    case core::Kind::Let:
-      free_variables(*e.children[0], bound, out);
-      pattern_names(*e.pattern, bound);
-      free_variables(*e.children[1], bound, out);
+    case core::Kind::Let: {
+      collect_free(*e.children[0], bound, out);
+      const Binding binding(*e.pattern, bound);
+      collect_free(*e.children[1], bound, out);
       return;
-    case core::Kind::Over:
-      for (const core::Generator& g : e.generators) free_variables(*g.sequence, bound, out);
-      for (const core::Generator& g : e.generators) pattern_names(*g.pattern, bound);
-      free_variables(*e.children[0], bound, out);
+    }
+    case core::Kind::Over: {
+      for (const core::Generator& g : e.generators) collect_free(*g.sequence, bound, out);
+      std::vector<std::unique_ptr<Binding>> bindings;
+      for (const core::Generator& g : e.generators) bindings.push_back(std::make_unique<Binding>(*g.pattern, bound));
+      collect_free(*e.children[0], bound, out);
       return;
+    }
     default:
-      for (const core::ExprPtr& child : e.children) free_variables(*child, bound, out);
+      for (const core::ExprPtr& child : e.children) collect_free(*child, bound, out);
   }
+}
+
+}  // namespace
+
+void free_variables(const core::Expr& e, std::set<std::string> bound, std::set<std::string>& out) {
+  collect_free(e, bound, out);
 }
 
 std::set<std::string> free_variables(const core::Expr& e) {
@@ -83,6 +119,79 @@ bool can_fail(const core::Expr& e) {
     if (can_fail(*child)) return true;
   }
   return false;
+}
+
+bool scalar_arithmetic(const core::Expr& e) {
+  switch (e.kind) {
+    case core::Kind::Variable:
+    case core::Kind::Constant: return true;
+    case core::Kind::Pair: return scalar_arithmetic(*e.children[0]) && scalar_arithmetic(*e.children[1]);
+    case core::Kind::Primitive: {
+      const Primitive* p = find_primitive(e.name);
+      if (!p) return false;
+      switch (p->kind) {
+        case PrimitiveKind::Elementwise:
+        case PrimitiveKind::Complement:
+        case PrimitiveKind::CompareToZero:
+        case PrimitiveKind::Negate:
+        case PrimitiveKind::Abs:
+        case PrimitiveKind::Identity:
+        case PrimitiveKind::CheckedDivide:
+        case PrimitiveKind::CheckedSqrt:
+        case PrimitiveKind::Constant:
+        case PrimitiveKind::OneLike: break;
+        default: return false;
+      }
+      for (const core::ExprPtr& child : e.children) {
+        if (!scalar_arithmetic(*child)) return false;
+      }
+      return true;
+    }
+    default: return false;
+  }
+}
+
+bool deterministic(const core::Expr& e, const std::set<std::string>& varying) {
+  if (e.kind == core::Kind::Call && varying.count(e.name)) return false;
+  if (e.kind == core::Kind::Primitive) {
+    const Primitive* p = find_primitive(e.name);
+    if (!p) return false;
+    switch (p->kind) {
+      case PrimitiveKind::Rand:
+      case PrimitiveKind::Timer:
+      case PrimitiveKind::Print:
+      case PrimitiveKind::WriteString:
+      case PrimitiveKind::ReadLine:
+      case PrimitiveKind::WriteObject:
+      case PrimitiveKind::ReadObject:
+      case PrimitiveKind::Spawn:
+      case PrimitiveKind::OpenFile:
+      case PrimitiveKind::CloseFile:
+      case PrimitiveKind::ReadString: return false;
+      default: break;
+    }
+  }
+  for (const core::ExprPtr& child : e.children) {
+    if (!deterministic(*child, varying)) return false;
+  }
+  for (const core::Generator& g : e.generators) {
+    if (!deterministic(*g.sequence, varying)) return false;
+  }
+  return true;
+}
+
+std::set<std::string> varying_functions(const std::vector<core::Function>& functions) {
+  std::set<std::string> varying;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const core::Function& f : functions) {
+      if (!varying.count(f.name) && !deterministic(*f.body, varying)) {
+        varying.insert(f.name);
+        grew = true;
+      }
+    }
+  }
+  return varying;
 }
 
 namespace {
