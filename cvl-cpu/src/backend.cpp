@@ -3,6 +3,7 @@
 // checked the shapes; in debug builds the registry's CheckingBackend checks them again at every
 // call).
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "cvl/staged_superop.hpp"
@@ -110,11 +111,13 @@ class CpuBackend final : public Backend, private HostMemory, private VectorMemor
 
   Vector distribute(Vector values, const Segdes& sd) override {
     const cpu::MemoryScope charged(ctx_.memory);
+    if (cpu::is_wide(sd)) return cpu::distribute_wide(ctx_, std::move(values), sd);
     return cpu::distribute(ctx_, std::move(values), checked_view(sd), sd);
   }
 
   Vector index(Vector starts, Vector strides, const Segdes& sd) override {
     const cpu::MemoryScope charged(ctx_.memory);
+    if (cpu::is_wide(sd)) return cpu::index_wide(ctx_, std::move(starts), std::move(strides), sd);
     return cpu::index(ctx_, std::move(starts), std::move(strides), checked_view(sd), sd);
   }
 
@@ -133,9 +136,14 @@ class CpuBackend final : public Backend, private HostMemory, private VectorMemor
     return cpu::segdes_from_lengths(ctx_.par, std::move(lengths), "MAKE_SEGDES");
   }
 
+  // A wide descriptor (storage.hpp: is_wide) is streamed over, never stored.
+  std::uint64_t longest_descriptor_total() const override {
+    return std::numeric_limits<std::uint64_t>::max();
+  }
+
   Vector segment_lengths(const Segdes& sd) override {
     const cpu::MemoryScope charged(ctx_.memory);
-    checked_view(sd);
+    if (!cpu::is_wide(sd)) checked_view(sd);
     return cpu::segment_lengths(sd);
   }
 

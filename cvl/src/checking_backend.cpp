@@ -130,6 +130,9 @@ class CheckingBackend final : public Backend {
   DistributedIo* distributed_io() override { return inner_->distributed_io(); }
   HostMemory* host_memory() override { return inner_->host_memory(); }
   VectorMemory* vector_memory() override { return inner_->vector_memory(); }
+  std::uint64_t longest_descriptor_total() const override {
+    return inner_->longest_descriptor_total();
+  }
 
  private:
   static void require_family(Op op, vcode::Family family) {

@@ -619,6 +619,38 @@ TEST_CASE("a generated vector that a check and a sum both read is made in each, 
   CHECK(checked.peak_kb < unchecked.peak_kb + 24 * 1024);
 }
 
+TEST_CASE("a descriptor past 2^31 - 1 elements: cpu streams over it, no backend stores that much",
+          "[cli]") {
+  const std::string message =
+      ": segment lengths sum to 2147483653 elements, more than a vector may hold (2147483647)";
+  const std::string lengths = test_dir + "/wide_lengths.vcode", scan = test_dir + "/wide_scan.vcode";
+  const auto legal = run_vinterp({"--threads", "1", lengths});
+  CHECK(legal.exit_code == 0);
+  CHECK(legal.out == "( -2147483643 )\n");
+  // The INDEX waits; the scan's result would be stored.
+  const auto scanned = run_vinterp({"--threads", "1", scan});
+  CHECK(scanned.exit_code == 1);
+  CHECK(scanned.out.empty());
+  CHECK(scanned.err.find("wide_scan.vcode:11: in function MAIN1_1, instruction +_SCAN INT" + message) !=
+        std::string::npos);
+  // --eager: the INDEX itself would be stored.
+  const auto eager = run_vinterp({"--threads", "1", "--eager", scan});
+  CHECK(eager.exit_code == 1);
+  CHECK(eager.err.find("wide_scan.vcode:9: in function MAIN1_1, instruction INDEX" + message) !=
+        std::string::npos);
+  // The backends that do not stream refuse the descriptor itself.
+  std::vector<std::string> refusing;
+  if (NESL_HAS_CUDA_EMULATED) refusing.push_back("cuda-emulated");
+  if (NESL_HAS_MPI) refusing.push_back("mpi");
+  for (const std::string& backend : refusing) {
+    INFO("backend " << backend);
+    const auto refused = run_vinterp({"--backend", backend, lengths});
+    CHECK(refused.exit_code == 1);
+    CHECK(refused.err.find("wide_lengths.vcode:6: in function MAIN1_1, instruction MAKE_SEGDES" +
+                           message) != std::string::npos);
+  }
+}
+
 TEST_CASE("vinterp --max-memory sizes: bytes or K/M/G/T; bad ones are usage errors", "[cli]") {
   for (const char* good : {"1G", "512m", "1GiB", "100MB", "1048576", "2t"}) {
     auto result = run_vinterp({"--max-memory", good, program});

@@ -36,6 +36,11 @@ Vector distribute(const Context& ctx, Vector values, const SegmentView& sd,
 // INDEX; pending where ctx.lazy and long (lazy_index), `descriptor` the handle `sd` views.
 Vector index(const Context& ctx, Vector starts, Vector strides, const SegmentView& sd,
              const Segdes& descriptor);
+// DIST and INDEX over a wide descriptor (storage.hpp: is_wide): pending only, to be streamed
+// into what reads them (a segmented reduction); vector_too_long_message where they cannot wait
+// (--eager).
+Vector distribute_wide(const Context& ctx, Vector values, const Segdes& descriptor);
+Vector index_wide(const Context& ctx, Vector starts, Vector strides, const Segdes& descriptor);
 
 Vector rank(const Context& ctx, vcode::Op op, Vector v, const SegmentView& sd);
 std::pair<Vector, Segdes> pack(const Context& ctx, Vector v, Vector flags, const SegmentView& sd);

@@ -114,7 +114,10 @@ Vector reduce_typed(const Parallel& par, const Vector& v, const SegmentView& sd)
 std::optional<Vector> sums_of_lengths(const Parallel& par, vcode::Op op, const Vector& v,
                                       const SegmentView& outer) {
   const Segdes* descriptor = v.type == Type::Int ? lengths_descriptor(v) : nullptr;
-  if (!descriptor || (op != vcode::Op::PlusScan && op != vcode::Op::PlusReduce)) return std::nullopt;
+  // A wide descriptor's lengths are summed as INTs (wrapping), read back from its offsets.
+  if (!descriptor || (op != vcode::Op::PlusScan && op != vcode::Op::PlusReduce) ||
+      is_wide(*descriptor))
+    return std::nullopt;
   const SegmentView inner = view(*descriptor);
   if (outer.total != inner.segments) return std::nullopt;
   const SegOffset* offsets = inner.offsets;

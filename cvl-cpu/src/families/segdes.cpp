@@ -1,5 +1,6 @@
 // Segment descriptors: built from a lengths vector (MAKE_SEGDES, PACK); LENGTHS computes the
-// lengths back from the offsets.
+// lengths back from the offsets. A total past the longest vector makes a wide descriptor
+// (64-bit offsets), which only streaming ops read (storage.hpp: wide_view).
 #include <algorithm>
 #include <mutex>
 #include <numeric>
@@ -90,12 +91,28 @@ std::shared_ptr<const Buffer> unit_offsets(std::size_t m) {
   return made;
 }
 
+// A wide descriptor (its total past the longest vector): the lengths' running sums in 64 bits.
+// The lengths were checked (none is negative).
+Segdes wide_segdes(const std::int32_t* lengths, std::size_t m, std::int64_t total) {
+  auto storage = std::make_shared<SegdesStorage>(m, true);
+  auto* offsets = reinterpret_cast<WideOffset*>(storage->offsets.bytes());
+  WideOffset running = 0;
+  offsets[0] = 0;
+  for (std::size_t k = 0; k < m; ++k) offsets[k + 1] = running += lengths[k];
+  return Segdes{m, static_cast<std::size_t>(total), std::move(storage)};
+}
+
 // A descriptor of m segments of `length` each, the lengths not read: a vector known to hold one
 // value (Buffer::uniform), as DISTs of a constant and the lengths of such descriptors are.
 Segdes uniform_segdes(std::size_t m, std::int64_t length) {
   const std::int64_t total = length * static_cast<std::int64_t>(m);
-  if (static_cast<std::uint64_t>(total) > kMaxVectorLength)  // the offsets have 32 bits
-    throw Error(vector_too_long_message(static_cast<std::uint64_t>(total)));
+  if (static_cast<std::uint64_t>(total) > kMaxVectorLength) {  // 64-bit offsets
+    auto storage = std::make_shared<SegdesStorage>(m, true);
+    auto* offsets = reinterpret_cast<WideOffset*>(storage->offsets.bytes());
+    for (std::size_t k = 0; k <= m; ++k) offsets[k] = static_cast<WideOffset>(k) * length;
+    storage->uniform = length;
+    return Segdes{m, static_cast<std::size_t>(total), std::move(storage)};
+  }
   std::shared_ptr<SegdesStorage> storage;
   if (length == 1) {
     storage = std::make_shared<SegdesStorage>(m, unit_offsets(m));
@@ -124,9 +141,23 @@ SegmentView view(const Segdes& sd) {
   static const SegOffset no_offsets[1] = {0};
   auto* storage = static_cast<SegdesStorage*>(sd.storage.get());
   if (!storage) return SegmentView{0, 0, no_offsets, nullptr, nullptr, 0};
+  if (storage->wide) throw Error(vector_too_long_message(sd.total));
   const SegOffset* offsets = storage->offset_data();
   return SegmentView{storage->segments, offsets[storage->segments], offsets, nullptr, nullptr,
                  storage->uniform};
+}
+
+bool is_wide(const Segdes& sd) {
+  auto* storage = static_cast<SegdesStorage*>(sd.storage.get());
+  return storage && storage->wide;
+}
+
+WideSegmentView wide_view(const Segdes& sd) {
+  auto* storage = static_cast<SegdesStorage*>(sd.storage.get());
+  if (!storage || !storage->wide) throw InternalError("a narrow descriptor read as wide");
+  const WideOffset* offsets = storage->wide_offset_data();
+  return WideSegmentView{storage->segments, static_cast<std::size_t>(offsets[storage->segments]),
+                         offsets, nullptr, nullptr, storage->uniform};
 }
 
 Segdes segdes_from_lengths(const Parallel& par, const Vector& lengths_vector, const char* op_name) {
@@ -165,18 +196,21 @@ Segdes segdes_from_lengths(const Parallel& par, const Vector& lengths_vector, co
   if (fault.found())
     throw Error(std::string(op_name) + ": negative segment length " + std::to_string(fault.index) +
                 " at position " + std::to_string(fault.position));
-  if (static_cast<std::uint64_t>(total) > kMaxVectorLength)  // the offsets have 32 bits
-    throw Error(vector_too_long_message(static_cast<std::uint64_t>(total)));
+  if (static_cast<std::uint64_t>(total) > kMaxVectorLength) {  // the 32-bit offsets wrapped
+    Segdes wide = wide_segdes(lengths, m, total);
+    static_cast<SegdesStorage*>(wide.storage.get())->uniform = uniform_length(lengths, m, total);
+    return wide;
+  }
   storage->uniform = uniform_length(lengths, m, total);
   return Segdes{m, static_cast<std::size_t>(total), std::move(storage)};
 }
 
 Vector segment_lengths(const Segdes& descriptor) {
-  const SegmentView sd = view(descriptor);
-  if (sd.segments >= kDeferredFillMin) return lengths_vector(descriptor);
-  Vector out = allocate(Type::Int, sd.segments);
-  write_lengths(sd, elements<std::int32_t>(out), 0, sd.segments);
-  if (sd.segments > 0) static_cast<Buffer*>(out.storage.get())->set_lengths_of(descriptor);
+  const std::size_t segments = descriptor.segments;
+  if (segments >= kDeferredFillMin) return lengths_vector(descriptor);
+  Vector out = allocate(Type::Int, segments);
+  write_lengths(descriptor, elements<std::int32_t>(out), 0, segments);
+  if (segments > 0) static_cast<Buffer*>(out.storage.get())->set_lengths_of(descriptor);
   return out;
 }
 

@@ -31,12 +31,12 @@ inline constexpr std::size_t kShortSegment = 8;
 // pos, end) writes the piece [pos, end). `k` is the segment holding lo; out has hi - lo elements.
 // Returns the last segment written (k when none): it starts at or before hi, so that the
 // segment holding hi is a short walk from it (next_segment_holding).
-template <class T, class ShortPiece, class LongPiece>
-std::size_t fill_by_segment(T* out, const SegmentView& sd, std::size_t k, std::size_t lo, std::size_t hi,
+template <class T, class View, class ShortPiece, class LongPiece>
+std::size_t fill_by_segment(T* out, const View& sd, std::size_t k, std::size_t lo, std::size_t hi,
                      ShortPiece&& short_piece, LongPiece&& long_piece) {
   // The offsets in a local: the pieces' wide stores may alias anything, so a pointer read
   // through `sd` would be read again after each of them.
-  const SegOffset* const offsets = sd.offsets;
+  const auto* const offsets = sd.offsets;
   const std::size_t first = k;
   std::size_t pos = lo;
   // Segments all of one length (short ones are fill_uniform_short's) go to the caller's loop,
@@ -68,8 +68,9 @@ std::size_t fill_by_segment(T* out, const SegmentView& sd, std::size_t k, std::s
 // The segment holding position `pos` (< sd.total), walking on from segment `k`, which starts at
 // or before it: a fill's next block starts where the last one ended, a segment or a few empty
 // ones on, where a binary search over all the offsets would cost a cache miss a step.
-inline std::size_t next_segment_holding(const SegmentView& sd, std::size_t k, std::size_t pos) {
-  while (sd.offsets[k + 1] <= pos) ++k;
+template <class View>
+std::size_t next_segment_holding(const View& sd, std::size_t k, std::size_t pos) {
+  while (static_cast<std::size_t>(sd.offsets[k + 1]) <= pos) ++k;
   return k;
 }
 
@@ -97,15 +98,16 @@ void fill_uniform_short(T* out, std::size_t u, std::size_t lo, std::size_t hi, P
 }
 
 // Whether fill_uniform_short writes a descriptor's segments.
-inline bool short_and_uniform(const SegmentView& sd) {
+template <class View>
+bool short_and_uniform(const View& sd) {
   return sd.uniform > 1 && static_cast<std::size_t>(sd.uniform) <= kShortSegment;
 }
 
 // DIST over [lo, hi) (`k` the segment holding lo): out[pos - lo] = values[k] for pos in segment
 // k; long pieces written around the cache where `streaming` (streaming_fill.hpp).
 // Returns fill_by_segment's last segment written (a uniform descriptor's: the one holding lo).
-template <class Bits>
-std::size_t fill_dist(Bits* out, const SegmentView& sd, std::size_t k, std::size_t lo,
+template <class Bits, class View>
+std::size_t fill_dist(Bits* out, const View& sd, std::size_t k, std::size_t lo,
                       std::size_t hi, const Bits* values, bool streaming) {
   if (short_and_uniform(sd)) {
     fill_uniform_short(out, static_cast<std::size_t>(sd.uniform), lo, hi,
@@ -178,8 +180,8 @@ inline void index_piece(std::int32_t* piece, std::size_t count, std::int32_t sta
 // INDEX over [lo, hi) (`k` the segment holding lo): out[pos - lo] = starts[k] + strides[k] times
 // the offset of pos in segment k, wrapping as the reference's repeated addition does.
 // Returns as fill_dist does.
-template <class Starts, class Strides>
-std::size_t fill_index(std::int32_t* out, const SegmentView& sd, std::size_t k, std::size_t lo, std::size_t hi,
+template <class View, class Starts, class Strides>
+std::size_t fill_index(std::int32_t* out, const View& sd, std::size_t k, std::size_t lo, std::size_t hi,
                 const Starts& starts, const Strides& strides) {
   if (short_and_uniform(sd)) {
     fill_uniform_short(out, static_cast<std::size_t>(sd.uniform), lo, hi,

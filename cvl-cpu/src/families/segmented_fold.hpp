@@ -117,8 +117,8 @@ class PieceFold {
 // in an earlier part), then every segment starting in it, the last one clipped at the part's
 // end. Calls done(segment, value, is_head) for each, in order, empty segments included. Returns
 // false when the result needs the sequential fold (PieceFold::add).
-template <class C, class Source, class Done>
-bool fold_part(Source& source, const SegmentView& sd, const Part& p, Done&& done) {
+template <class C, class Source, class View, class Done>
+bool fold_part(Source& source, const View& sd, const Part& p, Done&& done) {
   using T = typename C::value_type;
   bool head = p.has_head();
   std::size_t k = head ? p.first - 1 : p.first;
@@ -167,8 +167,8 @@ bool fold_part(Source& source, const SegmentView& sd, const Part& p, Done&& done
 // result[k] = the fold of segment k, for every segment of `sd`. `with_values(body)` calls
 // body(source) with a value source for one block (once per block, on the thread running it), so
 // a source may keep per-block state (FUSED's evaluation buffers and faults).
-template <class C, class WithValues>
-void reduce_segments(const Parallel& par, const SegmentView& sd, typename C::value_type* result,
+template <class C, class View, class WithValues>
+void reduce_segments(const Parallel& par, const View& sd, typename C::value_type* result,
                      WithValues&& with_values, bool sequential = false) {
   using T = typename C::value_type;
   const int team = sequential              ? 1
@@ -235,8 +235,8 @@ T scan_range(const T* in, T* out, std::size_t lo, std::size_t hi, T acc) {
 // before i, from the identity. Each source block is taken in three parts: the rest of a segment
 // begun in an earlier block, the segments inside the block (a tight loop, all of them for a
 // vector), and the start of a segment that goes on in the next block.
-template <class C, class Source>
-void scan_sequential(Source& source, typename C::value_type* out, const SegmentView& sd) {
+template <class C, class Source, class View>
+void scan_sequential(Source& source, typename C::value_type* out, const View& sd) {
   using T = typename C::value_type;
   std::size_t k = 0;    // the first segment that does not end at or before lo
   T acc = C::identity;  // segment k's running value, when it began before lo

@@ -66,7 +66,8 @@ namespace {
 std::optional<std::uint64_t> alike_bits(const Vector& values) {
   if (std::optional<std::uint64_t> bits = uniform_bits(values)) return bits;
   if (const Segdes* of = lengths_descriptor(values))
-    if (const std::int64_t length = view(*of).uniform; length > 0)
+    if (const std::int64_t length = is_wide(*of) ? wide_view(*of).uniform : view(*of).uniform;
+        length > 0)
       return static_cast<std::uint64_t>(length);
   return std::nullopt;
 }
@@ -121,6 +122,20 @@ Vector index(const Context& ctx, Vector starts, Vector strides, const SegmentVie
     fill_index(result + p.begin, sd, first_segment(p), p.begin, p.end, start, stride);
   });
   return out;
+}
+
+Vector distribute_wide(const Context& ctx, Vector values, const Segdes& descriptor) {
+  if (ctx.lazy)
+    if (std::optional<Vector> out = lazy_distribute(ctx, values, descriptor, descriptor.total))
+      return std::move(*out);
+  throw Error(vector_too_long_message(descriptor.total));
+}
+
+Vector index_wide(const Context& ctx, Vector starts, Vector strides, const Segdes& descriptor) {
+  if (ctx.lazy)
+    if (std::optional<Vector> out = lazy_index(ctx, starts, strides, descriptor, descriptor.total))
+      return std::move(*out);
+  throw Error(vector_too_long_message(descriptor.total));
 }
 
 }  // namespace cvl::cpu

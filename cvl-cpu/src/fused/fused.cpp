@@ -151,7 +151,9 @@ class CpuSuperOp final : public PreparedSuperOp {
 
 struct OperandData {
   const std::byte* elements = nullptr;  // a vector's
-  SegmentView segments;                     // a descriptor's
+  SegmentView segments;                 // a descriptor's
+  WideSegmentView wide_segments;        // a wide descriptor's (then `wide`)
+  bool wide = false;
 };
 
 struct Call {
@@ -163,7 +165,11 @@ struct Call {
   Call(const CpuSuperOp& p, std::span<FusedOperand> given, std::size_t n)
       : plan(p), operands(given.size()), domain(n) {
     for (std::size_t k = 0; k < given.size(); ++k) {
-      if (p.definition.operands[k] == vcode::TypeKeyword::Segdes) {
+      if (p.definition.operands[k] == vcode::TypeKeyword::Segdes && is_wide(given[k].segdes)) {
+        operands[k].wide_segments = wide_view(given[k].segdes);
+        operands[k].wide = true;
+        one_segment = false;
+      } else if (p.definition.operands[k] == vcode::TypeKeyword::Segdes) {
         operands[k].segments = view(given[k].segdes);
         one_segment = one_segment && operands[k].segments.segments == 1;
       } else {
@@ -202,8 +208,14 @@ struct Call {
       return {reinterpret_cast<const I32*>(operands[n.operand].elements), 1};
     return {&n.int_value, 0};
   }
-  const SegmentView& segments_of(std::uint32_t descriptor_node) const {
-    return operands[plan.nodes[descriptor_node].operand].segments;
+  const OperandData& descriptor_of(std::uint32_t descriptor_node) const {
+    return operands[plan.nodes[descriptor_node].operand];
+  }
+  // Calls f(view) with the view of descriptor node `descriptor_node`, wide or not.
+  template <class F>
+  decltype(auto) with_segments(std::uint32_t descriptor_node, F&& f) const {
+    const OperandData& d = descriptor_of(descriptor_node);
+    return d.wide ? f(d.wide_segments) : f(d.segments);
   }
 };
 
@@ -385,10 +397,11 @@ class Frame {
   void distribute(std::uint32_t node, std::size_t lo, std::size_t hi, Bits* out) {
     const NodePlan& p = nodes_[node];
     // Of an operand: a DIST of a constant is invariant, filled once per frame (fill_uniform).
-    const SegmentView& sd = call_.segments_of(p.args[1]);
     const Bits* values = call_.operand_bits<Bits>(p.args[0]);
     SegmentCursor& cursor = cursor_of(node);
-    cursor.segment = fill_dist(out, sd, cursor.holding(sd, lo), lo, hi, values, false);
+    call_.with_segments(p.args[1], [&](const auto& sd) {
+      cursor.segment = fill_dist(out, sd, cursor.holding(sd, lo), lo, hi, values, false);
+    });
     cursor.next = hi;
   }
 
@@ -410,14 +423,15 @@ class Frame {
 
   void index(std::uint32_t node, std::size_t lo, std::size_t hi, I32* out) {
     const NodePlan& p = nodes_[node];
-    const SegmentView& sd = call_.segments_of(p.args[2]);
     const Call::Leaf starts = call_.int_leaf(p.args[0]), strides = call_.int_leaf(p.args[1]);
     SegmentCursor& cursor = cursor_of(node);
-    const std::size_t k = cursor.holding(sd, lo);
-    // One stride for all segments, as a type: the compiler keeps it out of the loop.
-    cursor.segment = strides.step == 0
-                         ? fill_index(out, sd, k, lo, hi, starts, Call::OneValue{strides[0]})
-                         : fill_index(out, sd, k, lo, hi, starts, strides);
+    call_.with_segments(p.args[2], [&](const auto& sd) {
+      const std::size_t k = cursor.holding(sd, lo);
+      // One stride for all segments, as a type: the compiler keeps it out of the loop.
+      cursor.segment = strides.step == 0
+                           ? fill_index(out, sd, k, lo, hi, starts, Call::OneValue{strides[0]})
+                           : fill_index(out, sd, k, lo, hi, starts, strides);
+    });
     cursor.next = hi;
   }
 
@@ -429,7 +443,8 @@ class Frame {
     std::size_t next = std::numeric_limits<std::size_t>::max();
     std::size_t segment = 0;  // the last segment the previous block wrote
 
-    std::size_t holding(const SegmentView& sd, std::size_t lo) const {
+    template <class View>
+    std::size_t holding(const View& sd, std::size_t lo) const {
       return lo == next && sd.uniform <= 0 ? next_segment_holding(sd, segment, lo)
                                            : sd.segment_of(lo);
     }
@@ -564,8 +579,8 @@ Vector map(const Context& ctx, const Call& call, std::span<FusedOperand> operand
 
 // ---- Reduce and scan roots: segmented_fold.hpp over the frames' values.
 
-template <class C>
-Vector reduce_typed(const Context& ctx, const Call& call, const SegmentView& sd) {
+template <class C, class View>
+Vector reduce_typed(const Context& ctx, const Call& call, const View& sd) {
   using T = typename C::value_type;
   Vector out = allocate(type_of<T>(), sd.segments);
   DivisionFault fault;
@@ -625,11 +640,17 @@ Vector fused(const Context& ctx, const PreparedSuperOp& prepared, std::span<Fuse
   const Call call(plan, operands, domain);
   if (!analysis.folds()) return map(ctx, call, operands);
 
-  const SegmentView& sd = call.operands[analysis.root_segdes].segments;
+  const OperandData& root_segments = call.operands[analysis.root_segdes];
+  const SegmentView& sd = root_segments.segments;
   const Type type = to_type(analysis.values_type);
   if (analysis.root_kind == vcode::RootKind::Reduce)
-    return with_combine(analysis.root_op, type,
-                        [&]<class C>() { return reduce_typed<C>(ctx, call, sd); });
+    return with_combine(analysis.root_op, type, [&]<class C>() {
+      // Over a wide descriptor: one value per segment, from values never stored.
+      return root_segments.wide ? reduce_typed<C>(ctx, call, root_segments.wide_segments)
+                                : reduce_typed<C>(ctx, call, sd);
+    });
+  // A scan's result is as long as its operand.
+  if (root_segments.wide) throw Error(vector_too_long_message(domain));
   // Several threads: the values first, then cvl-cpu's own scan in place, so the regrouping is
   // exactly the unfused program's (whose cut is fixed_team_for's).
   if (ctx.par.fixed_team_for(domain, kMemoryBoundThreshold) > 1)

@@ -102,7 +102,7 @@ void Buffer::write_deferred() const {
   with_element_bits(deferred_type_, [&]<class Bits>() {
     Bits* out = reinterpret_cast<Bits*>(data_);
     if (lengths_of_) {
-      write_lengths(view(*lengths_of_), reinterpret_cast<std::int32_t*>(out), 0, deferred_count_);
+      write_lengths(*lengths_of_, reinterpret_cast<std::int32_t*>(out), 0, deferred_count_);
       return;
     }
     if (!segment_values_) {
@@ -122,6 +122,7 @@ void Buffer::write_deferred() const {
 Vector uniform_vector(std::span<Vector> reuse, Type type, std::size_t length, std::uint64_t bits) {
   drop_deferred_fills(reuse);
   if (length == 0) return allocate(type, 0);
+  check_storable(length);
   Vector* taken = first_reusable(reuse, type, length);
   Vector out = taken ? std::move(*taken)
                      : Vector{type, length,
@@ -132,11 +133,30 @@ Vector uniform_vector(std::span<Vector> reuse, Type type, std::size_t length, st
   return out;
 }
 
-void write_lengths(const SegmentView& sd, std::int32_t* out, std::size_t lo, std::size_t hi) {
+namespace {
+
+template <class Offset>
+void write_differences(const Offset* __restrict from, std::int32_t* __restrict to, std::size_t lo,
+                       std::size_t hi) {
   // Locals the compiler knows apart (the descriptor's memory and the lengths'): it vectorizes.
-  const SegOffset* __restrict from = sd.offsets;
-  std::int32_t* __restrict to = out;
   for (std::size_t k = lo; k < hi; ++k) to[k] = static_cast<std::int32_t>(from[k + 1] - from[k]);
+}
+
+}  // namespace
+
+void write_lengths(const SegmentView& sd, std::int32_t* out, std::size_t lo, std::size_t hi) {
+  write_differences(sd.offsets, out, lo, hi);
+}
+
+void write_lengths(const WideSegmentView& sd, std::int32_t* out, std::size_t lo, std::size_t hi) {
+  write_differences(sd.offsets, out, lo, hi);
+}
+
+void write_lengths(const Segdes& sd, std::int32_t* out, std::size_t lo, std::size_t hi) {
+  if (is_wide(sd))
+    write_lengths(wide_view(sd), out, lo, hi);
+  else
+    write_lengths(view(sd), out, lo, hi);
 }
 
 Vector lengths_vector(const Segdes& sd) {
@@ -153,6 +173,7 @@ Vector segment_values_vector(SegmentValues rule) {
   elements<std::byte>(rule.values);
   const Type type = rule.values.type;
   const std::size_t length = rule.segments.total;
+  check_storable(length);
   Vector out{type, length, std::make_shared<Buffer>(length * element_size(type), false)};
   auto* buffer = static_cast<Buffer*>(out.storage.get());
   buffer->set_segment_values(std::make_shared<const SegmentValues>(std::move(rule)));
@@ -174,6 +195,7 @@ Vector allocate(Type type, std::size_t length) {
     static const std::shared_ptr<Storage> empty = std::make_shared<Buffer>(0);
     return Vector{type, 0, empty};
   }
+  check_storable(length);
   return Vector{type, length, std::make_shared<Buffer>(length * element_size(type))};
 }
 

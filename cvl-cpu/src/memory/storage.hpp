@@ -136,17 +136,25 @@ class Buffer final : public Storage {
 };
 
 // A segment descriptor: the exclusive prefix sums of its lengths (segments + 1 offsets of 32
-// bits; LENGTHS computes the lengths from them), 4 bytes a segment like the classic's.
+// bits; LENGTHS computes the lengths from them), 4 bytes a segment like the classic's. A wide
+// one, whose total is past the longest vector, has offsets of 64 bits (WideOffset): nothing of
+// its length is ever stored, so only what streams over it reads it (view() refuses it).
 struct SegdesStorage final : Storage {
-  explicit SegdesStorage(std::size_t segment_count)
-      : segments(segment_count), offsets((segment_count + 1) * sizeof(SegOffset)) {}
+  explicit SegdesStorage(std::size_t segment_count, bool wide_offsets = false)
+      : segments(segment_count),
+        wide(wide_offsets),
+        offsets((segment_count + 1) * (wide_offsets ? sizeof(WideOffset) : sizeof(SegOffset))) {}
   // Offsets held in memory other descriptors share (0, 1, 2, ...: one-element segments).
   SegdesStorage(std::size_t segment_count, std::shared_ptr<const Buffer> shared)
       : segments(segment_count), offsets(0), shared_offsets(std::move(shared)) {}
   const SegOffset* offset_data() const {
     return reinterpret_cast<const SegOffset*>((shared_offsets ? *shared_offsets : offsets).bytes());
   }
+  const WideOffset* wide_offset_data() const {
+    return reinterpret_cast<const WideOffset*>(offsets.bytes());
+  }
   std::size_t segments;
+  bool wide = false;  // the offsets are WideOffsets
   Buffer offsets;  // empty when shared_offsets holds them
   std::shared_ptr<const Buffer> shared_offsets;
   // > 0: every segment has this length (the view's `uniform`); 0: not known to be uniform.
@@ -220,6 +228,9 @@ Vector segment_values_vector(SegmentValues rule);
 Vector lengths_vector(const Segdes& sd);
 // out[k] = the length of sd's segment k, for k in [lo, hi).
 void write_lengths(const SegmentView& sd, std::int32_t* out, std::size_t lo, std::size_t hi);
+void write_lengths(const WideSegmentView& sd, std::int32_t* out, std::size_t lo, std::size_t hi);
+// The same, of a descriptor either wide or not.
+void write_lengths(const Segdes& sd, std::int32_t* out, std::size_t lo, std::size_t hi);
 // The descriptor whose lengths `v` holds (Buffer::lengths_of), when they are all of `v`.
 inline const Segdes* lengths_descriptor(const Vector& v) {
   auto* buffer = static_cast<Buffer*>(v.storage.get());
@@ -259,10 +270,22 @@ class Scratch {
 };
 
 // The view of a descriptor made by this backend (a default-constructed one has no segments).
+// A wide one is refused (vector_too_long_message): every op that reads a view would store or
+// index something of its total's length.
 SegmentView view(const Segdes& sd);
+// Whether `sd` is wide: its total is past the longest vector (kMaxVectorLength).
+bool is_wide(const Segdes& sd);
+// The view of a wide descriptor, for what streams over it without storing anything that long.
+WideSegmentView wide_view(const Segdes& sd);
+
+// Refuses a vector longer than any a program may make (vector_too_long_message): a wide
+// descriptor describes more elements than that, which may only be streamed.
+inline void check_storable(std::size_t length) {
+  if (length > kMaxVectorLength) throw Error(vector_too_long_message(length));
+}
 
 // A descriptor from an INT lengths vector. Negative lengths are an error naming `op_name`
-// ("MAKE_SEGDES") and the first bad position, and so is a total of 2^31 or more.
+// ("MAKE_SEGDES") and the first bad position. A total of 2^31 or more makes a wide descriptor.
 Segdes segdes_from_lengths(const Parallel& par, const Vector& lengths, const char* op_name);
 // The INT lengths of a descriptor's segments (LENGTHS), a new vector that remembers `sd`
 // (Buffer::lengths_of); written when first read (lengths_vector) unless short.

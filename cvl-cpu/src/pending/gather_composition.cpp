@@ -35,12 +35,12 @@ class SeenSegments {
  public:
   SeenSegments() = default;
   explicit SeenSegments(const Segdes& sd) : weak_(sd.storage) {
-    if (view(sd).segments <= kKeptSegments) kept_ = sd.storage;
+    if (sd.segments.get() <= kKeptSegments) kept_ = sd.storage;
   }
   bool same(const Segdes& sd) const {
     const std::shared_ptr<Storage> storage = weak_.lock();
     if (storage == sd.storage) return true;
-    if (!storage || !sd.storage) return false;
+    if (!storage || !sd.storage || is_wide(Segdes{0, 0, storage}) || is_wide(sd)) return false;
     const SegmentView a = view(Segdes{0, 0, storage}), b = view(sd);
     return a.segments == b.segments &&
            std::equal(a.offsets, a.offsets + a.segments + 1, b.offsets);

@@ -277,8 +277,12 @@ std::optional<Vector> fold_pending(const Context& ctx, Op op, Vector& v, const S
 
 void compute_pending() {
   for (const std::weak_ptr<Storage>& r : pending_results().take())
-    if (const std::shared_ptr<Storage> storage = r.lock())
+    if (const std::shared_ptr<Storage> storage = r.lock()) {
+      // Longer than a vector may be (over a wide descriptor): only streamed where it is read.
+      if (const LazyExpression* e = pending_expression(storage.get()); e && e->domain > kMaxVectorLength)
+        continue;
       static_cast<const Buffer*>(storage.get())->bytes();
+    }
 }
 
 // Pending operands are computed when the pass binds its operands (fused.cpp's Call, on this

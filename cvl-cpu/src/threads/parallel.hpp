@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <mutex>
+#include <type_traits>
 
 #include "cvl/segment_view.hpp"
 #include "threads/thread_pool.hpp"
@@ -99,6 +100,11 @@ bool parallel_any(const Parallel& par, std::size_t n, std::size_t threshold, Pre
 // the start of segment k and offsets[segments] == total (below 2^31: 32 bits; no lengths array).
 using SegOffset = std::uint32_t;
 using SegmentView = cvl_sem::BasicSegmentView<SegOffset>;
+// The view of a wide descriptor, whose total is past the longest vector (each segment still
+// fits an INT): 64-bit offsets. Only what streams over it reads it (segdes.cpp: wide_view); the
+// loops below take either view.
+using WideOffset = std::int64_t;
+using WideSegmentView = cvl_sem::BasicSegmentView<WideOffset>;
 
 // One block of a segmented loop: elements [begin, end), split by element count so one
 // giant segment among tiny ones still spreads over the team. Segments [first, last) start in
@@ -113,17 +119,22 @@ struct Part {
   bool has_head() const { return begin < head_end; }
 };
 
-inline Part whole_part(const SegmentView& sd) { return Part{0, sd.total, 0, sd.segments, 0}; }
+template <class View>
+Part whole_part(const View& sd) {
+  return Part{0, sd.total, 0, sd.segments, 0};
+}
 
-inline Part make_part(const SegmentView& sd, std::size_t b, std::size_t blocks) {
+template <class View>
+Part make_part(const View& sd, std::size_t b, std::size_t blocks) {
+  using Offset = std::remove_cvref_t<decltype(*sd.offsets)>;
   if (blocks <= 1) return whole_part(sd);
   Part p;
   p.begin = block_begin(sd.total, b, blocks);
   p.end = block_begin(sd.total, b + 1, blocks);
-  const SegOffset* offsets_end = sd.offsets + sd.segments + 1;
+  const Offset* offsets_end = sd.offsets + sd.segments + 1;
   auto first_at_or_after = [&](std::size_t position) {
     return static_cast<std::size_t>(
-        std::lower_bound(sd.offsets, offsets_end, static_cast<SegOffset>(position)) - sd.offsets);
+        std::lower_bound(sd.offsets, offsets_end, static_cast<Offset>(position)) - sd.offsets);
   };
   p.first = b == 0 ? 0 : first_at_or_after(p.begin);
   p.last = b + 1 == blocks ? sd.segments : first_at_or_after(p.end);
@@ -136,8 +147,8 @@ inline std::size_t first_segment(const Part& p) { return p.has_head() ? p.first 
 
 // Calls f(segment, lo, hi) for every piece of `p`: its head first, then each segment starting in
 // it (clipped at p.end; empty segments give lo == hi).
-template <class F>
-void for_each_piece(const SegmentView& sd, const Part& p, F&& f) {
+template <class View, class F>
+void for_each_piece(const View& sd, const Part& p, F&& f) {
   if (p.has_head()) f(p.first - 1, p.begin, p.head_end);
   for (std::size_t k = p.first; k < p.last; ++k)
     f(k, sd.start(k), std::min(sd.start(k + 1), p.end));
@@ -145,8 +156,8 @@ void for_each_piece(const SegmentView& sd, const Part& p, F&& f) {
 
 // Runs body(part, b) for each block b of a segmented loop of sd.total elements (the whole
 // descriptor as block 0 below the threshold); returns the number of blocks.
-template <class Body>
-std::size_t for_each_part(const Parallel& par, const SegmentView& sd, std::size_t threshold,
+template <class View, class Body>
+std::size_t for_each_part(const Parallel& par, const View& sd, std::size_t threshold,
                           Body&& body) {
   int team = par.team_for(sd.total, threshold);
   if (team <= 1) {

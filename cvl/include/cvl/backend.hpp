@@ -200,6 +200,10 @@ class Backend {
   // MAKE_SEGDES (negative lengths are an error) and LENGTHS.
   virtual Segdes make_segdes(Vector lengths) = 0;
   virtual Vector segment_lengths(const Segdes& sd) = 0;
+  // The largest total a descriptor may have (the interpreter refuses a larger one at
+  // MAKE_SEGDES): the longest vector, unless the backend streams what is made over a longer
+  // descriptor and refuses only to store it (cvl-cpu).
+  virtual std::uint64_t longest_descriptor_total() const { return kMaxVectorLength; }
 
   // FUSED. prepare plans a superoperator (the definition must pass vcode::check_superop);
   // BackendStats::fused_plans counts the calls.

@@ -14,8 +14,8 @@ typedef decltype(sizeof(0)) usize;  // size_t, without a standard header
 
 // `segments` segments of `total` elements: segment k is [offsets[k], offsets[k + 1]). `Offset`
 // is the offsets' element type: cvl-cpu keeps 32-bit offsets and no lengths (a descriptor is 4
-// bytes a segment, like the classic's; totals stay below 2^31), cvl-cuda 64-bit offsets beside
-// the lengths. `lengths` (null: taken from the offsets), `index` (one entry per element) and
+// bytes a segment, like the classic's; totals stay below 2^31, but for a wide descriptor's 64-bit
+// ones), cvl-cuda 64-bit offsets beside the lengths. `lengths` (null: taken from the offsets), `index` (one entry per element) and
 // `uniform` (> 0: every segment has that length) are optional; a view without `index` or
 // `uniform` finds an element's segment by searching the offsets.
 template <class Offset>

@@ -91,7 +91,9 @@ void Machine::exec_vector(const Instruction& ins, const Prepared& prep) {
     }
     case vcode::Family::Segdes:
       switch (ins.op) {
-        case Op::Length:
+        case Op::Length:  // of a vector streamed over a wide descriptor: longer than an INT
+          require_at_most(args[0].length_of(), cvl::kMaxVectorLength,
+                          [](std::size_t n, std::size_t) { return cvl::vector_too_long_message(n); });
           push(Value::of(backend_.length_value(args[0].length_of())));
           return;
         case Op::MakeSegdes:

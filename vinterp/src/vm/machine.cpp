@@ -121,7 +121,7 @@ void Machine::record_stop(bool only_pc) {
 }
 
 Value Machine::segdes_from_data(cvl::Segdes sd) {
-  require_at_most(sd.total, cvl::kMaxVectorLength, [](std::size_t total, std::size_t) {
+  require_at_most(sd.total, backend_.longest_descriptor_total(), [](std::size_t total, std::size_t) {
     return cvl::vector_too_long_message(total);
   });
   return Value::of(std::move(sd));
