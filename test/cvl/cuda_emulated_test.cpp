@@ -1,7 +1,8 @@
 // cvl-cuda specifics, on its host emulation (the same residency, pool and fault logic as the GPU
 // build): small host-resident operations stay on the host without a launch, large ones launch,
 // last-use operands are reused, the pool's accounting returns to where it was, and faults found
-// by kernels are raised at the next synchronization unless sync_each_op, and FUSED uploads a
+// by kernels are raised at the next synchronization unless sync_each_op (also where the operation
+// synchronized between taking its fault word and queueing its kernel), and FUSED uploads a
 // superoperator's nodes once, and a total made on the device past 2^31 - 1 is refused before
 // anything of that length is allocated, and a Thrust failure is a device failure.
 #include <cmath>
