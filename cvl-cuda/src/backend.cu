@@ -117,13 +117,13 @@ class CudaBackend final : public Backend,
       inputs[i] = {device_pointer(operands[i]), operands[i].type};
       limit = std::min(limit, capacity(operands[i]));
     }
-    unsigned long long* fault = nullptr;
+    FaultWord fault;
     if (type == Type::Int && (op == Op::Div || op == Op::Mod))
       fault =
           device_->fault_word([](std::uint64_t word) { return std::string(cvl_sem::trap_message(word)); });
     Vector out = result_for(operands, out_type, n);
     dispatch::elementwise(*device_, op, type, inputs, device_pointer(out),
-                          extent(n, std::min(limit, capacity(out))), fault);
+                          extent(n, std::min(limit, capacity(out))), fault.get());
     return done(std::move(out));
   }
 
@@ -199,7 +199,7 @@ class CudaBackend final : public Backend,
     if (scatter) limit = std::min(limit, capacity(o.values));
     if (flagged) limit = std::min(limit, capacity(o.flags));
     // The message reads the faulting index and the length of the segment it addressed.
-    unsigned long long* fault =
+    const FaultWord fault =
         device_->fault_word([this, op, idx = o.indices, scatter, src = o.source_segdes,
                              dst = dest_sd](std::uint64_t position) {
           const Segdes& walked_sd = scatter ? src : dst;
@@ -223,7 +223,7 @@ class CudaBackend final : public Backend,
                               : holds({{capacity(o.values), &segdes(o.source_segdes).total}});
     if (safe)
       dispatch::permute(*device_, op, type, values, indices, flags, source_map, dest_map,
-                        extent(walked, limit), device_pointer(out), fault);
+                        extent(walked, limit), device_pointer(out), fault.get());
     return done(std::move(out));
   }
 
@@ -236,12 +236,12 @@ class CudaBackend final : public Backend,
           cpu_->extract(take_host(std::move(v)), take_host(std::move(indices)), host_segdes(sd)));
     const SegmentView map = device_map(sd, false);
     Vector out = new_device_vector(v.type, s.segments);
-    unsigned long long* fault = segment_index_fault(Op::Extract, indices, sd);
+    const FaultWord fault = segment_index_fault(Op::Extract, indices, sd);
     if (holds({{capacity(v), &s.total}}))
       dispatch::extract(*device_, v.type, device_pointer(v),
                         static_cast<const std::int32_t*>(device_pointer(indices)), map,
                         extent(s.segments, std::min(capacity(indices), capacity(out))),
-                        device_pointer(out), fault);
+                        device_pointer(out), fault.get());
     return done(std::move(out));
   }
 
@@ -251,14 +251,14 @@ class CudaBackend final : public Backend,
                                      take_host(std::move(values)), host_segdes(sd)));
     const SegmentView map = device_map(sd, false);
     const Type type = v.type;
-    unsigned long long* fault = segment_index_fault(Op::Replace, indices, sd);
+    const FaultWord fault = segment_index_fault(Op::Replace, indices, sd);
     const void* replacement = device_pointer(values);
     const std::size_t limit = std::min(capacity(indices), capacity(values));
     Vector out = unshared(std::move(v));
     if (holds({{capacity(out), &segdes(sd).total}}))
       dispatch::replace(*device_, type, static_cast<const std::int32_t*>(device_pointer(indices)),
                         replacement, map, extent(segdes(sd).segments, limit),
-                        device_pointer(out), fault);
+                        device_pointer(out), fault.get());
     return done(std::move(out));
   }
 
@@ -361,14 +361,14 @@ class CudaBackend final : public Backend,
     const Extent segments = extent(lengths.length, capacity(lengths));
     const auto* length = static_cast<const std::int32_t*>(device_pointer(lengths));
     s->offsets = DeviceBuffer(device_, (segments.bound + 1) * sizeof(std::int64_t));
-    unsigned long long* fault = device_->fault_word([this, lengths](std::uint64_t position) {
+    const FaultWord fault = device_->fault_word([this, lengths](std::uint64_t position) {
       return "MAKE_SEGDES: negative segment length " +
              std::to_string(read_element<std::int32_t>(lengths, position)) + " at position " +
              std::to_string(position);
     });
     s->total = pending_count(PendingCount::kUnbounded);
     library::offsets_from_lengths(*device_, length, segments, s->offsets.as<std::int64_t>(),
-                                  count_cell(s->total), fault);
+                                  count_cell(s->total), fault.get());
     s->lengths = std::move(lengths);
     // --sync: the total is known, and a negative length raised, here.
     if (device_->sync_each_op()) device_->synchronize();
@@ -423,7 +423,7 @@ class CudaBackend final : public Backend,
   void operation_site(std::uint32_t site) override { device_->operation_site(site); }
 
   // The fault word of EXTRACT/REPLACE: position k is segment k.
-  unsigned long long* segment_index_fault(Op op, const Vector& indices, const Segdes& sd) {
+  FaultWord segment_index_fault(Op op, const Vector& indices, const Segdes& sd) {
     return device_->fault_word([this, op, indices, sd](std::uint64_t k) {
       return index_fault_message(op, read_element<std::int32_t>(indices, k), k,
                                  segment_length(sd, k));
@@ -484,15 +484,16 @@ class CudaBackend final : public Backend,
     Vector body = new_device_vector(result, domain);
     const Extent items = extent(domain, std::min(limit, capacity(body)));
     // Only an INT / or % can trap: other superoperators take no slot of the fault board.
-    unsigned long long* fault = nullptr;
+    FaultWord fault;
     if (analysis.divides)
       fault = device_->fault_word(
           [](std::uint64_t word) { return std::string(cvl_sem::trap_message(word)); });
 #if CVL_CUDA_REAL
     if (!compiled ||
-        !jit_->run(*device_, prepared.kernel, op, views, items, device_pointer(body), fault))
+        !jit_->run(*device_, prepared.kernel, op, views, items, device_pointer(body), fault.get()))
 #endif
-      prepared.interpreter.evaluate(device_, op.id, views, items, device_pointer(body), fault);
+      prepared.interpreter.evaluate(device_, op.id, views, items, device_pointer(body),
+                                    fault.get());
     if (!analysis.folds()) return done(std::move(body));
     const Segdes& sd = operands[analysis.root_segdes].segdes;
     if (analysis.root_kind == vcode::RootKind::Scan)

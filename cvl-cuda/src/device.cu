@@ -5,6 +5,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cvl/memory_limit.hpp"
@@ -226,6 +227,10 @@ void Device::copy_to_host(void* host, const void* device, std::size_t bytes) {
   std::vector<PendingFault> messages = std::move(pending_faults_);
   pending_faults_.clear();
   raise_first_fault(read_back(host, device, bytes, faults), messages);
+  // An open word's kernel may still be queued after this: the word keeps its slot, and so do the
+  // ones before it (read and cleared now, nothing writes them again).
+  while (!messages.empty() && !messages.back().open) messages.pop_back();
+  pending_faults_ = std::move(messages);
 }
 
 void Device::read_unchecked(void* host, const void* device, std::size_t bytes) {
@@ -412,10 +417,37 @@ std::shared_ptr<DeviceCount> Device::new_count(std::size_t bound) {
   return count;
 }
 
-unsigned long long* Device::fault_word(std::function<std::string(std::uint64_t)> message) {
+FaultWord Device::fault_word(std::function<std::string(std::uint64_t)> message) {
   if (pending_faults_.size() == cuda_tuning::kFaultSlots) synchronize();
-  pending_faults_.push_back({std::move(message), site_});
-  return fault_words_ + (pending_faults_.size() - 1);
+  if (pending_faults_.size() == cuda_tuning::kFaultSlots)
+    throw InternalError("every fault word is held by an operation in progress");
+  const std::uint64_t serial = ++fault_serials_;
+  pending_faults_.push_back({std::move(message), site_, serial, true});
+  return FaultWord(this, fault_words_ + (pending_faults_.size() - 1), serial);
+}
+
+void Device::close_fault(std::uint64_t serial) noexcept {
+  // Not found: a failed guess dropped the board while the operation was in progress.
+  for (auto fault = pending_faults_.rbegin(); fault != pending_faults_.rend(); ++fault)
+    if (fault->serial == serial) {
+      fault->open = false;
+      return;
+    }
+}
+
+FaultWord& FaultWord::operator=(FaultWord&& other) noexcept {
+  if (this == &other) return *this;
+  close();
+  device_ = std::exchange(other.device_, nullptr);
+  word_ = std::exchange(other.word_, nullptr);
+  serial_ = other.serial_;
+  return *this;
+}
+
+void FaultWord::close() noexcept {
+  if (device_) device_->close_fault(serial_);
+  device_ = nullptr;
+  word_ = nullptr;
 }
 
 // The first operation, in program order, that faulted raises its error, naming its instruction

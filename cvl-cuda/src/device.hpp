@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "cvl/backend.hpp"
@@ -82,6 +83,32 @@ struct OnePhase {
 
 class Device;
 class DeviceBuffer;
+
+// A word of the Device's fault board, taken by one operation that may fault on data: its kernels
+// write the first faulting position there. The word is open while this handle lives (the
+// operation's scope): a synchronization the operation makes before its kernel is queued (holds(),
+// a full count board) keeps the word for the next one instead of reading it once and dropping it.
+class FaultWord {
+ public:
+  FaultWord() = default;  // none: the operation cannot fault
+  FaultWord(Device* device, unsigned long long* word, std::uint64_t serial)
+      : device_(device), word_(word), serial_(serial) {}
+  FaultWord(FaultWord&& other) noexcept { *this = std::move(other); }
+  FaultWord& operator=(FaultWord&& other) noexcept;
+  FaultWord(const FaultWord&) = delete;
+  FaultWord& operator=(const FaultWord&) = delete;
+  ~FaultWord() { close(); }
+
+  // What the kernels are given (null: none).
+  unsigned long long* get() const { return word_; }
+
+ private:
+  void close() noexcept;
+
+  Device* device_ = nullptr;  // the backend's, which outlives its operations
+  unsigned long long* word_ = nullptr;
+  std::uint64_t serial_ = 0;
+};
 
 // A count the device computes (cvl/length.hpp), held in a cell of the Device's count board until
 // the next synchronization reads every cell at once and resolves it.
@@ -230,9 +257,10 @@ class Device : public std::enable_shared_from_this<Device> {
   void enqueue(std::function<void()> work) { queue_.enqueue(std::move(work)); }
 #endif
 
-  // A fault word for one operation that may fault on data. `message` turns the first faulting
-  // position into the error text (it may read device data: it runs after a synchronization).
-  unsigned long long* fault_word(std::function<std::string(std::uint64_t)> message);
+  // A fault word for one operation that may fault on data, open until the handle is dropped.
+  // `message` turns the first faulting position into the error text (it may read device data: it
+  // runs after a synchronization).
+  FaultWord fault_word(std::function<std::string(std::uint64_t)> message);
   bool sync_each_op() const { return sync_each_op_; }
 
   BackendStats stats() const { return stats_; }
@@ -254,11 +282,16 @@ class Device : public std::enable_shared_from_this<Device> {
 #endif
 
  private:
-  // A fault word's message and the instruction it belongs to (kNoSite: not told).
+  friend class FaultWord;
+  // A fault word's message, the instruction it belongs to (kNoSite: not told), which word it is
+  // (FaultWord's serial) and whether its operation may still queue the kernel that writes it.
   struct PendingFault {
     std::function<std::string(std::uint64_t)> message;
     std::uint32_t site;
+    std::uint64_t serial;
+    bool open;
   };
+  void close_fault(std::uint64_t serial) noexcept;
   // Waits for the stream after queueing the copy of `bytes` of data and of the used parts of
   // the boards (the fault words too when `with_faults`); resolves the counts, clears the boards,
   // and returns the fault words read.
@@ -278,6 +311,7 @@ class Device : public std::enable_shared_from_this<Device> {
   std::int64_t* count_cells_ = nullptr;
   void* board_copy_ = nullptr;
   std::vector<PendingFault> pending_faults_;
+  std::uint64_t fault_serials_ = 0;
   std::vector<std::shared_ptr<DeviceCount>> pending_counts_;
   std::function<std::vector<Rider>()> riders_;
   // The riders' bytes, back to back in one device buffer (one launch per 32 riders), and the

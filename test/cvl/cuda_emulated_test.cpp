@@ -1,7 +1,8 @@
 // cvl-cuda specifics, on its host emulation (the same residency, pool and fault logic as the GPU
 // build): small host-resident operations stay on the host without a launch, large ones launch,
 // last-use operands are reused, the pool's accounting returns to where it was, and faults found
-// by kernels are raised at the next synchronization unless sync_each_op, and FUSED uploads a
+// by kernels are raised at the next synchronization unless sync_each_op (also where the operation
+// synchronized between taking its fault word and queueing its kernel), and FUSED uploads a
 // superoperator's nodes once, and a total made on the device past 2^31 - 1 is refused before
 // anything of that length is allocated, and a Thrust failure is a device failure.
 #include <cmath>
@@ -187,6 +188,51 @@ TEST_CASE("cuda-emulated: kernel faults are raised at the next synchronization",
     CHECK(e.site == 7);
     CHECK(std::string(e.what()) == "division by zero");
   }
+}
+
+TEST_CASE("cuda-emulated: a fault is kept when its operation synchronizes before its kernel",
+          "[cuda][errors][speculation]") {
+  // Descriptors made on the device with speculation have a guessed total, larger than the
+  // 6-element operands: the gathers, the permutes into defaults and EXTRACT/REPLACE wait for the
+  // count (holds()) after taking their fault word, then queue the kernel that writes it.
+  auto owner = emulated(0);
+  cvl::Backend& b = *owner;
+  REQUIRE(b.speculation());
+  b.speculation()->allow_speculation(true);
+  const auto guessed = [&] {
+    cvl::Segdes sd = b.make_segdes(ints(b, {3, 3}));
+    REQUIRE_FALSE(sd.total.known());
+    return sd;
+  };
+  const Ints values{10, 11, 12, 13, 14, 15};
+  const Ints indices{0, 1, 2, 0, 3, 1};  // 3 leaves the second segment
+  const auto permute_fails = [&](Op op) {
+    cvl::PermuteOperands o;
+    o.values = ints(b, values);
+    o.indices = ints(b, indices);
+    if (vcode::permute_has_flags(op)) o.flags = bools(b, Bools(6, 1));
+    if (vcode::permute_has_defaults(op)) o.defaults = ints(b, Ints(6, 0));
+    o.source_segdes = guessed();
+    o.dest_segdes = guessed();
+    const std::string name(vcode::spelling(op));
+    INFO(name);
+    cvl::Vector out = b.permute(op, std::move(o));
+    CHECK_THROWS_WITH(b.synchronize(), Catch::Matchers::StartsWith(
+                                           name + ": index 3 at position 4 is outside its "
+                                                  "segment of length 3"));
+  };
+  for (Op op : {Op::BPermute, Op::BFPermute, Op::DPermute, Op::DFPermute, Op::Permute,
+                Op::FPermute})
+    permute_fails(op);
+  cvl::Vector extracted = b.extract(ints(b, values), ints(b, {1, 3}), guessed());
+  CHECK_THROWS_WITH(b.synchronize(),
+                    Catch::Matchers::StartsWith(
+                        "EXTRACT: index 3 at position 1 is outside its segment of length 3"));
+  cvl::Vector replaced = b.replace(ints(b, values), ints(b, {1, 3}), ints(b, {7, 8}), guessed());
+  CHECK_THROWS_WITH(b.synchronize(),
+                    Catch::Matchers::StartsWith(
+                        "REPLACE: index 3 at position 1 is outside its segment of length 3"));
+  CHECK_NOTHROW(b.synchronize());  // each reported once
 }
 
 TEST_CASE("cuda-emulated: a Thrust failure is a device failure, not an internal error",
