@@ -1,7 +1,8 @@
 // The vinterp command line as a user sees it: the GPU options (-0..-9, --sync, --host-threshold),
 // --backend errors, a device failure's message, and the --profile table (its columns and
 // deterministic counts, superoperator planning), --sandbox, --max-call-depth and --max-memory;
-// the peak memory of a generated vector read by a check and a sum (made in each, never stored);
+// the peak memory of a generated vector read by a check and a sum (made in each, never stored)
+// and of all-pairs terms and matrix products (streamed into their readers);
 // what a process of an mpirun other than rank 0 prints before its backend exists (nothing); and
 // fcode-opt's option errors.
 #include <unistd.h>
@@ -532,6 +533,34 @@ TEST_CASE("a generated vector that a check and a sum both read is made in each, 
   INFO("peak KB: checked " << checked.peak_kb << ", unchecked " << unchecked.peak_kb);
   CHECK(unchecked.peak_kb > 0);
   CHECK(checked.peak_kb < unchecked.peak_kb + 24 * 1024);
+}
+
+// An all-pairs computation over free sequences read in place (each instance gathers the whole
+// of xs and ys by an INDEX) and matrix multiply's products: nothing as long as the pairs is
+// stored, though several readers read the potential's terms. Stored, each such vector is
+// 72 MB (the potential) or 216 MB (the products).
+TEST_CASE("all-pairs terms and matrix products stream into their readers, never stored",
+          "[cli]") {
+  struct Case {
+    const char* file;
+    const char* out;
+  };
+  for (const Case c : {Case{"all_pairs_potential.vcode", "( 2.94678237649515e+05 )\n"},
+                       Case{"matrix_multiply.vcode", "( 6.75003646000000e+08 )\n"}}) {
+    const std::string path = test_dir + "/" + c.file;
+    const auto streamed = run_vinterp({"--threads", "1", path});
+    const auto optimized = run_vinterp({"--threads", "1", "-O", path});
+    const auto eager = run_vinterp({"--threads", "1", "--eager", path});
+    const auto two = run_vinterp({"--threads", "2", path});
+    INFO(c.file << " peak KB: " << streamed.peak_kb << ", with -O " << optimized.peak_kb);
+    CHECK(streamed.out == c.out);
+    CHECK(optimized.out == c.out);
+    CHECK(eager.out == c.out);
+    CHECK(two.out == c.out);
+    CHECK(streamed.peak_kb > 0);
+    CHECK(streamed.peak_kb < 40 * 1024);
+    CHECK(optimized.peak_kb < 40 * 1024);
+  }
 }
 
 TEST_CASE("vinterp --max-memory sizes: bytes or K/M/G/T; bad ones are usage errors", "[cli]") {
