@@ -3,7 +3,8 @@
 // once; each call binds the operands' data and evaluates the expression over blocks of kBlock
 // elements, each node's values for the block in a small buffer that stays in cache. Blocks are
 // shared between threads like the other ops. DIST and INDEX leaves read their per-segment values
-// through the descriptor's offsets, never through a full-length vector. A reduction or scan at the
+// through the descriptor's offsets, never through a full-length vector; a gather at an INDEX of
+// runs reads its source where each run lies (Frame::gather_runs). A reduction or scan at the
 // root folds the block values as they are made, through the fold scan_reduce.cpp uses
 // (segmented_fold.hpp), so the results are identical to the unfused program's at any thread count.
 #include <algorithm>
