@@ -327,17 +327,16 @@ class Frame {
   }
 
   // Whether positions node `i` is an INDEX that counts by 1 from a start per segment, its
-  // segments long enough on average for a copy per piece to beat a gather per element (a free
-  // sequence read in place by each instance: each block a piece of one segment, read where
-  // it lies).
+  // segments long enough on average (kLongRunMin) for a copy per piece to beat a gather per
+  // element (a free sequence read in place by each instance: each block a piece of one
+  // segment, read where it lies).
   bool reads_runs(std::uint32_t i) const {
-    constexpr std::size_t kRunMinAverage = 32;
     const NodePlan& p = nodes_[i];
     if (p.kind != NodeKind::Index || call_.uniform(i)) return false;
     const NodePlan& stride = nodes_[nodes_[p.args[1]].same_as];
     if (stride.kind != NodeKind::Constant || stride.int_value != 1) return false;
     const SegmentView& sd = call_.segments_of(p.args[2]);
-    return sd.total >= kRunMinAverage * std::max<std::size_t>(sd.segments, 1);
+    return sd.total >= kLongRunMin * std::max<std::size_t>(sd.segments, 1);
   }
 
   // Per node: an INDEX of runs that only gathers read (as runs): never computed itself.

@@ -35,9 +35,9 @@
 // it gathers: a pass to check first would cost about what the pending result saves. But for a
 // short source (kShortGatherSource) the index is checked in a pass of its own and the gather
 // waits: gathers and permutes of it then move only its positions (gather_composition.hpp). A
-// BPERMUTE by an INDEX of runs that reads its source many times over (each instance of an
-// all-pairs computation or of a matrix product reading a free sequence in place) waits too,
-// its runs checked (permute.cpp): its readers read the source, never its copies.
+// BPERMUTE by an INDEX of long runs (kLongRunMin) that reads its source many times over (each
+// instance of an all-pairs computation or of a matrix product reading a free sequence in place)
+// waits too, its runs checked (permute.cpp): its readers read the source, never its copies.
 #pragma once
 
 #include <memory>
@@ -127,6 +127,10 @@ RandomStream saved_stream(const std::byte* operand);
 // gather, a permute or an elementwise op, which read its source at their own positions instead
 // (gather_composition.hpp).
 inline constexpr std::size_t kShortGatherSource = std::size_t{1} << 16;
+
+// Runs at least this long on average (a gather at an INDEX that counts by 1 from a start per
+// segment) are read where they lie: a copy per piece beats a gather per element.
+inline constexpr std::size_t kLongRunMin = 32;
 
 // A pending gather of a short source: that source, and the INT positions it is read at.
 struct ShortGather {
