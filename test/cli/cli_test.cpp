@@ -1,7 +1,8 @@
 // The vinterp command line as a user sees it: the GPU options (-0..-9, --sync, --host-threshold),
 // --backend errors, a device failure's message, and the --profile table (its columns and
 // deterministic counts, peak vector memory, superoperator planning), --sandbox, --max-call-depth and --max-memory;
-// the peak memory of a generated vector read by a check and a sum (made in each, never stored);
+// the peak memory of a generated vector read by a check and a sum (made in each, never stored)
+// and of all-pairs terms and matrix products (streamed into their readers); descriptors past 2^31 - 1;
 // what a process of an mpirun other than rank 0 prints before its backend exists (nothing); and
 // fcode-opt's option errors.
 #include <unistd.h>
@@ -648,6 +649,34 @@ TEST_CASE("a descriptor past 2^31 - 1 elements: cpu streams over it, no backend 
     CHECK(refused.exit_code == 1);
     CHECK(refused.err.find("wide_lengths.vcode:6: in function MAIN1_1, instruction MAKE_SEGDES" +
                            message) != std::string::npos);
+  }
+}
+
+// An all-pairs computation over free sequences read in place (each instance gathers the whole
+// of xs and ys by an INDEX) and matrix multiply's products: nothing as long as the pairs is
+// stored, though several readers read the potential's terms. Stored, each such vector is
+// 72 MB (the potential) or 216 MB (the products).
+TEST_CASE("all-pairs terms and matrix products stream into their readers, never stored",
+          "[cli]") {
+  struct Case {
+    const char* file;
+    const char* out;
+  };
+  for (const Case c : {Case{"all_pairs_potential.vcode", "( 2.94678237649515e+05 )\n"},
+                       Case{"matrix_multiply.vcode", "( 6.75003646000000e+08 )\n"}}) {
+    const std::string path = test_dir + "/" + c.file;
+    const auto streamed = run_vinterp({"--threads", "1", path});
+    const auto optimized = run_vinterp({"--threads", "1", "-O", path});
+    const auto eager = run_vinterp({"--threads", "1", "--eager", path});
+    const auto two = run_vinterp({"--threads", "2", path});
+    INFO(c.file << " peak KB: " << streamed.peak_kb << ", with -O " << optimized.peak_kb);
+    CHECK(streamed.out == c.out);
+    CHECK(optimized.out == c.out);
+    CHECK(eager.out == c.out);
+    CHECK(two.out == c.out);
+    CHECK(streamed.peak_kb > 0);
+    CHECK(streamed.peak_kb < 40 * 1024);
+    CHECK(optimized.peak_kb < 40 * 1024);
   }
 }
 

@@ -1142,6 +1142,64 @@ TEST_CASE("pending indices: a BPERMUTE by an INDEX counting by 1 copies each run
   check_untouched(lazy, Op::BPermute, one_segment(lazy, kLong));
 }
 
+TEST_CASE("replicated runs: a short source read many times over by an INDEX is never copied",
+          "[cpu][lazy]") {
+  const Context lazy = context(1, true), eager = context(1, false), two = context(2, true);
+  // Each instance of an all-pairs computation reads a free sequence in place: runs of one short
+  // source, gathered into one long segment, the runs the INDEX's segments. Long runs wait (read
+  // where they lie, a block that spans runs copied piece by piece), empty ones among them,
+  // blocks of the pass cut anywhere in them; short ones are copied, as any runs are.
+  constexpr std::int32_t kSource = 1000;
+  for (const bool long_runs : {true, false}) {
+    INFO((long_runs ? "long runs" : "short runs"));
+    std::vector<std::int32_t> lengths, starts;
+    std::size_t total = 0;
+    for (std::int32_t k = 0; total < 20 * kSource; ++k) {
+      const std::int32_t n = long_runs ? (k * 389) % (kSource + 1) : k % 9;
+      lengths.push_back(k % 7 == 3 ? 0 : n);
+      starts.push_back(lengths.back() == kSource ? 0 : (k * 131) % (kSource - lengths.back() + 1));
+      total += static_cast<std::size_t>(lengths.back());
+    }
+    REQUIRE(total >= kLazyMin);
+    auto program = [&](const Context& ctx) {
+      const Segdes pieces = segments_of(ctx, lengths);
+      auto replicated = [&] {
+        PermuteOperands o;
+        o.values = ew(ctx, Op::Mul, Type::Float, ew(ctx, Op::IntToFloat, Type::Int, iota(kSource, -400)),
+                      uniform_vector({}, Type::Float, kSource, std::bit_cast<std::uint64_t>(0.37)));
+        // A stride of 1 for all, as a DIST of the constant 1 makes it.
+        o.indices = index(ctx, ints(starts), uniform_vector({}, Type::Int, starts.size(), 1),
+                          view(pieces), pieces);
+        o.source_segdes = one_segment(ctx, kSource);
+        o.dest_segdes = one_segment(ctx, total);
+        return permute(ctx, Op::BPermute, std::move(o));
+      };
+      Vector x = replicated();
+      if (ctx.lazy) CHECK(static_cast<bool>(pending(x)) == long_runs);  // not copied
+      // Two readers of one term: the first makes it again (a generator over a short source),
+      // so that it is never stored; the last takes it in.
+      const Vector shift = uniform_vector({}, Type::Float, total, std::bit_cast<std::uint64_t>(1.5));
+      Vector term = ew(ctx, Op::Sqrt, Type::Float, ew(ctx, Op::Mul, Type::Float, x, x));
+      const Vector least = fold(ctx, Op::MinReduce, ew(ctx, Op::Sub, Type::Float, term, shift), pieces);
+      if (ctx.lazy && long_runs) CHECK(pending(term));
+      const Vector sums = fold(ctx, Op::PlusReduce, std::move(term), pieces);
+      std::vector<std::uint64_t> got = bits_of(x);  // the gather itself, written out
+      for (const Vector* v : {&least, &sums}) {
+        const std::vector<std::uint64_t> values = bits_of(*v);
+        got.insert(got.end(), values.begin(), values.end());
+      }
+      return got;
+    };
+    const std::vector<std::uint64_t> want = program(eager);
+    CHECK(program(lazy) == want);
+    CHECK(program(two) == want);
+    // The model: the first element of the first non-empty run.
+    std::size_t k = 0;
+    while (lengths[k] == 0) ++k;
+    CHECK(want[0] == std::bit_cast<std::uint64_t>(static_cast<double>(starts[k] - 400) * 0.37));
+  }
+}
+
 TEST_CASE("pending indices: runs that leave every element where it is move nothing",
           "[cpu][lazy]") {
   const Context lazy = context(1, true), eager = context(1, false);

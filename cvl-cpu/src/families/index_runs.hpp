@@ -59,6 +59,8 @@ class IndexRuns {
 
   // Whether each run is a whole segment of `counted`.
   bool whole_segments() const { return whole_; }
+  // How many runs (empty ones included).
+  std::size_t count() const { return pieces_.segments; }
 
   // copy(k, at, to, n) for each run of n > 0 elements, in the order of `counted`: from `at` of
   // the counted side, in its segment k, to `to` of the addressed side (positions in the vectors).

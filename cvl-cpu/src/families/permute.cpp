@@ -359,6 +359,18 @@ std::optional<Vector> permute_by_runs(const Parallel& par, Op op, const SegmentV
   });
 }
 
+// Whether a gather by runs reads its source many times over (each element about kReplications
+// times or more, into one long segment): stored, its result would be that many copies of the
+// source, while read where used it is the source alone, which stays in the cache as it is read.
+// Only long runs (kLongRunMin), which FUSED reads where they lie: short ones (bh's cells, a few
+// bodies each) would be gathered an element at a time by each reader.
+bool replicates(const SegmentView& dest, const SegmentView& source, const IndexRuns& runs) {
+  constexpr std::size_t kReplications = 8;
+  return dest.segments == 1 && dest.total >= kLazyMin &&
+         dest.total / kReplications >= std::max<std::size_t>(source.total, 1) &&
+         dest.total >= kLongRunMin * std::max<std::size_t>(runs.count(), 1);
+}
+
 }  // namespace
 
 [[noreturn]] void throw_index_fault(Op op, const IndexFault& fault) {
@@ -381,6 +393,10 @@ Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
           if (runs->moves_nothing(dest.total)) return std::move(operands.values);
           if (const std::optional<std::uint64_t> bits = uniform_bits(operands.values))
             return uniform_vector({}, type, dest.total, *bits);
+          // A source read many times over (a free sequence read in place by each instance of
+          // an all-pairs computation): the runs checked, the gather waits for its readers.
+          if (replicates(dest, source, *runs))
+            return pending_gather(ctx, std::move(operands.values), std::move(operands.indices));
           Vector out = allocate(type, dest.total);
           runs->gather(elements<Bits>(operands.values), source.total, elements<Bits>(out));
           return out;

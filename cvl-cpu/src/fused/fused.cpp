@@ -3,7 +3,8 @@
 // once; each call binds the operands' data and evaluates the expression over blocks of kBlock
 // elements, each node's values for the block in a small buffer that stays in cache. Blocks are
 // shared between threads like the other ops. DIST and INDEX leaves read their per-segment values
-// through the descriptor's offsets, never through a full-length vector. A reduction or scan at the
+// through the descriptor's offsets, never through a full-length vector; a gather at an INDEX of
+// runs reads its source where each run lies (Frame::gather_runs). A reduction or scan at the
 // root folds the block values as they are made, through the fold scan_reduce.cpp uses
 // (segmented_fold.hpp), so the results are identical to the unfused program's at any thread count.
 #include <algorithm>
@@ -288,6 +289,12 @@ class Frame {
           index(s.node, lo, hi, static_cast<I32*>(target));
           break;
         case NodeKind::Gather:
+          if (s.runs) {
+            values_[s.node] = with_element_bits(p.type, [&]<class Bits>() -> const void* {
+              return gather_runs(s, lo, hi, static_cast<Bits*>(target), target == out);
+            });
+            continue;
+          }
           with_element_bits(p.type, [&]<class Bits>() {
             gather(p, n, static_cast<const I32*>(values_[s.args[1]]), static_cast<Bits*>(target));
           });
@@ -309,6 +316,7 @@ class Frame {
   struct Step {
     std::uint32_t node;
     std::uint32_t args[3];
+    bool runs = false;  // a Gather at an INDEX of runs (gather_runs)
   };
 
   // The nodes evaluate() computes, in order: those read at each element that are neither
@@ -316,15 +324,47 @@ class Frame {
   // tree repeats its shared values at each use (black-scholes' superoperators have 200 nodes
   // and 40 distinct ones), so walking only these keeps the per-block cost to the real work.
   void plan_steps() {
+    const std::vector<bool> only_runs = read_only_as_runs();
     for (std::uint32_t i = 0; i <= last_; ++i) {
       const NodePlan& p = nodes_[i];
       if (p.role != NodeRole::Element && p.role != NodeRole::Constant) continue;
       if (call_.uniform(i) || p.same_as != i) continue;  // constants are uniform
+      if (only_runs[i]) continue;
       Step s{i, {0, 0, 0}};
       for (std::uint8_t k = 0; k < p.arity; ++k) s.args[k] = nodes_[p.args[k]].same_as;
+      s.runs = p.kind == NodeKind::Gather && reads_runs(s.args[1]);
       steps_.push_back(s);
       if (i == last_) result_written_ = p.kind != NodeKind::Operand;
     }
+  }
+
+  // Whether positions node `i` is an INDEX that counts by 1 from a start per segment, its
+  // segments long enough on average (kLongRunMin) for a copy per piece to beat a gather per
+  // element (a free sequence read in place by each instance: each block a piece of one
+  // segment, read where it lies).
+  bool reads_runs(std::uint32_t i) const {
+    const NodePlan& p = nodes_[i];
+    if (p.kind != NodeKind::Index || call_.uniform(i)) return false;
+    const NodePlan& stride = nodes_[nodes_[p.args[1]].same_as];
+    if (stride.kind != NodeKind::Constant || stride.int_value != 1) return false;
+    const SegmentView& sd = call_.segments_of(p.args[2]);
+    return sd.total >= kLongRunMin * std::max<std::size_t>(sd.segments, 1);
+  }
+
+  // Per node: an INDEX of runs that only gathers read (as runs): never computed itself.
+  std::vector<bool> read_only_as_runs() const {
+    std::vector<bool> only(nodes_.size(), false);
+    for (std::uint32_t i = 0; i < nodes_.size(); ++i) only[i] = nodes_[i].same_as == i && reads_runs(i);
+    only[nodes_[last_].same_as] = false;
+    for (std::uint32_t output : call_.plan.outputs) only[nodes_[output].same_as] = false;
+    for (std::uint32_t j = 0; j < nodes_.size(); ++j) {
+      const NodePlan& p = nodes_[j];
+      for (std::uint8_t k = 0; k < p.arity; ++k) {
+        const std::uint32_t from = nodes_[p.args[k]].same_as;
+        if (!(p.kind == NodeKind::Gather && k == 1)) only[from] = false;
+      }
+    }
+    return only;
   }
 
   void* slot(std::size_t node) { return scratch_.data() + nodes_[node].buffer * block_; }
@@ -419,6 +459,36 @@ class Frame {
       }
     }
     gather_unchecked(values, positions, out, n);
+  }
+
+  // A Gather whose positions are an INDEX of runs (reads_runs): the source read where each
+  // piece of a segment lies, a block inside one segment not copied at all (unless it must be
+  // written to `target`). The positions were checked, as gather()'s were.
+  template <class Bits>
+  const void* gather_runs(const Step& s, std::size_t lo, std::size_t hi, Bits* target,
+                          bool into_target) {
+    const NodePlan& index = nodes_[s.args[1]];
+    const Bits* values = call_.operand_bits<Bits>(nodes_[s.node].args[0]);
+    const SegmentView& sd = call_.segments_of(index.args[2]);
+    const Call::Leaf starts = call_.int_leaf(index.args[0]);
+    SegmentCursor& cursor = cursor_of(s.node);
+    std::size_t k = cursor.holding(sd, lo);
+    auto source_at = [&](std::size_t pos) {
+      return values + static_cast<std::uint32_t>(starts[k]) + (pos - sd.start(k));
+    };
+    cursor.next = hi;
+    if (!into_target && hi <= sd.start(k + 1)) {
+      cursor.segment = k;
+      return source_at(lo);
+    }
+    for (std::size_t pos = lo; pos < hi;) {
+      k = next_segment_holding(sd, k, pos);
+      const std::size_t end = std::min<std::size_t>(hi, sd.start(k + 1));
+      std::memcpy(target + (pos - lo), source_at(pos), (end - pos) * sizeof(Bits));
+      pos = end;
+    }
+    cursor.segment = k;
+    return target;
   }
 
   void index(std::uint32_t node, std::size_t lo, std::size_t hi, I32* out) {

@@ -33,10 +33,13 @@ std::vector<bool> read_at_elements_only(const vcode::SuperOp& definition) {
 bool cheap_to_recompute(const LazyExpression& e) {
   const std::vector<bool> at_elements = read_at_elements_only(e.definition);
   std::size_t computed = 0;
+  bool memory_bound = true;  // each node a pass at the speed of memory
+  bool gathers = false;      // reads a short source at positions it makes
   for (std::size_t i = 0; i < e.definition.nodes.size(); ++i) {
     const SuperOpNode& n = e.definition.nodes[i];
     switch (n.kind) {
-      case Kind::Operand:  // a descriptor, or values per segment: never the elements' own
+      case Kind::Operand:  // a descriptor, values per segment, a short source: never the
+                           // elements' own
         if (n.result != vcode::TypeKeyword::Segdes && at_elements[i]) return false;
         continue;
       case Kind::Constant:
@@ -44,17 +47,25 @@ bool cheap_to_recompute(const LazyExpression& e) {
       case Kind::Index:
       case Kind::Dist:
         break;
+      case Kind::Gather:
+        if (e.operands[e.definition.nodes[n.args[0]].operand].vector.length > kShortGatherSource)
+          return false;
+        memory_bound = false;
+        gathers = true;
+        break;
       case Kind::Elementwise:
+        if (vcode::elementwise_can_trap(n.op, n.type)) return false;
         if (vcode::info(n.op).cost != vcode::Cost::Memory || n.op == vcode::Op::Div ||
             n.op == vcode::Op::Mod)
-          return false;
+          memory_bound = false;
         break;
       default:
         return false;
     }
-    if (++computed > kRecomputeMaxNodes) return false;
+    ++computed;
   }
-  return true;
+  return memory_bound ? computed <= kRecomputeMaxNodes
+                      : gathers && computed <= kRegenerateMaxNodes;
 }
 
 std::optional<std::pair<std::uint32_t, std::uint32_t>> gather_parts_of(const LazyExpression& e) {

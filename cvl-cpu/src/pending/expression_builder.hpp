@@ -24,7 +24,8 @@ std::vector<bool> read_at_elements_only(const vcode::SuperOp& definition);
 
 // Whether `e` is a generator cheap enough to compute again in each reader rather than store
 // (lazy_elementwise.hpp): INDEX, DIST, constants and bandwidth-bound elementwise ops over them,
-// at most kRecomputeMaxNodes of them, no operand read at each element.
+// at most kRecomputeMaxNodes of them, no operand read at each element; or, up to
+// kRegenerateMaxNodes of any that cannot trap, such a generator that gathers a short source.
 bool cheap_to_recompute(const LazyExpression& e);
 
 // An expression that is only a gather of a short source ($source at $positions): the operand

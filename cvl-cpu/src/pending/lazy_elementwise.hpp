@@ -24,7 +24,9 @@
 // (ln's argument check and the sum of the logs both read float(i)). Storing writes each element
 // out and reads it back through memory; each node made again is a pass over a block in the
 // cache, and the copy reads only descriptors and values per segment, which the original holds
-// too. The values are the same bits: the same scalar functions over the same inputs.
+// too. The values are the same bits: the same scalar functions over the same inputs. So is a
+// generator that gathers a short source at positions it makes (kRegenerateMaxNodes), whatever
+// its ops cost: it is as long as the pairs of an all-pairs computation.
 //
 // A BPERMUTE over one segment by an index that an earlier BPERMUTE found good for a source as
 // long (Buffer::indices_below: bh gathers many fields by one index) is pending too: a Gather node
@@ -32,7 +34,10 @@
 // feeds elementwise ops is never stored. A first BPERMUTE by an index runs at once, checking as
 // it gathers: a pass to check first would cost about what the pending result saves. But for a
 // short source (kShortGatherSource) the index is checked in a pass of its own and the gather
-// waits: gathers and permutes of it then move only its positions (gather_composition.hpp).
+// waits: gathers and permutes of it then move only its positions (gather_composition.hpp). A
+// BPERMUTE by an INDEX of long runs (kLongRunMin) that reads its source many times over (each
+// instance of an all-pairs computation or of a matrix product reading a free sequence in place)
+// waits too, its runs checked (permute.cpp): its readers read the source, never its copies.
 #pragma once
 
 #include <memory>
@@ -74,6 +79,12 @@ inline constexpr std::size_t kLazyMaxNodes = 128;
 // Nodes computed at most (INDEX, DIST, elementwise) in an expression that each reader makes
 // again rather than read stored: a store and a load cost about as much as three such passes.
 inline constexpr std::size_t kRecomputeMaxNodes = 3;
+// Nodes computed at most in a generator that reads a short source at positions it makes (a
+// free sequence read in place by each instance of an all-pairs computation: a gather at an
+// INDEX, with DISTs, INDEX, and elementwise ops that cannot trap over them), made again by each
+// reader whatever its ops cost: stored, it would take memory in proportion to the pairs (the
+// potential's terms, read by sqrt's check, the division's check and the sum).
+inline constexpr std::size_t kRegenerateMaxNodes = 24;
 // Pending operands below a pending expression at most: past it, the operand is computed at once.
 inline constexpr std::size_t kLazyMaxDepth = 16;
 
@@ -116,6 +127,10 @@ RandomStream saved_stream(const std::byte* operand);
 // gather, a permute or an elementwise op, which read its source at their own positions instead
 // (gather_composition.hpp).
 inline constexpr std::size_t kShortGatherSource = std::size_t{1} << 16;
+
+// Runs at least this long on average (a gather at an INDEX that counts by 1 from a start per
+// segment) are read where they lie: a copy per piece beats a gather per element.
+inline constexpr std::size_t kLongRunMin = 32;
 
 // A pending gather of a short source: that source, and the INT positions it is read at.
 struct ShortGather {
