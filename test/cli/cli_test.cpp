@@ -597,8 +597,9 @@ TEST_CASE("vinterp --max-memory refuses an allocation past the limit before maki
     INFO("stderr: " << third.err);
     CHECK(third.exit_code == 1);
     const std::string third_where =
-        backend == "cpu" ? "three_vectors_4mb.vcode: the final stack dump: "
-                         : "three_vectors_4mb.vcode:14: in function MAIN1_1, instruction DIST INT: ";
+        backend == "cpu"
+            ? "three_vectors_4mb.vcode: the final stack dump: "
+            : "three_vectors_4mb.vcode:14: in function MAIN1_1, instruction DIST INT: ";
     CHECK(third.err.find(third_where + "out of vector memory: 4000000 bytes requested, 800") !=
           std::string::npos);
     CHECK(third.err.find("limit 10485760 (--max-memory)") != std::string::npos);

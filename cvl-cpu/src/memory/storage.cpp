@@ -99,7 +99,8 @@ void Buffer::write_deferred() const {
   std::lock_guard lock(writing);
   if (!deferred_.load(std::memory_order_acquire)) return;
   if (unbacked_) {
-    const MemoryBlock block = acquire_memory(deferred_count_ * element_size(deferred_type_), *budget_);
+    const MemoryBlock block =
+        acquire_memory(deferred_count_ * element_size(deferred_type_), *budget_);
     data_ = block.data;
     capacity_ = block.bytes;
     unbacked_ = false;
