@@ -108,8 +108,17 @@ void MpiBackend::download(const Vector& v, std::size_t first, std::size_t count,
   const Range mine = intersect(block(n), want);
   const std::size_t width = element_size(v.type);
   std::vector<char> part(mine.size() * width);
-  if (!mine.empty())
-    local_->download(local_of(v), mine.begin - block(n).begin, mine.size(), part.data());
+  auto read_mine = [&] {
+    if (!mine.empty())
+      local_->download(local_of(v), mine.begin - block(n).begin, mine.size(), part.data());
+  };
+  // Reading a block may fail on this process alone: elements written or computed only when first
+  // read (a vector of one value, a pending result) may pass --max-memory. Every process learns of
+  // it before the gather; a single element never waits so.
+  if (n > 1)
+    agreed(read_mine);
+  else
+    read_mine();
   with_element_bits(v.type, [&]<class Bits>() {
     comm_.allgatherv(reinterpret_cast<const Bits*>(part.data()), counts, static_cast<Bits*>(out));
   });

@@ -578,28 +578,75 @@ TEST_CASE("vinterp --max-memory refuses an allocation past the limit before maki
   if (backend_available("cuda-emulated")) backends.push_back("cuda-emulated");
   for (const auto& backend : backends) {
     INFO("backend " << backend);
-    // The first 8 GB vector is refused at once: nothing large is ever allocated.
+    // The first 8 GB vector is refused where its memory is first asked for: nothing large is ever
+    // allocated. A vector of one value on the host gets memory only when its elements are
+    // written, here by the final stack dump; on the device, at the DIST.
     auto refused = run_vinterp({"--backend", backend, "--max-memory", "64M", big});
     INFO("stderr: " << refused.err);
     CHECK(refused.exit_code == 1);
     CHECK(refused.out.empty());
-    CHECK(refused.err.find("three_big_vectors.vcode:6: in function MAIN1_1, instruction DIST INT: "
-                           "out of vector memory: 8000000000 bytes requested, ") !=
+    const std::string where = backend == "cpu" ? "three_big_vectors.vcode: the final stack dump: "
+                                               : "three_big_vectors.vcode:6: in function MAIN1_1, "
+                                                 "instruction DIST INT: ";
+    CHECK(refused.err.find(where + "out of vector memory: 8000000000 bytes requested, ") !=
           std::string::npos);
     CHECK(refused.err.find(" in use, limit 67108864 (--max-memory)") != std::string::npos);
     CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
-    // Two 4 MB vectors fit in 10 MiB, the third does not; live bytes are counted.
+    // Two 4 MB vectors fit in 10 MiB, the third does not; live bytes are counted (on the host,
+    // the stack dump writes the first two before the third).
     auto third = run_vinterp({"--backend", backend, "--max-memory", "10M", small});
     INFO("stderr: " << third.err);
     CHECK(third.exit_code == 1);
-    CHECK(third.err.find("three_vectors_4mb.vcode:14: in function MAIN1_1, instruction DIST INT: "
-                         "out of vector memory: 4000000 bytes requested, 800") !=
+    const std::string third_where =
+        backend == "cpu"
+            ? "three_vectors_4mb.vcode: the final stack dump: "
+            : "three_vectors_4mb.vcode:14: in function MAIN1_1, instruction DIST INT: ";
+    CHECK(third.err.find(third_where + "out of vector memory: 4000000 bytes requested, 800") !=
           std::string::npos);
     CHECK(third.err.find("limit 10485760 (--max-memory)") != std::string::npos);
     auto fits = run_vinterp({"--backend", backend, "--max-memory", "16m", small});
     CHECK(fits.exit_code == 0);
     CHECK(fits.err.empty());
   }
+}
+
+TEST_CASE("vinterp --max-memory and --profile count a vector of one value once it is written",
+          "[cli][profile]") {
+  // sumlogsum(300): its DISTs of one value (72 * 10^6 bytes each, were they written) are only
+  // ever read as that value; the run holds under a megabyte of vector memory.
+  const std::string streamed = test_dir + "/sumlogsum_checked.vcode";
+  const auto small = run_vinterp({"--threads", "1", "--max-memory", "1M", streamed});
+  INFO("stderr: " << small.err);
+  CHECK(small.exit_code == 0);
+  CHECK(small.out == "( 8.81386861275474e+07 )\n");
+  CHECK(small.err.empty());
+  const auto profiled = run_vinterp({"--profile", "--threads", "1", streamed});
+  INFO("stderr: " << profiled.err);
+  REQUIRE(profiled.exit_code == 0);
+  ProfileTable table = parse_profile(profiled.err);
+  CHECK(peak_of(table, "DIST") < 1000000);
+  CHECK(peak_of(table, "total") < 1000000);
+
+  // A DIST of 16 * 10^6 bytes whose elements a scan reads: the scan writes them, and is charged.
+  const std::string written = test_dir + "/dist_written_by_scan.vcode";
+  const auto scanned = run_vinterp({"--profile", "--threads", "1", written});
+  INFO("stderr: " << scanned.err);
+  REQUIRE(scanned.exit_code == 0);
+  CHECK(scanned.out == "( 11999997 )\n");
+  ProfileTable charged = parse_profile(scanned.err);
+  CHECK(peak_of(charged, "DIST", "peak added") < 1000000);
+  CHECK(peak_of(charged, "+_SCAN", "peak added") >= 16000000);
+  const auto refused = run_vinterp({"--threads", "1", "--max-memory", "12M", written});
+  INFO("stderr: " << refused.err);
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.out.empty());
+  CHECK(refused.err.find("dist_written_by_scan.vcode:10: in function MAIN1_1, instruction +_SCAN "
+                         "INT: out of vector memory: 16000000 bytes requested, ") !=
+        std::string::npos);
+  CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
+  const auto fits = run_vinterp({"--threads", "1", "--max-memory", "24M", written});
+  CHECK(fits.exit_code == 0);
+  CHECK(fits.out == scanned.out);
 }
 
 TEST_CASE("a generated vector that a check and a sum both read is made in each, never stored",

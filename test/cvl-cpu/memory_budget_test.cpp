@@ -1,6 +1,7 @@
 // Each cvl-cpu backend has a memory budget of its own: making a backend with other options never
 // changes the limit or the count of one made before it (the arena behind them is shared). A task
 // the pool runs for an operation charges that operation's budget, on whichever thread it runs.
+// A vector of one value (per segment) is charged only once its elements are written.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -23,7 +24,52 @@ Vector upload_ints(Backend& backend, std::size_t count) {
   return backend.upload(Type::Int, values.data(), values.size());
 }
 
+Segdes one_segment(Backend& backend, std::int32_t length) {
+  return backend.make_segdes(backend.upload(Type::Int, &length, 1));
+}
+
 }  // namespace
+
+TEST_CASE("cpu backends: a vector of one value is charged when its elements are written",
+          "[cpu][memory]") {
+  BackendOptions tight;
+  tight.threads = 1;
+  tight.max_memory = 8 * kMiB;
+  auto backend = make_cpu_backend(tight);
+  const std::int32_t seven = 7;
+  const std::uint64_t before = backend->stats().host_bytes_in_use;
+  // 4 Mi INTs (16 MiB): past the limit, were they written. An elementwise op reads the value.
+  Vector spread =
+      backend->distribute(backend->upload(Type::Int, &seven, 1), one_segment(*backend, 4 << 20));
+  std::vector<Vector> operands{spread, spread};
+  Vector doubled = backend->elementwise(vcode::Op::Add, Type::Int, operands);
+  CHECK(backend->stats().host_bytes_in_use < before + kMiB);
+  // Reading the elements writes them: refused, and the vector is left as it was.
+  std::int32_t read = 0;
+  REQUIRE_THROWS_AS(backend->download(doubled, 5, 1, &read), Error);
+  CHECK(backend->stats().host_bytes_in_use < before + kMiB);
+
+  BackendOptions roomy;
+  roomy.threads = 1;
+  auto large = make_cpu_backend(roomy);
+  // Two segments' values, each spread over 2 Mi elements (SegmentValues), and LENGTHS of 2^16
+  // segments of 7: neither charged until read.
+  const std::int32_t values[2] = {3, 4}, halves[2] = {2 << 20, 2 << 20};
+  const Segdes two = large->make_segdes(large->upload(Type::Int, halves, 2));
+  Vector per_segment = large->distribute(large->upload(Type::Int, values, 2), two);
+  const Segdes sevens = large->make_segdes(
+      large->distribute(large->upload(Type::Int, &seven, 1), one_segment(*large, 1 << 16)));
+  const std::uint64_t made = large->stats().host_bytes_in_use;
+  Vector lengths = large->segment_lengths(sevens);
+  CHECK(large->stats().host_bytes_in_use < made + 64 * 1024);
+  large->download(per_segment, 3 << 20, 1, &read);
+  CHECK(read == 4);
+  const std::uint64_t written = large->stats().host_bytes_in_use;
+  CHECK(written >= made + 16 * kMiB);
+  large->download(lengths, 5, 1, &read);
+  CHECK(read == 7);
+  CHECK(large->stats().host_bytes_in_use >= written + 256 * 1024);
+}
 
 TEST_CASE("cpu backends: each keeps its own --max-memory and counts its own bytes",
           "[cpu][memory]") {

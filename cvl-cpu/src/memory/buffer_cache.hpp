@@ -35,8 +35,7 @@ struct MemoryBlock {
 // Throws cvl::Error (out of vector memory) when the budget's live total would pass its limit,
 // or when the system has no memory, before anything changes.
 // `populate`: the caller writes the block at once, so fresh pages are faulted in with one call;
-// without it they fault when first touched, if ever (a vector whose elements may never be
-// written: Buffer::defer_fill).
+// without it they fault when first touched, if ever.
 MemoryBlock acquire_memory(std::size_t bytes, MemoryBudget& budget, bool populate = true);
 // Faults in the fresh pages of a block acquired without `populate` (from fresh_from on), before
 // it is written whole: one call costs the kernel less than a fault a page. Advice only.

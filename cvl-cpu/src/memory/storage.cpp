@@ -13,17 +13,25 @@ std::uint64_t Buffer::new_version() {
   return next.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
-Buffer::Buffer(std::size_t bytes, bool populate) {
+Buffer::Buffer(std::size_t bytes) {
   if (bytes <= kInlineBytes) {
     data_ = inline_;
     capacity_ = kInlineBytes;
     return;
   }
   budget_ = current_budget();
-  const MemoryBlock block = acquire_memory(bytes, *budget_, populate);
-  fresh_from_ = block.fresh_from;
+  const MemoryBlock block = acquire_memory(bytes, *budget_);
   data_ = block.data;
   capacity_ = block.bytes;
+}
+
+Buffer::Buffer(Type type, std::size_t count) : data_(inline_), capacity_(kInlineBytes) {
+  if (count * element_size(type) > kInlineBytes) {
+    capacity_ = 0;
+    unbacked_ = true;
+    budget_ = current_budget();
+  }
+  defer_fill(count, type);
 }
 
 Buffer::Buffer(std::unique_ptr<PendingElements> pending)
@@ -64,26 +72,17 @@ void Buffer::complete(Vector result) const {
   if (result.storage.use_count() == 1 && from->data_ != from->inline_) {
     data_ = from->data_;
     capacity_ = from->capacity_;
-    fresh_from_ = from->fresh_from_;
     budget_ = from->budget_;
     from->data_ = from->inline_;
     from->capacity_ = kInlineBytes;
-    from->fresh_from_ = SIZE_MAX;
   } else {  // a pending result has kLazyMin elements or more: never inline
     const std::size_t size = result.length * element_size(result.type);
     const MemoryBlock block = acquire_memory(size, *budget_);
     data_ = block.data;
     capacity_ = block.bytes;
-    fresh_from_ = block.fresh_from;
     std::memcpy(data_, bytes, size);
   }
   lazy_pending_.store(false, std::memory_order_release);
-}
-
-void Buffer::populate() const {
-  if (fresh_from_ >= capacity_) return;
-  populate_memory(block());
-  fresh_from_ = SIZE_MAX;
 }
 
 void Buffer::defer_fill(std::size_t count, Type type) {
@@ -93,11 +92,19 @@ void Buffer::defer_fill(std::size_t count, Type type) {
 }
 
 // Under one lock for all buffers (a deferred fill is written once, whichever thread asks first).
+// An unbacked buffer's memory is acquired here, charged to the budget it was made under: past the
+// limit, the op that asked for the elements fails, and the buffer stays as it was.
 void Buffer::write_deferred() const {
   static std::mutex writing;
   std::lock_guard lock(writing);
   if (!deferred_.load(std::memory_order_acquire)) return;
-  populate();
+  if (unbacked_) {
+    const MemoryBlock block =
+        acquire_memory(deferred_count_ * element_size(deferred_type_), *budget_);
+    data_ = block.data;
+    capacity_ = block.bytes;
+    unbacked_ = false;
+  }
   const bool streaming = deferred_count_ * element_size(deferred_type_) >= kStreamingBytes;
   with_element_bits(deferred_type_, [&]<class Bits>() {
     Bits* out = reinterpret_cast<Bits*>(data_);
@@ -125,11 +132,10 @@ Vector uniform_vector(std::span<Vector> reuse, Type type, std::size_t length, st
   check_storable(length);
   Vector* taken = first_reusable(reuse, type, length);
   Vector out = taken ? std::move(*taken)
-                     : Vector{type, length,
-                              std::make_shared<Buffer>(length * element_size(type), false)};
+                     : Vector{type, length, std::make_shared<Buffer>(type, length)};
   auto* buffer = static_cast<Buffer*>(out.storage.get());
   buffer->set_uniform(bits);
-  buffer->defer_fill(length, type);
+  if (taken) buffer->defer_fill(length, type);
   return out;
 }
 
@@ -161,10 +167,8 @@ void write_lengths(const Segdes& sd, std::int32_t* out, std::size_t lo, std::siz
 
 Vector lengths_vector(const Segdes& sd) {
   const std::size_t length = sd.segments;
-  Vector out{Type::Int, length, std::make_shared<Buffer>(length * sizeof(std::int32_t), false)};
-  auto* buffer = static_cast<Buffer*>(out.storage.get());
-  buffer->set_lengths_of(sd);
-  buffer->defer_fill(length, Type::Int);
+  Vector out{Type::Int, length, std::make_shared<Buffer>(Type::Int, length)};
+  static_cast<Buffer*>(out.storage.get())->set_lengths_of(sd);
   return out;
 }
 
@@ -174,10 +178,9 @@ Vector segment_values_vector(SegmentValues rule) {
   const Type type = rule.values.type;
   const std::size_t length = rule.segments.total;
   check_storable(length);
-  Vector out{type, length, std::make_shared<Buffer>(length * element_size(type), false)};
-  auto* buffer = static_cast<Buffer*>(out.storage.get());
-  buffer->set_segment_values(std::make_shared<const SegmentValues>(std::move(rule)));
-  buffer->defer_fill(length, type);
+  Vector out{type, length, std::make_shared<Buffer>(type, length)};
+  static_cast<Buffer*>(out.storage.get())
+      ->set_segment_values(std::make_shared<const SegmentValues>(std::move(rule)));
   return out;
 }
 
@@ -211,9 +214,9 @@ bool reusable(const Vector& v, Type type, std::size_t length) {
   if (!v.storage || v.storage.use_count() != 1 || v.type != type || v.length != length)
     return false;
   auto* buffer = static_cast<Buffer*>(v.storage.get());
-  // Pages never touched (a vector of one value never written out) are not worth taking over:
-  // new memory comes from the pool's resident pages, and these go back unmapped.
-  if (buffer->has_fresh_pages()) return false;
+  // Elements without memory (a vector of one value never written out) are not worth writing out
+  // only to be overwritten: new memory comes from the pool's resident pages.
+  if (buffer->unbacked()) return false;
   buffer->bytes();  // a deferred fill is written: the op may keep some elements (DPERMUTE)
   buffer->forget_values();
   return true;

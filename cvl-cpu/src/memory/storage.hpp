@@ -30,8 +30,12 @@ struct SegmentValues {
 // the whole handle; larger ones come from the buffer cache (and count against --max-memory).
 class Buffer final : public Storage {
  public:
-  // `populate`: see acquire_memory.
-  explicit Buffer(std::size_t bytes, bool populate = true);
+  explicit Buffer(std::size_t bytes);
+  // No memory yet: `count` elements of `type` that a deferred fill writes (defer_fill, which this
+  // calls; the caller records the values). The memory is acquired, and charged to the budget
+  // current now, only when something first takes their address: a vector of one value that is
+  // only ever read as that value holds no memory (small ones live inside the object at once).
+  Buffer(Type type, std::size_t count);
   // No memory yet: the elements are `pending`'s, computed into memory the buffer then takes
   // over when something first takes their address (pending_elements.hpp).
   explicit Buffer(std::unique_ptr<PendingElements> pending);
@@ -103,15 +107,18 @@ class Buffer final : public Storage {
   // constants mostly live and die so.
   void defer_fill(std::size_t count, Type type);
   // Forgets a deferred fill: the elements are about to be overwritten, or never read again.
-  void cancel_deferred() { deferred_.store(false, std::memory_order_release); }
-  bool has_fresh_pages() const { return fresh_from_ < capacity_; }
+  // A buffer without memory keeps its fill: it costs nothing unless read, and is never
+  // overwritten (reusable).
+  void cancel_deferred() {
+    if (!unbacked_) deferred_.store(false, std::memory_order_release);
+  }
+  // Whether the elements have no memory yet (made by Buffer(type, count), not yet written).
+  bool unbacked() const { return unbacked_; }
 
  private:
   void write_deferred() const;
   void compute_lazy() const;
-  // Before the whole buffer is written: pages acquired without populating are faulted in at once.
-  void populate() const;
-  MemoryBlock block() const { return {data_, capacity_, fresh_from_, budget_.get()}; }
+  MemoryBlock block() const { return {data_, capacity_, SIZE_MAX, budget_.get()}; }
 
   static std::uint64_t new_version();
 
@@ -124,9 +131,9 @@ class Buffer final : public Storage {
   mutable std::byte* data_;  // mutable: a lazy buffer takes over its memory when computed
   mutable std::size_t capacity_;
   mutable std::atomic<bool> deferred_{false};
-  mutable std::size_t fresh_from_ = SIZE_MAX;  // pages never touched from here on (acquire_memory)
+  mutable bool unbacked_ = false;  // no memory until the deferred fill is written
   // Charged for the memory (the budget current when the buffer was made); what a lazy buffer
-  // acquires when computed is charged to it too.
+  // acquires when computed, and an unbacked one when written, is charged to it too.
   mutable std::shared_ptr<MemoryBudget> budget_;
   mutable std::atomic<bool> lazy_pending_{false};
   mutable std::unique_ptr<PendingElements> expression_;  // while lazy_pending_
@@ -208,7 +215,7 @@ inline std::optional<std::uint32_t> indices_below(const Vector& v) {
 inline constexpr std::size_t kDeferredFillMin = 256;
 // A vector of `length` elements all the element-sized `bits`, written only when something takes
 // their address (Buffer::defer_fill): the first operand of `reuse` that may become the result,
-// else new memory whose pages are not faulted in until then.
+// else a buffer whose memory is acquired (and charged) only then.
 Vector uniform_vector(std::span<Vector> reuse, Type type, std::size_t length, std::uint64_t bits);
 // The values per segment of `v`, where a DIST recorded them (Buffer::segment_values).
 inline std::shared_ptr<const SegmentValues> segment_values_of(const Vector& v) {
@@ -219,12 +226,12 @@ inline std::shared_ptr<const SegmentValues> segment_values_of(const Vector& v) {
 // (SegmentValues): shorter ones cost an elementwise op more per segment than it saves.
 inline constexpr std::size_t kSegmentValuesMinAverage = 64;
 // A vector of `rule.segments.total` elements, one value per segment from `rule.values`, written
-// only when something takes their address (Buffer::defer_fill), in new memory whose pages are
-// not faulted in until then.
+// only when something takes their address (Buffer::defer_fill), in memory acquired (and charged)
+// only then.
 Vector segment_values_vector(SegmentValues rule);
 // The INT lengths of `sd`'s segments (LENGTHS), written only when something takes their address
-// (Buffer::defer_fill), in new memory whose pages are not faulted in until then; the buffer
-// remembers `sd` (Buffer::lengths_of).
+// (Buffer::defer_fill), in memory acquired (and charged) only then; the buffer remembers `sd`
+// (Buffer::lengths_of).
 Vector lengths_vector(const Segdes& sd);
 // out[k] = the length of sd's segment k, for k in [lo, hi).
 void write_lengths(const SegmentView& sd, std::int32_t* out, std::size_t lo, std::size_t hi);

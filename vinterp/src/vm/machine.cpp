@@ -373,7 +373,15 @@ int Machine::run() {
     std::fprintf(stderr, "elapsed time = %f seconds\n", seconds_since(started));
     std::fflush(stderr);
   }
-  dump_stack();
+  try {
+    dump_stack();
+  } catch (...) {  // reading a value may need memory: a vector of one value is written only now
+    reported_failure_ = current_failure();
+    if (!options_.print_failures) return 1;
+    return report_failure(backend_,
+                          failure_line(*reported_failure_, program_.file + ": the final stack dump"),
+                          options_.debug.abort);
+  }
   if (options_.profile) print_profile(seconds_since(started));
   return 0;
 }
