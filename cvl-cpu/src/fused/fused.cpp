@@ -347,7 +347,9 @@ class Frame {
     if (p.kind != NodeKind::Index || call_.uniform(i)) return false;
     const NodePlan& stride = nodes_[nodes_[p.args[1]].same_as];
     if (stride.kind != NodeKind::Constant || stride.int_value != 1) return false;
-    const SegmentView& sd = call_.segments_of(p.args[2]);
+    const OperandData& d = call_.descriptor_of(p.args[2]);
+    if (d.wide) return false;  // a wide descriptor's runs are read by the general gather
+    const SegmentView& sd = d.segments;
     return sd.total >= kLongRunMin * std::max<std::size_t>(sd.segments, 1);
   }
 
@@ -469,7 +471,7 @@ class Frame {
                           bool into_target) {
     const NodePlan& index = nodes_[s.args[1]];
     const Bits* values = call_.operand_bits<Bits>(nodes_[s.node].args[0]);
-    const SegmentView& sd = call_.segments_of(index.args[2]);
+    const SegmentView& sd = call_.descriptor_of(index.args[2]).segments;  // never wide (reads_runs)
     const Call::Leaf starts = call_.int_leaf(index.args[0]);
     SegmentCursor& cursor = cursor_of(s.node);
     std::size_t k = cursor.holding(sd, lo);
