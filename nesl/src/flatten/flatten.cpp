@@ -440,6 +440,9 @@ Leaves Flattener::over(const core::Expr& e) {
   // The body's context is the generator's descriptor, one segment per enclosing instance.
   Value inner = segdes;
   const std::size_t context_start = block_->size();
+  // A descriptor that is an enclosing level's context too (one sequence read at two levels) is
+  // made anew: each context is known by its value.
+  if (segmented_.count(inner)) inner = make_segdes(lengths(segdes));
   if (context_ >= 0) segmented_context(inner, context());
   const std::size_t context_end = block_->size();
   std::vector<Variable> inner_env;
