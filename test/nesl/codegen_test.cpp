@@ -450,3 +450,35 @@ TEST_CASE("an expression reading only what an apply-to-each's elements share is 
   REQUIRE(rand != std::string::npos);
   CHECK(body.find("DIST", rand) == std::string::npos);
 }
+
+namespace {
+
+// The text of one function of a program's VCODE, from its FUNC line to the next.
+std::string function_text(const std::string& vcode, const std::string& name) {
+  const std::size_t start = vcode.find("FUNC " + name);
+  if (start == std::string::npos) return {};
+  const std::size_t end = vcode.find("\nFUNC ", start + 1);
+  return vcode.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+}  // namespace
+
+TEST_CASE("a nested level's context is its generator's descriptor, with no total counted", "[codegen]") {
+  // Past 2^31 - 1 logarithms, a 32-bit count of them would wrap: the lifted logsum hands its
+  // range's descriptor to the lifted ln as it is, and ln's constant and check go through the
+  // context's units (one per segment) instead.
+  Compiled c = compile("function logsum(n) = sum({ln(float(i)) : i in [1:n+1]});\n"
+                       "function sumlogsum(n) = sum({logsum(j*j) : j in [1:n+1]});\n"
+                       "sumlogsum(3);\n");
+  const std::string logsum = function_text(c.vcode, "LLOGSUM");
+  const std::string ln = function_text(c.vcode, "LLN");
+  REQUIRE(!logsum.empty());
+  REQUIRE(!ln.empty());
+  CHECK(occurrences(logsum, "+_REDUCE INT") == 0);
+  CHECK(occurrences(logsum, "CALL LLN") == 1);
+  CHECK(occurrences(ln, "DIST FLOAT") == 2);
+  CHECK(occurrences(ln, "OR_REDUCE BOOL") == 2);
+  CHECK(occurrences(ln, "+_REDUCE INT") == 0);
+  vcode::Program parsed = vcode::parse_program(c.vcode, "test.vcode");
+  CHECK(vcode::verify_program(parsed).empty());
+}

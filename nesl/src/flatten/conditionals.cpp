@@ -40,12 +40,12 @@ Leaves Flattener::lifted_if(const core::Expr& e) {
     }
     return result;
   }
-  Value count = lengths(context_);
+  Value count = lengths(context());
   Value none = op1(Op::Equal, Leaf::Int, {count, int_constant(0)});
   return choose(
       none, e.type, [&] { return empty_lifted(e.type); },
       [&] {
-        Value trues = op1(Op::PlusReduce, Leaf::Int, {op1(Op::BoolToInt, {flags}), context_});
+        Value trues = op1(Op::PlusReduce, Leaf::Int, {op1(Op::BoolToInt, {flags}), context()});
         Value all_true = op1(Op::Equal, Leaf::Int, {trues, count});
         return choose(
             all_true, e.type, [&] { return branch_everywhere(then_branch); },
@@ -74,7 +74,7 @@ Leaves Flattener::mixed_if(const core::Expr& e, Value flags, Value trues, Value 
       return updated_if(*e.children[2], *e.children[1], op1(Op::Not, Leaf::Bool, {flags}));
     }
   }
-  Value outer = context_;
+  Value outer = context();
   Value not_flags = op1(Op::Not, Leaf::Bool, {flags});
   Value falses = op1(Op::Sub, Leaf::Int, {count, trues});
   Value positions = op1(Op::Index, {int_constant(0), int_constant(1), outer});
@@ -89,7 +89,8 @@ Leaves Flattener::mixed_if(const core::Expr& e, Value flags, Value trues, Value 
 }
 
 Leaves Flattener::on_flagged(const core::Expr& e, Value flags, Value flagged) {
-  const Value outer = context_;
+  const Value saved_context = context_;
+  const Value outer = context();
   auto saved_env = env_;
   std::vector<Variable> packed;
   for (const std::string& name : free_variables(e)) {
@@ -107,7 +108,7 @@ Leaves Flattener::on_flagged(const core::Expr& e, Value flags, Value flagged) {
   hoist_.push_back(nullptr);
   Leaves result = expr(e);
   hoist_.pop_back();
-  context_ = outer;
+  context_ = saved_context;
   env_ = saved_env;
   return result;
 }
@@ -115,7 +116,8 @@ Leaves Flattener::on_flagged(const core::Expr& e, Value flags, Value flagged) {
 // A hoisted expression that can stop the program, lifted: computed for the instances that have
 // elements in `segdes` only (at least one has: the caller's guard), the zero value elsewhere.
 Leaves Flattener::where_elements(const core::Expr& e, Value segdes) {
-  const Value outer = context_;
+  const Value saved_context = context_;
+  const Value outer = context();
   const Value flags = op1(Op::NotEqual, Leaf::Int, {lengths(segdes), everywhere(zero_of(Leaf::Int))});
   const Value count = lengths(outer);
   const Value trues = op1(Op::PlusReduce, Leaf::Int, {op1(Op::BoolToInt, {flags}), outer});
@@ -131,7 +133,7 @@ Leaves Flattener::where_elements(const core::Expr& e, Value segdes) {
         const Leaves computed = on_flagged(e, flags, with_context);
         context_ = without_context;
         const Leaves zeros = zero_value(e.type);
-        context_ = outer;
+        context_ = saved_context;
         return merge(e.type, {{computed, with_positions, with_context}, {zeros, without_positions, without_context}},
                      outer);
       });
@@ -142,7 +144,8 @@ Leaves Flattener::where_elements(const core::Expr& e, Value segdes) {
 // Free scalars of the computed arm are gathered by position, so that fcode-opt's selects pass
 // can turn an elementwise arm into one SELECT over the whole vector, which then fuses.
 Leaves Flattener::updated_if(const core::Expr& changed, const core::Expr& kept, Value flags) {
-  Value outer = context_;
+  const Value saved_context = context_;
+  Value outer = context();
   Leaves base = expr(kept);
   Value positions = op1(Op::Index, {int_constant(0), int_constant(1), outer});
   Leaves packed = op(Op::Pack, Leaf::Int, {positions, flags, outer});
@@ -155,7 +158,7 @@ Leaves Flattener::updated_if(const core::Expr& changed, const core::Expr& kept, 
     if (!v.shared) {
       v.leaves = gather_value(v.type, v.leaves, flags, branch_positions, branch_context);
     } else if (v.owners >= 0) {
-      v.owners = op1(Op::BPermute, Leaf::Int, {v.owners, branch_positions, context_, branch_context});
+      v.owners = op1(Op::BPermute, Leaf::Int, {v.owners, branch_positions, outer, branch_context});
     }
     gathered.push_back(std::move(v));
   }
@@ -164,7 +167,7 @@ Leaves Flattener::updated_if(const core::Expr& changed, const core::Expr& kept, 
   hoist_.push_back(nullptr);
   Leaves result = expr(changed);
   hoist_.pop_back();
-  context_ = outer;
+  context_ = saved_context;
   env_ = saved_env;
   Leaves merged;
   for (std::size_t i = 0; i < result.size(); ++i) {

@@ -90,7 +90,7 @@ Leaves Flattener::scalar_primitive(const Primitive& p, const Arguments& args) {
       // Lifted, the instances run together: each is given the time of the whole step.
       const Value seconds = op1(Op::StopTimer, {});
       if (context_ < 0) return {seconds};
-      return {op1(Op::Dist, Leaf::Float, {seconds, context_})};
+      return {spread(Leaf::Float, seconds, context_)};
     }
     default: break;
   }

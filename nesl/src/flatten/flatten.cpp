@@ -135,6 +135,7 @@ flat::Function Flattener::main_function() {
   current_ = &function;
   block_ = &function.body;
   nonzero_.clear();
+  segmented_.clear();
   context_ = -1;
   env_.clear();
   hoist_.clear();
@@ -149,15 +150,20 @@ flat::Function Flattener::function(const core::Function& source, bool lifted, co
   current_ = &function;
   block_ = &function.body;
   nonzero_.clear();
+  segmented_.clear();
   env_.clear();
   hoist_.clear();
   std::size_t next = 0;
   bind_parameters(*source.parameter, sharing, next, function);
   context_ = -1;
+  // A lifted function's context may have any number of segments (a nested level's caller gives
+  // its generator's descriptor): their count is one segment of units.
   if (lifted) {
     context_ = fresh(Leaf::Segdes);
     function.parameters.push_back(context_);
+    segmented_context(context_, make_segdes(op1(Op::Length, Leaf::Int, {lengths(context_)})));
   }
+  const std::size_t context_end = function.body.size();
   // A parameter given shared that the body copies anyway is copied once, here.
   for (Variable& v : env_) {
     if (v.shared && !read_in_place(*source.body, v.name)) {
@@ -167,10 +173,11 @@ flat::Function Flattener::function(const core::Function& source, bool lifted, co
   }
   // A lifted function's closed subexpressions are computed once per call, unlifted, and copied
   // to every instance (the classic's: `rand(1000) + x` draws once per call of the function).
-  HoistScope scope{{}, -1, context_, context_, {}, {}};
+  HoistScope scope{{}, -1, lifted ? context() : context_, context_, {}, {}};
   if (lifted) hoist_.push_back(&scope);
   function.results = expr(*source.body);
   hoist_.clear();
+  drop_unread(function.body, 0, context_end, function.results, function.leaves.size());
   return function;
 }
 
@@ -198,7 +205,7 @@ Leaves Flattener::value_of(const Variable& v) {
 
 Variable Flattener::entered(const Variable& v, Value segdes, Value inner, const core::Expr& body) {
   const bool share = resolve(v.type)->kind == TypeNode::Kind::Sequence && read_in_place(body, v.name);
-  if (!share) return {v.name, replicate(v.type, value_of(v), segdes, inner), v.type};
+  if (!share) return {v.name, replicate(v.type, value_of(v), segdes, flat_of(inner)), v.type};
   if (v.shared) {
     Variable inside = v;
     if (v.owners >= 0) inside.owners = op1(Op::Dist, Leaf::Int, {v.owners, segdes});
@@ -206,9 +213,9 @@ Variable Flattener::entered(const Variable& v, Value segdes, Value inner, const 
   }
   Variable inside = v;
   inside.shared = true;
-  inside.outer_context = context_;  // -1: one instance, whose value every element reads
+  inside.outer_context = context_ < 0 ? -1 : context();  // -1: one instance, whose value every element reads
   if (context_ >= 0) {
-    const Value instance = op1(Op::Index, {int_constant(0), int_constant(1), context_});
+    const Value instance = op1(Op::Index, {int_constant(0), int_constant(1), context()});
     inside.owners = op1(Op::Dist, Leaf::Int, {instance, segdes});
   }
   return inside;
@@ -269,7 +276,7 @@ Leaves Flattener::hoisted(const core::Expr& e) {
   context_ = scope->outer_context;
   Leaves outer;
   if (can_fail(e)) {
-    const Value none = op1(Op::Equal, Leaf::Int, {lengths(scope->inner), int_constant(0)});
+    const Value none = op1(Op::Equal, Leaf::Int, {lengths(flat_of(scope->inner)), int_constant(0)});
     outer = choose(none, e.type, [&] { return zero_value(e.type); },
                    [&] { return closed || context_ < 0 ? expr(e) : where_elements(e, scope->segdes); });
   } else {
@@ -295,7 +302,7 @@ Leaves Flattener::hoisted_copies(const Type& type, const Leaves& outer) {
   const HoistScope& scope = *hoist_.back();
   const Value saved_context = context_;
   context_ = scope.outer_context;
-  Leaves copies = replicate(type, outer, scope.segdes, scope.inner);
+  Leaves copies = replicate(type, outer, scope.segdes, flat_of(scope.inner));
   context_ = saved_context;
   return copies;
 }
@@ -422,7 +429,6 @@ Leaves Flattener::expr(const core::Expr& e) {
 }
 
 Leaves Flattener::over(const core::Expr& e) {
-  Value outer = context();
   std::vector<Leaves> sequences;
   for (const core::Generator& g : e.generators) sequences.push_back(expr(*g.sequence));
   Value segdes = sequences[0][0];
@@ -431,7 +437,14 @@ Leaves Flattener::over(const core::Expr& e) {
     Value mismatch = op1(Op::NotEqual, Leaf::Int, {first_lengths, lengths(sequences[i][0])});
     check(mismatch, "Length mismatch in an apply-to-each.");
   }
-  Value inner = context_ < 0 ? segdes : total_context(segdes, outer);
+  // The body's context is the generator's descriptor, one segment per enclosing instance.
+  Value inner = segdes;
+  const std::size_t context_start = block_->size();
+  // A descriptor that is an enclosing level's context too (one sequence read at two levels) is
+  // made anew: each context is known by its value.
+  if (segmented_.count(inner)) inner = make_segdes(lengths(segdes));
+  if (context_ >= 0) segmented_context(inner, context());
+  const std::size_t context_end = block_->size();
   std::vector<Variable> inner_env;
   std::set<std::string> bound;
   for (const core::Generator& g : e.generators) pattern_names(*g.pattern, bound);
@@ -454,6 +467,8 @@ Leaves Flattener::over(const core::Expr& e) {
   env_ = std::move(scope.outer_env);
   context_ = saved_context;
   drop_unread(*block_, entering, entered_end, body, current_->leaves.size());
+  segmented_.erase(inner);
+  drop_unread(*block_, context_start, context_end, body, current_->leaves.size());
   Leaves result = {segdes};
   result.insert(result.end(), body.begin(), body.end());
   return result;

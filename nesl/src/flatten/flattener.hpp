@@ -114,8 +114,17 @@ class Flattener {
   Value lengths(Value segdes) { return op1(Op::Lengths, {segdes}); }
   Leaf leaf_of(Value v) const { return current_->leaves[v]; }
 
-  // The context segdes: one segment counting the active instances (one when not lifted).
-  Value context();
+  // The flat context: one segment counting the active instances (one when not lifted). The
+  // context itself (context_) may have more segments: a nested level's is its generator's
+  // descriptor, a lifted function's the one its caller gives; the flat one is made for the uses
+  // that need the instances' positions, and dropped where none does.
+  Value context() { return context_ < 0 ? make_segdes(int_constant(1)) : flat_of(context_); }
+  Value flat_of(Value context) const;
+  // Registers `context` as one of more segments, `units` (one segment) counting them, and makes
+  // its flat context (to be dropped by drop_unread when nothing reads it).
+  void segmented_context(Value context, Value units);
+  // A value per segment of the context's units copied to each instance of `context`.
+  Value spread(Leaf leaf, Value value, Value context);
   // A scalar constant in every active instance.
   Value everywhere(vcode::Constant value);
   Value distribute(vcode::Constant value, Value over);
@@ -123,7 +132,7 @@ class Flattener {
   Value total_context(Value segdes, Value over);
   // Stops the program with the classic's runtime error message when any flag is set.
   void check(Value flags, const std::string& message);
-  // The same for flags over the elements that `over` (one segment) counts.
+  // The same for flags over the instances of `over` (a flat or segmented context).
   void any_in(Value flags, Value over, const std::string& message);
   void raise_if(Value any, const std::string& message);
   std::string error_function(const std::string& message);
@@ -254,6 +263,13 @@ class Flattener {
   flat::Block* block_ = nullptr;
   Location where_;  // where the statements being made come from
   Value context_ = -1;
+  // The function being built's contexts of more than one segment: what counts their segments
+  // (one segment) and their flat context.
+  struct SegmentedContext {
+    Value units;
+    Value flat;
+  };
+  std::map<Value, SegmentedContext> segmented_;
   Environment env_;
   std::vector<HoistScope*> hoist_;  // innermost last; null where hoisting must stop
 };

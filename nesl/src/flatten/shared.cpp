@@ -26,14 +26,14 @@ SharedReach Flattener::reach(const Variable& v) {
   r.source = total_context(v.leaves[0], outer);
   if (v.owners >= 0) {
     const Value outer_starts = op1(Op::PlusScan, Leaf::Int, {r.outer_lengths, outer});
-    r.starts = op1(Op::BPermute, Leaf::Int, {outer_starts, v.owners, outer, context_});
+    r.starts = op1(Op::BPermute, Leaf::Int, {outer_starts, v.owners, outer, context()});
   }
   return r;
 }
 
 Value Flattener::shared_lengths(const Variable& v, const SharedReach& r) {
-  if (v.owners < 0) return op1(Op::Dist, Leaf::Int, {r.outer_lengths, context_});
-  return op1(Op::BPermute, Leaf::Int, {r.outer_lengths, v.owners, v.outer_context, context_});
+  if (v.owners < 0) return spread(Leaf::Int, r.outer_lengths, context_);
+  return op1(Op::BPermute, Leaf::Int, {r.outer_lengths, v.owners, v.outer_context, context()});
 }
 
 Leaves Flattener::shared_primitive(const Primitive& p, const core::Expr& e, const Variable& v) {
@@ -47,11 +47,11 @@ Leaves Flattener::shared_primitive(const Primitive& p, const core::Expr& e, cons
       const SharedReach r = reach(v);
       if (options_.argument_checks) check_each_index(index, shared_lengths(v, r), "Sequence reference (a[i]) out of bounds.");
       const Value positions = r.starts >= 0 ? op1(Op::Add, Leaf::Int, {r.starts, index}) : index;
-      return gather(element, data, positions, r.source, context_);
+      return gather(element, data, positions, r.source, context());
     }
     case PrimitiveKind::Get: {
       const Leaves wanted = expr(*argument.children[1]);
-      const Value wanted_context = total_context(wanted[0], context_);
+      const Value wanted_context = total_context(wanted[0], context());
       const SharedReach r = reach(v);
       if (options_.argument_checks) check_indices(wanted[1], wanted[0], shared_lengths(v, r), "Index out of bounds for function ->.");
       Value positions = wanted[1];

@@ -33,17 +33,29 @@ Value Flattener::constant(vcode::Constant value) {
 }
 
 Value Flattener::int_constant(long value) { return constant(scalar(Leaf::Int, static_cast<double>(value))); }
-                              
-                              Value Flattener::context() {
-  if (context_ >= 0) return context_;
-  return make_segdes(int_constant(1));
+
+Value Flattener::flat_of(Value context) const {
+  const auto found = segmented_.find(context);
+  return found == segmented_.end() ? context : found->second.flat;
+}
+
+void Flattener::segmented_context(Value context, Value units) {
+  segmented_[context] = {units, total_context(context, units)};
+}
+
+// Through the units, one segment each: no total is counted, so a context past 2^31 - 1 instances
+// gets its copies (and checks) without a vector that holds them.
+Value Flattener::spread(Leaf leaf, Value value, Value context) {
+  const auto found = segmented_.find(context);
+  if (found != segmented_.end()) value = op1(Op::Dist, leaf, {value, found->second.units});
+  return op1(Op::Dist, leaf, {value, context});
 }
 
 Value Flattener::everywhere(vcode::Constant value) {
   const Leaf leaf = flat::leaf_of(value.type);
   Value scalar = constant(std::move(value));
   if (context_ < 0) return scalar;
-  return op1(Op::Dist, leaf, {scalar, context_});
+  return spread(leaf, scalar, context_);
 }
 
 Value Flattener::distribute(vcode::Constant value, Value over) {
@@ -62,7 +74,10 @@ void Flattener::check(Value flags, const std::string& message) {
 }
 
 void Flattener::any_in(Value flags, Value over, const std::string& message) {
-  raise_if(op1(Op::OrReduce, Leaf::Bool, {flags, over}), message);
+  Value any = op1(Op::OrReduce, Leaf::Bool, {flags, over});
+  const auto found = segmented_.find(over);
+  if (found != segmented_.end()) any = op1(Op::OrReduce, Leaf::Bool, {any, found->second.units});
+  raise_if(any, message);
 }
 
 void Flattener::raise_if(Value any, const std::string& message) {

@@ -7,8 +7,8 @@ namespace nesl::flattening {
 // pack_value for updated_if: scalars gathered from the positions of the flagged instances.
 Leaves Flattener::gather_value(const Type& type, const Leaves& leaves, Value flags, Value positions, Value packed) {
   return map_leaves(type, [&](const Type& part, std::size_t first, std::size_t count) -> Leaves {
-    if (part->kind != TypeNode::Kind::Base) return pack_value(part, slice(leaves, first, count), flags, context_);
-    return {op1(Op::BPermute, leaf_of(leaves[first]), {leaves[first], positions, context_, packed})};
+    if (part->kind != TypeNode::Kind::Base) return pack_value(part, slice(leaves, first, count), flags, context());
+    return {op1(Op::BPermute, leaf_of(leaves[first]), {leaves[first], positions, context(), packed})};
   });
 }
 
