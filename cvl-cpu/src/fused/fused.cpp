@@ -290,9 +290,11 @@ class Frame {
           break;
         case NodeKind::Gather:
           if (s.runs) {
-            values_[s.node] = with_element_bits(p.type, [&]<class Bits>() -> const void* {
-              return gather_runs(s, lo, hi, static_cast<Bits*>(target), target == out);
+            const void* read = nullptr;
+            with_element_bits(p.type, [&]<class Bits>() {
+              read = gather_runs(s, lo, hi, static_cast<Bits*>(target), target == out);
             });
+            values_[s.node] = read;
             continue;
           }
           with_element_bits(p.type, [&]<class Bits>() {
