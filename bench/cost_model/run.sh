@@ -69,37 +69,8 @@ for program in $programs; do
   [ -f "$bench_dir/$program.nesl" ] || { echo "run.sh: unknown program '$program' (no $bench_dir/$program.nesl)" >&2; exit 2; }
 done
 
-# The address-space cap is the vector memory's plus room for the interpreter itself, so that a
-# blow-up fails at once instead of swapping.
-memory_kib=$(awk -v s="$max_memory" 'BEGIN {
-  unit = substr(s, length(s)); n = s + 0
-  f = unit == "K" ? 1 : unit == "M" ? 1024 : unit == "G" ? 1048576 : unit == "T" ? 1073741824 : 1 / 1024
-  printf "%d", n * f + 1048576 }')
-
-work_dir=$(mktemp -d "${TMPDIR:-/tmp}/cost_model.XXXXXX")
-trap 'rm -rf "$work_dir"' EXIT
-
-# header_field PROGRAM NAME: the value of the `NAME:` line in the program's header comment.
-header_field() {
-  sed -n "s/^[ %]*$2:[[:space:]]*//p" "$bench_dir/$1.nesl" | sed 's/[[:space:]]*%[[:space:]]*$//' | head -1
-}
-
-# run_limited OUT ERR COMMAND...: runs the command under the memory cap and the timeout.
-run_limited() {
-  local out=$1 err=$2
-  shift 2
-  (ulimit -v "$memory_kib"; exec timeout "$timeout_s" "$@") > "$out" 2> "$err"
-}
-
-# error_line FILE RC: the line that says why a run failed.
-error_line() {
-  local line
-  if [ "$2" -eq 124 ]; then echo "timed out after ${timeout_s} s"; return; fi
-  line=$(grep -m1 -E 'vinterp:|ERROR|error|Error|terminate|Killed|bad_alloc' "$1")
-  [ -n "$line" ] || line=$(grep -v '^Command ' "$1" | grep -v '^[[:space:]]*$' | tail -1)
-  [ -n "$line" ] || line="exit status $2"
-  echo "${line//$work_dir\//}" | tr ',' ';'
-}
+work_dir_prefix=cost_model
+source "$bench_dir/../lib/limited_runs.sh"
 
 machine="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2> /dev/null | head -1), $(nproc) cores"
 printf '# cost model: %s, %s; vinterp --threads 1, median of %s runs, --max-memory %s\n' \
