@@ -72,6 +72,10 @@ class CudaBackend final : public Backend,
 
   std::string name() const override { return CVL_CUDA_REAL ? "cuda" : "cuda-emulated"; }
 
+  // A superoperator's reduction streams over a descriptor of any total (run_fused); a vector of
+  // that length is refused where it would be stored (new_device_vector).
+  std::uint64_t longest_descriptor_total() const override { return ~std::uint64_t{0}; }
+
   // ---- transfers ------------------------------------------------------------------------
 
   Vector upload(Type type, const void* data, std::size_t length) override {
@@ -460,14 +464,17 @@ class CudaBackend final : public Backend,
       return wrap_host(cpu_->fused(*prepared.host_plan, h, domain.get()));
     }
     // A reduction over more than a chunk is streamed: its descriptors find each element's
-    // segment by searching their offsets, so that no per-element index is built either.
-    const bool streamed = analysis.root_kind == vcode::RootKind::Reduce &&
-                          allocation_size(domain) > fused::stream_chunk_elements();
+    // segment by searching their offsets, so that no per-element index is built either, and
+    // their totals may pass the longest vector.
+    const bool reduces = analysis.root_kind == vcode::RootKind::Reduce;
+    const std::size_t domain_size =
+        allocation_size(domain, reduces ? ~std::uint64_t{0} : kMaxVectorLength);
+    const bool streamed = reduces && domain_size > fused::stream_chunk_elements();
     std::vector<fused::OperandView> views(operands.size());
     std::size_t limit = ~std::size_t{0};  // what every operand read at element j holds
     for (std::size_t i = 0; i < operands.size(); ++i) {
       if (operands[i].segdes.storage) {
-        views[i].segdes = device_map(operands[i].segdes, !streamed);
+        views[i].segdes = device_map(operands[i].segdes, true, streamed);
         if (analysis.operands[i].segdes) limit = std::min(limit, views[i].segdes.total);
       } else if (operands[i].vector.storage) {
         views[i].data = device_pointer(operands[i].vector);
@@ -486,7 +493,8 @@ class CudaBackend final : public Backend,
     if (!compiled && !prepared.interpreter.fits()) return run_unfused(*this, op, operands, domain);
     const Type result = prepared.interpreter.plan().body_type;
     if (streamed)
-      return streamed_reduce(prepared, compiled, views, extent(domain, limit),
+      return streamed_reduce(prepared, compiled, views,
+                             Extent{std::min(domain_size, limit), count_cell(domain)},
                              operands[analysis.root_segdes].segdes);
     Vector body = new_device_vector(result, domain);
     const Extent items = extent(domain, std::min(limit, capacity(body)));
@@ -530,7 +538,7 @@ class CudaBackend final : public Backend,
       fault = device_->fault_word(
           [](std::uint64_t word) { return std::string(cvl_sem::trap_message(word)); });
     Vector out = new_device_vector(type, segdes(sd).segments);
-    fused::StreamedFold fold(*device_, analysis.root_op, type, device_map(sd, false),
+    fused::StreamedFold fold(*device_, analysis.root_op, type, device_map(sd, false, true),
                              device_pointer(out));
     const std::size_t chunk_elements = fused::stream_chunk_elements();
     DeviceBuffer chunk(device_, chunk_elements * element_size(type));
