@@ -538,7 +538,7 @@ class CudaBackend final : public Backend,
       fault = device_->fault_word(
           [](std::uint64_t word) { return std::string(cvl_sem::trap_message(word)); });
     Vector out = new_device_vector(type, segdes(sd).segments);
-    fused::StreamedFold fold(*device_, analysis.root_op, type, device_map(sd, false, true),
+    fused::StreamedFold fold(device_, analysis.root_op, type, device_map(sd, false, true),
                              device_pointer(out));
     const std::size_t chunk_elements = fused::stream_chunk_elements();
     DeviceBuffer chunk(device_, chunk_elements * element_size(type));

@@ -64,23 +64,37 @@ void Interpreter::evaluate(const std::shared_ptr<Device>& device, std::uint32_t 
                                            plan_.body_type, fault});
 }
 
-StreamedFold::StreamedFold(Device& device, vcode::Op op, Type type, const SegmentView& sd,
-                           void* result)
-    : device_(device), op_(op), type_(type), sd_(sd), result_(result) {
+StreamedFold::StreamedFold(const std::shared_ptr<Device>& device, vcode::Op op, Type type,
+                           const SegmentView& sd, void* result)
+    : device_(device), op_(op), type_(type), sd_(sd), result_(result),
+      by_lanes_(stream_fold_by_lanes()) {
+  const std::size_t lanes =
+      (stream_chunk_elements() + kernels::kFoldLane - 1) / kernels::kFoldLane;
+  if (by_lanes_) {
+    parts_ = DeviceBuffer(device_, lanes * element_size(type_));
+    has_nan_ = DeviceBuffer(device_, lanes * sizeof(bool));
+  }
   visit_combiner(op_, type_, [&]<vcode::Op, class Sem, Type kType>() {
     using T = host_t<kType>;
-    device_.launch(sd_.segments, kernels::FillIdentity<Sem, T>{static_cast<T*>(result_)});
+    device_->launch(sd_.segments, kernels::FillIdentity<Sem, T>{static_cast<T*>(result_)});
   });
 }
 
 void StreamedFold::add(std::size_t first, Extent end, const void* chunk) {
   if (end.bound <= first || sd_.segments == 0) return;
+  const std::size_t lanes = (end.bound - first + kernels::kFoldLane - 1) / kernels::kFoldLane;
   visit_combiner(op_, type_, [&]<vcode::Op, class Sem, Type kType>() {
     using T = host_t<kType>;
-    const std::size_t lanes = (end.bound - first + kernels::kFoldLane - 1) / kernels::kFoldLane;
-    device_.launch(lanes,
-                   kernels::FoldChunk<Sem, T>{static_cast<const T*>(chunk),
-                                              static_cast<T*>(result_), sd_, first, end});
+    const T* in = static_cast<const T*>(chunk);
+    T* result = static_cast<T*>(result_);
+    if (!by_lanes_) {
+      device_->launch(lanes, kernels::FoldChunk<Sem, T>{in, result, sd_, first, end});
+      return;
+    }
+    device_->launch(lanes, kernels::LanePartials<Sem, T>{in, parts_.as<T>(), has_nan_.as<bool>(),
+                                                         sd_, first, end});
+    device_->launch(lanes, kernels::FoldLanes<Sem, T>{in, parts_.as<T>(), has_nan_.as<bool>(),
+                                                      result, sd_, first, end});
   });
 }
 
@@ -91,6 +105,16 @@ std::size_t stream_chunk_elements() {
     return n > 0 ? static_cast<std::size_t>(n) : cuda_tuning::kStreamChunkElements;
   }();
   return elements;
+}
+
+bool stream_fold_by_lanes() {
+  static const bool by_lanes = [] {
+    const char* given = std::getenv("NESL_CUDA_STREAM_FOLD");
+    if (given && std::string(given) == "lanes") return true;
+    if (given && std::string(given) == "sequential") return false;
+    return bool(CVL_CUDA_REAL);
+  }();
+  return by_lanes;
 }
 
 }  // namespace cvl::CVL_CUDA_NS::fused

@@ -77,26 +77,36 @@ class Interpreter {
 };
 
 // A reduction root streamed in chunks: the body is evaluated a chunk at a time into a buffer of
-// cuda_tuning::kStreamChunkElements elements and each chunk folded into the result, which holds
-// every segment's running value, so that nothing of the domain's length is stored. The fold is
-// sequential in each segment (kernels/streamed_fold.hpp), as spec/CVL.md §8 asks of FLOAT.
+// stream_chunk_elements() elements and each chunk folded into the result, which holds every
+// segment's running value, so that nothing of the domain's length is stored. How a chunk is
+// folded (kernels/streamed_fold.hpp): sequentially in each segment, as spec/CVL.md §8 asks of
+// FLOAT (the emulation's way: byte for byte cvl-cpu's at one thread), or by lanes (the GPU's:
+// no thread folds a whole segment; FLOAT sums and products grouped in lanes, as the library's
+// CUB reductions group them in their own way).
 class StreamedFold {
  public:
   // Sets each of the sd.segments entries of `result` (of `type`) to `op`'s identity.
-  StreamedFold(Device& device, vcode::Op op, Type type, const SegmentView& sd, void* result);
-  // Folds elements first..end.items()-1, element j at chunk[j - first], into the result.
+  StreamedFold(const std::shared_ptr<Device>& device, vcode::Op op, Type type,
+               const SegmentView& sd, void* result);
+  // Folds elements first..end.items()-1, element j at chunk[j - first], into the result; at most
+  // stream_chunk_elements() of them.
   void add(std::size_t first, Extent end, const void* chunk);
 
  private:
-  Device& device_;
+  std::shared_ptr<Device> device_;
   vcode::Op op_;
   Type type_;
   SegmentView sd_;
   void* result_;
+  bool by_lanes_;
+  DeviceBuffer parts_, has_nan_;  // by lanes: each lane's part
 };
 
 // The elements a streamed reduction evaluates at a time: NESL_CUDA_STREAM_CHUNK when set (the
 // tests cut small programs into many chunks), else cuda_tuning::kStreamChunkElements.
 std::size_t stream_chunk_elements();
+// Whether streamed reductions fold by lanes: NESL_CUDA_STREAM_FOLD=lanes or =sequential when set
+// (the tests run the GPU's way in the emulation), else on a GPU only.
+bool stream_fold_by_lanes();
 
 }  // namespace cvl::CVL_CUDA_NS::fused
