@@ -72,6 +72,10 @@ class CudaBackend final : public Backend,
 
   std::string name() const override { return CVL_CUDA_REAL ? "cuda" : "cuda-emulated"; }
 
+  // A superoperator's reduction streams over a descriptor of any total (run_fused); a vector of
+  // that length is refused where it would be stored (new_device_vector).
+  std::uint64_t longest_descriptor_total() const override { return ~std::uint64_t{0}; }
+
   // ---- transfers ------------------------------------------------------------------------
 
   Vector upload(Type type, const void* data, std::size_t length) override {
@@ -459,11 +463,18 @@ class CudaBackend final : public Backend,
       }
       return wrap_host(cpu_->fused(*prepared.host_plan, h, domain.get()));
     }
+    // A reduction over more than a chunk is streamed: its descriptors find each element's
+    // segment by searching their offsets, so that no per-element index is built either, and
+    // their totals may pass the longest vector.
+    const bool reduces = analysis.root_kind == vcode::RootKind::Reduce;
+    const std::size_t domain_size =
+        allocation_size(domain, reduces ? ~std::uint64_t{0} : kMaxVectorLength);
+    const bool streamed = reduces && domain_size > fused::stream_chunk_elements();
     std::vector<fused::OperandView> views(operands.size());
     std::size_t limit = ~std::size_t{0};  // what every operand read at element j holds
     for (std::size_t i = 0; i < operands.size(); ++i) {
       if (operands[i].segdes.storage) {
-        views[i].segdes = device_map(operands[i].segdes);
+        views[i].segdes = device_map(operands[i].segdes, true, streamed);
         if (analysis.operands[i].segdes) limit = std::min(limit, views[i].segdes.total);
       } else if (operands[i].vector.storage) {
         views[i].data = device_pointer(operands[i].vector);
@@ -481,6 +492,10 @@ class CudaBackend final : public Backend,
 #endif
     if (!compiled && !prepared.interpreter.fits()) return run_unfused(*this, op, operands, domain);
     const Type result = prepared.interpreter.plan().body_type;
+    if (streamed)
+      return streamed_reduce(prepared, compiled, views,
+                             Extent{std::min(domain_size, limit), count_cell(domain)},
+                             operands[analysis.root_segdes].segdes);
     Vector body = new_device_vector(result, domain);
     const Extent items = extent(domain, std::min(limit, capacity(body)));
     // Only an INT / or % can trap: other superoperators take no slot of the fault board.
@@ -488,17 +503,51 @@ class CudaBackend final : public Backend,
     if (analysis.divides)
       fault = device_->fault_word(
           [](std::uint64_t word) { return std::string(cvl_sem::trap_message(word)); });
-#if CVL_CUDA_REAL
-    if (!compiled ||
-        !jit_->run(*device_, prepared.kernel, op, views, items, device_pointer(body), fault.get()))
-#endif
-      prepared.interpreter.evaluate(device_, op.id, views, items, device_pointer(body),
-                                    fault.get());
+    evaluate_body(prepared, compiled, views, 0, items, device_pointer(body), fault.get());
     if (!analysis.folds()) return done(std::move(body));
     const Segdes& sd = operands[analysis.root_segdes].segdes;
     if (analysis.root_kind == vcode::RootKind::Scan)
       return scan(analysis.root_op, std::move(body), sd);
     return reduce(analysis.root_op, std::move(body), sd);
+  }
+
+  // The body at elements first..items.items()-1 into out[j - first]: the compiled kernel where
+  // there is one, else the interpreter kernel.
+  void evaluate_body(const CudaSuperOp& prepared, bool compiled,
+                     const std::vector<fused::OperandView>& views, std::size_t first, Extent items,
+                     void* out, unsigned long long* fault) {
+#if CVL_CUDA_REAL
+    if (compiled && jit_->run(*device_, prepared.kernel, prepared.definition, views, first, items,
+                              out, fault))
+      return;
+#else
+    (void)compiled;
+#endif
+    prepared.interpreter.evaluate(device_, prepared.definition.id, views, first, items, out,
+                                  fault);
+  }
+
+  // A reduction root in chunks (fused.hpp: StreamedFold): one chunk's buffer, never the body.
+  Vector streamed_reduce(const CudaSuperOp& prepared, bool compiled,
+                         const std::vector<fused::OperandView>& views, Extent items,
+                         const Segdes& sd) {
+    const vcode::SuperOpAnalysis& analysis = prepared.analysis;
+    const Type type = prepared.interpreter.plan().body_type;
+    FaultWord fault;
+    if (analysis.divides)
+      fault = device_->fault_word(
+          [](std::uint64_t word) { return std::string(cvl_sem::trap_message(word)); });
+    Vector out = new_device_vector(type, segdes(sd).segments);
+    fused::StreamedFold fold(device_, analysis.root_op, type, device_map(sd, false, true),
+                             device_pointer(out));
+    const std::size_t chunk_elements = fused::stream_chunk_elements();
+    DeviceBuffer chunk(device_, chunk_elements * element_size(type));
+    for (std::size_t first = 0; first < items.bound; first += chunk_elements) {
+      const Extent end{std::min(first + chunk_elements, items.bound), items.count};
+      evaluate_body(prepared, compiled, views, first, end, chunk.get(), fault.get());
+      fold.add(first, end, chunk.get());
+    }
+    return done(std::move(out));
   }
 
   FloatRankOrder float_rank_;

@@ -1,8 +1,10 @@
 // Flattening of superoperators and the launch of the FUSED interpreter kernel (fused.hpp).
+#include <cstdlib>
 #include <string>
 
 #include "cvl/op_dispatch.hpp"
 #include "kernels/fused_interpreter.hpp"
+#include "kernels/streamed_fold.hpp"
 
 namespace cvl::CVL_CUDA_NS::fused {
 namespace {
@@ -37,8 +39,8 @@ Plan plan(const vcode::SuperOp& op, const vcode::SuperOpAnalysis& analysis) {
 }
 
 void Interpreter::evaluate(const std::shared_ptr<Device>& device, std::uint32_t superop_id,
-                           const std::vector<OperandView>& operands, Extent domain, void* out,
-                           unsigned long long* fault) {
+                           const std::vector<OperandView>& operands, std::size_t first,
+                           Extent domain, void* out, unsigned long long* fault) {
   if (!fits())
     throw InternalError("FUSED: superoperator " + std::to_string(superop_id) + " has " +
                 std::to_string(plan_.nodes.size()) + " nodes and " +
@@ -48,16 +50,71 @@ void Interpreter::evaluate(const std::shared_ptr<Device>& device, std::uint32_t 
   if (operands.size() != plan_.operands)
     throw InternalError("FUSED: superoperator " + std::to_string(superop_id) + " called with " +
                         std::to_string(operands.size()) + " operands");
-  if (domain.bound == 0) return;
+  if (domain.bound <= first) return;
   if (!nodes_.allocated()) {
     nodes_ = DeviceBuffer(device, plan_.nodes.size() * sizeof(Node));
     device->copy_to_device(nodes_.get(), plan_.nodes.data(), nodes_.bytes());
   }
   OperandViews views;
   for (std::size_t i = 0; i < operands.size(); ++i) views.at[i] = operands[i];
-  device->launch(domain, kernels::FusedInterpreter{
-                             nodes_.as<Node>(), static_cast<std::uint32_t>(plan_.nodes.size()),
-                             plan_.body_root, views, out, plan_.body_type, fault});
+  device->launch(domain.bound - first,
+                 kernels::FusedInterpreter{nodes_.as<Node>(),
+                                           static_cast<std::uint32_t>(plan_.nodes.size()),
+                                           plan_.body_root, views, first, domain, out,
+                                           plan_.body_type, fault});
+}
+
+StreamedFold::StreamedFold(const std::shared_ptr<Device>& device, vcode::Op op, Type type,
+                           const SegmentView& sd, void* result)
+    : device_(device), op_(op), type_(type), sd_(sd), result_(result),
+      by_lanes_(stream_fold_by_lanes()) {
+  const std::size_t lanes =
+      (stream_chunk_elements() + kernels::kFoldLane - 1) / kernels::kFoldLane;
+  if (by_lanes_) {
+    parts_ = DeviceBuffer(device_, lanes * element_size(type_));
+    has_nan_ = DeviceBuffer(device_, lanes * sizeof(bool));
+  }
+  visit_combiner(op_, type_, [&]<vcode::Op, class Sem, Type kType>() {
+    using T = host_t<kType>;
+    device_->launch(sd_.segments, kernels::FillIdentity<Sem, T>{static_cast<T*>(result_)});
+  });
+}
+
+void StreamedFold::add(std::size_t first, Extent end, const void* chunk) {
+  if (end.bound <= first || sd_.segments == 0) return;
+  const std::size_t lanes = (end.bound - first + kernels::kFoldLane - 1) / kernels::kFoldLane;
+  visit_combiner(op_, type_, [&]<vcode::Op, class Sem, Type kType>() {
+    using T = host_t<kType>;
+    const T* in = static_cast<const T*>(chunk);
+    T* result = static_cast<T*>(result_);
+    if (!by_lanes_) {
+      device_->launch(lanes, kernels::FoldChunk<Sem, T>{in, result, sd_, first, end});
+      return;
+    }
+    device_->launch(lanes, kernels::LanePartials<Sem, T>{in, parts_.as<T>(), has_nan_.as<bool>(),
+                                                         sd_, first, end});
+    device_->launch(lanes, kernels::FoldLanes<Sem, T>{in, parts_.as<T>(), has_nan_.as<bool>(),
+                                                      result, sd_, first, end});
+  });
+}
+
+std::size_t stream_chunk_elements() {
+  static const std::size_t elements = [] {
+    const char* given = std::getenv("NESL_CUDA_STREAM_CHUNK");
+    const long long n = given ? std::atoll(given) : 0;
+    return n > 0 ? static_cast<std::size_t>(n) : cuda_tuning::kStreamChunkElements;
+  }();
+  return elements;
+}
+
+bool stream_fold_by_lanes() {
+  static const bool by_lanes = [] {
+    const char* given = std::getenv("NESL_CUDA_STREAM_FOLD");
+    if (given && std::string(given) == "lanes") return true;
+    if (given && std::string(given) == "sequential") return false;
+    return bool(CVL_CUDA_REAL);
+  }();
+  return by_lanes;
 }
 
 }  // namespace cvl::CVL_CUDA_NS::fused

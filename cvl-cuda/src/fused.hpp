@@ -65,15 +65,48 @@ class Interpreter {
     return plan_.nodes.size() <= cuda_tuning::kMaxFusedNodes &&
            plan_.operands <= cuda_tuning::kMaxFusedOperands;
   }
-  // out[j] = the body at element j, for j < domain.items(). Traps of INT / and % record
-  // `fault`. The body must fit (an InternalError otherwise).
+  // out[j - first] = the body at element j, for first <= j < domain.items(). Traps of INT / and
+  // % record `fault` (at j). The body must fit (an InternalError otherwise).
   void evaluate(const std::shared_ptr<Device>& device, std::uint32_t superop_id,
-                const std::vector<OperandView>& operands, Extent domain, void* out,
-                unsigned long long* fault);
+                const std::vector<OperandView>& operands, std::size_t first, Extent domain,
+                void* out, unsigned long long* fault);
 
  private:
   Plan plan_;
   DeviceBuffer nodes_;
 };
+
+// A reduction root streamed in chunks: the body is evaluated a chunk at a time into a buffer of
+// stream_chunk_elements() elements and each chunk folded into the result, which holds every
+// segment's running value, so that nothing of the domain's length is stored. How a chunk is
+// folded (kernels/streamed_fold.hpp): sequentially in each segment, as spec/CVL.md §8 asks of
+// FLOAT (the emulation's way: byte for byte cvl-cpu's at one thread), or by lanes (the GPU's:
+// no thread folds a whole segment; FLOAT sums and products grouped in lanes, as the library's
+// CUB reductions group them in their own way).
+class StreamedFold {
+ public:
+  // Sets each of the sd.segments entries of `result` (of `type`) to `op`'s identity.
+  StreamedFold(const std::shared_ptr<Device>& device, vcode::Op op, Type type,
+               const SegmentView& sd, void* result);
+  // Folds elements first..end.items()-1, element j at chunk[j - first], into the result; at most
+  // stream_chunk_elements() of them.
+  void add(std::size_t first, Extent end, const void* chunk);
+
+ private:
+  std::shared_ptr<Device> device_;
+  vcode::Op op_;
+  Type type_;
+  SegmentView sd_;
+  void* result_;
+  bool by_lanes_;
+  DeviceBuffer parts_, has_nan_;  // by lanes: each lane's part
+};
+
+// The elements a streamed reduction evaluates at a time: NESL_CUDA_STREAM_CHUNK when set (the
+// tests cut small programs into many chunks), else cuda_tuning::kStreamChunkElements.
+std::size_t stream_chunk_elements();
+// Whether streamed reductions fold by lanes: NESL_CUDA_STREAM_FOLD=lanes or =sequential when set
+// (the tests run the GPU's way in the emulation), else on a GPU only.
+bool stream_fold_by_lanes();
 
 }  // namespace cvl::CVL_CUDA_NS::fused

@@ -139,16 +139,16 @@ bool KernelCache::available(CompiledKernel& compiled, const vcode::SuperOp& op) 
 }
 
 bool KernelCache::run(Device& device, CompiledKernel& compiled, const vcode::SuperOp& op,
-                      const std::vector<fused::OperandView>& views, Extent domain, void* out,
-                      unsigned long long* fault) {
+                      const std::vector<fused::OperandView>& views, std::size_t first,
+                      Extent domain, void* out, unsigned long long* fault) {
   if (!available(compiled, op)) return false;
   cudaKernel_t kernel = compiled.kernel;
-  if (domain.bound == 0) return true;
+  if (domain.bound <= first) return true;
   // Parameters in the ABI's order (cvl_cuda/superop_cuda.hpp); each value lives in `slots`.
   // A SEGDES operand is its SegmentView (cvl_sem::SegmentView, the same type the kernel declares)
   // by value; everything else one 8-byte slot.
   std::vector<std::uint64_t> slots;
-  slots.reserve(views.size() + 4);  // never reallocated: args point into it
+  slots.reserve(views.size() + 5);  // never reallocated: args point into it
   std::vector<void*> args;
   auto push = [&](std::uint64_t value) {
     slots.push_back(value);
@@ -161,11 +161,13 @@ bool KernelCache::run(Device& device, CompiledKernel& compiled, const vcode::Sup
     else
       push(reinterpret_cast<std::uintptr_t>(v.data));
   }
+  push(static_cast<std::uint64_t>(first));
   push(static_cast<std::uint64_t>(domain.bound));
   push(reinterpret_cast<std::uintptr_t>(domain.count));
   push(reinterpret_cast<std::uintptr_t>(out));
   push(reinterpret_cast<std::uintptr_t>(fault));
-  std::size_t blocks = (domain.bound + cuda_tuning::kBlockSize - 1) / cuda_tuning::kBlockSize;
+  std::size_t blocks =
+      (domain.bound - first + cuda_tuning::kBlockSize - 1) / cuda_tuning::kBlockSize;
   if (blocks > cuda_tuning::kMaxBlocks) blocks = cuda_tuning::kMaxBlocks;
   device.count_library_call();
   CVL_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel),

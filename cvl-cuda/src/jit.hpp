@@ -32,12 +32,13 @@ class KernelCache {
   explicit KernelCache(int device);
   // Whether `op` has a compiled kernel, looking it up into `compiled` the first time.
   bool available(CompiledKernel& compiled, const vcode::SuperOp& op);
-  // Runs superoperator `op`'s kernel (writing its root value, or its root's input for a scan or
-  // reduce root, into `out`), looking it up into `compiled` first if that was not done yet;
-  // false when no compiled kernel is available.
+  // Runs superoperator `op`'s kernel over elements first..domain.items()-1 (writing its root
+  // value, or its root's input for a scan or reduce root, element j into out[j - first]),
+  // looking it up into `compiled` first if that was not done yet; false when no compiled kernel
+  // is available.
   bool run(Device& device, CompiledKernel& compiled, const vcode::SuperOp& op,
-           const std::vector<fused::OperandView>& views, Extent domain, void* out,
-           unsigned long long* fault);
+           const std::vector<fused::OperandView>& views, std::size_t first, Extent domain,
+           void* out, unsigned long long* fault);
 
  private:
   cudaKernel_t kernel_for(const vcode::SuperOp& op);

@@ -117,12 +117,14 @@ class Residency {
 
   // How many elements to allocate for `n`: its count or bound; a count with no bound is waited
   // for (a synchronization). Such a count may come from the program's data (MAKE_SEGDES of
-  // device lengths), which the interpreter checks only once it is known: one past the longest
-  // vector is refused here, before anything of that length is allocated.
-  static std::size_t allocation_size(const Length& n) {
+  // device lengths), which the interpreter checks only once it is known: one past `longest` (the
+  // longest vector, or more where the caller streams over it and stores nothing of its length)
+  // is refused here, before anything of that length is allocated.
+  static std::size_t allocation_size(const Length& n,
+                                     std::uint64_t longest = kMaxVectorLength) {
     if (n.bound() != PendingCount::kUnbounded) return n.bound();
     const std::size_t count = n.get();
-    if (count > kMaxVectorLength) throw Error(vector_too_long_message(count));
+    if (count > longest) throw Error(vector_too_long_message(count));
     return count;
   }
   // Where the device has `n`'s count: the cell of a pending count, null for a known one.
@@ -157,6 +159,9 @@ class Residency {
 
   Vector new_device_vector(Type type, const Length& length) {
     const std::size_t capacity = allocation_size(length);
+    // A descriptor's total may pass the longest vector (streamed over: longest_descriptor_total);
+    // a vector of that length is refused where it would be stored.
+    if (capacity > kMaxVectorLength) throw Error(vector_too_long_message(capacity));
     if (length.known()) device_->note_count(capacity);
     auto s = std::make_shared<VectorStorage>(type, capacity);
     s->device = DeviceBuffer(device_, capacity * element_size(type));
@@ -262,11 +267,16 @@ class Residency {
   // would cost, without the launch: many descriptors are read once); a second builds the index
   // (once) and it is read from then on. Counts that are pending appear as their bounds
   // (handles.hpp: SegmentView).
-  SegmentView device_map(const Segdes& sd, bool with_index = true) {
+  // A streamed operation (`streamed`) reads no per-element index and takes a total past the
+  // longest vector.
+  SegmentView device_map(const Segdes& sd, bool with_index = true, bool streamed = false) {
     SegdesStorage& s = segdes_mutable(sd);
     SegmentView map;
     map.segments = allocation_size(s.segments);
-    map.total = allocation_size(s.total);
+    map.total = allocation_size(s.total, streamed ? ~std::uint64_t{0} : kMaxVectorLength);
+    // (Past the longest vector nothing but a streamed operation reads the elements: the others
+    // refuse to store their results.)
+    with_index = with_index && !streamed && map.total <= kMaxVectorLength;
     map.uniform = s.uniform;
     map.lengths = static_cast<const std::int32_t*>(device_pointer(s.lengths));
     if (!s.offsets.allocated()) {

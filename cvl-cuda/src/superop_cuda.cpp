@@ -184,7 +184,7 @@ class KernelWriter {
 
   void kernel() {
     out_ += "extern \"C\" __global__ void " + name_ + "(" + operand_list(", ", true) +
-            "long long n, const long long* __restrict__ count, " + value_type() +
+            "long long first, long long n, const long long* __restrict__ count, " + value_type() +
             "* __restrict__ out, unsigned long long* __restrict__ fault) {\n";
     // A count pending on the device (cvl/length.hpp) ends the domain early; n is its bound.
     out_ += "  if (count && *count < n) n = *count;\n";
@@ -198,8 +198,9 @@ class KernelWriter {
     }
     out_ += "  a.n = n;\n"
             "  const long long stride = (long long)gridDim.x * blockDim.x;\n"
-            "  for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride)\n"
-            "    out[j] = " + name_ + "_value(a, j, fault);\n}\n";
+            "  for (long long j = first + (long long)blockIdx.x * blockDim.x + threadIdx.x; j < n;\n"
+            "       j += stride)\n"
+            "    out[j - first] = " + name_ + "_value(a, j, fault);\n}\n";
   }
 
   const SuperOp& op_;

@@ -45,4 +45,10 @@ inline constexpr std::size_t kSmallFoldElements = 2048;
 inline constexpr std::size_t kMaxFusedNodes = 64;
 inline constexpr std::size_t kMaxFusedOperands = 32;
 
+// A reduction root of FUSED over more elements than this is streamed: its body is evaluated this
+// many elements per launch into one buffer and folded into the per-segment results, so it stores
+// nothing of the domain's length (fused.hpp: StreamedFold). About what Madsen and Filinski's
+// streaming NESL found best on a GPU, and 2 MB of doubles.
+inline constexpr std::size_t kStreamChunkElements = std::size_t{1} << 18;
+
 }  // namespace cvl::cuda_tuning

@@ -28,7 +28,8 @@ TEST_CASE("a superoperator kernel has the documented name and parameters", "[sup
   CHECK_THAT(src, Contains(
       "extern \"C\" __global__ void nesl_superop_0(const double* __restrict__ in0, "
       "const unsigned char* __restrict__ in1, cvl_sem::SegmentView sd2, "
-      "const int* __restrict__ in3, long long n, const long long* __restrict__ count, "
+      "const int* __restrict__ in3, long long first, long long n, "
+      "const long long* __restrict__ count, "
       "double* __restrict__ out, unsigned long long* __restrict__ fault)"));
   CHECK_THAT(src, Contains("if (count && *count < n) n = *count;"));
   CHECK_THAT(src, Contains("struct nesl_superop_0_args {"));
@@ -79,7 +80,7 @@ TEST_CASE("every elementwise op on each of its types has a CUDA expression", "[s
       auto superop = definition(text);
       std::string src;
       REQUIRE_NOTHROW(src = vcode::cuda_source(superop));
-      CHECK_THAT(src, Contains("out[j] = nesl_superop_0_value(a, j, fault);"));
+      CHECK_THAT(src, Contains("out[j - first] = nesl_superop_0_value(a, j, fault);"));
       ++made;
     }
   }

@@ -9,8 +9,8 @@
 //
 // Kernel ABI, for superoperator n with operands $0..$k-1 (deepest first):
 //
-//   extern "C" __global__ void nesl_superop_<n>(<operand parameters>, long long n,
-//                                               const long long* __restrict__ count,
+//   extern "C" __global__ void nesl_superop_<n>(<operand parameters>, long long first,
+//                                               long long n, const long long* __restrict__ count,
 //                                               <R>* __restrict__ out,
 //                                               unsigned long long* __restrict__ fault)
 //
@@ -23,13 +23,16 @@
 //     element per segment for a DIST/INDEX leaf); it may be NULL when its length is 0.
 //     The view's `index` and `uniform` are optional: without them the kernel finds the segment
 //     of element j by binary search in its offsets.
+//   first   the first element evaluated: elements first..n-1 are written, element j to
+//           out[j - first] (0: the whole domain; a reduction streamed in chunks passes each
+//           chunk's start, with n its end);
 //   n       the domain length (elements the expression is evaluated at), or an upper bound of it
 //           when `count` is given;
 //   count   NULL, or where the device holds the domain length (a count still pending on the
 //           device, cvl/length.hpp): the kernel evaluates min(n, *count) elements; the operands'
 //           buffers hold at least n elements where they are read at j, and their descriptors'
 //           offsets end at the real total (cvl-cuda's handles.hpp);
-//   out     n elements of type R: int, double or unsigned char;
+//   out     n - first elements of type R: int, double or unsigned char;
 //   fault   a word the host sets to 0xFFFFFFFFFFFFFFFF before the launch (or NULL when the
 //           superoperator evaluates no INT / or %: SuperOpAnalysis::divides). An INT / or % whose
 //           divisor traps (0, or INT_MIN / -1) lowers it with atomicMin to (j << 1) | overflow,
@@ -40,7 +43,8 @@
 // Any 1-D launch shape works: each thread takes elements j = global thread id, then steps by
 // the total thread count (a grid-stride loop).
 //
-// Roots: an elementwise (or DIST/INDEX/operand) root writes the result itself: out[j] = root(j).
+// Roots: an elementwise (or DIST/INDEX/operand) root writes the result itself: out[j] = root(j)
+// (with first = 0).
 // A scan or reduce root is done in two steps: the kernel writes the root's input, out[j] =
 // input(j) (R = that input's type), and the host then runs its segmented scan or reduce
 // (root.op, root.type) over `out` with the descriptor operand root.args[1]. For a library that

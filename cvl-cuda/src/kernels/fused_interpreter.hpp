@@ -11,6 +11,8 @@ struct FusedInterpreter {
   std::uint32_t count;
   std::uint32_t result;
   fused::OperandViews operands;  // with the launch: read where the kernel's arguments live
+  std::size_t first;             // item i is element first + i, written to out[i]
+  Extent domain;                 // the elements that exist: below domain.items()
   void* out;
   Type out_type;
   unsigned long long* fault;
@@ -24,8 +26,10 @@ struct FusedInterpreter {
     return node.constant;
   }
 
-  CVL_HD void operator()(std::size_t j) const {
+  CVL_HD void operator()(std::size_t i) const {
     using Kind = vcode::SuperOpNode::Kind;
+    const std::size_t j = first + i;
+    if (j >= domain.items()) return;
     Scalar value[cuda_tuning::kMaxFusedNodes];
     TrapNote trap;
     for (std::uint32_t n = 0; n < count; ++n) {
@@ -63,7 +67,7 @@ struct FusedInterpreter {
       value[n] = r;
     }
     if (trap.trapped) record_fault(fault, cvl_sem::trap_word(j, trap.divisor));
-    store_element(out, out_type, j, value[result]);
+    store_element(out, out_type, i, value[result]);
   }
 };
 
