@@ -185,8 +185,11 @@ class CudaBackend final : public Backend,
       return wrap_host(cpu_->permute(op, std::move(h)));
     }
 
-    const SegmentView source_map = device_map(o.source_segdes, scatter);
-    const SegmentView dest_map = device_map(dest_sd, !scatter);
+    // The walked descriptor (a scatter's source, a gather's destination) may get its index
+    // written by this launch (walked_map); the other is read at whole segments only.
+    const Segdes& walked_sd = scatter ? o.source_segdes : dest_sd;
+    const Segdes& addressed_sd = scatter ? dest_sd : o.source_segdes;
+    const SegmentView addressed_map = device_map(addressed_sd, false);
     const Type type = o.values.type;
     const void* values = device_pointer(o.values);
     const auto* indices = static_cast<const std::int32_t*>(device_pointer(o.indices));
@@ -194,8 +197,8 @@ class CudaBackend final : public Backend,
         flagged ? static_cast<const std::uint8_t*>(device_pointer(o.flags)) : nullptr;
     // A scatter walks the source elements (values, indices, flags), a gather the destination's
     // (indices, flags; the result).
-    const Length& walked = scatter ? segdes(o.source_segdes).total : dest.total;
-    std::size_t limit = std::min(capacity(o.indices), scatter ? source_map.total : dest_map.total);
+    const Length& walked = segdes(walked_sd).total;
+    std::size_t limit = std::min(capacity(o.indices), allocation_size(walked));
     if (scatter) limit = std::min(limit, capacity(o.values));
     if (flagged) limit = std::min(limit, capacity(o.flags));
     // The message reads the faulting index and the length of the segment it addressed.
@@ -221,9 +224,14 @@ class CudaBackend final : public Backend,
     // Scatters write, and gathers read, where the descriptor they index through says.
     const bool safe = scatter ? holds({{capacity(out), &dest.total}})
                               : holds({{capacity(o.values), &segdes(o.source_segdes).total}});
-    if (safe)
+    if (safe) {
+      WalkedMap walk = walked_map(walked_sd, extent(walked, limit));
+      const SegmentView& source_map = scatter ? walk.view : addressed_map;
+      const SegmentView& dest_map = scatter ? addressed_map : walk.view;
       dispatch::permute(*device_, op, type, values, indices, flags, source_map, dest_map,
-                        extent(walked, limit), device_pointer(out), fault.get());
+                        extent(walked, limit), device_pointer(out), fault.get(), walk.record());
+      keep_recorded_index(walked_sd, walk);
+    }
     return done(std::move(out));
   }
 
@@ -266,11 +274,14 @@ class CudaBackend final : public Backend,
     const SegdesStorage& s = segdes(sd);
     if (on_host_path({&values}, {&sd}))
       return wrap_host(cpu_->distribute(take_host(std::move(values)), host_segdes(sd)));
-    const SegmentView map = device_map(sd);
     Vector out = new_device_vector(values.type, s.total);
-    if (holds({{capacity(values), &s.segments}}))
-      dispatch::distribute(*device_, values.type, device_pointer(values), map,
-                           extent(s.total, capacity(out)), device_pointer(out));
+    if (holds({{capacity(values), &s.segments}})) {
+      const Extent elements = extent(s.total, capacity(out));
+      WalkedMap walk = walked_map(sd, elements);
+      dispatch::distribute(*device_, values.type, device_pointer(values), walk.view, elements,
+                           device_pointer(out), walk.record());
+      keep_recorded_index(sd, walk);
+    }
     return done(std::move(out));
   }
 
@@ -279,13 +290,15 @@ class CudaBackend final : public Backend,
     if (on_host_path({&starts, &strides}, {&sd}))
       return wrap_host(cpu_->index(take_host(std::move(starts)), take_host(std::move(strides)),
                                    host_segdes(sd)));
-    const SegmentView map = device_map(sd);
     Vector out = new_device_vector(Type::Int, s.total);
-    if (holds({{capacity(starts), &s.segments}, {capacity(strides), &s.segments}}))
+    if (holds({{capacity(starts), &s.segments}, {capacity(strides), &s.segments}})) {
+      const Extent elements = extent(s.total, capacity(out));
+      WalkedMap walk = walked_map(sd, elements);
       dispatch::index(*device_, static_cast<const std::int32_t*>(device_pointer(starts)),
-                      static_cast<const std::int32_t*>(device_pointer(strides)), map,
-                      extent(s.total, capacity(out)),
-                      static_cast<std::int32_t*>(device_pointer(out)));
+                      static_cast<const std::int32_t*>(device_pointer(strides)), walk.view,
+                      elements, static_cast<std::int32_t*>(device_pointer(out)), walk.record());
+      keep_recorded_index(sd, walk);
+    }
     return done(std::move(out));
   }
 

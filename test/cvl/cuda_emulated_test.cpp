@@ -468,18 +468,79 @@ TEST_CASE("cuda-emulated: launches per scatter, reduction and descriptor use", "
     CHECK(lengths_of(b, remade) == lengths);
   }
 
-  SECTION("a descriptor's first use searches the offsets, its second builds the index") {
+  SECTION("a descriptor's first walk writes its index as it searches: no launch builds it") {
     const Ints lengths{3, 0, 5000, 1, 0, 2000};
     const cvl::Segdes sd = segdes(b, lengths);
     cvl::Vector values = ints(b, {1, 2, 3, 4, 5, 6});
     const Ints expected = to_ints(ref, ref.distribute(ints(ref, {1, 2, 3, 4, 5, 6}),
                                                       segdes(ref, lengths)));
-    for (std::uint64_t expected_launches : {1, 2, 1}) {
+    for (int use = 0; use < 3; ++use) {
       cvl::Vector got;
-      CHECK(launches_of([&] { got = b.distribute(values, sd); }) == expected_launches);
+      CHECK(launches_of([&] { got = b.distribute(values, sd); }) == 1);
       CHECK(to_ints(b, got) == expected);
     }
   }
+
+  SECTION("a scan searches, a walk (DIST, INDEX, a gather's destination, a scatter's source) "
+          "writes the index, and a scan after it reads it: one launch each") {
+    const Ints lengths{2, 0, 3000, 7, 0, 4000, 1};
+    const std::size_t n = total_of(lengths);
+    std::mt19937_64 rng(5);
+    Ints data(n), positions(n);
+    for (auto& x : data) x = static_cast<std::int32_t>(rng() % 1000);
+    for (std::size_t k = 0, j = 0; k < lengths.size(); ++k)  // a permutation within each segment
+      for (std::int32_t i = 0; i < lengths[k]; ++i, ++j)
+        positions[j] = (i * 7 + 3) % lengths[k];
+    const Ints starts{1, 2, 3, 4, 5, 6, 7}, strides{2, 2, 2, 2, 2, 2, 2};
+    auto scatter = [&](cvl::Backend& on, const cvl::Segdes& source) {
+      cvl::PermuteOperands o;
+      o.values = ints(on, data);
+      o.indices = ints(on, positions);
+      o.defaults = ints(on, Ints(n, -1));
+      o.source_segdes = source;
+      o.dest_segdes = source;
+      return on.permute(Op::DPermute, std::move(o));
+    };
+    auto gather = [&](cvl::Backend& on, const cvl::Segdes& dest) {
+      cvl::PermuteOperands o;
+      o.values = ints(on, data);
+      o.indices = ints(on, positions);
+      o.source_segdes = dest;
+      o.dest_segdes = dest;
+      return on.permute(Op::BPermute, std::move(o));
+    };
+    const cvl::Segdes ref_sd = segdes(ref, lengths);
+    const Ints scanned = to_ints(ref, ref.scan(Op::PlusScan, ints(ref, data), ref_sd));
+    const Ints indexed = to_ints(ref, ref.index(ints(ref, starts), ints(ref, strides), ref_sd));
+    const Ints scattered = to_ints(ref, scatter(ref, ref_sd));
+    const Ints gathered = to_ints(ref, gather(ref, ref_sd));
+    for (int walk = 0; walk < 4; ++walk) {
+      INFO("walk " << walk);
+      const cvl::Segdes sd = segdes(b, lengths);
+      const cvl::Vector input = ints(b, data);
+      cvl::Vector got;
+      CHECK(launches_of([&] { got = b.scan(Op::PlusScan, input, sd); }) == 1);
+      CHECK(to_ints(b, got) == scanned);
+      if (walk == 0) {
+        const cvl::Vector from = ints(b, starts), by = ints(b, strides);
+        CHECK(launches_of([&] { got = b.index(from, by, sd); }) == 1);
+        CHECK(to_ints(b, got) == indexed);
+      } else if (walk == 1) {
+        CHECK(launches_of([&] { got = b.distribute(ints(b, starts), sd); }) == 1);
+      } else if (walk == 2) {
+        CHECK(launches_of([&] { got = scatter(b, sd); }) == 1);
+        CHECK(to_ints(b, got) == scattered);
+      } else {
+        CHECK(launches_of([&] { got = gather(b, sd); }) == 1);
+        CHECK(to_ints(b, got) == gathered);
+      }
+      CHECK(launches_of([&] { got = b.scan(Op::PlusScan, input, sd); }) == 1);
+      CHECK(to_ints(b, got) == scanned);
+    }
+  }
+
+
+
 }
 
 }  // namespace cvl_test
