@@ -344,6 +344,7 @@ class Residency {
   Vector take_for_output(Vector&& v, const Length& length) {
     VectorStorage& s = storage(v);
     s.host = {};  // the device data is about to change
+    s.element_count.reset();
     ++s.results;
     return Vector{v.type, length, std::move(v.storage)};
   }

@@ -539,7 +539,44 @@ TEST_CASE("cuda-emulated: launches per scatter, reduction and descriptor use", "
     }
   }
 
-
+  SECTION("+_REDUCE of a descriptor's lengths over one segment is its total, once the host knows "
+          "it: no launch") {
+    const Ints lengths{4000, 0, 1, 3000};
+    const cvl::Segdes sd = segdes(b, lengths);  // made on the device: its total is pending
+    const cvl::Vector of_sd = b.segment_lengths(sd);
+    const cvl::Segdes whole = segdes(b, {static_cast<std::int32_t>(lengths.size())});
+    cvl::Vector sum;
+    CHECK(launches_of([&] { sum = b.reduce(Op::PlusReduce, of_sd, whole); }) == 1);
+    CHECK(to_ints(b, sum) == Ints{7001});  // the synchronization resolves the total too
+    CHECK(launches_of([&] { sum = b.reduce(Op::PlusReduce, of_sd, whole); }) == 0);
+    CHECK(to_ints(b, sum) == Ints{7001});
+    // While the total is pending (a descriptor PACK made), the sum is a copy of its count (one
+    // launch), and MAKE_SEGDES of it, or of LENGTH of the packed vector, is one segment of that
+    // count, made with no launch.
+    Bools keep(7001);
+    for (std::size_t j = 0; j < keep.size(); ++j) keep[j] = j % 3 != 0;
+    auto [kept, packed] = b.pack(ints(b, Ints(7001, 5)), bools(b, keep), sd);
+    const cvl::Vector of_packed = b.segment_lengths(packed);
+    CHECK(launches_of([&] { sum = b.reduce(Op::PlusReduce, of_packed, whole); }) == 1);
+    cvl::Segdes one, by_length;
+    CHECK(launches_of([&] { one = b.make_segdes(sum); }) == 0);
+    const cvl::Vector length = b.length_value(kept.length);
+    CHECK(launches_of([&] { by_length = b.make_segdes(length); }) == 0);
+    const cvl::Vector spread = b.distribute(ints(b, {4}), one),
+                      spread_by_length = b.distribute(ints(b, {4}), by_length);
+    b.synchronize();  // the lengths of both are the packed count
+    const Ints fours(4667, 4);
+    CHECK(to_ints(b, spread) == fours);
+    CHECK(to_ints(b, spread_by_length) == fours);
+    CHECK(to_ints(b, sum) == Ints{4667});
+    CHECK(lengths_of(b, one) == Ints{4667});
+    // Another reduction, or a vector that only holds the same numbers, is reduced on the device.
+    CHECK(launches_of([&] { sum = b.reduce(Op::MaxReduce, of_sd, whole); }) == 1);
+    CHECK(to_ints(b, sum) == Ints{4000});
+    const cvl::Vector same_numbers = ints(b, lengths);
+    CHECK(launches_of([&] { sum = b.reduce(Op::PlusReduce, same_numbers, whole); }) == 1);
+    CHECK(to_ints(b, sum) == Ints{7001});
+  }
 
 }
 
