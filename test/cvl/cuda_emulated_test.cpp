@@ -102,6 +102,31 @@ TEST_CASE("cuda-emulated: small device results come back with the next synchroni
   CHECK(launches_since(before) == 0);
 }
 
+TEST_CASE("cuda-emulated: one small result comes back with no launch, several with one",
+          "[cuda][residency][launches]") {
+  auto owner = emulated(-1);
+  cvl::Backend& b = *owner;
+  const cvl::Vector big = ints(b, Ints(100000, 1));  // on the device
+  const cvl::Segdes halves = segdes(b, {60000, 40000});
+  auto launches_of = [&](auto&& operation) {
+    const std::uint64_t before = b.stats().kernel_launches;
+    operation();
+    return b.stats().kernel_launches - before;
+  };
+  const cvl::Vector counts = b.reduce(Op::PlusReduce, big, halves);
+  CHECK(launches_of([&] { b.synchronize(); }) == 0);  // copied from where it is
+  std::uint64_t syncs = b.stats().host_syncs;
+  CHECK(launches_of([&] { CHECK(to_ints(b, counts) == Ints{60000, 40000}); }) == 0);
+  CHECK(b.stats().host_syncs == syncs);  // it came back with that synchronization
+  const cvl::Vector most = b.reduce(Op::MaxReduce, big, halves);
+  const cvl::Vector least = b.reduce(Op::MinReduce, big, halves);
+  CHECK(launches_of([&] { b.synchronize(); }) == 1);  // gathered into one copy
+  syncs = b.stats().host_syncs;
+  CHECK(to_ints(b, most) == Ints{1, 1});
+  CHECK(to_ints(b, least) == Ints{1, 1});
+  CHECK(b.stats().host_syncs == syncs);
+}
+
 TEST_CASE("cuda-emulated: large operations run on the device, data moves once",
           "[cuda][residency]") {
   auto owner = emulated(-1);
