@@ -267,9 +267,9 @@ case "${1:-}" in
       exit 77
     fi
     # The most launches each program may make, as VCODE and as FCODE.
-    pins="reduced/qs.r100000 840 764
+    pins="reduced/qs.r100000 824 750
 reduced/quickhull.r50000 490 310
-reduced/bh.r200 822 580
+reduced/bh.r200 820 575
 reduced/black-scholes.r50000 456 297
 reduced/dotp.r100000 6 5"
     "$bench/gpu_latency.sh" "$build_dir" --shared "$shared_dir" \
