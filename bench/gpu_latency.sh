@@ -143,6 +143,7 @@ printf '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
 
 failed=0
 for p in $programs; do
+  mkdir -p "$(dirname "$work/$p.fcode")"  # a program in a subdirectory (reduced/qs.r100000)
   if ! "$optimizer" "$bench_dir/$p.vcode" -o "$work/$p.fcode" 2>"$work/opt.err"; then
     echo "gpu_latency.sh: fcode-opt failed on $p: $(head -1 "$work/opt.err")" >&2
     failed=1

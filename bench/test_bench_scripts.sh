@@ -20,6 +20,10 @@
 #     streamed peak memory below the materializing one at each program's largest size; the peak
 #     check fails when the modes are swapped, a result that differs is DIFFERENT, a run out of
 #     memory is a row, bad options are rejected.
+#   test_bench_scripts.sh gpu_latency BUILD_DIR SHARED_DIR
+#     bench/gpu_latency.sh on the five reduced programs: a row per program and form, and each
+#     one's kernel launches at most the count pinned here, so that a change adding launches
+#     fails (lower a pin when a change saves some). Exit 77 without SHARED_DIR or cuda-emulated.
 #   test_bench_scripts.sh plot
 #     bench/plot.py on a small made-up CSV (plus a GPU CSV): a PNG; bad CSVs rejected with a
 #     message. Exit 77 (skipped) without matplotlib.
@@ -252,8 +256,38 @@ case "${1:-}" in
     /usr/bin/python3 "$bench/plot.py" "$work/missing.csv" -o "$work/bad.png" > "$work/out" 2>&1
     check "a missing CSV: exit 1 and its name" test $? -eq 1 -a -n "$(grep -F "cannot read $work/missing.csv" "$work/out")"
     ;;
+  gpu_latency)
+    build_dir=$2 shared_dir=$3
+    if [[ ! -d "$shared_dir/neslgpu-bench/reduced" ]]; then
+      echo "skipped: no $shared_dir/neslgpu-bench/reduced (the shared corpus)"
+      exit 77
+    fi
+    if ! "$build_dir/vinterp/vinterp" --version 2>&1 | grep -q 'backends:.*cuda-emulated'; then
+      echo "skipped: this build has no cuda-emulated backend"
+      exit 77
+    fi
+    # The most launches each program may make, as VCODE and as FCODE.
+    pins="reduced/qs.r100000 824 750
+reduced/quickhull.r50000 490 310
+reduced/bh.r200 820 575
+reduced/black-scholes.r50000 456 297
+reduced/dotp.r100000 6 5"
+    "$bench/gpu_latency.sh" "$build_dir" --shared "$shared_dir" \
+      --programs "$(awk '{printf "%s ", $1}' <<<"$pins")" --csv "$work/latency.csv" > "$work/stdout" 2>&1
+    rc=$?
+    cat "$work/stdout"
+    check "gpu_latency.sh exits 0" test $rc -eq 0
+    check "a header and 10 rows (5 programs x 2 forms)" test "$(wc -l < "$work/latency.csv")" -eq 11
+    check "every program's kernel launches at most its pin" \
+      awk -F, 'NR == FNR {vcode[$1] = $2; fcode[$1] = $3; next}
+               FNR == 1 {next}
+               {pin = ($2 == "VCODE") ? vcode[$1] : fcode[$1]}
+               pin == "" || $5 <= 0 || $5 > pin {bad = 1; print "  " $1 " " $2 ": " $5 " launches, pinned at most " pin}
+               pin != "" && $5 < pin {print "  " $1 " " $2 ": " $5 " launches, below its pin " pin " (lower it)"}
+               END {exit bad}' <(tr ' ' , <<<"$pins") "$work/latency.csv"
+    ;;
   *)
-    echo "usage: test_bench_scripts.sh run|mpi|nesl|cost_model BUILD_DIR SHARED_DIR | plot" >&2
+    echo "usage: test_bench_scripts.sh run|mpi|nesl|cost_model|gpu_latency BUILD_DIR SHARED_DIR | plot" >&2
     exit 2
     ;;
 esac

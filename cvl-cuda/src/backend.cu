@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -102,6 +103,7 @@ class CudaBackend final : public Backend,
     if (n.known()) return Backend::length_value(n);
     Vector out = new_device_vector(Type::Int, 1);
     dispatch::copy_count(*device_, count_cell(n), static_cast<std::int32_t*>(device_pointer(out)));
+    storage(out).element_count = n;
     return done(std::move(out));
   }
 
@@ -157,6 +159,13 @@ class CudaBackend final : public Backend,
   Vector reduce(Op op, Vector v, const Segdes& sd) override {
     if (on_host_path({&v}, {&sd}))
       return wrap_host(cpu_->reduce(op, take_host(std::move(v)), host_segdes(sd)));
+    if (const std::shared_ptr<SegdesStorage> described = summed_lengths(op, v, sd)) {
+      // Its total, wrapped to 32 bits as the sum would be: no launch where the host knows it.
+      if (!described->total.known()) return length_value(described->total);
+      const auto sum =
+          static_cast<std::int32_t>(static_cast<std::uint32_t>(described->total.get()));
+      return wrap_host(cpu_->upload(Type::Int, &sum, 1));
+    }
     SegmentView map = device_map(sd, false);  // a small reduction needs no per-element index
     const std::size_t n = std::min(map.total, capacity(v));
     if (library::reduce_reads_index(n)) map = device_map(sd);
@@ -189,8 +198,11 @@ class CudaBackend final : public Backend,
       return wrap_host(cpu_->permute(op, std::move(h)));
     }
 
-    const SegmentView source_map = device_map(o.source_segdes, scatter);
-    const SegmentView dest_map = device_map(dest_sd, !scatter);
+    // The walked descriptor (a scatter's source, a gather's destination) may get its index
+    // written by this launch (walked_map); the other is read at whole segments only.
+    const Segdes& walked_sd = scatter ? o.source_segdes : dest_sd;
+    const Segdes& addressed_sd = scatter ? dest_sd : o.source_segdes;
+    const SegmentView addressed_map = device_map(addressed_sd, false);
     const Type type = o.values.type;
     const void* values = device_pointer(o.values);
     const auto* indices = static_cast<const std::int32_t*>(device_pointer(o.indices));
@@ -198,8 +210,8 @@ class CudaBackend final : public Backend,
         flagged ? static_cast<const std::uint8_t*>(device_pointer(o.flags)) : nullptr;
     // A scatter walks the source elements (values, indices, flags), a gather the destination's
     // (indices, flags; the result).
-    const Length& walked = scatter ? segdes(o.source_segdes).total : dest.total;
-    std::size_t limit = std::min(capacity(o.indices), scatter ? source_map.total : dest_map.total);
+    const Length& walked = segdes(walked_sd).total;
+    std::size_t limit = std::min(capacity(o.indices), allocation_size(walked));
     if (scatter) limit = std::min(limit, capacity(o.values));
     if (flagged) limit = std::min(limit, capacity(o.flags));
     // The message reads the faulting index and the length of the segment it addressed.
@@ -225,9 +237,14 @@ class CudaBackend final : public Backend,
     // Scatters write, and gathers read, where the descriptor they index through says.
     const bool safe = scatter ? holds({{capacity(out), &dest.total}})
                               : holds({{capacity(o.values), &segdes(o.source_segdes).total}});
-    if (safe)
+    if (safe) {
+      WalkedMap walk = walked_map(walked_sd, extent(walked, limit));
+      const SegmentView& source_map = scatter ? walk.view : addressed_map;
+      const SegmentView& dest_map = scatter ? addressed_map : walk.view;
       dispatch::permute(*device_, op, type, values, indices, flags, source_map, dest_map,
-                        extent(walked, limit), device_pointer(out), fault.get());
+                        extent(walked, limit), device_pointer(out), fault.get(), walk.record());
+      keep_recorded_index(walked_sd, walk);
+    }
     return done(std::move(out));
   }
 
@@ -270,11 +287,14 @@ class CudaBackend final : public Backend,
     const SegdesStorage& s = segdes(sd);
     if (on_host_path({&values}, {&sd}))
       return wrap_host(cpu_->distribute(take_host(std::move(values)), host_segdes(sd)));
-    const SegmentView map = device_map(sd);
     Vector out = new_device_vector(values.type, s.total);
-    if (holds({{capacity(values), &s.segments}}))
-      dispatch::distribute(*device_, values.type, device_pointer(values), map,
-                           extent(s.total, capacity(out)), device_pointer(out));
+    if (holds({{capacity(values), &s.segments}})) {
+      const Extent elements = extent(s.total, capacity(out));
+      WalkedMap walk = walked_map(sd, elements);
+      dispatch::distribute(*device_, values.type, device_pointer(values), walk.view, elements,
+                           device_pointer(out), walk.record());
+      keep_recorded_index(sd, walk);
+    }
     return done(std::move(out));
   }
 
@@ -283,13 +303,15 @@ class CudaBackend final : public Backend,
     if (on_host_path({&starts, &strides}, {&sd}))
       return wrap_host(cpu_->index(take_host(std::move(starts)), take_host(std::move(strides)),
                                    host_segdes(sd)));
-    const SegmentView map = device_map(sd);
     Vector out = new_device_vector(Type::Int, s.total);
-    if (holds({{capacity(starts), &s.segments}, {capacity(strides), &s.segments}}))
+    if (holds({{capacity(starts), &s.segments}, {capacity(strides), &s.segments}})) {
+      const Extent elements = extent(s.total, capacity(out));
+      WalkedMap walk = walked_map(sd, elements);
       dispatch::index(*device_, static_cast<const std::int32_t*>(device_pointer(starts)),
-                      static_cast<const std::int32_t*>(device_pointer(strides)), map,
-                      extent(s.total, capacity(out)),
-                      static_cast<std::int32_t*>(device_pointer(out)));
+                      static_cast<const std::int32_t*>(device_pointer(strides)), walk.view,
+                      elements, static_cast<std::int32_t*>(device_pointer(out)), walk.record());
+      keep_recorded_index(sd, walk);
+    }
     return done(std::move(out));
   }
 
@@ -348,6 +370,22 @@ class CudaBackend final : public Backend,
   Segdes make_segdes(Vector lengths) override {
     if (std::shared_ptr<SegdesStorage> known = storage(lengths).described.lock())
       return Segdes{known->segments, known->total, std::move(known)};  // no work, no launch
+    if (const std::optional<Length> count = storage(lengths).element_count;
+        count && !count->known() && count->bound() <= kLargestLength &&
+        !storage(lengths).on_host()) {
+      // One segment whose length is a count pending on the device (below 2^31, so its INT is
+      // never negative): that count is the total, and the offsets are 0 and a copy of it.
+      auto s = std::make_shared<SegdesStorage>();
+      s->segments = 1;
+      s->total = *count;
+      s->offsets = DeviceBuffer(device_, 2 * sizeof(std::int64_t));
+      device_->fill_bytes(s->offsets.get(), 0, sizeof(std::int64_t));
+      device_->copy_on_device(s->offsets.as<std::int64_t>() + 1, count_cell(*count),
+                              sizeof(std::int64_t));
+      s->lengths = std::move(lengths);
+      if (device_->sync_each_op()) device_->synchronize();
+      return described_by_lengths(std::move(s));
+    }
     if (threshold_ > 0 && storage(lengths).on_host()) {
       // Host lengths (the usual case: a few segments): cvl-cpu builds and checks it, no sync.
       auto s = std::make_shared<SegdesStorage>();
@@ -425,6 +463,22 @@ class CudaBackend final : public Backend,
     if (!device_->settled()) device_->synchronize();
   }
   void operation_site(std::uint32_t site) override { device_->operation_site(site); }
+
+  // The live descriptor whose lengths `v` are, where `op` sums them all (+_REDUCE INT over one
+  // segment): the sum is that descriptor's total. Flattened code sums LENGTHS so to size its next
+  // level; the total is often known on the host (no launch, and the result is there for what
+  // follows: MAKE_SEGDES of it, the test of an IF), else pending (one copy of its count, which
+  // MAKE_SEGDES then takes as its total).
+  std::shared_ptr<SegdesStorage> summed_lengths(Op op, const Vector& v, const Segdes& sd) {
+    if (op != Op::PlusReduce || v.type != Type::Int) return nullptr;
+    const Length& segments = segdes(sd).segments;
+    if (!segments.known() || segments.get() != 1) return nullptr;
+    std::shared_ptr<SegdesStorage> described = storage(v).described.lock();
+    if (!described || described->lengths.storage != v.storage) return nullptr;
+    return described;
+  }
+
+  static constexpr std::size_t kLargestLength = 0x7FFFFFFF;  // the largest INT
 
   // The fault word of EXTRACT/REPLACE: position k is segment k.
   FaultWord segment_index_fault(Op op, const Vector& indices, const Segdes& sd) {

@@ -261,7 +261,10 @@ std::vector<unsigned long long> Device::read_back(void* host, const void* device
     rider_bytes = 0;
   }
   std::byte* const rider_data = rider_bytes > 0 ? rider_copy(rider_bytes) : nullptr;
-  const DeviceBuffer staging = stage_riders(riders, rider_bytes);
+  // One rider is copied from where it is: gathering it first would only add a launch.
+  const DeviceBuffer staging =
+      riders.size() > 1 ? stage_riders(riders, rider_bytes) : DeviceBuffer();
+  const void* const rider_source = riders.size() == 1 ? riders[0].device : staging.get();
   stats_.bytes_to_host += bytes + board_bytes + rider_bytes;
   ++stats_.host_syncs;
 #if CVL_CUDA_REAL
@@ -271,7 +274,7 @@ std::vector<unsigned long long> Device::read_back(void* host, const void* device
     CVL_CUDA_CHECK(cudaMemcpyAsync(board_copy_, fault_words_, board_bytes,
                                    cudaMemcpyDeviceToHost, stream_));
   if (rider_bytes > 0)
-    CVL_CUDA_CHECK(cudaMemcpyAsync(rider_data, staging.get(), rider_bytes,
+    CVL_CUDA_CHECK(cudaMemcpyAsync(rider_data, rider_source, rider_bytes,
                                    cudaMemcpyDeviceToHost, stream_));
   CVL_CUDA_CHECK(cudaStreamSynchronize(stream_));
 #else
@@ -280,7 +283,7 @@ std::vector<unsigned long long> Device::read_back(void* host, const void* device
     queue_.enqueue([this, board_bytes] { std::memcpy(board_copy_, fault_words_, board_bytes); });
   const std::uint64_t data_and_boards = queue_.queued();
   if (rider_bytes > 0)
-    queue_.enqueue([rider_data, from = staging.get(), rider_bytes] {
+    queue_.enqueue([rider_data, from = rider_source, rider_bytes] {
       std::memcpy(rider_data, from, rider_bytes);
     });
   queue_.wait(drop_rider_wait_ ? data_and_boards : queue_.queued());

@@ -47,12 +47,13 @@ void normalize_bools(Device& device, std::uint8_t* data, std::size_t n) {
 
 void permute(Device& device, Op op, Type type, const void* values, const std::int32_t* indices,
              const std::uint8_t* flags, const SegmentView& source, const SegmentView& dest, Extent walk,
-             void* out, unsigned long long* fault) {
+             void* out, unsigned long long* fault, std::uint32_t* record_index) {
   const bool gather = vcode::info(op).shape == vcode::Shape::Gather;
   if (gather) {
     with_element_bits(type, [&]<class Bits>() {
       device.launch(walk, kernels::Gather<Bits>{static_cast<const Bits*>(values), indices, flags,
-                                                source, dest, static_cast<Bits*>(out), fault});
+                                                source, dest, static_cast<Bits*>(out), fault,
+                                                record_index});
     });
     return;
   }
@@ -60,7 +61,7 @@ void permute(Device& device, Op op, Type type, const void* values, const std::in
   DeviceBuffer claims(borrow(device), dest.total * sizeof(std::uint32_t));
   device.fill_bytes(claims.get(), 0, claims.bytes());
   const kernels::ClaimScatter claim{indices, flags, source, dest, claims.as<std::uint32_t>(),
-                                   fault};
+                                   fault, record_index};
   with_element_bits(type, [&]<class Bits>() {
     device.launch_phases(
         walk, kernels::ClaimThenScatter<Bits>{
@@ -87,16 +88,17 @@ void replace(Device& device, Type type, const std::int32_t* indices, const void*
 }
 
 void distribute(Device& device, Type type, const void* values, const SegmentView& sd,
-                Extent elements, void* out) {
+                Extent elements, void* out, std::uint32_t* record_index) {
   with_element_bits(type, [&]<class Bits>() {
     device.launch(elements, kernels::Distribute<Bits>{static_cast<const Bits*>(values), sd,
-                                                      static_cast<Bits*>(out)});
+                                                      static_cast<Bits*>(out), record_index});
   });
 }
 
 void index(Device& device, const std::int32_t* starts, const std::int32_t* strides,
-           const SegmentView& sd, Extent elements, std::int32_t* out) {
-  device.launch(elements, kernels::Index{starts, strides, sd, out});
+           const SegmentView& sd, Extent elements, std::int32_t* out,
+           std::uint32_t* record_index) {
+  device.launch(elements, kernels::Index{starts, strides, sd, out, record_index});
 }
 
 void pack_outputs(Device& device, Type type, const void* values, const std::uint8_t* flags,

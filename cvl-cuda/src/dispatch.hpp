@@ -26,19 +26,24 @@ void normalize_bools(Device& device, std::uint8_t* data, std::size_t n);
 // one position the highest source position wins: a claim pass, then the writes, in one phased
 // launch); gathers
 // (BPERMUTE, BFPERMUTE) over the destination elements (`walk`). `flags` is null for the
-// unflagged ops.
+// unflagged ops. `record_index` (null: none) receives the walked descriptor's per-element index
+// (kernels/permute.hpp).
 void permute(Device& device, vcode::Op op, Type type, const void* values,
              const std::int32_t* indices, const std::uint8_t* flags, const SegmentView& source,
-             const SegmentView& dest, Extent walk, void* out, unsigned long long* fault);
+             const SegmentView& dest, Extent walk, void* out, unsigned long long* fault,
+             std::uint32_t* record_index);
 
 void extract(Device& device, Type type, const void* values, const std::int32_t* indices,
              const SegmentView& sd, Extent segments, void* out, unsigned long long* fault);
 void replace(Device& device, Type type, const std::int32_t* indices, const void* replacement,
              const SegmentView& sd, Extent segments, void* out, unsigned long long* fault);
+// DIST and INDEX over sd's elements, writing its per-element index into `record_index` where
+// that is not null (kernels/vector_ops.hpp).
 void distribute(Device& device, Type type, const void* values, const SegmentView& sd,
-                Extent elements, void* out);
+                Extent elements, void* out, std::uint32_t* record_index);
 void index(Device& device, const std::int32_t* starts, const std::int32_t* strides,
-           const SegmentView& sd, Extent elements, std::int32_t* out);
+           const SegmentView& sd, Extent elements, std::int32_t* out,
+           std::uint32_t* record_index);
 
 // PACK after library::flags_before, in one launch: the per-segment counts, the new offsets (the
 // new total also into the pending count cell `total`) and the compaction.

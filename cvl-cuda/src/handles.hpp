@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "cvl/backend.hpp"
 #include "device.hpp"
@@ -31,6 +32,10 @@ struct VectorStorage final : Storage {
   std::weak_ptr<SegdesStorage> described;
   // How many times the device buffer was taken over as a later operation's result.
   std::uint64_t results = 0;
+  // A one-element INT vector whose element is a count the device computes (LENGTH of a pending
+  // length, +_REDUCE of a descriptor's lengths whose total is pending): that count, so that
+  // MAKE_SEGDES of the vector is one segment of that length, made with no launch.
+  std::optional<Length> element_count;
 
   bool on_host() const { return host.storage != nullptr; }
   bool on_device() const { return device.allocated(); }

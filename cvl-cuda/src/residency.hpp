@@ -265,10 +265,10 @@ class Residency {
   // The descriptor's device view. Where an element's segment is asked for, the first operation
   // finds it by searching the offsets in its own kernel (what building the per-element index
   // would cost, without the launch: many descriptors are read once); a second builds the index
-  // (once) and it is read from then on. Counts that are pending appear as their bounds
-  // (handles.hpp: SegmentView).
-  // A streamed operation (`streamed`) reads no per-element index and takes a total past the
-  // longest vector.
+  // (once) and it is read from then on, unless an operation that visits every element wrote it
+  // first (walked_map()). Counts that are pending appear as their bounds (handles.hpp:
+  // SegmentView). A streamed operation (`streamed`) reads no per-element index and takes a
+  // total past the longest vector.
   SegmentView device_map(const Segdes& sd, bool with_index = true, bool streamed = false) {
     SegdesStorage& s = segdes_mutable(sd);
     SegmentView map;
@@ -303,6 +303,33 @@ class Residency {
     }
     return map;
   }
+  // The view of a descriptor whose elements one launch visits (`walk`), each looking up its
+  // segment: where the per-element index is wanted and not built yet, and the walk covers every
+  // element the descriptor has, the launch writes the index as it searches (`recording`), so no
+  // launch of its own ever builds it. The caller keeps it (keep_recorded_index) once that launch
+  // is queued.
+  struct WalkedMap {
+    SegmentView view;
+    DeviceBuffer recording;  // the index the walk writes; unallocated when it writes none
+    std::uint32_t* record() const { return recording.as<std::uint32_t>(); }
+  };
+  WalkedMap walked_map(const Segdes& sd, Extent walk) {
+    SegdesStorage& s = segdes_mutable(sd);
+    WalkedMap walked;
+    if (!s.needs_index() || s.index.allocated()) {
+      walked.view = device_map(sd);
+      return walked;
+    }
+    walked.view = device_map(sd, false);
+    if (walk.bound == walked.view.total && walk.count == count_cell(s.total) && walk.bound > 0)
+      walked.recording = DeviceBuffer(device_, walked.view.total * sizeof(std::uint32_t));
+    else
+      walked.view = device_map(sd);  // searched, or the index built, as any other use
+    return walked;
+  }
+  void keep_recorded_index(const Segdes& sd, WalkedMap& walked) {
+    if (walked.recording.allocated()) segdes_mutable(sd).index = std::move(walked.recording);
+  }
   // The offsets of a descriptor whose few lengths are on the host, summed there and copied.
   void upload_offsets(SegdesStorage& s) {
     const std::vector<std::int32_t> lengths = host_elements(s.lengths);
@@ -326,6 +353,7 @@ class Residency {
   Vector take_for_output(Vector&& v, const Length& length) {
     VectorStorage& s = storage(v);
     s.host = {};  // the device data is about to change
+    s.element_count.reset();
     ++s.results;
     return Vector{v.type, length, std::move(v.storage)};
   }

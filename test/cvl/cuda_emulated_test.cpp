@@ -102,6 +102,31 @@ TEST_CASE("cuda-emulated: small device results come back with the next synchroni
   CHECK(launches_since(before) == 0);
 }
 
+TEST_CASE("cuda-emulated: one small result comes back with no launch, several with one",
+          "[cuda][residency][launches]") {
+  auto owner = emulated(-1);
+  cvl::Backend& b = *owner;
+  const cvl::Vector big = ints(b, Ints(100000, 1));  // on the device
+  const cvl::Segdes halves = segdes(b, {60000, 40000});
+  auto launches_of = [&](auto&& operation) {
+    const std::uint64_t before = b.stats().kernel_launches;
+    operation();
+    return b.stats().kernel_launches - before;
+  };
+  const cvl::Vector counts = b.reduce(Op::PlusReduce, big, halves);
+  CHECK(launches_of([&] { b.synchronize(); }) == 0);  // copied from where it is
+  std::uint64_t syncs = b.stats().host_syncs;
+  CHECK(launches_of([&] { CHECK(to_ints(b, counts) == Ints{60000, 40000}); }) == 0);
+  CHECK(b.stats().host_syncs == syncs);  // it came back with that synchronization
+  const cvl::Vector most = b.reduce(Op::MaxReduce, big, halves);
+  const cvl::Vector least = b.reduce(Op::MinReduce, big, halves);
+  CHECK(launches_of([&] { b.synchronize(); }) == 1);  // gathered into one copy
+  syncs = b.stats().host_syncs;
+  CHECK(to_ints(b, most) == Ints{1, 1});
+  CHECK(to_ints(b, least) == Ints{1, 1});
+  CHECK(b.stats().host_syncs == syncs);
+}
+
 TEST_CASE("cuda-emulated: large operations run on the device, data moves once",
           "[cuda][residency]") {
   auto owner = emulated(-1);
@@ -468,18 +493,116 @@ TEST_CASE("cuda-emulated: launches per scatter, reduction and descriptor use", "
     CHECK(lengths_of(b, remade) == lengths);
   }
 
-  SECTION("a descriptor's first use searches the offsets, its second builds the index") {
+  SECTION("a descriptor's first walk writes its index as it searches: no launch builds it") {
     const Ints lengths{3, 0, 5000, 1, 0, 2000};
     const cvl::Segdes sd = segdes(b, lengths);
     cvl::Vector values = ints(b, {1, 2, 3, 4, 5, 6});
     const Ints expected = to_ints(ref, ref.distribute(ints(ref, {1, 2, 3, 4, 5, 6}),
                                                       segdes(ref, lengths)));
-    for (std::uint64_t expected_launches : {1, 2, 1}) {
+    for (int use = 0; use < 3; ++use) {
       cvl::Vector got;
-      CHECK(launches_of([&] { got = b.distribute(values, sd); }) == expected_launches);
+      CHECK(launches_of([&] { got = b.distribute(values, sd); }) == 1);
       CHECK(to_ints(b, got) == expected);
     }
   }
+
+  SECTION("a scan searches, a walk (DIST, INDEX, a gather's destination, a scatter's source) "
+          "writes the index, and a scan after it reads it: one launch each") {
+    const Ints lengths{2, 0, 3000, 7, 0, 4000, 1};
+    const std::size_t n = total_of(lengths);
+    std::mt19937_64 rng(5);
+    Ints data(n), positions(n);
+    for (auto& x : data) x = static_cast<std::int32_t>(rng() % 1000);
+    for (std::size_t k = 0, j = 0; k < lengths.size(); ++k)  // a permutation within each segment
+      for (std::int32_t i = 0; i < lengths[k]; ++i, ++j)
+        positions[j] = (i * 7 + 3) % lengths[k];
+    const Ints starts{1, 2, 3, 4, 5, 6, 7}, strides{2, 2, 2, 2, 2, 2, 2};
+    auto scatter = [&](cvl::Backend& on, const cvl::Segdes& source) {
+      cvl::PermuteOperands o;
+      o.values = ints(on, data);
+      o.indices = ints(on, positions);
+      o.defaults = ints(on, Ints(n, -1));
+      o.source_segdes = source;
+      o.dest_segdes = source;
+      return on.permute(Op::DPermute, std::move(o));
+    };
+    auto gather = [&](cvl::Backend& on, const cvl::Segdes& dest) {
+      cvl::PermuteOperands o;
+      o.values = ints(on, data);
+      o.indices = ints(on, positions);
+      o.source_segdes = dest;
+      o.dest_segdes = dest;
+      return on.permute(Op::BPermute, std::move(o));
+    };
+    const cvl::Segdes ref_sd = segdes(ref, lengths);
+    const Ints scanned = to_ints(ref, ref.scan(Op::PlusScan, ints(ref, data), ref_sd));
+    const Ints indexed = to_ints(ref, ref.index(ints(ref, starts), ints(ref, strides), ref_sd));
+    const Ints scattered = to_ints(ref, scatter(ref, ref_sd));
+    const Ints gathered = to_ints(ref, gather(ref, ref_sd));
+    for (int walk = 0; walk < 4; ++walk) {
+      INFO("walk " << walk);
+      const cvl::Segdes sd = segdes(b, lengths);
+      const cvl::Vector input = ints(b, data);
+      cvl::Vector got;
+      CHECK(launches_of([&] { got = b.scan(Op::PlusScan, input, sd); }) == 1);
+      CHECK(to_ints(b, got) == scanned);
+      if (walk == 0) {
+        const cvl::Vector from = ints(b, starts), by = ints(b, strides);
+        CHECK(launches_of([&] { got = b.index(from, by, sd); }) == 1);
+        CHECK(to_ints(b, got) == indexed);
+      } else if (walk == 1) {
+        CHECK(launches_of([&] { got = b.distribute(ints(b, starts), sd); }) == 1);
+      } else if (walk == 2) {
+        CHECK(launches_of([&] { got = scatter(b, sd); }) == 1);
+        CHECK(to_ints(b, got) == scattered);
+      } else {
+        CHECK(launches_of([&] { got = gather(b, sd); }) == 1);
+        CHECK(to_ints(b, got) == gathered);
+      }
+      CHECK(launches_of([&] { got = b.scan(Op::PlusScan, input, sd); }) == 1);
+      CHECK(to_ints(b, got) == scanned);
+    }
+  }
+
+  SECTION("+_REDUCE of a descriptor's lengths over one segment is its total, once the host knows "
+          "it: no launch") {
+    const Ints lengths{4000, 0, 1, 3000};
+    const cvl::Segdes sd = segdes(b, lengths);  // made on the device: its total is pending
+    const cvl::Vector of_sd = b.segment_lengths(sd);
+    const cvl::Segdes whole = segdes(b, {static_cast<std::int32_t>(lengths.size())});
+    cvl::Vector sum;
+    CHECK(launches_of([&] { sum = b.reduce(Op::PlusReduce, of_sd, whole); }) == 1);
+    CHECK(to_ints(b, sum) == Ints{7001});  // the synchronization resolves the total too
+    CHECK(launches_of([&] { sum = b.reduce(Op::PlusReduce, of_sd, whole); }) == 0);
+    CHECK(to_ints(b, sum) == Ints{7001});
+    // While the total is pending (a descriptor PACK made), the sum is a copy of its count (one
+    // launch), and MAKE_SEGDES of it, or of LENGTH of the packed vector, is one segment of that
+    // count, made with no launch.
+    Bools keep(7001);
+    for (std::size_t j = 0; j < keep.size(); ++j) keep[j] = j % 3 != 0;
+    auto [kept, packed] = b.pack(ints(b, Ints(7001, 5)), bools(b, keep), sd);
+    const cvl::Vector of_packed = b.segment_lengths(packed);
+    CHECK(launches_of([&] { sum = b.reduce(Op::PlusReduce, of_packed, whole); }) == 1);
+    cvl::Segdes one, by_length;
+    CHECK(launches_of([&] { one = b.make_segdes(sum); }) == 0);
+    const cvl::Vector length = b.length_value(kept.length);
+    CHECK(launches_of([&] { by_length = b.make_segdes(length); }) == 0);
+    const cvl::Vector spread = b.distribute(ints(b, {4}), one),
+                      spread_by_length = b.distribute(ints(b, {4}), by_length);
+    b.synchronize();  // the lengths of both are the packed count
+    const Ints fours(4667, 4);
+    CHECK(to_ints(b, spread) == fours);
+    CHECK(to_ints(b, spread_by_length) == fours);
+    CHECK(to_ints(b, sum) == Ints{4667});
+    CHECK(lengths_of(b, one) == Ints{4667});
+    // Another reduction, or a vector that only holds the same numbers, is reduced on the device.
+    CHECK(launches_of([&] { sum = b.reduce(Op::MaxReduce, of_sd, whole); }) == 1);
+    CHECK(to_ints(b, sum) == Ints{4000});
+    const cvl::Vector same_numbers = ints(b, lengths);
+    CHECK(launches_of([&] { sum = b.reduce(Op::PlusReduce, same_numbers, whole); }) == 1);
+    CHECK(to_ints(b, sum) == Ints{7001});
+  }
+
 }
 
 }  // namespace cvl_test

@@ -1,7 +1,8 @@
 // Kernel bodies of the permute family: scatters walk the source elements (twice, in one phased
 // launch: claims, then writes), gathers the destination elements; every index used is checked
 // against the length of the segment it addresses (a bad one records the first faulting position
-// and writes nothing).
+// and writes nothing). The walk over a descriptor's elements writes that descriptor's per-element
+// index as it finds their segments, where it is asked to (`record_index`, null: not asked).
 #pragma once
 
 #include "handles.hpp"
@@ -18,10 +19,15 @@ struct ClaimScatter {
   SegmentView source, dest;
   std::uint32_t* claims;
   unsigned long long* fault;
+  std::uint32_t* record_index = nullptr;  // source's
 
   CVL_HD void operator()(std::size_t j) const {
-    if (flags && !flags[j]) return;
+    if (flags && !flags[j] && !record_index) return;
     const std::size_t k = source.segment_of(j);
+    if (record_index) {
+      record_index[j] = static_cast<std::uint32_t>(k);
+      if (flags && !flags[j]) return;
+    }
     if (k >= dest.segments) return;  // descriptors that disagree: the interpreter reports it
     const auto at = static_cast<std::uint32_t>(indices[j]);  // negative indices become huge
     if (at >= dest.length(k)) {
@@ -78,13 +84,20 @@ struct Gather {
   SegmentView source, dest;
   Bits* out;
   unsigned long long* fault;
+  std::uint32_t* record_index = nullptr;  // dest's
 
   CVL_HD void operator()(std::size_t j) const {
-    if (flags && !flags[j]) {
+    const bool taken = !flags || flags[j];
+    if (!taken && !record_index) {
       out[j] = 0;
       return;
     }
     const std::size_t k = dest.segment_of(j);
+    if (record_index) record_index[j] = static_cast<std::uint32_t>(k);
+    if (!taken) {
+      out[j] = 0;
+      return;
+    }
     const auto at = static_cast<std::uint32_t>(indices[j]);  // read before out[j] (may alias)
     if (k >= source.segments) return;  // descriptors that disagree: the interpreter reports it
     if (at >= source.length(k)) {

@@ -1,4 +1,7 @@
-// Kernel bodies of the one-value-per-segment ops: EXTRACT, REPLACE, DIST, INDEX.
+// Kernel bodies of the one-value-per-segment ops: EXTRACT, REPLACE, DIST, INDEX. DIST and INDEX
+// visit every element of their descriptor: where it has no per-element index yet, they write it
+// as they find each element's segment (`record_index`, null: not asked), so no launch of its own
+// ever builds it.
 #pragma once
 
 #include "cvl/scalar_semantics.hpp"
@@ -45,7 +48,12 @@ struct Distribute {  // over elements
   const Bits* values;
   SegmentView sd;
   Bits* out;
-  CVL_HD void operator()(std::size_t j) const { out[j] = values[sd.segment_of(j)]; }
+  std::uint32_t* record_index = nullptr;
+  CVL_HD void operator()(std::size_t j) const {
+    const std::size_t k = sd.segment_of(j);
+    if (record_index) record_index[j] = static_cast<std::uint32_t>(k);
+    out[j] = values[k];
+  }
 };
 
 struct Index {  // over elements
@@ -53,8 +61,10 @@ struct Index {  // over elements
   const std::int32_t* strides;
   SegmentView sd;
   std::int32_t* out;
+  std::uint32_t* record_index = nullptr;
   CVL_HD void operator()(std::size_t j) const {
     const std::size_t k = sd.segment_of(j);
+    if (record_index) record_index[j] = static_cast<std::uint32_t>(k);
     out[j] = cvl_sem::index_value(starts[k], strides[k], static_cast<std::uint32_t>(j - sd.start(k)));
   }
 };
