@@ -2,6 +2,7 @@
 // each IR on programs broken on purpose, so that a verifier that accepts everything fails here.
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include "nesl/basis.hpp"
@@ -481,4 +482,61 @@ TEST_CASE("a nested level's context is its generator's descriptor, with no total
   CHECK(occurrences(ln, "+_REDUCE INT") == 0);
   vcode::Program parsed = vcode::parse_program(c.vcode, "test.vcode");
   CHECK(vcode::verify_program(parsed).empty());
+}
+
+namespace {
+
+// A spread or check made in two steps through a context's units: a DIST of a DIST, an OR_REDUCE of
+// an OR_REDUCE.
+int two_steps(const nesl::flat::Block& block, std::map<int, vcode::Op>& made_by) {
+  int n = 0;
+  for (const nesl::flat::Statement& s : block) {
+    n += two_steps(s.then_block, made_by) + two_steps(s.else_block, made_by);
+    if (s.kind != nesl::flat::Statement::Kind::Op) continue;
+    const bool twice = (s.op == vcode::Op::Dist || s.op == vcode::Op::OrReduce) && !s.inputs.empty() &&
+                       made_by.count(s.inputs[0]) && made_by.at(s.inputs[0]) == s.op;
+    n += twice ? 1 : 0;
+    for (int v : s.outputs) made_by[v] = s.op;
+  }
+  return n;
+}
+
+int two_steps(const nesl::flat::Function& f) {
+  std::map<int, vcode::Op> made_by;
+  return two_steps(f.body, made_by);
+}
+
+}  // namespace
+
+TEST_CASE("where a context's flat one is made anyway, constants and checks go over it in one step", "[codegen]") {
+  // halves's level makes a sequence of each element, which needs the instances' positions: its
+  // 7 and its division's check go over the flat context made for it. twin's body needs them too,
+  // so its callers give it the flat context, and it has no segmented instance.
+  Compiled c = compile("function halves(v) = {[x / (x + 1), 7] : x in v};\n"
+                       "function twin(v) = [#v, 5];\n"
+                       "({halves(v) : v in [[1, 2], [3]]}, {{twin(u) : u in w} : w in [[[1], [2, 3]], [[4]]]});\n");
+  CHECK(nesl::flat::verify_program(c.flattened).empty());
+  bool halves = false;
+  bool twin = false;
+  for (const nesl::flat::Function& f : c.flattened.functions) {
+    INFO(f.name);
+    CHECK(two_steps(f) == 0);
+    halves = halves || f.name.rfind("LHALVES_", 0) == 0;
+    if (f.name.rfind("LTWIN_", 0) == 0) {
+      twin = true;
+      CHECK(f.name.find("_N") == std::string::npos);
+    }
+  }
+  CHECK(halves);
+  CHECK(twin);
+  const std::string lifted_halves = function_text(c.vcode, "LHALVES");
+  CHECK(occurrences(lifted_halves, "DIST INT") >= 1);
+  CHECK(occurrences(lifted_halves, "OR_REDUCE BOOL") == 1);
+  CHECK(occurrences(function_text(c.vcode, "LTWIN"), "DIST INT") >= 1);
+  // Where the flat context is not made (ln's, past 2^31 - 1 instances), the two steps stay.
+  Compiled wide = compile("function logsum(n) = sum({ln(float(i)) : i in [1:n+1]});\n"
+                          "{logsum(j) : j in [1:4]};\n");
+  int kept = 0;
+  for (const nesl::flat::Function& f : wide.flattened.functions) kept += two_steps(f);
+  CHECK(kept > 0);
 }

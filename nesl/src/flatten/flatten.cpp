@@ -43,17 +43,19 @@ std::size_t pattern_variables(const core::Pattern& pattern) {
   return pattern_variables(*pattern.children[0]) + pattern_variables(*pattern.children[1]);
 }
 
-// An instance's flat name: L for the lifted twin, _S and the sharing when a parameter is shared.
-std::string instance_name(const std::string& name, bool lifted, const std::string& sharing) {
+// An instance's flat name: L for the lifted twin, _S and the sharing when a parameter is shared,
+// _N when its context is a nested level's (segmented).
+std::string instance_name(const std::string& name, bool lifted, const std::string& sharing, bool segmented) {
   std::string flat_name = lifted ? "L" + name : name;
   if (sharing.find_first_not_of('l') != std::string::npos) flat_name += "_S" + sharing;
+  if (segmented) flat_name += "_N";
   return flat_name;
 }
 
 }  // namespace
 
-Flattener::Flattener(const core::Program& program, const FlattenOptions& options)
-    : program_(program), options_(options) {
+Flattener::Flattener(const core::Program& program, const FlattenOptions& options, std::set<std::string> flat_anyway)
+    : program_(program), options_(options), flat_anyway_(std::move(flat_anyway)) {
   for (const core::Function& function : program.functions) functions_[function.name] = &function;
   varying_ = varying_functions(program.functions);
 }
@@ -64,15 +66,15 @@ flat::Program Flattener::run() {
   while (!pending_.empty()) {
     const Instance next = pending_.front();
     pending_.pop_front();
-    result.functions.push_back(function(*functions_.at(next.name), next.lifted, next.sharing));
+    result.functions.push_back(function(*functions_.at(next.name), next.lifted, next.sharing, next.segmented));
   }
   for (auto& [message, error_function] : error_functions_) result.functions.push_back(std::move(error_function));
   return result;
 }
 
-std::string Flattener::request(const std::string& name, bool lifted, const std::string& sharing) {
-  const std::string flat_name = instance_name(name, lifted, sharing);
-  if (requested_.insert(flat_name).second) pending_.push_back({name, lifted, sharing});
+std::string Flattener::request(const std::string& name, bool lifted, const std::string& sharing, bool segmented) {
+  const std::string flat_name = instance_name(name, lifted, sharing, segmented);
+  if (requested_.insert(flat_name).second) pending_.push_back({name, lifted, sharing, segmented});
   return flat_name;
 }
 
@@ -143,9 +145,10 @@ flat::Function Flattener::main_function() {
   return function;
 }
 
-flat::Function Flattener::function(const core::Function& source, bool lifted, const std::string& sharing) {
+flat::Function Flattener::function(const core::Function& source, bool lifted, const std::string& sharing,
+                                   bool segmented) {
   flat::Function function;
-  function.name = instance_name(source.name, lifted, sharing);
+  function.name = instance_name(source.name, lifted, sharing, segmented);
   where_ = {};
   current_ = &function;
   block_ = &function.body;
@@ -156,12 +159,12 @@ flat::Function Flattener::function(const core::Function& source, bool lifted, co
   std::size_t next = 0;
   bind_parameters(*source.parameter, sharing, next, function);
   context_ = -1;
-  // A lifted function's context may have any number of segments (a nested level's caller gives
-  // its generator's descriptor): their count is one segment of units.
+  // A segmented instance's context may have any number of segments (a nested level's caller
+  // gives its generator's descriptor): their count is one segment of units.
   if (lifted) {
     context_ = fresh(Leaf::Segdes);
     function.parameters.push_back(context_);
-    segmented_context(context_, make_segdes(op1(Op::Length, Leaf::Int, {lengths(context_)})));
+    if (segmented) segmented_context(context_, make_segdes(op1(Op::Length, Leaf::Int, {lengths(context_)})));
   }
   const std::size_t context_end = function.body.size();
   // A parameter given shared that the body copies anyway is copied once, here.
@@ -177,6 +180,7 @@ flat::Function Flattener::function(const core::Function& source, bool lifted, co
   if (lifted) hoist_.push_back(&scope);
   function.results = expr(*source.body);
   hoist_.clear();
+  if (lifted && settle(context_, function.body, 0, function.results)) flat_read_.insert(function.name);
   drop_unread(function.body, 0, context_end, function.results, function.leaves.size());
   return function;
 }
@@ -411,8 +415,12 @@ Leaves Flattener::expr(const core::Expr& e) {
       if (context_ >= 0) {
         std::string sharing;
         call_arguments(*functions_.at(e.name)->parameter, *c[0], s.inputs, sharing);
-        s.inputs.push_back(context_);
-        s.callee = request(e.name, true, sharing);
+        // An instance known to make its flat context anyway is given it (FLATTENING.md
+        // "Contexts"): the caller's may be shared with its own uses.
+        const bool segmented =
+            segmented_.count(context_) && !flat_anyway_.count(instance_name(e.name, true, sharing, true));
+        s.inputs.push_back(segmented ? context_ : flat_of(context_));
+        s.callee = request(e.name, true, sharing, segmented);
       } else {
         s.inputs = expr(*c[0]);
         s.callee = request(e.name, false);
@@ -467,6 +475,7 @@ Leaves Flattener::over(const core::Expr& e) {
   env_ = std::move(scope.outer_env);
   context_ = saved_context;
   drop_unread(*block_, entering, entered_end, body, current_->leaves.size());
+  settle(inner, *block_, context_start, body);
   segmented_.erase(inner);
   drop_unread(*block_, context_start, context_end, body, current_->leaves.size());
   Leaves result = {segdes};
@@ -520,8 +529,17 @@ Leaves Flattener::sequence(const core::Expr& e) {
 
 namespace nesl {
 
+// Flattened again while a pass learns of segmented instances that make their flat context anyway:
+// the next gives them a flat one (each pass only adds to what the last learned).
 flat::Program flatten(const core::Program& program, const FlattenOptions& options) {
-  return flattening::Flattener(program, options).run();
+  std::set<std::string> flat_anyway;
+  for (;;) {
+    flattening::Flattener flattener(program, options, flat_anyway);
+    flat::Program result = flattener.run();
+    const std::size_t known = flat_anyway.size();
+    flat_anyway.insert(flattener.flat_read().begin(), flattener.flat_read().end());
+    if (flat_anyway.size() == known) return result;
+  }
 }
 
 }  // namespace nesl

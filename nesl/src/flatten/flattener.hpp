@@ -62,8 +62,11 @@ struct Arguments {
 
 class Flattener {
  public:
-  Flattener(const core::Program& program, const FlattenOptions& options);
+  // `flat_anyway`: the segmented instances an earlier pass found making their flat context.
+  Flattener(const core::Program& program, const FlattenOptions& options, std::set<std::string> flat_anyway);
   flat::Program run();
+  // The segmented instances this pass made that read their flat context anyway.
+  const std::set<std::string>& flat_read() const { return flat_read_; }
 
  private:
   // --- statements.cpp: building statements -----------------------------------------------------
@@ -125,6 +128,11 @@ class Flattener {
   void segmented_context(Value context, Value units);
   // A value per segment of the context's units copied to each instance of `context`.
   Value spread(Leaf leaf, Value value, Value context);
+  // Ends a segmented context's scope, whose statements are block[from, end) and whose values
+  // leave it as `results`: when its flat context is read there anyway (the instances' positions
+  // are needed, so they are fewer than 2^31), its spreads and checks take one step over the flat
+  // context instead of two through the units. Returns whether the flat context is read.
+  bool settle(Value context, flat::Block& block, std::size_t from, const Leaves& results);
   // A scalar constant in every active instance.
   Value everywhere(vcode::Constant value);
   Value distribute(vcode::Constant value, Value over);
@@ -141,8 +149,10 @@ class Flattener {
 
   // The flat name of a function's instance, made on demand. `sharing` has a letter for each
   // variable of its parameter pattern, in order: `l` lifted, `u` shared by all instances, `o`
-  // shared through owners (the owners and the outer context follow its leaves).
-  std::string request(const std::string& name, bool lifted, const std::string& sharing = {});
+  // shared through owners (the owners and the outer context follow its leaves). A lifted
+  // instance is `segmented` when its caller's context may have more than one segment (a nested
+  // level's); one given a flat context spreads and checks in one step over it.
+  std::string request(const std::string& name, bool lifted, const std::string& sharing = {}, bool segmented = false);
   // A lifted call's inputs: the argument's leaves, a shared sequence given as it is shared.
   void call_arguments(const core::Pattern& parameter, const core::Expr& argument, Leaves& inputs,
                       std::string& sharing);
@@ -150,7 +160,7 @@ class Flattener {
   void bind_parameters(const core::Pattern& pattern, const std::string& sharing, std::size_t& next,
                        flat::Function& function);
   flat::Function main_function();
-  flat::Function function(const core::Function& source, bool lifted, const std::string& sharing);
+  flat::Function function(const core::Function& source, bool lifted, const std::string& sharing, bool segmented);
   void bind(const core::Pattern& pattern, const Leaves& leaves);
   const Variable& find(const std::string& name) const;
   // A variable's value in the current context: a shared one copied to each instance here.
@@ -251,10 +261,13 @@ class Flattener {
   std::map<std::string, const core::Function*> functions_;
   std::set<std::string> varying_;  // the functions that draw, time or do I/O (deterministic)
   std::set<std::string> requested_;
+  std::set<std::string> flat_anyway_;
+  std::set<std::string> flat_read_;
   struct Instance {
     std::string name;
     bool lifted;
     std::string sharing;
+    bool segmented;
   };
   std::deque<Instance> pending_;
   std::map<std::string, flat::Function> error_functions_;
@@ -268,6 +281,14 @@ class Flattener {
   struct SegmentedContext {
     Value units;
     Value flat;
+    // The spreads and checks made through the units: a step over `context`, then one over the
+    // units (a check), or the reverse (a spread). `source` is the value they start from.
+    struct TwoSteps {
+      Value first;
+      Value second;
+      Value source;
+    };
+    std::vector<TwoSteps> through_units;
   };
   std::map<Value, SegmentedContext> segmented_;
   Environment env_;

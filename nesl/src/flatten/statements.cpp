@@ -1,5 +1,7 @@
 #include "flatten/flattener.hpp"
 
+#include <algorithm>
+
 #include "flatten/constants.hpp"
 
 namespace nesl::flattening {
@@ -40,15 +42,69 @@ Value Flattener::flat_of(Value context) const {
 }
 
 void Flattener::segmented_context(Value context, Value units) {
-  segmented_[context] = {units, total_context(context, units)};
+  segmented_[context] = {units, total_context(context, units), {}};
 }
 
 // Through the units, one segment each: no total is counted, so a context past 2^31 - 1 instances
 // gets its copies (and checks) without a vector that holds them.
 Value Flattener::spread(Leaf leaf, Value value, Value context) {
   const auto found = segmented_.find(context);
-  if (found != segmented_.end()) value = op1(Op::Dist, leaf, {value, found->second.units});
-  return op1(Op::Dist, leaf, {value, context});
+  if (found == segmented_.end()) return op1(Op::Dist, leaf, {value, context});
+  const Value per_unit = op1(Op::Dist, leaf, {value, found->second.units});
+  const Value result = op1(Op::Dist, leaf, {per_unit, context});
+  found->second.through_units.push_back({per_unit, result, value});
+  return result;
+}
+
+namespace {
+
+bool reads(const flat::Block& block, std::size_t from, Value v) {
+  for (std::size_t i = from; i < block.size(); ++i) {
+    const flat::Statement& s = block[i];
+    for (const std::vector<Value>* values : {&s.inputs, &s.then_results, &s.else_results}) {
+      if (std::find(values->begin(), values->end(), v) != values->end()) return true;
+    }
+    if (reads(s.then_block, 0, v) || reads(s.else_block, 0, v)) return true;
+  }
+  return false;
+}
+
+// Each statement whose one output `second` names reads its source over `flat` instead; those
+// that made the first steps, which nothing else reads, go.
+void rewrite(flat::Block& block, std::size_t from, const std::map<Value, Value>& second,
+             const std::set<Value>& first, Value flat) {
+  std::size_t kept = from;
+  for (std::size_t i = from; i < block.size(); ++i) {
+    flat::Statement& s = block[i];
+    rewrite(s.then_block, 0, second, first, flat);
+    rewrite(s.else_block, 0, second, first, flat);
+    if (s.kind == flat::Statement::Kind::Op && s.outputs.size() == 1) {
+      if (first.count(s.outputs[0])) continue;
+      const auto found = second.find(s.outputs[0]);
+      if (found != second.end()) s.inputs = {found->second, flat};
+    }
+    if (kept != i) block[kept] = std::move(s);
+    ++kept;
+  }
+  block.resize(kept);
+}
+
+}  // namespace
+
+bool Flattener::settle(Value context, flat::Block& block, std::size_t from, const Leaves& results) {
+  const auto found = segmented_.find(context);
+  if (found == segmented_.end()) return false;
+  const SegmentedContext& c = found->second;
+  const bool flat_read = std::find(results.begin(), results.end(), c.flat) != results.end() || reads(block, from, c.flat);
+  if (!flat_read || c.through_units.empty()) return flat_read;
+  std::map<Value, Value> second;
+  std::set<Value> first;
+  for (const SegmentedContext::TwoSteps& steps : c.through_units) {
+    second[steps.second] = steps.source;
+    first.insert(steps.first);
+  }
+  rewrite(block, from, second, first, c.flat);
+  return true;
 }
 
 Value Flattener::everywhere(vcode::Constant value) {
@@ -76,7 +132,11 @@ void Flattener::check(Value flags, const std::string& message) {
 void Flattener::any_in(Value flags, Value over, const std::string& message) {
   Value any = op1(Op::OrReduce, Leaf::Bool, {flags, over});
   const auto found = segmented_.find(over);
-  if (found != segmented_.end()) any = op1(Op::OrReduce, Leaf::Bool, {any, found->second.units});
+  if (found != segmented_.end()) {
+    const Value per_instance = any;
+    any = op1(Op::OrReduce, Leaf::Bool, {per_instance, found->second.units});
+    found->second.through_units.push_back({per_instance, any, flags});
+  }
   raise_if(any, message);
 }
 
