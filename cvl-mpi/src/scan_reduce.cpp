@@ -28,6 +28,7 @@ bool any_nan(std::span<const H> values) {
 Vector MpiBackend::scan(vcode::Op op, Vector v, const Segdes& sd) {
   Operation guard(*this);
   const std::size_t n = v.length.get();
+  refuse_stored(n);
   if (!stored(sd).crosses) return wrap(local_->scan(op, take_local(std::move(v)), stored(sd).local), n);
   const DistributedSegdes& d = parts(sd);
   const Type type = v.type;
@@ -72,6 +73,17 @@ Vector MpiBackend::scan(vcode::Op op, Vector v, const Segdes& sd) {
   });
 }
 
+// Whether the first piece of a FLOAT block holds a NaN, where the block waits to be streamed:
+// x != x per element, or-reduced per piece by the local CVL, which stores neither.
+bool MpiBackend::first_piece_has_nan(const Vector& local, const Segdes& pieces) {
+  std::array<Vector, 2> same{local, local};
+  Vector per_piece = local_->reduce(vcode::Op::OrReduce,
+                                    local_->elementwise(vcode::Op::NotEqual, Type::Float, same), pieces);
+  host_t<Type::Bool> first{};
+  local_->download(per_piece, 0, 1, &first);
+  return first != host_t<Type::Bool>{};
+}
+
 Vector MpiBackend::reduce(vcode::Op op, Vector v, const Segdes& sd) {
   Operation guard(*this);
   const std::size_t segments = sd.segments.get();
@@ -79,13 +91,16 @@ Vector MpiBackend::reduce(vcode::Op op, Vector v, const Segdes& sd) {
     return wrap(local_->reduce(op, take_local(std::move(v)), a->local), segments);
   const DistributedSegdes& d = parts(sd);
   const Type type = v.type;
+  const bool streamed = v.length.get() > kMaxVectorLength;
   Vector local = take_local(std::move(v));
   const std::size_t m = local.length.get();
   return visit_combiner(op, type, [&]<vcode::Op kOp, class Sem, Type kType>() -> Vector {
     using H = host_t<kType>;
     bool first_has_nan = false;
     if constexpr (nan_resets_fold<Sem, H>) {
-      if (d.continues) {
+      if (d.continues && streamed) {
+        first_has_nan = first_piece_has_nan(local, d.local);
+      } else if (d.continues) {
         const HostView<H> elements(*local_, local);
         first_has_nan = any_nan<H>(elements.span().first(d.piece_lengths[0]));
       }

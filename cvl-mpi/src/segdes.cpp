@@ -68,7 +68,6 @@ Segdes MpiBackend::make_segdes_everywhere(Vector lengths) {
     starts[i + 1] = starts[i] + all[i];
   }
   const auto total = static_cast<std::uint64_t>(starts[segments]);
-  if (total > kMaxVectorLength) comm_.throw_agreed(vector_too_long_message(total));
   const Range mine = block(segments);
   d->my_first_start = starts[mine.begin];
   std::vector<std::int64_t> my_starts(starts.begin() + mine.begin, starts.begin() + mine.end);
@@ -144,7 +143,6 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
     sum_of_all += sums[q].sum;
   }
   const auto total = static_cast<std::uint64_t>(sum_of_all);
-  if (total > kMaxVectorLength) comm_.throw_agreed(vector_too_long_message(total));
   // Where each block of segments covers exactly the same process's block of elements (segments
   // of one element each, a DIST's descriptor of singletons, or of two each, the pairs NESL
   // makes), the descriptor is aligned with no more said, and the local CVL's descriptor is made
