@@ -4,6 +4,7 @@
 #include <span>
 
 #include "backend.hpp"
+#include "cvl_cpu/cvl_cpu.hpp"
 
 namespace cvl::mpi {
 namespace {
@@ -112,6 +113,7 @@ Segdes MpiBackend::make_segdes_everywhere(Vector lengths) {
   d->local = local_->make_segdes(from_host(Type::Int, d->piece_lengths));
   if (d->local.total.get() != block(total).size())
     throw InternalError("cvl-mpi: the pieces do not cover this process's block");
+  mark_streamed_block(d->local, total);
   return Segdes{segments, static_cast<std::size_t>(total), std::move(d)};
 }
 
@@ -158,6 +160,7 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
     }
     if (aligned) {
       d->local = local_->make_segdes(local_of(d->lengths));
+      mark_streamed_block(d->local, total);
       d->aligned = true;
       d->host_pieces = false;
       return Segdes{segments, static_cast<std::size_t>(total), std::move(d)};
@@ -239,6 +242,7 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
   d->local = local_->make_segdes(from_host(Type::Int, d->piece_lengths));
   if (d->local.total.get() != elements.size())
     throw InternalError("cvl-mpi: the pieces do not cover this process's block");
+  mark_streamed_block(d->local, total);
   return Segdes{segments, static_cast<std::size_t>(total), std::move(d)};
 }
 

@@ -152,6 +152,11 @@ bool is_wide(const Segdes& sd) {
   return storage && storage->wide;
 }
 
+std::uint64_t streamed_total(const Segdes& sd) {
+  auto* storage = static_cast<SegdesStorage*>(sd.storage.get());
+  return storage ? storage->streamed_total : 0;
+}
+
 WideSegmentView wide_view(const Segdes& sd) {
   auto* storage = static_cast<SegdesStorage*>(sd.storage.get());
   if (!storage || !storage->wide) throw InternalError("a narrow descriptor read as wide");
@@ -215,3 +220,12 @@ Vector segment_lengths(const Segdes& descriptor) {
 }
 
 }  // namespace cvl::cpu
+
+namespace cvl {
+
+void mark_streamed_block(const Segdes& block, std::uint64_t total) {
+  auto* storage = static_cast<cpu::SegdesStorage*>(block.storage.get());
+  if (storage && total > kMaxVectorLength) storage->streamed_total = total;
+}
+
+}  // namespace cvl
