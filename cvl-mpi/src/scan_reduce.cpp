@@ -87,25 +87,31 @@ bool MpiBackend::first_piece_has_nan(const Vector& local, const Segdes& pieces) 
 Vector MpiBackend::reduce(vcode::Op op, Vector v, const Segdes& sd) {
   Operation guard(*this);
   const std::size_t segments = sd.segments.get();
+  // Past the longest vector the local CVL refuses a block it would store (a pending result that
+  // is read again and not cheap to make again), maybe on some processes only: they agree.
+  const bool streamed = v.length.get() > kMaxVectorLength;
+  auto local_reduce = [&](vcode::Op fold, Vector values, const Segdes& pieces) {
+    if (!streamed) return local_->reduce(fold, std::move(values), pieces);
+    return agreed([&] { return local_->reduce(fold, std::move(values), pieces); });
+  };
   if (const DistributedSegdes* a = aligned_parts(sd))  // each fold lands in its segment's block
-    return wrap(local_->reduce(op, take_local(std::move(v)), a->local), segments);
+    return wrap(local_reduce(op, take_local(std::move(v)), a->local), segments);
   const DistributedSegdes& d = parts(sd);
   const Type type = v.type;
-  const bool streamed = v.length.get() > kMaxVectorLength;
   Vector local = take_local(std::move(v));
   const std::size_t m = local.length.get();
   return visit_combiner(op, type, [&]<vcode::Op kOp, class Sem, Type kType>() -> Vector {
     using H = host_t<kType>;
     bool first_has_nan = false;
     if constexpr (nan_resets_fold<Sem, H>) {
-      if (d.continues && streamed) {
-        first_has_nan = first_piece_has_nan(local, d.local);
+      if (streamed) {
+        agreed([&] { first_has_nan = d.continues && first_piece_has_nan(local, d.local); });
       } else if (d.continues) {
         const HostView<H> elements(*local_, local);
         first_has_nan = any_nan<H>(elements.span().first(d.piece_lengths[0]));
       }
     }
-    std::vector<H> folds = host<H>(local_->reduce(op, std::move(local), d.local));
+    std::vector<H> folds = host<H>(local_reduce(op, std::move(local), d.local));
     if (d.crosses) {
       // Each process tells the fold of its first piece; this process's last segment, if it owns
       // it, takes the parts later processes hold.
