@@ -234,4 +234,9 @@ std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options) {
 
 const char* cpu_fast_math_description() { return cpu::fast_math_description(); }
 
+void mark_streamed_block(const Segdes& block, std::uint64_t total) {
+  auto* storage = static_cast<cpu::SegdesStorage*>(block.storage.get());
+  if (storage && total > kMaxVectorLength) storage->streamed_total = total;
+}
+
 }  // namespace cvl

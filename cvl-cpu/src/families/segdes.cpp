@@ -220,12 +220,3 @@ Vector segment_lengths(const Segdes& descriptor) {
 }
 
 }  // namespace cvl::cpu
-
-namespace cvl {
-
-void mark_streamed_block(const Segdes& block, std::uint64_t total) {
-  auto* storage = static_cast<cpu::SegdesStorage*>(block.storage.get());
-  if (storage && total > kMaxVectorLength) storage->streamed_total = total;
-}
-
-}  // namespace cvl
