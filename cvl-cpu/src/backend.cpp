@@ -24,6 +24,7 @@ using vcode::Op;
 
 // The descriptor's view; debug builds also check it against the handle's own counts.
 cpu::SegmentView checked_view(const Segdes& sd) {
+  if (const std::uint64_t total = cpu::streamed_total(sd)) throw Error(vector_too_long_message(total));
   cpu::SegmentView v = cpu::view(sd);
 #ifndef NDEBUG
   if (v.segments != sd.segments || v.total != sd.total)
@@ -111,13 +112,15 @@ class CpuBackend final : public Backend, private HostMemory, private VectorMemor
 
   Vector distribute(Vector values, const Segdes& sd) override {
     const cpu::MemoryScope charged(ctx_.memory);
-    if (cpu::is_wide(sd)) return cpu::distribute_wide(ctx_, std::move(values), sd);
+    if (cpu::is_wide(sd) || cpu::streamed_total(sd))
+      return cpu::distribute_wide(ctx_, std::move(values), sd);
     return cpu::distribute(ctx_, std::move(values), checked_view(sd), sd);
   }
 
   Vector index(Vector starts, Vector strides, const Segdes& sd) override {
     const cpu::MemoryScope charged(ctx_.memory);
-    if (cpu::is_wide(sd)) return cpu::index_wide(ctx_, std::move(starts), std::move(strides), sd);
+    if (cpu::is_wide(sd) || cpu::streamed_total(sd))
+      return cpu::index_wide(ctx_, std::move(starts), std::move(strides), sd);
     return cpu::index(ctx_, std::move(starts), std::move(strides), checked_view(sd), sd);
   }
 
@@ -143,7 +146,7 @@ class CpuBackend final : public Backend, private HostMemory, private VectorMemor
 
   Vector segment_lengths(const Segdes& sd) override {
     const cpu::MemoryScope charged(ctx_.memory);
-    if (!cpu::is_wide(sd)) checked_view(sd);
+    if (!cpu::is_wide(sd) && !cpu::streamed_total(sd)) checked_view(sd);
     return cpu::segment_lengths(sd);
   }
 
@@ -230,5 +233,10 @@ std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options) {
 }
 
 const char* cpu_fast_math_description() { return cpu::fast_math_description(); }
+
+void mark_streamed_block(const Segdes& block, std::uint64_t total) {
+  auto* storage = static_cast<cpu::SegdesStorage*>(block.storage.get());
+  if (storage && total > kMaxVectorLength) storage->streamed_total = total;
+}
 
 }  // namespace cvl

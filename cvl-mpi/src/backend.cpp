@@ -40,7 +40,8 @@ MpiBackend::MpiBackend(const BackendOptions& options)
     : local_(make_cpu_backend(local_options(options))),
       float_rank_(options.float_rank),
       all_lengths_max_(options.all_lengths_max >= 0 ? static_cast<std::size_t>(options.all_lengths_max)
-                                                    : kAllLengthsMax) {}
+                                                    : kAllLengthsMax),
+      lazy_(options.lazy_elementwise) {}
 
 // The caches hold vectors of the local CVL, which must outlive them.
 MpiBackend::~MpiBackend() {
@@ -99,6 +100,7 @@ Vector MpiBackend::upload(Type type, const void* data, std::size_t length) {
 
 void MpiBackend::download(const Vector& v, std::size_t first, std::size_t count, void* out) {
   Operation op(*this);
+  refuse_stored(v.length.get());
   if (comm_.size() == 1) return local_->download(local_of(v), first, count, out);
   const std::size_t n = v.length.get();
   const Range want{first, first + count};
@@ -127,6 +129,7 @@ void MpiBackend::download(const Vector& v, std::size_t first, std::size_t count,
 Vector MpiBackend::elementwise(vcode::Op op, Type type, std::span<Vector> operands) {
   Operation guard(*this);
   const std::size_t n = operands[0].length.get();
+  refuse_unless_streamed(n);
   std::vector<Vector> locals;
   for (auto& v : operands) locals.push_back(take_local(std::move(v)));
   // An INT division may trap on some process's block only (cvl/op_dispatch.hpp's rule).
@@ -142,6 +145,7 @@ Vector MpiBackend::elementwise(vcode::Op op, Type type, std::span<Vector> operan
 Vector MpiBackend::random(Vector bounds, RandomStream& stream) {
   Operation guard(*this);
   const std::size_t n = bounds.length.get();
+  refuse_stored(n);
   const Range mine = block(n);
   Vector local = take_local(std::move(bounds));
   if (comm_.size() == 1)  // the local CVL checks the bounds before drawing, at the same positions
@@ -169,6 +173,7 @@ Vector MpiBackend::fused(const PreparedSuperOp& prepared, std::span<FusedOperand
     return static_cast<const StagedSuperOp&>(prepared).run(*this, operands, domain);
   Operation guard(*this);
   const auto& op = static_cast<const MpiPrepared&>(prepared);
+  if (op.blockwise) refuse_unless_streamed(domain.get());
   // On one process a superoperator that reads per segment or folds is the local one as well.
   const bool solo = comm_.size() == 1;
   if (!op.blockwise && !solo) return run_unfused(*this, op.definition, operands, domain);

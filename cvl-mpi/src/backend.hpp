@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <exception>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,6 +41,11 @@ class MpiBackend final : public Backend, private DistributedIo {
   std::pair<Vector, Segdes> pack(Vector v, Vector flags, const Segdes& sd) override;
   Segdes make_segdes(Vector lengths) override;
   Vector segment_lengths(const Segdes& sd) override;
+  // A descriptor past the longest vector is made, and what is made over it streamed by each
+  // process's local CVL (README.md: "Past the longest vector").
+  std::uint64_t longest_descriptor_total() const override {
+    return std::numeric_limits<std::uint64_t>::max();
+  }
   std::unique_ptr<PreparedSuperOp> prepare(const vcode::SuperOp& op) override;
   Vector fused(const PreparedSuperOp& op, std::span<FusedOperand> operands,
                const Length& domain) override;
@@ -86,6 +92,16 @@ class MpiBackend final : public Backend, private DistributedIo {
   };
 
   Range block(std::size_t n) const { return block_of(n, comm_.rank(), comm_.size()); }
+  // An operation that would store `n` elements, or read that many as memory, past the longest
+  // vector: refused as on cvl-cpu, though each process's block may be shorter.
+  void refuse_stored(std::size_t n) {
+    if (n > kMaxVectorLength) comm_.throw_agreed(vector_too_long_message(n));
+  }
+  // What waits to be streamed over a long descriptor (INDEX, DIST, elementwise, FUSED) is
+  // stored at once where the local CVL computes each result as it runs (--eager).
+  void refuse_unless_streamed(std::size_t n) {
+    if (!lazy_) refuse_stored(n);
+  }
   Vector wrap(Vector local, std::size_t n) const {
     const Type t = local.type;
     return Vector{t, n, std::make_shared<DistributedVector>(std::move(local))};
@@ -155,6 +171,7 @@ class MpiBackend final : public Backend, private DistributedIo {
     const std::vector<T> owned(per_piece.begin() + d.owned_begin(), per_piece.end());
     return remap(comm_, owned, d.owned_ranges, blocks_of(segments, comm_.size()));
   }
+  bool first_piece_has_nan(const Vector& local, const Segdes& pieces);
   std::vector<std::uint32_t> element_positions(const char* op, const Vector& indices,
                                                const Segdes& sd, std::optional<std::string>& error);
   // Runs `f`; the message of the cvl::Error it throws, if any (for the exchange that follows to
@@ -269,6 +286,7 @@ class MpiBackend final : public Backend, private DistributedIo {
   static constexpr std::size_t kAllLengthsMax = std::size_t{1} << 16;
   std::size_t all_lengths_max_;
   bool failed_alone_ = false;
+  bool lazy_;  // the local CVL leaves elementwise results pending (BackendOptions::lazy_elementwise)
 };
 
 }  // namespace cvl::mpi

@@ -7,6 +7,7 @@ namespace cvl::mpi {
 
 std::pair<Vector, Segdes> MpiBackend::pack(Vector v, Vector flags, const Segdes& sd) {
   Operation guard(*this);
+  refuse_stored(sd.total.get());
   if (comm_.size() == 1) {  // nothing to spread: the kept elements are the result's one block
     auto [kept, kept_sd] = local_->pack(take_local(std::move(v)), take_local(std::move(flags)), stored(sd).local);
     const std::size_t total = kept.length.get();

@@ -101,6 +101,8 @@ Vector MpiBackend::permute(vcode::Op op, PermuteOperands o) {
   // The descriptor the index vector runs along, and the one its positions point into.
   const Segdes& along = gather ? dest : source;
   const Segdes& into = gather ? source : dest;
+  refuse_stored(source.total.get());
+  refuse_stored(dest.total.get());
   if (comm_.size() == 1) {  // every position is here, and the local CVL reports the global ones
     const std::size_t length = gather ? along.total.get() : into.total.get();
     return wrap(agreed([&] { return local_->permute(op, take_local_operands(op, std::move(o))); }), length);

@@ -153,6 +153,7 @@ Vector rank_by_counting(Communicator& comm, Backend& local, bool down, const Vec
 Vector MpiBackend::rank(vcode::Op op, Vector v, const Segdes& sd) {
   Operation guard(*this);
   const std::size_t n = v.length.get();
+  refuse_stored(n);
   if (const DistributedSegdes* a = aligned_parts(sd))  // each segment sorted where it lies
     return wrap(local_->rank(op, take_local(std::move(v)), a->local), n);
   const DistributedSegdes& d = parts(sd);

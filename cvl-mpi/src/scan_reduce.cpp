@@ -28,6 +28,7 @@ bool any_nan(std::span<const H> values) {
 Vector MpiBackend::scan(vcode::Op op, Vector v, const Segdes& sd) {
   Operation guard(*this);
   const std::size_t n = v.length.get();
+  refuse_stored(n);
   if (!stored(sd).crosses) return wrap(local_->scan(op, take_local(std::move(v)), stored(sd).local), n);
   const DistributedSegdes& d = parts(sd);
   const Type type = v.type;
@@ -72,11 +73,29 @@ Vector MpiBackend::scan(vcode::Op op, Vector v, const Segdes& sd) {
   });
 }
 
+// Whether the first piece of a FLOAT block holds a NaN, where the block waits to be streamed:
+// x != x per element, or-reduced per piece by the local CVL, which stores neither.
+bool MpiBackend::first_piece_has_nan(const Vector& local, const Segdes& pieces) {
+  std::array<Vector, 2> same{local, local};
+  Vector per_piece = local_->reduce(vcode::Op::OrReduce,
+                                    local_->elementwise(vcode::Op::NotEqual, Type::Float, same), pieces);
+  host_t<Type::Bool> first{};
+  local_->download(per_piece, 0, 1, &first);
+  return first != host_t<Type::Bool>{};
+}
+
 Vector MpiBackend::reduce(vcode::Op op, Vector v, const Segdes& sd) {
   Operation guard(*this);
   const std::size_t segments = sd.segments.get();
+  // Past the longest vector the local CVL refuses a block it would store (a pending result that
+  // is read again and not cheap to make again), maybe on some processes only: they agree.
+  const bool streamed = v.length.get() > kMaxVectorLength;
+  auto local_reduce = [&](vcode::Op fold, Vector values, const Segdes& pieces) {
+    if (!streamed) return local_->reduce(fold, std::move(values), pieces);
+    return agreed([&] { return local_->reduce(fold, std::move(values), pieces); });
+  };
   if (const DistributedSegdes* a = aligned_parts(sd))  // each fold lands in its segment's block
-    return wrap(local_->reduce(op, take_local(std::move(v)), a->local), segments);
+    return wrap(local_reduce(op, take_local(std::move(v)), a->local), segments);
   const DistributedSegdes& d = parts(sd);
   const Type type = v.type;
   Vector local = take_local(std::move(v));
@@ -85,12 +104,14 @@ Vector MpiBackend::reduce(vcode::Op op, Vector v, const Segdes& sd) {
     using H = host_t<kType>;
     bool first_has_nan = false;
     if constexpr (nan_resets_fold<Sem, H>) {
-      if (d.continues) {
+      if (streamed) {
+        agreed([&] { first_has_nan = d.continues && first_piece_has_nan(local, d.local); });
+      } else if (d.continues) {
         const HostView<H> elements(*local_, local);
         first_has_nan = any_nan<H>(elements.span().first(d.piece_lengths[0]));
       }
     }
-    std::vector<H> folds = host<H>(local_->reduce(op, std::move(local), d.local));
+    std::vector<H> folds = host<H>(local_reduce(op, std::move(local), d.local));
     if (d.crosses) {
       // Each process tells the fold of its first piece; this process's last segment, if it owns
       // it, takes the parts later processes hold.

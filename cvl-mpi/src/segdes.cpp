@@ -4,6 +4,7 @@
 #include <span>
 
 #include "backend.hpp"
+#include "cvl_cpu/cvl_cpu.hpp"
 
 namespace cvl::mpi {
 namespace {
@@ -68,7 +69,6 @@ Segdes MpiBackend::make_segdes_everywhere(Vector lengths) {
     starts[i + 1] = starts[i] + all[i];
   }
   const auto total = static_cast<std::uint64_t>(starts[segments]);
-  if (total > kMaxVectorLength) comm_.throw_agreed(vector_too_long_message(total));
   const Range mine = block(segments);
   d->my_first_start = starts[mine.begin];
   std::vector<std::int64_t> my_starts(starts.begin() + mine.begin, starts.begin() + mine.end);
@@ -113,6 +113,7 @@ Segdes MpiBackend::make_segdes_everywhere(Vector lengths) {
   d->local = local_->make_segdes(from_host(Type::Int, d->piece_lengths));
   if (d->local.total.get() != block(total).size())
     throw InternalError("cvl-mpi: the pieces do not cover this process's block");
+  mark_streamed_block(d->local, total);
   return Segdes{segments, static_cast<std::size_t>(total), std::move(d)};
 }
 
@@ -144,7 +145,6 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
     sum_of_all += sums[q].sum;
   }
   const auto total = static_cast<std::uint64_t>(sum_of_all);
-  if (total > kMaxVectorLength) comm_.throw_agreed(vector_too_long_message(total));
   // Where each block of segments covers exactly the same process's block of elements (segments
   // of one element each, a DIST's descriptor of singletons, or of two each, the pairs NESL
   // makes), the descriptor is aligned with no more said, and the local CVL's descriptor is made
@@ -160,6 +160,7 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
     }
     if (aligned) {
       d->local = local_->make_segdes(local_of(d->lengths));
+      mark_streamed_block(d->local, total);
       d->aligned = true;
       d->host_pieces = false;
       return Segdes{segments, static_cast<std::size_t>(total), std::move(d)};
@@ -241,6 +242,7 @@ Segdes MpiBackend::make_segdes(Vector lengths) {
   d->local = local_->make_segdes(from_host(Type::Int, d->piece_lengths));
   if (d->local.total.get() != elements.size())
     throw InternalError("cvl-mpi: the pieces do not cover this process's block");
+  mark_streamed_block(d->local, total);
   return Segdes{segments, static_cast<std::size_t>(total), std::move(d)};
 }
 

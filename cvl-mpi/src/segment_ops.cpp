@@ -31,6 +31,7 @@ std::vector<std::uint32_t> MpiBackend::element_positions(const char* op, const V
 
 Vector MpiBackend::distribute(Vector values, const Segdes& sd) {
   Operation guard(*this);
+  refuse_unless_streamed(sd.total.get());
   if (const DistributedSegdes* a = aligned_parts(sd))
     return wrap(local_->distribute(take_local(std::move(values)), a->local), sd.total.get());
   const DistributedSegdes& d = parts(sd);
@@ -44,6 +45,7 @@ Vector MpiBackend::distribute(Vector values, const Segdes& sd) {
 // offset strides further on.
 Vector MpiBackend::index(Vector starts, Vector strides, const Segdes& sd) {
   Operation guard(*this);
+  refuse_unless_streamed(sd.total.get());
   if (const DistributedSegdes* a = aligned_parts(sd))
     return wrap(local_->index(take_local(std::move(starts)), take_local(std::move(strides)), a->local),
                 sd.total.get());
@@ -65,6 +67,7 @@ Vector MpiBackend::index(Vector starts, Vector strides, const Segdes& sd) {
 Vector MpiBackend::extract(Vector v, Vector indices, const Segdes& sd) {
   Operation guard(*this);
   const std::size_t segments = sd.segments.get(), total = sd.total.get();
+  refuse_stored(total);
   if (comm_.size() == 1)
     return wrap(agreed([&] { return local_->extract(take_local(std::move(v)), take_local(std::move(indices)),
                                                     stored(sd).local); }),
@@ -83,6 +86,7 @@ Vector MpiBackend::extract(Vector v, Vector indices, const Segdes& sd) {
 Vector MpiBackend::replace(Vector v, Vector indices, Vector values, const Segdes& sd) {
   Operation guard(*this);
   const std::size_t total = sd.total.get();
+  refuse_stored(total);
   if (comm_.size() == 1)
     return wrap(agreed([&] {
                   return local_->replace(take_local(std::move(v)), take_local(std::move(indices)),

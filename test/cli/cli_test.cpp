@@ -667,29 +667,40 @@ TEST_CASE("a generated vector that a check and a sum both read is made in each, 
   CHECK(checked.peak_kb < unchecked.peak_kb + 24 * 1024);
 }
 
-TEST_CASE("a descriptor past 2^31 - 1 elements: cpu streams over it, no backend stores that much",
+TEST_CASE("a descriptor past 2^31 - 1 elements: cpu and mpi stream over it, no backend stores that much",
           "[cli]") {
   const std::string message =
       ": segment lengths sum to 2147483653 elements, more than a vector may hold (2147483647)";
   const std::string lengths = test_dir + "/wide_lengths.vcode", scan = test_dir + "/wide_scan.vcode";
-  const auto legal = run_vinterp({"--threads", "1", lengths});
-  CHECK(legal.exit_code == 0);
-  CHECK(legal.out == "( -2147483643 )\n");
-  // The INDEX waits; the scan's result would be stored.
-  const auto scanned = run_vinterp({"--threads", "1", scan});
-  CHECK(scanned.exit_code == 1);
-  CHECK(scanned.out.empty());
-  CHECK(scanned.err.find("wide_scan.vcode:11: in function MAIN1_1, instruction +_SCAN INT" + message) !=
-        std::string::npos);
-  // --eager: the INDEX itself would be stored.
-  const auto eager = run_vinterp({"--threads", "1", "--eager", scan});
-  CHECK(eager.exit_code == 1);
-  CHECK(eager.err.find("wide_scan.vcode:9: in function MAIN1_1, instruction INDEX" + message) !=
-        std::string::npos);
+  // mpi at one process here; at several, test/cli/mpi_wide_descriptor.sh and test/streamed.
+  std::vector<std::string> streaming{"cpu"};
+  if (NESL_HAS_MPI) streaming.push_back("mpi");
+  for (const std::string& backend : streaming) {
+    INFO("backend " << backend);
+    const auto legal = run_vinterp({"--threads", "1", "--backend", backend, lengths});
+    CHECK(legal.exit_code == 0);
+    CHECK(legal.out == "( -2147483643 )\n");
+    // The INDEX waits; the scan's result would be stored.
+    const auto scanned = run_vinterp({"--threads", "1", "--backend", backend, scan});
+    CHECK(scanned.exit_code == 1);
+    CHECK(scanned.out.empty());
+    CHECK(scanned.err.find("wide_scan.vcode:11: in function MAIN1_1, instruction +_SCAN INT" + message) !=
+          std::string::npos);
+    // --eager: the INDEX itself would be stored.
+    const auto eager = run_vinterp({"--threads", "1", "--backend", backend, "--eager", scan});
+    CHECK(eager.exit_code == 1);
+    CHECK(eager.err.find("wide_scan.vcode:9: in function MAIN1_1, instruction INDEX" + message) !=
+          std::string::npos);
+    // A log of the INDEX that two reductions read: the first would store it.
+    const auto twice = run_vinterp({"--threads", "1", "--backend", backend, "--max-memory", "1G",
+                                    test_dir + "/wide_two_readers.vcode"});
+    CHECK(twice.exit_code == 1);
+    CHECK(twice.err.find("wide_two_readers.vcode:15: in function MAIN1_1, instruction MAX_REDUCE FLOAT" +
+                         message) != std::string::npos);
+  }
   // The backends that do not stream refuse the descriptor itself.
   std::vector<std::string> refusing;
   if (NESL_HAS_CUDA_EMULATED) refusing.push_back("cuda-emulated");
-  if (NESL_HAS_MPI) refusing.push_back("mpi");
   for (const std::string& backend : refusing) {
     INFO("backend " << backend);
     const auto refused = run_vinterp({"--backend", backend, lengths});

@@ -1,5 +1,10 @@
 #!/usr/bin/env python3
-"""The expected output of wide_sums.vcode, from closed forms (no loop over the elements)."""
+"""The expected output of a program here, from closed forms (no loop over the elements).
+
+usage: closed_forms.py [wide_sums | wide_float_extremes]   (default wide_sums)
+"""
+import sys
+
 LENGTHS = [700000000, 800000000, 700000001]
 STARTS = [0, 5, -7]
 
@@ -23,9 +28,22 @@ def least(start, length, stride):  # min of wrap(start + stride * i), i < length
     return wrap(start + stride * first_wrapped)
 
 
-total = sum(masked_sum(s, n) for s, n in zip(STARTS, LENGTHS))
-assert total < 2**53  # every partial sum is exact in a double
-print("( %.14e )" % total)
-print("( %s )" % " ".join(str(wrap(n * s + n * (n - 1) // 2)) for s, n in zip(STARTS, LENGTHS)))
-print("( %s )" % " ".join(str(wrap(s + n - 1)) for s, n in zip(STARTS, LENGTHS)))
-print("( %s )" % " ".join(str(least(s, n, 3)) for s, n in zip(STARTS, LENGTHS)))
+def wide_sums():
+    total = sum(masked_sum(s, n) for s, n in zip(STARTS, LENGTHS))
+    assert total < 2**53  # every partial sum is exact in a double
+    print("( %.14e )" % total)
+    print("( %s )" % " ".join(str(wrap(n * s + n * (n - 1) // 2)) for s, n in zip(STARTS, LENGTHS)))
+    print("( %s )" % " ".join(str(wrap(s + n - 1)) for s, n in zip(STARTS, LENGTHS)))
+    print("( %s )" % " ".join(str(least(s, n, 3)) for s, n in zip(STARTS, LENGTHS)))
+
+
+def wide_float_extremes():
+    lengths, starts = [2**30, 2**30, 5], [5, -100, -1]
+    floats = lambda xs: "( %s )" % " ".join("%.14e" % x for x in xs)
+    print(floats(float(s + n - 1) for s, n in zip(starts, lengths)))
+    print(floats(float(s) for s in starts))
+    # The middle segment is log(-1.0): the C library's NaN has its sign bit set, printed "-nan".
+    print("( %.14e -nan %.14e )" % (2.5, -1.5))
+
+
+{"wide_sums": wide_sums, "wide_float_extremes": wide_float_extremes}[(sys.argv[1:] or ["wide_sums"])[0]]()

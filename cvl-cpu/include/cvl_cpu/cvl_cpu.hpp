@@ -14,6 +14,12 @@ std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options);
 // machine: "SLEEF 1-ulp functions, AVX-512 (8 lanes)", or the C library's when built without SLEEF.
 const char* cpu_fast_math_description();
 
+// cvl-mpi: `block`, a descriptor this library made, is one process's block of a descriptor of
+// `total` elements. Past the longest vector, what is made over the block is streamed into the
+// reductions that read it, as over a wide descriptor, and refused (vector_too_long_message of
+// `total`) where it would be stored, though the block itself is shorter.
+void mark_streamed_block(const Segdes& block, std::uint64_t total);
+
 // The command-line options of cvl-cpu (--math, --huge-pages, --eager), which every backend built
 // on it takes: BackendOptions::fast_math (by default on unless one thread), lazy_elementwise (by
 // default on), huge_pages.

@@ -152,6 +152,11 @@ bool is_wide(const Segdes& sd) {
   return storage && storage->wide;
 }
 
+std::uint64_t streamed_total(const Segdes& sd) {
+  auto* storage = static_cast<SegdesStorage*>(sd.storage.get());
+  return storage ? storage->streamed_total : 0;
+}
+
 WideSegmentView wide_view(const Segdes& sd) {
   auto* storage = static_cast<SegdesStorage*>(sd.storage.get());
   if (!storage || !storage->wide) throw InternalError("a narrow descriptor read as wide");

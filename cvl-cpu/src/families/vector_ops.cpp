@@ -128,14 +128,14 @@ Vector distribute_wide(const Context& ctx, Vector values, const Segdes& descript
   if (ctx.lazy)
     if (std::optional<Vector> out = lazy_distribute(ctx, values, descriptor, descriptor.total))
       return std::move(*out);
-  throw Error(vector_too_long_message(descriptor.total));
+  throw Error(vector_too_long_message(std::max<std::uint64_t>(descriptor.total, streamed_total(descriptor))));
 }
 
 Vector index_wide(const Context& ctx, Vector starts, Vector strides, const Segdes& descriptor) {
   if (ctx.lazy)
     if (std::optional<Vector> out = lazy_index(ctx, starts, strides, descriptor, descriptor.total))
       return std::move(*out);
-  throw Error(vector_too_long_message(descriptor.total));
+  throw Error(vector_too_long_message(std::max<std::uint64_t>(descriptor.total, streamed_total(descriptor))));
 }
 
 }  // namespace cvl::cpu

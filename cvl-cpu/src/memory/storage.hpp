@@ -162,6 +162,10 @@ struct SegdesStorage final : Storage {
   }
   std::size_t segments;
   bool wide = false;  // the offsets are WideOffsets
+  // Past the longest vector: the total of the descriptor whose block (one process's part) this
+  // one is (cvl-mpi: mark_streamed_block). What is made over it is only streamed, as over a wide
+  // one: an op that would store it, or a pending result read as memory, is refused.
+  std::uint64_t streamed_total = 0;
   Buffer offsets;  // empty when shared_offsets holds them
   std::shared_ptr<const Buffer> shared_offsets;
   // > 0: every segment has this length (the view's `uniform`); 0: not known to be uniform.
@@ -282,6 +286,8 @@ class Scratch {
 SegmentView view(const Segdes& sd);
 // Whether `sd` is wide: its total is past the longest vector (kMaxVectorLength).
 bool is_wide(const Segdes& sd);
+// The total of the longer descriptor `sd` is a block of (SegdesStorage::streamed_total), or 0.
+std::uint64_t streamed_total(const Segdes& sd);
 // The view of a wide descriptor, for what streams over it without storing anything that long.
 WideSegmentView wide_view(const Segdes& sd);
 

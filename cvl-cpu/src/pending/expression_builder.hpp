@@ -3,6 +3,7 @@
 // together (shared_pending.cpp). Each computation is one node however often it is read.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -270,6 +271,8 @@ class Builder {
           (kind == TypeKeyword::Segdes ? operands[k].segdes.storage.get()
                                        : operands[k].vector.storage.get()) == storage)
         return k;
+    if (kind == TypeKeyword::Segdes)
+      expression_.streamed_total = std::max(expression_.streamed_total, streamed_total(operand.segdes));
     operands.push_back(std::move(operand));
     expression_.definition.operands.push_back(kind);
     return static_cast<std::uint32_t>(operands.size() - 1);

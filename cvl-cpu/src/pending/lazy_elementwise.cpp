@@ -279,7 +279,8 @@ void compute_pending() {
   for (const std::weak_ptr<Storage>& r : pending_results().take())
     if (const std::shared_ptr<Storage> storage = r.lock()) {
       // Longer than a vector may be (over a wide descriptor): only streamed where it is read.
-      if (const LazyExpression* e = pending_expression(storage.get()); e && e->domain > kMaxVectorLength)
+      if (const LazyExpression* e = pending_expression(storage.get());
+          e && (e->domain > kMaxVectorLength || e->streamed_total != 0))
         continue;
       static_cast<const Buffer*>(storage.get())->bytes();
     }

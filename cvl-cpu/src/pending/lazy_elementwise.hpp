@@ -63,6 +63,9 @@ struct LazyExpression final : PendingElements {
   vcode::SuperOp definition;
   std::vector<FusedOperand> operands;
   std::size_t domain = 0;
+  // Over a block of a longer descriptor (SegdesStorage::streamed_total): that total. Such an
+  // expression is only streamed into a reduction; computed as elements, it is refused.
+  std::uint64_t streamed_total = 0;
   // The longest chain of pending operands below this one (operands held elsewhere that were not
   // computed yet): computing reads them first, recursively.
   std::size_t depth = 0;

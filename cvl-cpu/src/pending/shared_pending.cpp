@@ -229,6 +229,9 @@ Vector compute_in_group(LazyExpression& expression, const Storage* self) {
   // One group at a time: the operands a group's pass binds are computed on their own.
   thread_local bool in_group = false;
   const Kind root = expression.definition.root().kind;
+  // Elements of a block of a vector longer than any may be (its folds are short).
+  if (expression.streamed_total != 0 && root != Kind::Reduce)
+    throw Error(vector_too_long_message(expression.streamed_total));
   if (!in_group && root != Kind::Scan && root != Kind::Reduce) {
     std::optional<Vector> together;
     {
