@@ -203,9 +203,9 @@ Leaves Flattener::value_of(const Variable& v) {
   return gather(v.type, v.leaves, owners, source, context());
 }
 
-Variable Flattener::entered(const Variable& v, Value segdes, Value inner, const core::Expr& body) {
+Variable Flattener::entered(const Variable& v, Value segdes, const core::Expr& body) {
   const bool share = resolve(v.type)->kind == TypeNode::Kind::Sequence && read_in_place(body, v.name);
-  if (!share) return {v.name, replicate(v.type, value_of(v), segdes, flat_of(inner)), v.type};
+  if (!share) return {v.name, replicate(v.type, value_of(v), segdes), v.type};
   if (v.shared) {
     Variable inside = v;
     if (v.owners >= 0) inside.owners = op1(Op::Dist, Leaf::Int, {v.owners, segdes});
@@ -293,7 +293,7 @@ Variable Flattener::hoisted_variable(const std::string& name, const Type& type, 
   const HoistScope& scope = *hoist_.back();
   const Value saved_context = context_;
   context_ = scope.outer_context;
-  Variable inside = entered({name, outer, type}, scope.segdes, scope.inner, body);
+  Variable inside = entered({name, outer, type}, scope.segdes, body);
   context_ = saved_context;
   return inside;
 }
@@ -302,7 +302,7 @@ Leaves Flattener::hoisted_copies(const Type& type, const Leaves& outer) {
   const HoistScope& scope = *hoist_.back();
   const Value saved_context = context_;
   context_ = scope.outer_context;
-  Leaves copies = replicate(type, outer, scope.segdes, flat_of(scope.inner));
+  Leaves copies = replicate(type, outer, scope.segdes);
   context_ = saved_context;
   return copies;
 }
@@ -451,7 +451,7 @@ Leaves Flattener::over(const core::Expr& e) {
   std::set<std::string> free;
   free_variables(*e.children[0], bound, free);
   const std::size_t entering = block_->size();
-  for (const std::string& name : free) inner_env.push_back(entered(find(name), segdes, inner, *e.children[0]));
+  for (const std::string& name : free) inner_env.push_back(entered(find(name), segdes, *e.children[0]));
   const std::size_t entered_end = block_->size();
   // The scope holds the enclosing variables while the body runs (hoisted lets come and go).
   HoistScope scope{std::move(env_), context_, segdes, inner, {}, free};

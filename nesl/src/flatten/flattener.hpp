@@ -155,9 +155,9 @@ class Flattener {
   const Variable& find(const std::string& name) const;
   // A variable's value in the current context: a shared one copied to each instance here.
   Leaves value_of(const Variable& v);
-  // The variable as the elements of `segdes` (counted by `inner`) see it in `body`: a sequence
+  // The variable as the elements of `segdes` see it in `body`: a sequence
   // the body reads only in place shared, anything else copied to each element.
-  Variable entered(const Variable& v, Value segdes, Value inner, const core::Expr& body);
+  Variable entered(const Variable& v, Value segdes, const core::Expr& body);
   // Whether `e`, in the innermost apply-to-each's body, is computed once outside it (FLATTENING.md
   // "Hoisting"): closed (the classic's rule), invariant and deterministic (ours), or not.
   enum class Hoist { No, Closed, Invariant };
@@ -216,8 +216,12 @@ class Flattener {
   Leaves pack_value(const Type& type, const Leaves& leaves, Value flags, Value over, PackCounts* counts = nullptr);
   Leaves merge(const Type& type, const std::vector<Part>& parts, Value over, bool one_to_one = false);
   Leaves merge_component(const Type& t, const std::vector<Part>& parts, Value over, bool one_to_one);
-  Leaves gather(const Type& type, const Leaves& leaves, Value positions, Value source, Value destination);
-  Leaves replicate(const Type& type, const Leaves& leaves, Value segdes, Value inner);
+  Leaves gather(const Type& type, const Leaves& leaves, Value positions, Value source, Value destination,
+                bool grouped = false);
+  // A one-segment segdes counting the elements of `per_element`.
+  Value counting(Value per_element);
+  Leaves copies_by_group(const Type& type, const Leaves& leaves, Value groups);
+  Leaves replicate(const Type& type, const Leaves& leaves, Value segdes);
   Leaves empty_lifted(const Type& type);
   Leaves zero_value(const Type& type);
   Leaves empty_sequence(const Type& type);
