@@ -23,14 +23,6 @@ namespace nesl::flattening {
 
 using vcode::Op;
 
-// Where the current instances' shared sequences are: one segment over the shared data, and,
-// when the sequences are not one for all, where each instance's starts in it.
-struct SharedReach {
-  Value source;          // a one-segment segdes over the shared elements
-  Value outer_lengths;   // the length of each outer instance's sequence
-  Value starts = -1;     // each current instance's sequence's first element; -1: 0 for all
-};
-
 // An apply-to-each's body being flattened: what an invariant subexpression needs to be computed
 // once outside, in the enclosing context, and given to each element (FLATTENING.md "Hoisting").
 struct HoistScope {
@@ -140,8 +132,8 @@ class Flattener {
   // --- flatten.cpp: functions, variables, expressions ------------------------------------------
 
   // The flat name of a function's instance, made on demand. `sharing` has a letter for each
-  // variable of its parameter pattern, in order: `l` lifted, `u` shared by all instances, `o`
-  // shared through owners (the owners and the outer context follow its leaves).
+  // variable of its parameter pattern, in order: `l` lifted, `u` shared by all instances, `g`
+  // shared by groups of instances (the groups follow its leaves).
   std::string request(const std::string& name, bool lifted, const std::string& sharing = {});
   // A lifted call's inputs: the argument's leaves, a shared sequence given as it is shared.
   void call_arguments(const core::Pattern& parameter, const core::Expr& argument, Leaves& inputs,
@@ -201,6 +193,8 @@ class Flattener {
   // `e` run on the current instances whose flag is set (`flagged` counts them), its free
   // variables packed to them.
   Leaves on_flagged(const core::Expr& e, Value flags, Value flagged);
+  // A shared variable's groups over the current instances whose flag is set.
+  Value kept_groups(Value groups, Value flags);
   Leaves where_elements(const core::Expr& e, Value segdes);
   Leaves updated_if(const core::Expr& changed, const core::Expr& kept, Value flags);
 
@@ -233,9 +227,8 @@ class Flattener {
   // `v -> is`) is given, or null.
   std::optional<Variable> shared_operand(const Primitive& p, const core::Expr& e) const;
   Leaves shared_primitive(const Primitive& p, const core::Expr& e, const Variable& v);  // shared.cpp
-  SharedReach reach(const Variable& v);
   // The length of the sequence each current instance reads.
-  Value shared_lengths(const Variable& v, const SharedReach& r);
+  Value shared_lengths(const Variable& v);
   Leaves scalar_primitive(const Primitive& p, const Arguments& args);     // elementwise.cpp
   Leaves reduction_primitive(const Primitive& p, const Arguments& args);  // reductions.cpp
   Leaves permute_primitive(const Primitive& p, const Arguments& args);    // permutes.cpp
