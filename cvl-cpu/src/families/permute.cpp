@@ -420,7 +420,7 @@ std::optional<Vector> gather_grouped_runs(const Context& ctx, PermuteOperands& o
   if (wide || (dest.total >= kLazyMin && many_times)) {
     Vector ones = uniform_vector({}, Type::Int, pieces.segments, 1);
     std::optional<Vector> positions = lazy_index(ctx, moved, ones, pieces_segdes, pieces.total);
-    if (!positions) return std::nullopt;
+      if (!positions) return std::nullopt;
     return pending_gather(ctx, std::move(operands.values), std::move(*positions));
   }
   return with_element_bits(type, [&]<class Bits>() -> Vector {
@@ -459,7 +459,9 @@ std::optional<Vector> grouped_gather(const Context& ctx, PermuteOperands& operan
 }
 
 Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
-  if (ctx.lazy)
+  // Composed positions would be as long as a wide destination: its gathers stream instead.
+  const bool wide = op != Op::Permute && is_wide(operands.dest_segdes);
+  if (ctx.lazy && !wide)
     if (std::optional<Vector> out = composed_gather(ctx, op, operands, &permute))
       return std::move(*out);
   if (ctx.lazy && op == Op::BPermute)

@@ -138,7 +138,7 @@ Leaves Flattener::copies_by_group(const Type& type, const Leaves& leaves, Value 
     const Value copies = counting(copy_lengths);
     const Value positions = op1(Op::Index, {distribute(zero_of(Leaf::Int), copies),
                                             distribute(scalar(Leaf::Int, 1), copies), segdes});
-    const Value destination = make_segdes(op1(Op::PlusReduce, Leaf::Int, {copy_lengths, groups}));
+    const Value destination = make_segdes(op1(Op::PlusReduce, Leaf::Int, {lengths(segdes), groups}));
     Leaves result = {segdes};
     const Leaves rest =
         gather(element_type(part), slice(leaves, first + 1, count - 1), positions, head, destination, true);
