@@ -420,7 +420,7 @@ std::optional<Vector> gather_grouped_runs(const Context& ctx, PermuteOperands& o
   if (wide || (dest.total >= kLazyMin && many_times)) {
     Vector ones = uniform_vector({}, Type::Int, pieces.segments, 1);
     std::optional<Vector> positions = lazy_index(ctx, moved, ones, pieces_segdes, pieces.total);
-      if (!positions) return std::nullopt;
+    if (!positions) return std::nullopt;
     return pending_gather(ctx, std::move(operands.values), std::move(*positions));
   }
   return with_element_bits(type, [&]<class Bits>() -> Vector {
