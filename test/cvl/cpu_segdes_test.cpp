@@ -48,6 +48,13 @@ TEST_CASE("cvl-cpu descriptors: a total past 2^31 - 1 is wide: streamed over, ne
   // A descriptor's lengths are one INT per segment: their sum wraps as INT arithmetic does.
   CHECK(to_ints(b, b.reduce(Op::PlusReduce, b.segment_lengths(sd), segdes(b, {3}))) ==
         Ints{static_cast<std::int32_t>(total - (std::uint64_t{1} << 32))});
+  // A descriptor made of such a sum is refused as the count it is, not as the negative length it
+  // wrapped to (a flattened program's count of the elements of a level past an INT).
+  CHECK_THROWS_WITH(b.make_segdes(b.reduce(Op::PlusReduce, b.segment_lengths(sd), segdes(b, {3}))),
+                    "MAKE_SEGDES: a segment of " + std::to_string(total) +
+                        " elements, more than a vector may hold (2147483647)");
+  // A sum that fits is made into a descriptor as before.
+  CHECK(b.make_segdes(b.reduce(Op::PlusReduce, b.segment_lengths(sd), segdes(b, {1, 2}))).total == total);
 }
 
 }  // namespace cvl_test

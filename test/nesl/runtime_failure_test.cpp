@@ -16,6 +16,8 @@ TEST_CASE("the VM's data failures are said in NESL's words", "[nesl][runtime]") 
         "RUNTIME ERROR: Out of memory: the system has no 4096 more bytes (0 in use).");
   CHECK(runtime_error_line("MAKE_SEGDES: negative segment length -5 at position 0") ==
         "RUNTIME ERROR: A sequence of negative length (-5).");
+  CHECK(runtime_error_line("MAKE_SEGDES: a segment of 8000000000 elements, more than a vector may hold (2147483647)") ==
+        "RUNTIME ERROR: A sequence of 8000000000 elements, more than the 2147483647 a sequence may hold.");
   CHECK(runtime_error_line("REPLACE: index 9 at position 0 is outside its segment of length 4") ==
         "RUNTIME ERROR: Index 9 out of bounds for a sequence of length 4.");
   CHECK(runtime_error_line("RAND: bound 0 at position 3") == "RUNTIME ERROR: Rand only works with positive numbers.");

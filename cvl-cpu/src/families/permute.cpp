@@ -371,6 +371,87 @@ bool replicates(const SegmentView& dest, const SegmentView& source, const IndexR
          dest.total >= kLongRunMin * std::max<std::size_t>(runs.count(), 1);
 }
 
+// A BPERMUTE of several segments by a pending INDEX whose segments (pieces) lie each inside one
+// destination segment, each counting by 1 from a start that leaves it room in the matching
+// source segment: the copies of each instance's value for the elements of a nested
+// apply-to-each, grouped by instance. The source positions are then the pieces' starts moved to
+// their source segments: one gather of runs over a single source. Pending where the destination
+// is wide (past the longest vector: streamed where it is read) or reads the source many times
+// over; copied run by run otherwise. Nothing when the index is not such (the op's own loops then
+// check it).
+template <class PieceView, class DestView>
+std::optional<Vector> gather_grouped_runs(const Context& ctx, PermuteOperands& operands,
+                                          const LazyExpression& expression, const Segdes& pieces_segdes,
+                                          const PieceView& pieces, const DestView& dest) {
+  using Kind = vcode::SuperOpNode::Kind;
+  const std::vector<vcode::SuperOpNode>& nodes = expression.definition.nodes;
+  const vcode::SuperOpNode& root = nodes.back();
+  const SegmentView source = view(operands.source_segdes);
+  if (pieces.total != dest.total || source.segments != dest.segments) return std::nullopt;
+  auto per_piece = [&](std::uint8_t a) -> std::optional<std::pair<const I32*, std::size_t>> {
+    const vcode::SuperOpNode& n = nodes[root.args[a]];
+    if (n.kind == Kind::Constant) return std::pair{&n.int_value, std::size_t{0}};
+    if (n.kind != Kind::Operand) return std::nullopt;
+    const Vector& v = expression.operands[n.operand].vector;
+    if (v.length != pieces.segments) return std::nullopt;
+    return std::pair{elements<I32>(v), std::size_t{1}};
+  };
+  const auto starts = per_piece(0), strides = per_piece(1);
+  if (!starts || !strides) return std::nullopt;
+  Vector moved = allocate(Type::Int, pieces.segments);
+  I32* at = elements<I32>(moved);
+  std::size_t k = 0;
+  for (std::size_t p = 0; p < pieces.segments; ++p) {
+    const std::size_t first = pieces.start(p), n = pieces.length(p);
+    const I32 start = starts->first[p * starts->second];
+    at[p] = 0;
+    if (n == 0) continue;
+    while (k < dest.segments && dest.start(k + 1) <= first) ++k;
+    if (k == dest.segments || first + n > dest.start(k + 1)) return std::nullopt;
+    if (n > 1 && strides->first[p * strides->second] != 1) return std::nullopt;
+    const std::size_t room = source.length(k);
+    if (n > room || static_cast<std::uint32_t>(start) > room - n) return std::nullopt;
+    at[p] = static_cast<I32>(source.start(k) + static_cast<std::uint32_t>(start));
+  }
+  const Type type = operands.values.type;
+  const bool wide = dest.total > kMaxVectorLength;
+  const bool many_times = dest.total / 8 >= std::max<std::size_t>(source.total, 1) &&
+                          dest.total >= kLongRunMin * std::max<std::size_t>(pieces.segments, 1);
+  if (wide || (dest.total >= kLazyMin && many_times)) {
+    Vector ones = uniform_vector({}, Type::Int, pieces.segments, 1);
+    std::optional<Vector> positions = lazy_index(ctx, moved, ones, pieces_segdes, pieces.total);
+    if (!positions) return std::nullopt;
+    return pending_gather(ctx, std::move(operands.values), std::move(*positions));
+  }
+  return with_element_bits(type, [&]<class Bits>() -> Vector {
+    const Bits* values = elements<Bits>(operands.values);
+    Vector out = allocate(type, dest.total);
+    Bits* o = elements<Bits>(out);
+    for (std::size_t p = 0; p < pieces.segments; ++p)
+      if (pieces.length(p) != 0) copy_run(values + at[p], pieces.length(p), o + pieces.start(p));
+    return out;
+  });
+}
+
+// gather_grouped_runs for a BPERMUTE whose indices are a pending INDEX, the descriptors wide or not.
+std::optional<Vector> grouped_gather(const Context& ctx, PermuteOperands& operands) {
+  const LazyExpression* expression = pending_expression(operands.indices);
+  if (!expression) return std::nullopt;
+  const vcode::SuperOpNode& root = expression->definition.nodes.back();
+  if (root.kind != vcode::SuperOpNode::Kind::Index) return std::nullopt;
+  const vcode::SuperOpNode& pieces_node = expression->definition.nodes[root.args[2]];
+  if (pieces_node.kind != vcode::SuperOpNode::Kind::Operand) return std::nullopt;
+  const Segdes pieces = expression->operands[pieces_node.operand].segdes;
+  const Segdes& dest = operands.dest_segdes;
+  if (dest.segments.get() < 2 || is_wide(operands.source_segdes)) return std::nullopt;
+  auto with_dest = [&](const auto& pieces_view) -> std::optional<Vector> {
+    if (is_wide(dest)) return gather_grouped_runs(ctx, operands, *expression, pieces, pieces_view, wide_view(dest));
+    return gather_grouped_runs(ctx, operands, *expression, pieces, pieces_view, view(dest));
+  };
+  if (is_wide(pieces)) return with_dest(wide_view(pieces));
+  return with_dest(view(pieces));
+}
+
 }  // namespace
 
 [[noreturn]] void throw_index_fault(Op op, const IndexFault& fault) {
@@ -378,9 +459,13 @@ bool replicates(const SegmentView& dest, const SegmentView& source, const IndexR
 }
 
 Vector permute(const Context& ctx, Op op, PermuteOperands&& operands) {
-  if (ctx.lazy)
+  // Composed positions would be as long as a wide destination: its gathers stream instead.
+  const bool wide = op != Op::Permute && is_wide(operands.dest_segdes);
+  if (ctx.lazy && !wide)
     if (std::optional<Vector> out = composed_gather(ctx, op, operands, &permute))
       return std::move(*out);
+  if (ctx.lazy && op == Op::BPermute)
+    if (std::optional<Vector> out = grouped_gather(ctx, operands)) return std::move(*out);
   const Parallel& par = ctx.par;
   const SegmentView source = view(operands.source_segdes);
   const SegmentView dest = op == Op::Permute ? source : view(operands.dest_segdes);

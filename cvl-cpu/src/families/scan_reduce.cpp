@@ -2,8 +2,10 @@
 // segmented_fold.hpp, which FUSED uses too, over the vector's elements. Every segment is combined
 // strictly left to right from the identity, as the reference does, unless threads split it (see
 // segmented_fold.hpp for how a cut segment is finished, and when that is exact).
+#include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -106,6 +108,30 @@ Vector reduce_typed(const Parallel& par, const Vector& v, const SegmentView& sd)
   return out;
 }
 
+// +_REDUCE INT of the lengths of a wide descriptor `inner` by segments `outer` of them, from its
+// 64-bit offsets: each sum wrapped as an INT sum is, and a sum past an INT recorded
+// (Buffer::wrapped_count), so that a descriptor made of it is refused as the count it is.
+std::optional<Vector> sums_of_wide_lengths(const Parallel& par, const WideSegmentView& inner,
+                                           const SegmentView& outer) {
+  if (outer.total != inner.segments) return std::nullopt;
+  Vector out = allocate(Type::Int, outer.segments);
+  std::int32_t* o = elements<std::int32_t>(out);
+  std::mutex mutex;
+  std::uint64_t largest = 0;
+  parallel_for(par, outer.segments, kMemoryBoundThreshold, [&](std::size_t lo, std::size_t hi) {
+    std::uint64_t mine = 0;
+    for (std::size_t k = lo; k < hi; ++k) {
+      const auto sum = static_cast<std::uint64_t>(inner.offsets[outer.start(k + 1)] - inner.offsets[outer.start(k)]);
+      o[k] = static_cast<std::int32_t>(static_cast<std::uint32_t>(sum));
+      mine = std::max(mine, sum);
+    }
+    std::lock_guard lock(mutex);
+    largest = std::max(largest, mine);
+  });
+  if (largest > kMaxVectorLength) static_cast<Buffer*>(out.storage.get())->set_wrapped_count(largest);
+  return out;
+}
+
 // +_SCAN and +_REDUCE INT of the lengths of a descriptor `inner` (LENGTHS: lengths_descriptor)
 // by segments `outer` of them: the prefix sums are inner's offsets, so a segment's sum is the
 // difference of two and a scan's element that of its offset and its segment's first; the
@@ -114,10 +140,11 @@ Vector reduce_typed(const Parallel& par, const Vector& v, const SegmentView& sd)
 std::optional<Vector> sums_of_lengths(const Parallel& par, vcode::Op op, const Vector& v,
                                       const SegmentView& outer) {
   const Segdes* descriptor = v.type == Type::Int ? lengths_descriptor(v) : nullptr;
-  // A wide descriptor's lengths are summed as INTs (wrapping), read back from its offsets.
-  if (!descriptor || (op != vcode::Op::PlusScan && op != vcode::Op::PlusReduce) ||
-      is_wide(*descriptor))
-    return std::nullopt;
+  if (!descriptor || (op != vcode::Op::PlusScan && op != vcode::Op::PlusReduce)) return std::nullopt;
+  if (is_wide(*descriptor)) {
+    if (op == vcode::Op::PlusReduce) return sums_of_wide_lengths(par, wide_view(*descriptor), outer);
+    return std::nullopt;  // a wide descriptor's lengths are scanned as INTs (wrapping)
+  }
   const SegmentView inner = view(*descriptor);
   if (outer.total != inner.segments) return std::nullopt;
   const SegOffset* offsets = inner.offsets;

@@ -167,6 +167,10 @@ WideSegmentView wide_view(const Segdes& sd) {
 
 Segdes segdes_from_lengths(const Parallel& par, const Vector& lengths_vector, const char* op_name) {
   if (const Segdes* known = lengths_descriptor(lengths_vector)) return *known;
+  if (const auto* buffer = static_cast<const Buffer*>(lengths_vector.storage.get()))
+    if (const std::optional<std::uint64_t> count = buffer->wrapped_count())
+      throw Error(std::string(op_name) + ": a segment of " + std::to_string(*count) +
+                  " elements, more than a vector may hold (" + std::to_string(kMaxVectorLength) + ")");
   const std::size_t m = lengths_vector.length;
   if (const std::optional<std::uint64_t> bits = uniform_bits(lengths_vector)) {
     const auto length = static_cast<std::int32_t>(*bits);

@@ -349,10 +349,9 @@ class Frame {
     if (p.kind != NodeKind::Index || call_.uniform(i)) return false;
     const NodePlan& stride = nodes_[nodes_[p.args[1]].same_as];
     if (stride.kind != NodeKind::Constant || stride.int_value != 1) return false;
-    const OperandData& d = call_.descriptor_of(p.args[2]);
-    if (d.wide) return false;  // a wide descriptor's runs are read by the general gather
-    const SegmentView& sd = d.segments;
-    return sd.total >= kLongRunMin * std::max<std::size_t>(sd.segments, 1);
+    return call_.with_segments(p.args[2], [](const auto& sd) {
+      return sd.total >= kLongRunMin * std::max<std::size_t>(sd.segments, 1);
+    });
   }
 
   // Per node: an INDEX of runs that only gathers read (as runs): never computed itself.
@@ -471,9 +470,18 @@ class Frame {
   template <class Bits>
   const void* gather_runs(const Step& s, std::size_t lo, std::size_t hi, Bits* target,
                           bool into_target) {
+    return call_.with_segments(nodes_[s.args[1]].args[2], [&](const auto& sd) {
+      return gather_runs_over<Bits>(s, sd, lo, hi, target, into_target);
+    });
+  }
+
+  // gather_runs over the INDEX's descriptor `sd`, wide (a nested level past the longest vector,
+  // each segment a run of a short source) or not.
+  template <class Bits, class View>
+  const void* gather_runs_over(const Step& s, const View& sd, std::size_t lo, std::size_t hi,
+                               Bits* target, bool into_target) {
     const NodePlan& index = nodes_[s.args[1]];
     const Bits* values = call_.operand_bits<Bits>(nodes_[s.node].args[0]);
-    const SegmentView& sd = call_.descriptor_of(index.args[2]).segments;  // never wide (reads_runs)
     const Call::Leaf starts = call_.int_leaf(index.args[0]);
     SegmentCursor& cursor = cursor_of(s.node);
     std::size_t k = cursor.holding(sd, lo);

@@ -89,12 +89,19 @@ class Buffer final : public Storage {
   const std::optional<Segdes>& lengths_of() const { return lengths_of_; }
   void set_lengths_of(Segdes descriptor) { lengths_of_ = std::move(descriptor); }
 
+  // The largest element's count before it wrapped, when the elements are sums of a wide
+  // descriptor's lengths past an INT (INT sums wrap): a segment of that many elements, which
+  // MAKE_SEGDES refuses in those words rather than as a negative length.
+  std::optional<std::uint64_t> wrapped_count() const { return wrapped_count_; }
+  void set_wrapped_count(std::uint64_t count) { wrapped_count_ = count; }
+
   // Forgets what the elements were known to be: they are about to be overwritten.
   void forget_values() {
     lengths_of_.reset();
     uniform_.reset();
     segment_values_.reset();
     indices_below_.reset();
+    wrapped_count_.reset();
     version_ = new_version();
   }
   // Tells these elements from what the buffer held before it was reused (forget_values): what
@@ -127,6 +134,7 @@ class Buffer final : public Storage {
   std::shared_ptr<const SegmentValues> segment_values_;
   std::optional<std::uint32_t> indices_below_;
   std::optional<Segdes> lengths_of_;
+  std::optional<std::uint64_t> wrapped_count_;
   std::uint64_t version_ = new_version();
   mutable std::byte* data_;  // mutable: a lazy buffer takes over its memory when computed
   mutable std::size_t capacity_;

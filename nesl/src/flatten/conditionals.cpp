@@ -88,6 +88,10 @@ Leaves Flattener::mixed_if(const core::Expr& e, Value flags, Value trues, Value 
   return merge(e.type, parts, outer);
 }
 
+Value Flattener::kept_groups(Value groups, Value flags) {
+  return make_segdes(op1(Op::PlusReduce, Leaf::Int, {op1(Op::BoolToInt, {flags}), groups}));
+}
+
 Leaves Flattener::on_flagged(const core::Expr& e, Value flags, Value flagged) {
   const Value saved_context = context_;
   const Value outer = context();
@@ -97,8 +101,8 @@ Leaves Flattener::on_flagged(const core::Expr& e, Value flags, Value flagged) {
     Variable v = find(name);
     if (!v.shared) {
       v.leaves = pack_value(v.type, v.leaves, flags, outer);
-    } else if (v.owners >= 0) {  // still shared: only the owners go with the instances
-      v.owners = op(Op::Pack, Leaf::Int, {v.owners, flags, outer})[0];
+    } else if (v.groups >= 0) {  // still shared: each group keeps its flagged instances
+      v.groups = kept_groups(v.groups, flags);
     }
     packed.push_back(std::move(v));
   }
@@ -157,8 +161,8 @@ Leaves Flattener::updated_if(const core::Expr& changed, const core::Expr& kept, 
     Variable v = find(name);
     if (!v.shared) {
       v.leaves = gather_value(v.type, v.leaves, flags, branch_positions, branch_context);
-    } else if (v.owners >= 0) {
-      v.owners = op1(Op::BPermute, Leaf::Int, {v.owners, branch_positions, outer, branch_context});
+    } else if (v.groups >= 0) {
+      v.groups = kept_groups(v.groups, flags);
     }
     gathered.push_back(std::move(v));
   }

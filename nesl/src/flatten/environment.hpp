@@ -17,14 +17,15 @@ namespace nesl::flattening {
 // A variable in scope: its leaves, and its type to lift it further. Its leaves hold one value per
 // instance of the current context, unless it is shared (FLATTENING.md): a free sequence of an
 // apply-to-each, read where it is instead of copied to each element. A shared variable's leaves
-// are values of an outer context, and each current instance reads the one its owner names.
+// are values of an outer context, and each current instance reads the one of its group: the
+// current instances in order, one segment of `groups` per outer instance (nesting, packing and
+// selecting keep the order of the instances, so those of one outer instance stay together).
 struct Variable {
   std::string name;
   Leaves leaves;
   Type type;
   bool shared = false;
-  Value outer_context = -1;  // shared: the segdes counting the outer instances; -1: one instance
-  Value owners = -1;         // shared: each current instance's outer instance; -1: all read the one
+  Value groups = -1;  // shared: the segdes grouping the current instances; -1: all read the one
 };
 
 // The variables innermost last; a later one hides an earlier one of the same name. Iterating may

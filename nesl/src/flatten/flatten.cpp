@@ -97,13 +97,12 @@ void Flattener::call_arguments(const core::Pattern& parameter, const core::Expr&
     return;
   }
   inputs.insert(inputs.end(), shared->leaves.begin(), shared->leaves.end());
-  if (shared->owners < 0) {
+  if (shared->groups < 0) {
     sharing += 'u';
     return;
   }
-  inputs.push_back(shared->owners);
-  inputs.push_back(shared->outer_context);
-  sharing += 'o';
+  inputs.push_back(shared->groups);
+  sharing += 'g';
 }
 
 void Flattener::bind_parameters(const core::Pattern& pattern, const std::string& sharing, std::size_t& next,
@@ -120,11 +119,9 @@ void Flattener::bind_parameters(const core::Pattern& pattern, const std::string&
   function.parameters.insert(function.parameters.end(), v.leaves.begin(), v.leaves.end());
   if (how != 'l') {
     v.shared = true;
-    if (how == 'o') {
-      v.owners = fresh(Leaf::Int);
-      v.outer_context = fresh(Leaf::Segdes);
-      function.parameters.push_back(v.owners);
-      function.parameters.push_back(v.outer_context);
+    if (how == 'g') {
+      v.groups = fresh(Leaf::Segdes);
+      function.parameters.push_back(v.groups);
     }
   }
   env_.push_back(std::move(v));
@@ -202,26 +199,21 @@ const Variable& Flattener::find(const std::string& name) const {
 
 Leaves Flattener::value_of(const Variable& v) {
   if (!v.shared) return v.leaves;
-  const Value owners = v.owners >= 0 ? v.owners : everywhere(zero_of(Leaf::Int));
-  const Value source = v.outer_context >= 0 ? v.outer_context : make_segdes(int_constant(1));
-  return gather(v.type, v.leaves, owners, source, context());
+  if (v.groups >= 0) return copies_by_group(v.type, v.leaves, v.groups);
+  return gather(v.type, v.leaves, everywhere(zero_of(Leaf::Int)), make_segdes(int_constant(1)), context());
 }
 
-Variable Flattener::entered(const Variable& v, Value segdes, Value inner, const core::Expr& body) {
+Variable Flattener::entered(const Variable& v, Value segdes, const core::Expr& body) {
   const bool share = resolve(v.type)->kind == TypeNode::Kind::Sequence && read_in_place(body, v.name);
-  if (!share) return {v.name, replicate(v.type, value_of(v), segdes, flat_of(inner)), v.type};
+  if (!share) return {v.name, replicate(v.type, value_of(v), segdes), v.type};
+  Variable inside = v;
   if (v.shared) {
-    Variable inside = v;
-    if (v.owners >= 0) inside.owners = op1(Op::Dist, Leaf::Int, {v.owners, segdes});
+    // An outer instance's elements are those of its current instances, which follow each other.
+    if (v.groups >= 0) inside.groups = make_segdes(op1(Op::PlusReduce, Leaf::Int, {lengths(segdes), v.groups}));
     return inside;
   }
-  Variable inside = v;
   inside.shared = true;
-  inside.outer_context = context_ < 0 ? -1 : context();  // -1: one instance, whose value every element reads
-  if (context_ >= 0) {
-    const Value instance = op1(Op::Index, {int_constant(0), int_constant(1), context()});
-    inside.owners = op1(Op::Dist, Leaf::Int, {instance, segdes});
-  }
+  if (context_ >= 0) inside.groups = segdes;  // else one instance, whose value every element reads
   return inside;
 }
 
@@ -297,7 +289,7 @@ Variable Flattener::hoisted_variable(const std::string& name, const Type& type, 
   const HoistScope& scope = *hoist_.back();
   const Value saved_context = context_;
   context_ = scope.outer_context;
-  Variable inside = entered({name, outer, type}, scope.segdes, scope.inner, body);
+  Variable inside = entered({name, outer, type}, scope.segdes, body);
   context_ = saved_context;
   return inside;
 }
@@ -306,7 +298,7 @@ Leaves Flattener::hoisted_copies(const Type& type, const Leaves& outer) {
   const HoistScope& scope = *hoist_.back();
   const Value saved_context = context_;
   context_ = scope.outer_context;
-  Leaves copies = replicate(type, outer, scope.segdes, flat_of(scope.inner));
+  Leaves copies = replicate(type, outer, scope.segdes);
   context_ = saved_context;
   return copies;
 }
@@ -459,7 +451,7 @@ Leaves Flattener::over(const core::Expr& e) {
   std::set<std::string> free;
   free_variables(*e.children[0], bound, free);
   const std::size_t entering = block_->size();
-  for (const std::string& name : free) inner_env.push_back(entered(find(name), segdes, inner, *e.children[0]));
+  for (const std::string& name : free) inner_env.push_back(entered(find(name), segdes, *e.children[0]));
   const std::size_t entered_end = block_->size();
   // The scope holds the enclosing variables while the body runs (hoisted lets come and go).
   HoistScope scope{std::move(env_), context_, segdes, inner, {}, free};

@@ -23,14 +23,6 @@ namespace nesl::flattening {
 
 using vcode::Op;
 
-// Where the current instances' shared sequences are: one segment over the shared data, and,
-// when the sequences are not one for all, where each instance's starts in it.
-struct SharedReach {
-  Value source;          // a one-segment segdes over the shared elements
-  Value outer_lengths;   // the length of each outer instance's sequence
-  Value starts = -1;     // each current instance's sequence's first element; -1: 0 for all
-};
-
 // An apply-to-each's body being flattened: what an invariant subexpression needs to be computed
 // once outside, in the enclosing context, and given to each element (FLATTENING.md "Hoisting").
 struct HoistScope {
@@ -148,10 +140,10 @@ class Flattener {
   // --- flatten.cpp: functions, variables, expressions ------------------------------------------
 
   // The flat name of a function's instance, made on demand. `sharing` has a letter for each
-  // variable of its parameter pattern, in order: `l` lifted, `u` shared by all instances, `o`
-  // shared through owners (the owners and the outer context follow its leaves). A lifted
-  // instance is `segmented` when its caller's context may have more than one segment (a nested
-  // level's); one given a flat context spreads and checks in one step over it.
+  // variable of its parameter pattern, in order: `l` lifted, `u` shared by all instances, `g`
+  // shared by groups of instances (the groups follow its leaves). A lifted instance is
+  // `segmented` when its caller's context may have more than one segment (a nested level's);
+  // one given a flat context spreads and checks in one step over it.
   std::string request(const std::string& name, bool lifted, const std::string& sharing = {}, bool segmented = false);
   // A lifted call's inputs: the argument's leaves, a shared sequence given as it is shared.
   void call_arguments(const core::Pattern& parameter, const core::Expr& argument, Leaves& inputs,
@@ -165,9 +157,9 @@ class Flattener {
   const Variable& find(const std::string& name) const;
   // A variable's value in the current context: a shared one copied to each instance here.
   Leaves value_of(const Variable& v);
-  // The variable as the elements of `segdes` (counted by `inner`) see it in `body`: a sequence
+  // The variable as the elements of `segdes` see it in `body`: a sequence
   // the body reads only in place shared, anything else copied to each element.
-  Variable entered(const Variable& v, Value segdes, Value inner, const core::Expr& body);
+  Variable entered(const Variable& v, Value segdes, const core::Expr& body);
   // Whether `e`, in the innermost apply-to-each's body, is computed once outside it (FLATTENING.md
   // "Hoisting"): closed (the classic's rule), invariant and deterministic (ours), or not.
   enum class Hoist { No, Closed, Invariant };
@@ -211,6 +203,8 @@ class Flattener {
   // `e` run on the current instances whose flag is set (`flagged` counts them), its free
   // variables packed to them.
   Leaves on_flagged(const core::Expr& e, Value flags, Value flagged);
+  // A shared variable's groups over the current instances whose flag is set.
+  Value kept_groups(Value groups, Value flags);
   Leaves where_elements(const core::Expr& e, Value segdes);
   Leaves updated_if(const core::Expr& changed, const core::Expr& kept, Value flags);
 
@@ -226,8 +220,12 @@ class Flattener {
   Leaves pack_value(const Type& type, const Leaves& leaves, Value flags, Value over, PackCounts* counts = nullptr);
   Leaves merge(const Type& type, const std::vector<Part>& parts, Value over, bool one_to_one = false);
   Leaves merge_component(const Type& t, const std::vector<Part>& parts, Value over, bool one_to_one);
-  Leaves gather(const Type& type, const Leaves& leaves, Value positions, Value source, Value destination);
-  Leaves replicate(const Type& type, const Leaves& leaves, Value segdes, Value inner);
+  Leaves gather(const Type& type, const Leaves& leaves, Value positions, Value source, Value destination,
+                bool grouped = false);
+  // A one-segment segdes counting the elements of `per_element`.
+  Value counting(Value per_element);
+  Leaves copies_by_group(const Type& type, const Leaves& leaves, Value groups);
+  Leaves replicate(const Type& type, const Leaves& leaves, Value segdes);
   Leaves empty_lifted(const Type& type);
   Leaves zero_value(const Type& type);
   Leaves empty_sequence(const Type& type);
@@ -239,9 +237,8 @@ class Flattener {
   // `v -> is`) is given, or null.
   std::optional<Variable> shared_operand(const Primitive& p, const core::Expr& e) const;
   Leaves shared_primitive(const Primitive& p, const core::Expr& e, const Variable& v);  // shared.cpp
-  SharedReach reach(const Variable& v);
   // The length of the sequence each current instance reads.
-  Value shared_lengths(const Variable& v, const SharedReach& r);
+  Value shared_lengths(const Variable& v);
   Leaves scalar_primitive(const Primitive& p, const Arguments& args);     // elementwise.cpp
   Leaves reduction_primitive(const Primitive& p, const Arguments& args);  // reductions.cpp
   Leaves permute_primitive(const Primitive& p, const Arguments& args);    // permutes.cpp

@@ -17,7 +17,7 @@ Leaves Flattener::shape_primitive(const Primitive& p, const Arguments& args) {
       }
       Value segdes = make_segdes(args[1][0]);
       Leaves result = {segdes};
-      Leaves copies = replicate(args.types[0], args[0], segdes, total_context(segdes, context()));
+      Leaves copies = replicate(args.types[0], args[0], segdes);
       result.insert(result.end(), copies.begin(), copies.end());
       return result;
     }

@@ -1,5 +1,7 @@
 #include "flatten/flattener.hpp"
 
+#include <algorithm>
+
 #include "flatten/constants.hpp"
 
 namespace nesl::flattening {
@@ -94,8 +96,11 @@ Leaves Flattener::merge_component(const Type& t, const std::vector<Part>& parts,
 }
 
 // The lifted value over `destination`'s instances whose instance j is the source's instance
-// positions[j]; `source` counts the source's instances.
-Leaves Flattener::gather(const Type& type, const Leaves& leaves, Value positions, Value source, Value destination) {
+// positions[j]; `source` counts the source's instances. Either both are one segment, or they
+// have as many segments each, an instance's position counting within its segment of `source`
+// (`grouped`): then nothing counts all the instances at once.
+Leaves Flattener::gather(const Type& type, const Leaves& leaves, Value positions, Value source, Value destination,
+                         bool grouped) {
   return map_leaves(type, [&](const Type& part, std::size_t first, std::size_t count) -> Leaves {
     const Value head = leaves[first];
     if (part->kind == TypeNode::Kind::Base) {
@@ -106,25 +111,76 @@ Leaves Flattener::gather(const Type& type, const Leaves& leaves, Value positions
     Value segdes = make_segdes(new_lengths);
     Value starts = op1(Op::PlusScan, Leaf::Int, {source_lengths, source});
     Value gathered_starts = op1(Op::BPermute, Leaf::Int, {starts, positions, source, destination});
-    Value ones = distribute(scalar(Leaf::Int, 1), destination);
+    Value ones = distribute(scalar(Leaf::Int, 1), grouped ? counting(new_lengths) : destination);
     Value inner_positions = op1(Op::Index, {gathered_starts, ones, segdes});
     Leaves result = {segdes};
     Leaves rest = gather(element_type(part), slice(leaves, first + 1, count - 1), inner_positions,
-                         total_context(head, source), total_context(segdes, destination));
+                         total_context(head, source), total_context(segdes, destination), grouped);
     result.insert(result.end(), rest.begin(), rest.end());
     return result;
   });
 }
 
-// The value of each of the current instances copied to each element of its segment.
-Leaves Flattener::replicate(const Type& type, const Leaves& leaves, Value segdes, Value inner) {
+Value Flattener::counting(Value per_element) {
+  return make_segdes(op1(Op::Length, leaf_of(per_element), {per_element}));
+}
+
+// Each current instance's value copied to each element of its segment of `groups`, an instance's
+// copies gathered from its own value only (gather's `grouped`): no vector counts the copies'
+// elements of all instances at once, so they may be more than a vector holds while each
+// instance's are fewer (streamed where they are read).
+Leaves Flattener::copies_by_group(const Type& type, const Leaves& leaves, Value groups) {
   return map_leaves(type, [&](const Type& part, std::size_t first, std::size_t count) -> Leaves {
-    if (part->kind == TypeNode::Kind::Base) return {op1(Op::Dist, base_leaf(part->base), {leaves[first], segdes})};
-    Value outer = context();
-    Value instance = op1(Op::Index, {int_constant(0), int_constant(1), outer});
-    Value owners = op1(Op::Dist, Leaf::Int, {instance, segdes});
-    return gather(part, slice(leaves, first, count), owners, outer, inner);
+    const Value head = leaves[first];
+    if (part->kind == TypeNode::Kind::Base) return {op1(Op::Dist, base_leaf(part->base), {head, groups})};
+    const Value copy_lengths = op1(Op::Dist, Leaf::Int, {lengths(head), groups});
+    const Value segdes = make_segdes(copy_lengths);
+    const Value copies = counting(copy_lengths);
+    const Value positions = op1(Op::Index, {distribute(zero_of(Leaf::Int), copies),
+                                            distribute(scalar(Leaf::Int, 1), copies), segdes});
+    const Value destination = make_segdes(op1(Op::PlusReduce, Leaf::Int, {lengths(segdes), groups}));
+    Leaves result = {segdes};
+    const Leaves rest =
+        gather(element_type(part), slice(leaves, first + 1, count - 1), positions, head, destination, true);
+    result.insert(result.end(), rest.begin(), rest.end());
+    return result;
   });
+}
+
+// The value of each of the current instances copied to each element of its segment. Outside an
+// apply-to-each (one instance) the copies are made in groups of instances, each group's elements
+// at every level at most a vector's (2147483647), from a copy of the value per group: the
+// copies of a matrix for each row of another may then be more than a vector holds.
+Leaves Flattener::replicate(const Type& type, const Leaves& leaves, Value segdes) {
+  const std::vector<Leaf> kinds = leaves_of(type);
+  if (context_ >= 0 || std::find(kinds.begin(), kinds.end(), Leaf::Segdes) == kinds.end()) {
+    return copies_by_group(type, leaves, segdes);
+  }
+  // The longest vector the value has: its elements at its longest level.
+  std::vector<bool> top(leaves.size(), false);
+  map_leaves(type, [&](const Type&, std::size_t first, std::size_t) -> Leaves {
+    top[first] = true;
+    return {};
+  });
+  Value longest = int_constant(1);
+  for (std::size_t i = 0; i < leaves.size(); ++i) {
+    if (kinds[i] == Leaf::Segdes && top[i]) continue;
+    const Value elements = kinds[i] == Leaf::Segdes ? lengths(leaves[i]) : leaves[i];
+    const Value size = op1(Op::Length, leaf_of(elements), {elements});
+    longest = op1(Op::Select, Leaf::Int, {op1(Op::Greater, Leaf::Int, {size, longest}), size, longest});
+  }
+  const Value copies = lengths(segdes);
+  const Value per_group = op1(Op::Div, Leaf::Int, {int_constant(2147483647), longest});
+  const Value partial = op1(Op::BoolToInt, {op1(Op::NotEqual, Leaf::Int,
+                                                {op1(Op::Mod, Leaf::Int, {copies, per_group}), int_constant(0)})});
+  const Value group_count = op1(Op::Add, Leaf::Int, {op1(Op::Div, Leaf::Int, {copies, per_group}), partial});
+  const Value one_per_group = make_segdes(group_count);
+  const Value firsts = op1(Op::Index, {int_constant(0), per_group, one_per_group});
+  const Value left = op1(Op::Sub, Leaf::Int, {op1(Op::Dist, Leaf::Int, {copies, one_per_group}), firsts});
+  const Value full = op1(Op::Dist, Leaf::Int, {per_group, one_per_group});
+  const Value sizes = op1(Op::Select, Leaf::Int, {op1(Op::Less, Leaf::Int, {left, full}), left, full});
+  const Leaves per_group_values = copies_by_group(type, leaves, one_per_group);
+  return copies_by_group(type, per_group_values, make_segdes(sizes));
 }
 
 // Empty value of the type, lifted over no instances.

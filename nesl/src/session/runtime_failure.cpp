@@ -23,6 +23,8 @@ const std::vector<Rewrite>& rewrites() {
       {std::regex(R"(ran out of memory)"), "Out of memory."},
       {std::regex(R"([A-Z_]+: negative segment length (-?\d+) at position \d+)"),
        "A sequence of negative length ($1)."},
+      {std::regex(R"([A-Z_]+: a segment of (\d+) elements, more than a vector may hold \((\d+)\))"),
+       "A sequence of $1 elements, more than the $2 a sequence may hold."},
       {std::regex(R"([A-Z_]+: index (-?\d+) at position \d+ is outside its segment of length (\d+))"),
        "Index $1 out of bounds for a sequence of length $2."},
       {std::regex(R"(RAND: bound 0 at position \d+)"), "Rand only works with positive numbers."},
