@@ -6,7 +6,6 @@
 #include "nesl/diagnostics.hpp"
 
 namespace nesl::flattening {
-namespace {
 
 void add_reads(const flat::Block& block, std::size_t from, std::vector<bool>& read) {
   for (std::size_t i = from; i < block.size(); ++i) {
@@ -18,6 +17,8 @@ void add_reads(const flat::Block& block, std::size_t from, std::vector<bool>& re
     add_reads(s.else_block, 0, read);
   }
 }
+
+namespace {
 
 // Drops the operations of block[from, to) (a body's variables entering it) whose values neither
 // what follows them nor the body's result reads: a variable that only hoisted expressions read

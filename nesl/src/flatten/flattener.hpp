@@ -23,6 +23,9 @@ namespace nesl::flattening {
 
 using vcode::Op;
 
+// Sets read[v] for every value the statements of block[from, end), their arms included, read.
+void add_reads(const flat::Block& block, std::size_t from, std::vector<bool>& read);
+
 // An apply-to-each's body being flattened: what an invariant subexpression needs to be computed
 // once outside, in the enclosing context, and given to each element (FLATTENING.md "Hoisting").
 struct HoistScope {

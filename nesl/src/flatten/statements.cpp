@@ -58,17 +58,6 @@ Value Flattener::spread(Leaf leaf, Value value, Value context) {
 
 namespace {
 
-bool reads(const flat::Block& block, std::size_t from, Value v) {
-  for (std::size_t i = from; i < block.size(); ++i) {
-    const flat::Statement& s = block[i];
-    for (const std::vector<Value>* values : {&s.inputs, &s.then_results, &s.else_results}) {
-      if (std::find(values->begin(), values->end(), v) != values->end()) return true;
-    }
-    if (reads(s.then_block, 0, v) || reads(s.else_block, 0, v)) return true;
-  }
-  return false;
-}
-
 // Each statement whose one output `second` names reads its source over `flat` instead; those
 // that made the first steps, which nothing else reads, go.
 void rewrite(flat::Block& block, std::size_t from, const std::map<Value, Value>& second,
@@ -95,7 +84,9 @@ bool Flattener::settle(Value context, flat::Block& block, std::size_t from, cons
   const auto found = segmented_.find(context);
   if (found == segmented_.end()) return false;
   const SegmentedContext& c = found->second;
-  const bool flat_read = std::find(results.begin(), results.end(), c.flat) != results.end() || reads(block, from, c.flat);
+  std::vector<bool> read(current_->leaves.size(), false);
+  add_reads(block, from, read);
+  const bool flat_read = read[c.flat] || std::find(results.begin(), results.end(), c.flat) != results.end();
   if (!flat_read || c.through_units.empty()) return flat_read;
   std::map<Value, Value> second;
   std::set<Value> first;
