@@ -19,7 +19,8 @@
 #     streamed and materializing results the same and within the float64 references, and the
 #     streamed peak memory below the materializing one at each program's largest size; the peak
 #     check fails when the modes are swapped, a result that differs is DIFFERENT, a run out of
-#     memory is a row, bad options are rejected.
+#     memory is a row, bad options are rejected; with --work the work per element stays the same
+#     across sizes.
 #   test_bench_scripts.sh gpu_latency BUILD_DIR SHARED_DIR
 #     bench/gpu_latency.sh on the five reduced programs: a row per program and form, and each
 #     one's kernel launches at most the count pinned here, so that a change adding launches
@@ -224,6 +225,13 @@ case "${1:-}" in
     check "a run out of memory: exit 0, FAILED in its cells and its error line below" \
       test $rc -eq 0 -a -n "$(grep -E '^logsum +1048576 .* FAILED +FAILED ' "$work/out")" \
       -a -n "$(grep -E '^    eager, threads 1: vinterp: .*out of vector memory' "$work/out")"
+    "$bench/streaming/run.sh" "$build_dir" --sizes tiny --runs 1 --programs sumlogsum --threads 1 --work \
+      > "$work/out" 2>&1
+    rc=$?
+    cat "$work/out"
+    check "--work: each row its profiled work, the work per element the same at both sizes" \
+      awk -v rc=$rc '$1 == "sumlogsum" && $4 ~ /^[0-9]+$/ && $5 ~ /^[0-9.]+$/ { w[++n] = $5 }
+        END { exit !(rc == 0 && n == 2 && w[1] > 1 && w[2] / w[1] > 0.95 && w[2] / w[1] < 1.05) }' "$work/out"
     "$bench/streaming/run.sh" "$build_dir" --sizes huge > "$work/out" 2>&1
     check "an unknown size set: exit 2 and its name" test $? -eq 2 -a -n "$(grep -F "'huge'" "$work/out")"
     "$bench/streaming/run.sh" "$build_dir" --programs nosuch > "$work/out" 2>&1

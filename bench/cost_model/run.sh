@@ -99,8 +99,7 @@ for program in $programs; do
       if [ $rc -ne 0 ] || grep -q 'RUNTIME ERROR' "$base.out" "$base.profile"; then
         row_status=failed error=$(error_line <(cat "$base.out" "$base.profile") $rc)
       else
-        # A row is opcode count time time% ns/op elements work, then the memory columns.
-        read -r elements vm_work < <(awk '/^opcode/ { table = 1; next } table && $1 == "total" { print $6, $7; exit }' "$base.profile")
+        read -r elements vm_work < <(profile_totals "$base.profile")
         times=()
         for ((run = 0; run < runs; run++)); do
           start=$(date +%s.%N)

@@ -37,3 +37,9 @@ error_line() {
   [ -n "$line" ] || line="exit status $2"
   echo "${line//$work_dir\//}" | tr ',' ';'
 }
+
+# profile_totals FILE: the elements and work totals of a `vinterp --profile` report (its table's
+# total row: opcode count time time% ns/op elements work, then the memory columns).
+profile_totals() {
+  awk '/^opcode/ { table = 1; next } table && $1 == "total" { print $6, $7; exit }' "$1"
+}

@@ -16,6 +16,8 @@ usage: bench/streaming/run.sh BUILD_DIR [options]
   --plot PNG         also draw peak memory against problem size (plot.py; needs matplotlib)
   --max-memory SIZE  vector memory and address space of each run (default 8G)
   --timeout S        seconds a run may take before it is reported as failed (default 300)
+  --work             also run each size once streamed with vinterp --threads 1 --profile and
+                     print its work (the vm_work and work/el columns)
 Each program and size is compiled with nesl --vcode (the program's definitions and a call of
 bench(N)), then run --runs times streamed (vinterp --threads T) and --runs times materialized
 (vinterp --threads T --eager), for the wall time and the peak resident memory (GNU time's %M).
@@ -30,6 +32,11 @@ The table's columns:
   output       same: both runs printed the same result (compared byte for byte); DIFFERENT
   reference    the result against the program's float64 reference (reference.py): ok and the
                relative error, or OFF; the worse of the two modes; - where there is none
+With --work, two more columns after elements (the same on each thread count's row):
+  vm_work      the total of --profile's work column (each instruction's longest vector, a
+               streamed one counted at its length though it is never stored)
+  work/el      vm_work / elements: constant across sizes when the work grows as the cost model
+               says (a constant times the elements)
 Exit status: 0 when every comparison agrees (streamed and materialized outputs, references),
 1 otherwise, 2 on bad usage.
 EOF
@@ -42,8 +49,10 @@ case "$1" in -h | --help) usage; exit 0 ;; esac
 build_dir=$1
 shift
 size_set=default runs=3 cold=0 csv="" plot="" max_memory=8G timeout_s=300 thread_counts="1 all"
+with_work=0
 programs=$(cd "$bench_dir" && ls -- *.nesl | sed 's/\.nesl$//' | tr '\n' ' ')
 while [ $# -gt 0 ]; do
+  if [ "$1" = --work ]; then with_work=1; shift; continue; fi
   [ $# -ge 2 ] || { echo "run.sh: $1 wants a value" >&2; exit 2; }
   case "$1" in
     --runs) runs=$2 ;;
@@ -121,8 +130,13 @@ if [ "$cold" = 0 ]; then temperature="warm (runs back to back)"; else temperatur
 printf '# streaming: %s, %s; median of %s runs, %s; --max-memory %s; sizes %s\n' \
   "$(date -u '+%Y-%m-%d')" "$machine" "$runs" "$temperature" "$max_memory" "$size_set"
 format='%-10s %10s %13s %4s %9s %11s %9s %10s %7s %-9s %s\n'
-printf "$format" program size elements thr stream_s stream_MiB eager_s eager_MiB peak_x output reference
-[ -z "$csv" ] || echo "program,size,elements,threads,mode,status,wall_s,peak_mib,result,relative_error,tolerance,cold_s,error" > "$csv"
+work_format='%-10s %10s %13s %14s %8s %4s %9s %11s %9s %10s %7s %-9s %s\n'
+if [ "$with_work" = 1 ]; then
+  printf "$work_format" program size elements vm_work work/el thr stream_s stream_MiB eager_s eager_MiB peak_x output reference
+else
+  printf "$format" program size elements thr stream_s stream_MiB eager_s eager_MiB peak_x output reference
+fi
+[ -z "$csv" ] || echo "program,size,elements,threads,mode,status,wall_s,peak_mib,result,relative_error,tolerance,cold_s,error,vm_work" > "$csv"
 
 exit_status=0
 for program in $programs; do
@@ -139,6 +153,20 @@ for program in $programs; do
       continue
     fi
     read -r reference tolerance < <("$bench_dir/reference.py" "$program" "$size")
+    vm_work="" work_per_element=""
+    if [ "$with_work" = 1 ]; then
+      run_limited "$base.profile.out" "$base.profile" "$vinterp" --threads 1 --profile \
+        --max-memory "$max_memory" "$base.vcode"
+      rc=$?
+      if [ $rc -eq 0 ]; then
+        read -r _ vm_work < <(profile_totals "$base.profile")
+        work_per_element=$(awk -v w="$vm_work" -v e="$elements" 'BEGIN { printf "%.2f", w / e }')
+      else
+        vm_work=FAILED work_per_element=-
+        printf '    profile run: %s\n' "$(error_line <(cat "$base.profile.out" "$base.profile") $rc)"
+        exit_status=1
+      fi
+    fi
     for threads in $thread_counts; do
       thread_args=()
       [ "$threads" = all ] || thread_args=(--threads "$threads")
@@ -166,7 +194,7 @@ for program in $programs; do
         else
           failures+=("$mode, threads $threads: $error")
         fi
-        [ -z "$csv" ] || echo "$program,$size,$elements,$threads,$mode,$status,$wall,$peak,$result,$rel,${tolerance:-},$cold,$error" >> "$csv"
+        [ -z "$csv" ] || echo "$program,$size,$elements,$threads,$mode,$status,$wall,$peak,$result,$rel,${tolerance:-},$cold,$error,$vm_work" >> "$csv"
       done
       output="-"
       if [ "${status_of[stream]}" = ok ] && [ "${status_of[eager]}" = ok ]; then
@@ -177,9 +205,14 @@ for program in $programs; do
       ratio="-"
       [ "$output" = "-" ] || ratio=$(awk -v e="${peak_of[eager]}" -v s="${peak_of[stream]}" 'BEGIN { printf "%.1f", e / s }')
       cell() { if [ "${status_of[$1]}" = ok ]; then echo "$2"; else echo FAILED; fi; }
-      printf "$format" "$program" "$size" "$elements" "$threads" "$(cell stream "${wall_of[stream]}")" \
-        "$(cell stream "${peak_of[stream]}")" "$(cell eager "${wall_of[eager]}")" \
-        "$(cell eager "${peak_of[eager]}")" "$ratio" "$output" "$reference_verdict"
+      cells=("$threads" "$(cell stream "${wall_of[stream]}")" "$(cell stream "${peak_of[stream]}")"
+        "$(cell eager "${wall_of[eager]}")" "$(cell eager "${peak_of[eager]}")" "$ratio" "$output"
+        "$reference_verdict")
+      if [ "$with_work" = 1 ]; then
+        printf "$work_format" "$program" "$size" "$elements" "$vm_work" "$work_per_element" "${cells[@]}"
+      else
+        printf "$format" "$program" "$size" "$elements" "${cells[@]}"
+      fi
       for failure in "${failures[@]}"; do printf '    %s\n' "$failure"; done
       unset wall_of peak_of status_of
     done
