@@ -572,7 +572,7 @@ class CudaBackend final : public Backend,
                      void* out, unsigned long long* fault) {
 #if CVL_CUDA_REAL
     if (compiled && jit_->run(*device_, prepared.kernel, prepared.definition, views, first, items,
-                              out, fault))
+                              out, fault, fused::body_traffic(prepared.interpreter.plan(), views)))
       return;
 #else
     (void)compiled;
