@@ -91,13 +91,28 @@ class DeviceBuffer;
 // never per element: where a kernel's accesses depend on data (a flag, a claim won), the formula
 // takes the larger case. `per_item` bytes for each item the launch covers (the emulation counts
 // the items it ran, a count pending on the device included; a GPU counts the host bound) and
-// `once` bytes in all.
+// `once` bytes in all; and `per_counted` bytes for each item of `counted` (a count the launch itself
+// writes, such as PACK's kept elements: the emulation reads it after the launch ran, a GPU takes
+// its bound), for accesses only those items make.
 struct Traffic {
   std::uint64_t per_item = 0;
   std::uint64_t once = 0;
+  std::uint64_t per_counted = 0;
+  Extent counted{};
 
-  Traffic operator+(Traffic other) const { return {per_item + other.per_item, once + other.once}; }
-  std::uint64_t over(std::size_t items) const { return per_item * items + once; }
+  Traffic operator+(Traffic other) const {
+    return {per_item + other.per_item, once + other.once, per_counted + other.per_counted,
+            per_counted ? counted : other.counted};
+  }
+  // What a launch over `items` moved, once it has run.
+  std::uint64_t over(std::size_t items) const {
+#if CVL_CUDA_REAL
+    const std::size_t counted_items = counted.bound;
+#else
+    const std::size_t counted_items = counted.items();  // the emulation's cells are host memory
+#endif
+    return per_item * items + once + per_counted * counted_items;
+  }
 };
 
 // A word of the Device's fault board, taken by one operation that may fault on data: its kernels

@@ -144,15 +144,16 @@ void pack_outputs(Device& device, Type type, const void* values, const std::uint
                   std::int32_t* counts, std::int64_t* offsets, std::int64_t* total) {
   const std::size_t items = std::max(elements.bound, sd.segments + 1);
   with_element_bits(type, [&]<class Bits>() {
-    // Per element (at its bound): the flag, `before`, and where it is kept the value and the
-    // result; per segment: the offsets and `before` at its start, the new offset and count.
-    const std::uint64_t per_element = 1 + sizeof(std::int64_t) + 2 * sizeof(Bits);
+    // Per element (at its bound) the flag; per element kept (the new total) `before`, the value
+    // and the result; per segment the offsets and `before` at its start, the new offset and
+    // count.
     const std::uint64_t per_segment = 3 * sizeof(std::int64_t) + sizeof(std::int32_t);
     device.launch(items,
                   kernels::PackOutputs<Bits>{static_cast<const Bits*>(values), flags, before, sd,
                                              elements, static_cast<Bits*>(out), counts, offsets,
                                              total},
-                  Traffic{0, per_element * elements.bound + per_segment * (sd.segments + 1)});
+                  Traffic{0, elements.bound + per_segment * (sd.segments + 1),
+                          sizeof(std::int64_t) + 2 * sizeof(Bits), Extent{elements.bound, total}});
   });
 }
 
