@@ -140,20 +140,21 @@ void index(Device& device, const std::int32_t* starts, const std::int32_t* strid
 }
 
 void pack_outputs(Device& device, Type type, const void* values, const std::uint8_t* flags,
-                  const std::int64_t* before, const SegmentView& sd, Extent elements, void* out,
+                  const std::uint32_t* before, const SegmentView& sd, Extent elements, void* out,
                   std::int32_t* counts, std::int64_t* offsets, std::int64_t* total) {
   const std::size_t items = std::max(elements.bound, sd.segments + 1);
   with_element_bits(type, [&]<class Bits>() {
     // Per element (at its bound) the flag; per element kept (the new total) `before`, the value
     // and the result; per segment the offsets and `before` at its start, the new offset and
     // count.
-    const std::uint64_t per_segment = 3 * sizeof(std::int64_t) + sizeof(std::int32_t);
+    const std::uint64_t per_segment =
+        2 * sizeof(std::int64_t) + sizeof(std::uint32_t) + sizeof(std::int32_t);
     device.launch(items,
                   kernels::PackOutputs<Bits>{static_cast<const Bits*>(values), flags, before, sd,
                                              elements, static_cast<Bits*>(out), counts, offsets,
                                              total},
                   Traffic{0, elements.bound + per_segment * (sd.segments + 1),
-                          sizeof(std::int64_t) + 2 * sizeof(Bits), Extent{elements.bound, total}});
+                          sizeof(std::uint32_t) + 2 * sizeof(Bits), Extent{elements.bound, total}});
   });
 }
 

@@ -328,7 +328,7 @@ struct OffsetLength {
   }
 };
 struct FlagToCount {
-  CVL_HD std::int64_t operator()(std::uint8_t x) const { return x; }
+  CVL_HD std::uint32_t operator()(std::uint8_t x) const { return x; }
 };
 
 }  // namespace
@@ -372,10 +372,10 @@ void segment_index(Device& device, const std::int64_t* offsets, std::size_t segm
   });
 }
 
-void flags_before(Device& device, const std::uint8_t* flags, std::size_t n, std::int64_t* before) {
-  device.fill_bytes(before, 0, sizeof(std::int64_t));
+void flags_before(Device& device, const std::uint8_t* flags, std::size_t n, std::uint32_t* before) {
+  device.fill_bytes(before, 0, sizeof(std::uint32_t));
   if (n == 0) return;
-  on_stream(device, n * (1 + sizeof(std::int64_t)), [=](auto policy) {
+  on_stream(device, n * (1 + sizeof(std::uint32_t)), [=](auto policy) {
     thrust::inclusive_scan(policy, thrust::make_transform_iterator(flags, FlagToCount()),
                            thrust::make_transform_iterator(flags + n, FlagToCount()), before + 1);
   });

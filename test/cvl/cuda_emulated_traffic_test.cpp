@@ -97,12 +97,12 @@ TEST_CASE("cuda-emulated: bytes moved by the primitives, counted by hand", "[cud
     for (std::size_t j = 0; j < 100; ++j) keep[j * 1000] = 1;
     const cvl::Vector x = ints(b, Ints(kN, 1));
     const cvl::Vector flags = bools(b, keep);
-    // The count of T flags before each element: the first entry cleared (8 bytes), each flag
-    // read and each count written (1 + 8). Then each flag read again, and for the 100 kept
-    // elements their count, value and result (8 + 4 + 4); per segment and one past the last (2)
-    // the offsets and the count at its start read, the new offset and length written (28).
+    // The count of T flags before each element (32 bits): the first entry cleared (4 bytes), each
+    // flag read and each count written (1 + 4). Then each flag read again, and for the 100 kept
+    // elements their count, value and result (4 + 4 + 4); per segment and one past the last (2)
+    // the offset and the count at its start read, the new offset and length written (24).
     CHECK(bytes_moved(b, [&] { b.pack(x, flags, one); }) ==
-          (8 + 9 * kN) + (kN + 100 * 16 + 2 * 28));
+          (4 + 5 * kN) + (kN + 100 * 12 + 2 * 24));
   }
 
   SECTION("a vector whose length is pending: the emulation counts the elements there are") {
