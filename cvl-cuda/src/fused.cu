@@ -79,6 +79,9 @@ Traffic body_traffic(const Plan& plan, const std::vector<OperandView>& operands)
     if (node.kind == Kind::Operand && node.read_at_element && once(node.operand))
       traffic.per_item += element_size(operands[node.operand].type);
     if (node.kind != Kind::Dist && node.kind != Kind::Index) continue;
+    // A DIST of a constant reads nothing per segment and finds no segment (as the compiled
+    // kernels, superop_cuda.cpp, and the interpreter kernel do).
+    if (node.kind == Kind::Dist && plan.nodes[node.args[0]].kind != Kind::Operand) continue;
     // A leaf's value (or INDEX's start and stride) once per segment of the descriptor.
     const std::uint32_t descriptor = plan.nodes[node.args[node.kind == Kind::Dist ? 1 : 2]].operand;
     const SegmentView& sd = operands[descriptor].segdes;

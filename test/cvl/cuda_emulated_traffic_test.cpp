@@ -4,6 +4,7 @@
 // on the device (host threshold 0), and each descriptor has been used once before it is measured
 // (its offsets already made), unless the case says otherwise.
 #include "cvl_cuda/cvl_cuda.hpp"
+#include "fused_support.hpp"
 #include "support.hpp"
 
 namespace cvl_test {
@@ -103,6 +104,34 @@ TEST_CASE("cuda-emulated: bytes moved by the primitives, counted by hand", "[cud
     // the offset and the count at its start read, the new offset and length written (24).
     CHECK(bytes_moved(b, [&] { b.pack(x, flags, one); }) ==
           (4 + 5 * kN) + (kN + 100 * 12 + 2 * 24));
+  }
+
+  SECTION("FUSED: each operand read at the element once and the result written") {
+    const auto sum_of_products =
+        b.prepare(superop("SUPEROP 0 (FLOAT FLOAT) (+ FLOAT (* FLOAT $0 $1) (CONST FLOAT 1.0))"));
+    std::vector<cvl::FusedOperand> operands(2);
+    operands[0].vector = floats(b, Floats(kN, 2.0));
+    operands[1].vector = floats(b, Floats(kN, 3.0));
+    CHECK(bytes_moved(b, [&] { b.fused(*sum_of_products, operands, kN); }) == 24 * kN);
+
+    // Over four segments whose per-element index is built (the first use searches, the second
+    // builds it): a DIST of a constant finds no segment, a DIST of an operand reads the index
+    // (4 bytes an element) and each segment's value once.
+    const cvl::Segdes four = segdes(b, {25000, 25000, 25000, 25000});
+    b.synchronize();
+    const auto constant = b.prepare(superop("SUPEROP 0 (SEGDES) (DIST INT (CONST INT 7) $0)"));
+    const auto spread = b.prepare(superop("SUPEROP 0 (INT SEGDES) (DIST INT $0 $1)"));
+    std::vector<cvl::FusedOperand> values_and_segments(2);
+    values_and_segments[0].vector = ints(b, {1, 2, 3, 4});
+    values_and_segments[1].segdes = four;
+    for (int use = 0; use < 2; ++use) b.fused(*spread, values_and_segments, four.total);
+    std::vector<cvl::FusedOperand> segments(1);
+    segments[0].segdes = four;
+    cvl::Vector sevens;
+    CHECK(bytes_moved(b, [&] { sevens = b.fused(*constant, segments, four.total); }) == 4 * kN);
+    CHECK(to_ints(b, sevens) == Ints(kN, 7));
+    CHECK(bytes_moved(b, [&] { b.fused(*spread, values_and_segments, four.total); }) ==
+          8 * kN + 16);
   }
 
   SECTION("a vector whose length is pending: the emulation counts the elements there are") {
