@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Host syncs, kernel launches and bytes moved of the neslgpu benchmarks on cuda-emulated (which
 # counts them exactly as the real GPU build would), as VCODE and as FCODE, with a latency
-# estimate from those counts. See bench/README.md.
+# estimate from those counts, and the primitives whose device traffic passes 1.5x the least they
+# need. See bench/README.md.
 set -euo pipefail
 
 usage() {
@@ -22,6 +23,15 @@ Markdown table with one row per program and form:
   est. latency us  ESTIMATE, not a measurement: launches x 3 us + host syncs x 10 us
   est. with copies the same plus copies x 2 us (also an estimate)
   top sync sources the opcodes with the most syncs (opcode:syncs)
+  device bytes moved  the profile's device traffic total: what kernels, library calls, copies
+                   and fills on the device read and write, by a formula per kernel
+  bytes minimum    the least those instructions need: each operand element read once, each
+                   result element written once
+  moved/min        the two's ratio
+
+Then a second table, from the same runs: per program and form, the opcodes whose bytes moved
+pass --traffic-ratio times their minimum, most bytes first, each as
+"OPCODE moved/min (share of the program's bytes moved)".
 
   BUILD_DIR             the CMake build directory (default: build)
   --shared DIR          the shared corpus (default: ../shared next to the repository)
@@ -30,6 +40,7 @@ Markdown table with one row per program and form:
   --host-threshold N    passed to vinterp (default: the backend's own)
   --speculation         passed to vinterp (guessed lengths; cvl-cuda/README.md)
   --top N               sync sources to list per row (default 3)
+  --traffic-ratio R     list the opcodes moving more than R times their minimum (default 1.5)
   --csv FILE            also write the rows as CSV
   -h, --help            this text
 EOF
@@ -43,6 +54,7 @@ threshold=""
 speculation=""
 top=3
 csv=""
+traffic_ratio=1.5
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -51,6 +63,7 @@ while [[ $# -gt 0 ]]; do
     --host-threshold) threshold=$2; shift 2 ;;
     --speculation) speculation=1; shift ;;
     --top) top=$2; shift 2 ;;
+    --traffic-ratio) traffic_ratio=$2; shift 2 ;;
     --csv) csv=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     --*) echo "gpu_latency.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
@@ -59,6 +72,8 @@ while [[ $# -gt 0 ]]; do
 done
 
 [[ "$top" =~ ^[0-9]+$ ]] || { echo "gpu_latency.sh: --top needs a number" >&2; exit 2; }
+[[ "$traffic_ratio" =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+  { echo "gpu_latency.sh: --traffic-ratio needs a number" >&2; exit 2; }
 [[ -z "$threshold" || "$threshold" =~ ^-?[0-9]+$ ]] ||
   { echo "gpu_latency.sh: --host-threshold needs an integer" >&2; exit 2; }
 [[ "$build_dir" = /* ]] || build_dir="$PWD/$build_dir"
@@ -86,13 +101,14 @@ vargs=(--backend cuda-emulated --profile)
 [[ -n "$threshold" ]] && vargs+=(--host-threshold "$threshold")
 [[ -n "$speculation" ]] && vargs+=(--speculation)
 
-# Prints "if syncs launches bytes_to_dev bytes_to_host copies top" for one profile (stderr of a
-# run).
+# Prints "if syncs launches bytes_to_dev bytes_to_host copies top moved minimum over" for one
+# profile (stderr of a run); `over` lists the opcodes above the traffic ratio
+# (OPCODE:ratio:percent of the bytes moved, comma-separated, most bytes first; "-" for none).
 # The backend columns appear only when some row is non-zero, so their order is read from the
 # header; every data row is opcode count time time% ns/op elements work, peak bytes and peak
 # added where the backend counts its vector memory, then those columns.
 parse() {
-  awk -v top="$top" '
+  awk -v top="$top" -v ratio="$traffic_ratio" '
     /^opcode / {
       table = 1; n = 0
       first = index($0, " peak added") ? 10 : 8
@@ -101,6 +117,8 @@ parse() {
       if (index($0, " bytes to dev")) col[++n] = "dev"
       if (index($0, " bytes to host")) col[++n] = "host"
       if (index($0, " copies")) col[++n] = "copies"
+      if (index($0, " bytes moved")) col[++n] = "moved"
+      if (index($0, " bytes minimum")) col[++n] = "minimum"
       next
     }
     !table { next }
@@ -110,11 +128,14 @@ parse() {
     }
     $1 == "total" {
       launches = v["launches"]; syncs = v["syncs"]; dev = v["dev"]; host = v["host"]
-      copies = v["copies"]; done = 1
+      copies = v["copies"]; moved = v["moved"]; minimum = v["minimum"]; done = 1
       exit
     }
     $1 == "IF" { ifs = $2 + 0 }
     v["syncs"] > 0 { op[++m] = $1; s[m] = v["syncs"] }
+    v["minimum"] > 0 && v["moved"] > ratio * v["minimum"] {
+      hot[++h] = $1; hot_moved[h] = v["moved"]; hot_ratio[h] = v["moved"] / v["minimum"]
+    }
     END {
       if (!done) { print "no profile table"; exit 1 }
       out = ""
@@ -126,7 +147,19 @@ parse() {
         out = out (out == "" ? "" : ",") op[best] ":" s[best]
       }
       if (out == "") out = "-"
-      printf "%d %d %d %d %d %d %s\n", ifs, syncs, launches, dev, host, copies, out
+      over = ""
+      for (k = 1; k <= h; k++) {                   # most bytes moved first, ties by name
+        best = 0
+        for (j = 1; j <= h; j++)
+          if (!(j in taken) && (best == 0 || hot_moved[j] > hot_moved[best] ||
+                                (hot_moved[j] == hot_moved[best] && hot[j] < hot[best]))) best = j
+        taken[best] = 1
+        over = over (over == "" ? "" : ",") sprintf("%s:%.2f:%.1f", hot[best], hot_ratio[best],
+                                                    moved > 0 ? 100 * hot_moved[best] / moved : 0)
+      }
+      if (over == "") over = "-"
+      printf "%d %d %d %d %d %d %s %.0f %.0f %s\n", ifs, syncs, launches, dev, host, copies, out,
+             moved, minimum, over
     }'
 }
 
@@ -137,9 +170,10 @@ echo "# vinterp ${vargs[*]} on $(basename "$bench_dir") ($("$vinterp" --version 
 echo "# est. latency = launches x 3 us + host syncs x 10 us: an ESTIMATE from the counts, not a measurement"
 echo "# est. with copies = that + copies x 2 us (copies and fills queued besides kernels): also an ESTIMATE"
 echo
-printf '| program | form | IF executed | host syncs | kernel launches | bytes to device | bytes to host | copies | est. latency µs (estimate, not measured) | est. with copies µs | top sync sources (opcode:syncs) |\n'
-printf '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
-[[ -n "$csv" ]] && echo "program,form,if_executed,host_syncs,kernel_launches,bytes_to_device,bytes_to_host,copies,est_latency_us,est_with_copies_us,top_sync_sources" >"$csv"
+printf '| program | form | IF executed | host syncs | kernel launches | bytes to device | bytes to host | copies | est. latency µs (estimate, not measured) | est. with copies µs | top sync sources (opcode:syncs) | device bytes moved | bytes minimum | moved/min |\n'
+printf '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n'
+[[ -n "$csv" ]] && echo "program,form,if_executed,host_syncs,kernel_launches,bytes_to_device,bytes_to_host,copies,est_latency_us,est_with_copies_us,top_sync_sources,device_bytes_moved,bytes_minimum,moved_over_minimum,above_traffic_ratio" >"$csv"
+traffic_rows=()
 
 failed=0
 for p in $programs; do
@@ -161,13 +195,31 @@ for p in $programs; do
       failed=1
       continue
     fi
-    read -r ifs syncs launches dev host copies srcs <<<"$row"
+    read -r ifs syncs launches dev host copies srcs moved minimum over <<<"$row"
     est=$((launches * 3 + syncs * 10))
     est_copies=$((est + copies * 2))
-    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$p" "$form" "$(commas "$ifs")" \
-      "$(commas "$syncs")" "$(commas "$launches")" "$(commas "$dev")" "$(commas "$host")" \
-      "$(commas "$copies")" "$(commas "$est")" "$(commas "$est_copies")" "${srcs//,/, }"
-    [[ -n "$csv" ]] && echo "$p,$form,$ifs,$syncs,$launches,$dev,$host,$copies,$est,$est_copies,\"$srcs\"" >>"$csv"
+    traffic=$(awk -v a="$moved" -v b="$minimum" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "-"}')
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$p" "$form" \
+      "$(commas "$ifs")" "$(commas "$syncs")" "$(commas "$launches")" "$(commas "$dev")" \
+      "$(commas "$host")" "$(commas "$copies")" "$(commas "$est")" "$(commas "$est_copies")" \
+      "${srcs//,/, }" "$(commas "$moved")" "$(commas "$minimum")" "$traffic"
+    [[ -n "$csv" ]] && echo "$p,$form,$ifs,$syncs,$launches,$dev,$host,$copies,$est,$est_copies,\"$srcs\",$moved,$minimum,$traffic,\"$over\"" >>"$csv"
+    listed=$(awk -v list="$over" 'BEGIN {
+      if (list == "-") { print "none"; exit }
+      n = split(list, item, ",")
+      for (i = 1; i <= n; i++) {
+        split(item[i], f, ":")
+        printf "%s%s %s (%s%%)", (i > 1 ? ", " : ""), f[1], f[2], f[3]
+      }
+    }')
+    traffic_rows+=("| $p | $form | $(commas "$moved") | $(commas "$minimum") | $traffic | $listed |")
   done
 done
+echo
+echo "# device traffic: bytes moved are counted from a formula per kernel (what it reads and writes),"
+echo "# not measured; the minimum reads each operand element once and writes each result element once"
+echo
+printf '| program | form | device bytes moved | bytes minimum | moved/min | above %sx the minimum (opcode moved/min (share of the bytes moved)) |\n' "$traffic_ratio"
+printf '|---|---|---:|---:|---:|---|\n'
+for row in "${traffic_rows[@]}"; do echo "$row"; done
 exit $failed

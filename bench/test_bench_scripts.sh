@@ -24,7 +24,8 @@
 #   test_bench_scripts.sh gpu_latency BUILD_DIR SHARED_DIR
 #     bench/gpu_latency.sh on the five reduced programs: a row per program and form, and each
 #     one's kernel launches at most the count pinned here, so that a change adding launches
-#     fails (lower a pin when a change saves some). Exit 77 without SHARED_DIR or cuda-emulated.
+#     fails (lower a pin when a change saves some), and a device traffic row per program and
+#     form. Exit 77 without SHARED_DIR or cuda-emulated.
 #   test_bench_scripts.sh plot
 #     bench/plot.py on a small made-up CSV (plus a GPU CSV): a PNG; bad CSVs rejected with a
 #     message. Exit 77 (skipped) without matplotlib.
@@ -293,6 +294,14 @@ reduced/dotp.r100000 6 5"
                pin == "" || $5 <= 0 || $5 > pin {bad = 1; print "  " $1 " " $2 ": " $5 " launches, pinned at most " pin}
                pin != "" && $5 < pin {print "  " $1 " " $2 ": " $5 " launches, below its pin " pin " (lower it)"}
                END {exit bad}' <(tr ' ' , <<<"$pins") "$work/latency.csv"
+    check "a device traffic row per program and form, each with bytes moved, a minimum and their ratio" \
+      awk -F'|' '/^\| program \| form \| device bytes moved \| bytes minimum \| moved\/min \| above / {table = 1; next}
+                 table && /^\|---/ {next}
+                 table && /^\|/ {
+                   rows++; moved = $4; minimum = $5; gsub(/[ ,]/, "", moved); gsub(/[ ,]/, "", minimum)
+                   if (!(moved > 0 && minimum > 0 && $6 + 0 > 0)) {bad = 1; print "  bad row: " $0}
+                 }
+                 END {exit bad || rows != 10}' "$work/stdout"
     ;;
   *)
     echo "usage: test_bench_scripts.sh run|mpi|nesl|cost_model|gpu_latency BUILD_DIR SHARED_DIR | plot" >&2

@@ -349,8 +349,8 @@ class CudaBackend final : public Backend,
     // count, the descriptor's bound and the operands' capacities may differ (device.hpp).
     map.total = n;
     const auto* flag = static_cast<const std::uint8_t*>(device_pointer(flags));
-    DeviceBuffer before(device_, (map.total + 1) * sizeof(std::int64_t));
-    library::flags_before(*device_, flag, n, before.as<std::int64_t>());
+    DeviceBuffer before(device_, (map.total + 1) * sizeof(std::uint32_t));
+    library::flags_before(*device_, flag, n, before.as<std::uint32_t>());
     // The result's length is a count the device computes; PACK keeps at most what it is given.
     const Length kept = pending_count(n);
     auto packed = std::make_shared<SegdesStorage>();
@@ -359,7 +359,7 @@ class CudaBackend final : public Backend,
     packed->lengths = new_device_vector(Type::Int, s.segments);
     packed->offsets = DeviceBuffer(device_, (map.segments + 1) * sizeof(std::int64_t));
     Vector out = new_device_vector(v.type, kept);
-    dispatch::pack_outputs(*device_, v.type, device_pointer(v), flag, before.as<std::int64_t>(),
+    dispatch::pack_outputs(*device_, v.type, device_pointer(v), flag, before.as<std::uint32_t>(),
                            map, extent(s.total, n), device_pointer(out),
                            static_cast<std::int32_t*>(device_pointer(packed->lengths)),
                            packed->offsets.as<std::int64_t>(), count_cell(kept));
@@ -572,7 +572,7 @@ class CudaBackend final : public Backend,
                      void* out, unsigned long long* fault) {
 #if CVL_CUDA_REAL
     if (compiled && jit_->run(*device_, prepared.kernel, prepared.definition, views, first, items,
-                              out, fault))
+                              out, fault, fused::body_traffic(prepared.interpreter.plan(), views)))
       return;
 #else
     (void)compiled;

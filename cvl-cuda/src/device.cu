@@ -94,7 +94,7 @@ Device::Device(const BackendOptions& options)
 #endif
   fault_words_ = static_cast<unsigned long long*>(allocate(kBoardBytes));
   count_cells_ = reinterpret_cast<std::int64_t*>(fault_words_ + cuda_tuning::kFaultSlots);
-  fill_bytes(fault_words_, 0xFF, kFaultBytes);
+  clear_fault_words();
 #if CVL_CUDA_REAL
   CVL_CUDA_CHECK(cudaMallocHost(&board_copy_, kBoardBytes));  // pinned: the copy is a DMA
 #else
@@ -154,7 +154,7 @@ DeviceBuffer Device::stage_riders(const std::vector<Rider>& riders, std::size_t 
       here += riders[first + r].bytes;
       gather.end[r] = here;
     }
-    launch(here, gather);
+    launch(here, gather, Traffic{});
     at += here;
   }
   return staging;
@@ -318,10 +318,10 @@ std::vector<unsigned long long> Device::read_back(void* host, const void* device
     // fault there may come from data that was cut short.
     ++stats_.guesses_failed;
     pending_faults_.clear();
-    fill_bytes(fault_words_, 0xFF, kFaultBytes);
+    clear_fault_words();
     throw SpeculationFailed{};
   }
-  if (faults > 0) fill_bytes(fault_words_, 0xFF, kFaultBytes);
+  if (faults > 0) clear_fault_words();
   for (std::size_t i = 0, at = 0; i < riders.size(); at += riders[i].bytes, ++i)
     riders[i].arrived(rider_data + at);
 #if !CVL_CUDA_REAL
@@ -333,6 +333,7 @@ std::vector<unsigned long long> Device::read_back(void* host, const void* device
 void Device::copy_on_device(void* to, const void* from, std::size_t bytes) {
   if (bytes == 0) return;
   ++stats_.device_copies;
+  count_traffic(2 * bytes);
 #if CVL_CUDA_REAL
   CVL_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream_));
 #else
@@ -341,6 +342,13 @@ void Device::copy_on_device(void* to, const void* from, std::size_t bytes) {
 }
 
 void Device::fill_bytes(void* device, int byte, std::size_t bytes) {
+  count_traffic(bytes);
+  queue_fill(device, byte, bytes);
+}
+
+void Device::clear_fault_words() { queue_fill(fault_words_, 0xFF, kFaultBytes); }
+
+void Device::queue_fill(void* device, int byte, std::size_t bytes) {
   if (bytes == 0) return;
   ++stats_.device_copies;
 #if CVL_CUDA_REAL

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -83,6 +84,36 @@ struct OnePhase {
 
 class Device;
 class DeviceBuffer;
+
+// Device memory traffic (BackendStats::device_bytes_moved): what one launch or library call reads
+// and writes, from a formula for what its kernel touches, written beside the call that launches
+// it (dispatch.cu, library.cu, fused.cu; shared parts in traffic.hpp). A counter per launch,
+// never per element: where a kernel's accesses depend on data (a flag, a claim won), the formula
+// takes the larger case. `per_item` bytes for each item the launch covers (the emulation counts
+// the items it ran, a count pending on the device included; a GPU counts the host bound) and
+// `once` bytes in all; and `per_counted` bytes for each item of `counted` (a count the launch itself
+// writes, such as PACK's kept elements: the emulation reads it after the launch ran, a GPU takes
+// its bound), for accesses only those items make.
+struct Traffic {
+  std::uint64_t per_item = 0;
+  std::uint64_t once = 0;
+  std::uint64_t per_counted = 0;
+  Extent counted{};
+
+  Traffic operator+(Traffic other) const {
+    return {per_item + other.per_item, once + other.once, per_counted + other.per_counted,
+            per_counted ? counted : other.counted};
+  }
+  // What a launch over `items` moved, once it has run.
+  std::uint64_t over(std::size_t items) const {
+#if CVL_CUDA_REAL
+    const std::size_t counted_items = counted.bound;
+#else
+    const std::size_t counted_items = counted.items();  // the emulation's cells are host memory
+#endif
+    return per_item * items + once + per_counted * counted_items;
+  }
+};
 
 // A word of the Device's fault board, taken by one operation that may fault on data: its kernels
 // write the first faulting position there. The word is open while this handle lives (the
@@ -192,45 +223,48 @@ class Device : public std::enable_shared_from_this<Device> {
   void note_count(std::size_t n) { guesses_history_.record(speculation::LengthGuesses::kNoSite, n); }
 
   // Runs body(i) for every i < extent.items(): one grid-stride kernel sized for extent.bound, or
-  // a loop in the emulation.
+  // a loop in the emulation. `traffic` is what it reads and writes.
   template <class Body>
-  void launch(Extent extent, const Body& body) {
+  void launch(Extent extent, const Body& body, Traffic traffic) {
     if (extent.bound == 0) return;
     ++stats_.kernel_launches;
 #if CVL_CUDA_REAL
+    count_traffic(traffic.over(extent.bound));
     std::size_t blocks = (extent.bound + cuda_tuning::kBlockSize - 1) / cuda_tuning::kBlockSize;
     if (blocks > cuda_tuning::kMaxBlocks) blocks = cuda_tuning::kMaxBlocks;
     grid_stride_kernel<<<static_cast<unsigned>(blocks), cuda_tuning::kBlockSize, 0, stream_>>>(
         extent, body);
     CVL_CUDA_CHECK(cudaGetLastError());
 #else
-    queue_.enqueue([extent, body] {
+    queue_.enqueue([extent, body, traffic, moved = &bytes_moved_] {
       const std::size_t n = extent.items();
       for (std::size_t i = 0; i < n; ++i) body(i);
+      moved->fetch_add(traffic.over(n), std::memory_order_relaxed);
     });
 #endif
   }
   template <class Body>
-  void launch(std::size_t n, const Body& body) {
-    launch(Extent{n, nullptr}, body);
+  void launch(std::size_t n, const Body& body, Traffic traffic) {
+    launch(Extent{n, nullptr}, body, traffic);
   }
   // Runs body(phase, i) for every i < extent.items() in each phase 0 .. Body::kPhases - 1, one
   // phase finished everywhere before the next begins: one cooperative kernel with a grid-wide
   // barrier between phases (a grid no larger than the device holds at once, striding), or one
   // loop per phase in the emulation. A device without cooperative launches takes one kernel per
-  // phase, each counted.
+  // phase, each counted. `traffic` is what all the phases read and write together.
   template <class Body>
-  void launch_phases(Extent extent, const Body& body) {
+  void launch_phases(Extent extent, const Body& body, Traffic traffic) {
     if (extent.bound == 0) return;
 #if CVL_CUDA_REAL
     const std::size_t resident = resident_blocks(
         reinterpret_cast<const void*>(&phased_grid_stride_kernel<Body>));
     if (resident == 0) {
       for (int phase = 0; phase < Body::kPhases; ++phase)
-        launch(extent, OnePhase<Body>{body, phase});
+        launch(extent, OnePhase<Body>{body, phase}, phase == 0 ? traffic : Traffic{});
       return;
     }
     ++stats_.kernel_launches;
+    count_traffic(traffic.over(extent.bound));
     std::size_t blocks = (extent.bound + cuda_tuning::kBlockSize - 1) / cuda_tuning::kBlockSize;
     if (blocks > resident) blocks = resident;
     Extent extent_argument = extent;
@@ -242,15 +276,20 @@ class Device : public std::enable_shared_from_this<Device> {
         stream_));
 #else
     ++stats_.kernel_launches;
-    queue_.enqueue([extent, body] {
+    queue_.enqueue([extent, body, traffic, moved = &bytes_moved_] {
       const std::size_t n = extent.items();
       for (int phase = 0; phase < Body::kPhases; ++phase)
         for (std::size_t i = 0; i < n; ++i) body(phase, i);
+      moved->fetch_add(traffic.over(n), std::memory_order_relaxed);
     });
 #endif
   }
-  // A Thrust/CUB call counts as one launch (most are one to three kernels).
-  void count_library_call() { ++stats_.kernel_launches; }
+  // A Thrust/CUB call counts as one launch (most are one to three kernels) that reads and writes
+  // `bytes` in all its passes.
+  void count_library_call(std::uint64_t bytes) {
+    ++stats_.kernel_launches;
+    count_traffic(bytes);
+  }
 #if !CVL_CUDA_REAL
   // Queues host code that stands for device work (a Thrust call over the CPP system), in stream
   // order with the launches and copies.
@@ -263,7 +302,11 @@ class Device : public std::enable_shared_from_this<Device> {
   FaultWord fault_word(std::function<std::string(std::uint64_t)> message);
   bool sync_each_op() const { return sync_each_op_; }
 
-  BackendStats stats() const { return stats_; }
+  BackendStats stats() const {
+    BackendStats s = stats_;
+    s.device_bytes_moved = bytes_moved_.load(std::memory_order_relaxed);
+    return s;
+  }
   std::uint64_t host_syncs() const { return stats_.host_syncs; }
   // The most device bytes in use at once since the last call (cvl::VectorMemory).
   std::uint64_t take_peak_bytes() {
@@ -301,7 +344,17 @@ class Device : public std::enable_shared_from_this<Device> {
   void raise_first_fault(const std::vector<unsigned long long>& words,
                          const std::vector<PendingFault>& faults);
 
+  void count_traffic(std::uint64_t bytes) { bytes_moved_.fetch_add(bytes, std::memory_order_relaxed); }
+  // A fill counted as a device copy, its bytes not as traffic: for a synchronization's own work
+  // (clearing the fault board; the riders' staging launch counts none either), which belongs to
+  // no operation.
+  void queue_fill(void* device, int byte, std::size_t bytes);
+  void clear_fault_words();
+
   BackendStats stats_;
+  // BackendStats::device_bytes_moved, apart: the emulation's worker thread adds to it as it runs
+  // the launches (--emulate-async).
+  std::atomic<std::uint64_t> bytes_moved_{0};
   std::uint64_t interval_peak_ = 0;  // take_peak_bytes: the most in use since its last call
   bool sync_each_op_ = false;
   std::uint64_t memory_limit_ = 0;  // bytes of device memory allocate() may hold (--max-memory)

@@ -2,12 +2,14 @@
 // per element width only (1, 4 or 8 bytes), not per type.
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "dispatch.hpp"
 #include "kernels/permute.hpp"
 #include "kernels/segments.hpp"
 #include "kernels/vector_ops.hpp"
 #include "library.hpp"
+#include "traffic.hpp"
 
 namespace cvl::CVL_CUDA_NS::dispatch {
 namespace {
@@ -28,32 +30,46 @@ void elementwise(Device& device, Op op, Type type, const kernels::TypedInput* in
   visit_elementwise(op, type, [&]<Op kOp, class Sem, Type kType>() {
     if constexpr (kOp == Op::Select) {
       with_element_bits(type, [&]<class Bits>() {
+        // The flag, the one side it picks, the result.
         device.launch(n, kernels::TypedSelect<Bits>{static_cast<const std::uint8_t*>(inputs[0].data),
                                                     static_cast<const Bits*>(inputs[1].data),
                                                     static_cast<const Bits*>(inputs[2].data),
-                                                    static_cast<Bits*>(out)});
+                                                    static_cast<Bits*>(out)},
+                      Traffic{1 + 2 * sizeof(Bits), 0});
       });
     } else {
       using Kernel = kernels::TypedElementwise<kOp, Sem, kType>;
+      using Sig = typename Kernel::Sig;
+      // Each input and the result, at their element sizes.
+      const std::uint64_t per_element = [&]<std::size_t... k>(std::index_sequence<k...>) {
+        return (sizeof(typename Sig::Out) + ... + sizeof(typename Sig::template In<k>));
+      }(std::make_index_sequence<Sig::arity>());
       device.launch(n, Kernel{{inputs[0].data, inputs[1].data, inputs[2].data},
-                              static_cast<typename Kernel::Sig::Out*>(out), fault});
+                              static_cast<typename Sig::Out*>(out), fault},
+                    Traffic{per_element, 0});
     }
   });
 }
 
 void normalize_bools(Device& device, std::uint8_t* data, std::size_t n) {
-  device.launch(n, kernels::NormalizeBools{data});
+  device.launch(n, kernels::NormalizeBools{data}, Traffic{2, 0});
 }
 
 void permute(Device& device, Op op, Type type, const void* values, const std::int32_t* indices,
              const std::uint8_t* flags, const SegmentView& source, const SegmentView& dest, Extent walk,
              void* out, unsigned long long* fault, std::uint32_t* record_index) {
   const bool gather = vcode::info(op).shape == vcode::Shape::Gather;
+  const std::uint64_t flag_bytes = flags ? 1 : 0;
   if (gather) {
     with_element_bits(type, [&]<class Bits>() {
+      // Per destination element: its segment, flag and index, the value fetched, the result.
+      const Traffic traffic = traffic::segment_of(dest) + traffic::recorded_index(record_index) +
+                              traffic::offsets(source) +
+                              Traffic{flag_bytes + sizeof(std::int32_t) + 2 * sizeof(Bits), 0};
       device.launch(walk, kernels::Gather<Bits>{static_cast<const Bits*>(values), indices, flags,
                                                 source, dest, static_cast<Bits*>(out), fault,
-                                                record_index});
+                                                record_index},
+                    traffic);
     });
     return;
   }
@@ -63,53 +79,82 @@ void permute(Device& device, Op op, Type type, const void* values, const std::in
   const kernels::ClaimScatter claim{indices, flags, source, dest, claims.as<std::uint32_t>(),
                                    fault, record_index};
   with_element_bits(type, [&]<class Bits>() {
+    // Per source element, in each phase: its segment, flag and index; the claim pass reads and
+    // writes its target's claim, the write pass reads it back, then the value and the result.
+    const Traffic each_pass = traffic::segment_of(source) + traffic::offsets(dest) +
+                              Traffic{flag_bytes + sizeof(std::int32_t), 0};
+    const Traffic traffic = each_pass + each_pass + traffic::recorded_index(record_index) +
+                            Traffic{3 * sizeof(std::uint32_t) + 2 * sizeof(Bits), 0};
     device.launch_phases(
-        walk, kernels::ClaimThenScatter<Bits>{
-                  claim, {static_cast<const Bits*>(values), indices, flags, source, dest,
-                          claims.as<std::uint32_t>(), static_cast<Bits*>(out)}});
+        walk,
+        kernels::ClaimThenScatter<Bits>{
+            claim, {static_cast<const Bits*>(values), indices, flags, source, dest,
+                    claims.as<std::uint32_t>(), static_cast<Bits*>(out)}},
+        traffic);
   });
 }
 
 void extract(Device& device, Type type, const void* values, const std::int32_t* indices,
              const SegmentView& sd, Extent segments, void* out, unsigned long long* fault) {
   with_element_bits(type, [&]<class Bits>() {
-    device.launch(segments, kernels::Extract<Bits>{static_cast<const Bits*>(values), indices, sd,
-                                                   static_cast<Bits*>(out), fault});
+    // Per segment: its index and start, the value fetched, the result.
+    device.launch(segments,
+                  kernels::Extract<Bits>{static_cast<const Bits*>(values), indices, sd,
+                                         static_cast<Bits*>(out), fault},
+                  traffic::offsets(sd) + Traffic{sizeof(std::int32_t) + 2 * sizeof(Bits), 0});
   });
 }
 
 void replace(Device& device, Type type, const std::int32_t* indices, const void* replacement,
              const SegmentView& sd, Extent segments, void* out, unsigned long long* fault) {
   with_element_bits(type, [&]<class Bits>() {
+    // Per segment: its index and start, the replacement read and written.
     device.launch(segments,
                   kernels::Replace<Bits>{indices, static_cast<const Bits*>(replacement), sd,
-                                         static_cast<Bits*>(out), fault});
+                                         static_cast<Bits*>(out), fault},
+                  traffic::offsets(sd) + Traffic{sizeof(std::int32_t) + 2 * sizeof(Bits), 0});
   });
 }
 
 void distribute(Device& device, Type type, const void* values, const SegmentView& sd,
                 Extent elements, void* out, std::uint32_t* record_index) {
   with_element_bits(type, [&]<class Bits>() {
-    device.launch(elements, kernels::Distribute<Bits>{static_cast<const Bits*>(values), sd,
-                                                      static_cast<Bits*>(out), record_index});
+    // Per element: its segment and the result; each segment's value once (its elements share
+    // it).
+    device.launch(elements,
+                  kernels::Distribute<Bits>{static_cast<const Bits*>(values), sd,
+                                            static_cast<Bits*>(out), record_index},
+                  traffic::segment_of(sd) + traffic::recorded_index(record_index) +
+                      Traffic{sizeof(Bits), sd.segments * sizeof(Bits)});
   });
 }
 
 void index(Device& device, const std::int32_t* starts, const std::int32_t* strides,
            const SegmentView& sd, Extent elements, std::int32_t* out,
            std::uint32_t* record_index) {
-  device.launch(elements, kernels::Index{starts, strides, sd, out, record_index});
+  // Per element: its segment and start, the result; each segment's start and stride once.
+  device.launch(elements, kernels::Index{starts, strides, sd, out, record_index},
+                traffic::segment_of(sd) + traffic::offsets(sd) +
+                    traffic::recorded_index(record_index) +
+                    Traffic{sizeof(std::int32_t), sd.segments * 2 * sizeof(std::int32_t)});
 }
 
 void pack_outputs(Device& device, Type type, const void* values, const std::uint8_t* flags,
-                  const std::int64_t* before, const SegmentView& sd, Extent elements, void* out,
+                  const std::uint32_t* before, const SegmentView& sd, Extent elements, void* out,
                   std::int32_t* counts, std::int64_t* offsets, std::int64_t* total) {
   const std::size_t items = std::max(elements.bound, sd.segments + 1);
   with_element_bits(type, [&]<class Bits>() {
-    device.launch(items, kernels::PackOutputs<Bits>{static_cast<const Bits*>(values), flags,
-                                                    before, sd, elements,
-                                                    static_cast<Bits*>(out), counts, offsets,
-                                                    total});
+    // Per element (at its bound) the flag; per element kept (the new total) `before`, the value
+    // and the result; per segment the offsets and `before` at its start, the new offset and
+    // count.
+    const std::uint64_t per_segment =
+        2 * sizeof(std::int64_t) + sizeof(std::uint32_t) + sizeof(std::int32_t);
+    device.launch(items,
+                  kernels::PackOutputs<Bits>{static_cast<const Bits*>(values), flags, before, sd,
+                                             elements, static_cast<Bits*>(out), counts, offsets,
+                                             total},
+                  Traffic{0, elements.bound + per_segment * (sd.segments + 1),
+                          sizeof(std::uint32_t) + 2 * sizeof(Bits), Extent{elements.bound, total}});
   });
 }
 
@@ -123,28 +168,40 @@ void rank(Device& device, bool descending, Type type, FloatRankOrder order, cons
   auto* element = sorted.as<std::uint32_t>();
   // With a pending count the elements past it take the segment key past the last segment.
   const bool segmented = keys.sd.segments > 1 || keys.total;
+  // The keys kernels: per element the value read, the key and the element written.
+  const Traffic keys_written{sizeof(std::uint64_t) + sizeof(std::uint32_t), 0};
   if (type == Type::Int) {
-    device.launch(n, kernels::IntRankKeys{static_cast<const std::int32_t*>(values), keys,
-                                          segmented, descending, key, element});
+    device.launch(n,
+                  kernels::IntRankKeys{static_cast<const std::int32_t*>(values), keys, segmented,
+                                       descending, key, element},
+                  (segmented ? traffic::segment_of(keys.sd) : Traffic{}) + keys_written +
+                      Traffic{sizeof(std::int32_t), 0});
     library::sort_pairs(device, key, element, n,
                         segmented ? 32 + bits_for(keys.sd.segments + 1) : 32);
   } else {
-    device.launch(
-        n, kernels::FloatRankKeys{static_cast<const double*>(values),
-                                  order == FloatRankOrder::Legacy, descending, key, element});
+    device.launch(n,
+                  kernels::FloatRankKeys{static_cast<const double*>(values),
+                                         order == FloatRankOrder::Legacy, descending, key, element},
+                  keys_written + Traffic{sizeof(double), 0});
     library::sort_pairs(device, key, element, n, 64);
     if (segmented) {  // a stable sort by segment keeps the key order inside each segment
       DeviceBuffer segments(borrow(device), n * sizeof(std::uint32_t));
       auto* segment = segments.as<std::uint32_t>();
-      device.launch(n, kernels::SegmentOfElement{element, keys, segment});
+      // Per sorted position: the element read, its segment found (at random), the key written.
+      device.launch(n, kernels::SegmentOfElement{element, keys, segment},
+                    traffic::segment_of(keys.sd) + Traffic{2 * sizeof(std::uint32_t), 0});
       library::sort_pairs(device, segment, element, n);
     }
   }
-  device.launch(elements, kernels::ScatterRanks{element, keys.sd, out});
+  // Per sorted position: the element read, its segment and start, the rank written.
+  device.launch(elements, kernels::ScatterRanks{element, keys.sd, out},
+                traffic::segment_of(keys.sd) + traffic::offsets(keys.sd) +
+                    Traffic{sizeof(std::uint32_t) + sizeof(std::int32_t), 0});
 }
 
 void copy_count(Device& device, const std::int64_t* count, std::int32_t* out) {
-  device.launch(1, kernels::CopyCount{count, out});
+  device.launch(1, kernels::CopyCount{count, out},
+                Traffic{sizeof(std::int64_t) + sizeof(std::int32_t), 0});
 }
 
 }  // namespace cvl::CVL_CUDA_NS::dispatch

@@ -48,7 +48,7 @@ void index(Device& device, const std::int32_t* starts, const std::int32_t* strid
 // PACK after library::flags_before, in one launch: the per-segment counts, the new offsets (the
 // new total also into the pending count cell `total`) and the compaction.
 void pack_outputs(Device& device, Type type, const void* values, const std::uint8_t* flags,
-                  const std::int64_t* before, const SegmentView& sd, Extent elements, void* out,
+                  const std::uint32_t* before, const SegmentView& sd, Extent elements, void* out,
                   std::int32_t* counts, std::int64_t* offsets, std::int64_t* total);
 
 // RANK_UP / RANK_DOWN of every segment: one stable radix sort by (segment key, key) for INT, two

@@ -1,10 +1,12 @@
 // Flattening of superoperators and the launch of the FUSED interpreter kernel (fused.hpp).
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
 #include "cvl/op_dispatch.hpp"
 #include "kernels/fused_interpreter.hpp"
 #include "kernels/streamed_fold.hpp"
+#include "traffic.hpp"
 
 namespace cvl::CVL_CUDA_NS::fused {
 namespace {
@@ -61,7 +63,39 @@ void Interpreter::evaluate(const std::shared_ptr<Device>& device, std::uint32_t 
                  kernels::FusedInterpreter{nodes_.as<Node>(),
                                            static_cast<std::uint32_t>(plan_.nodes.size()),
                                            plan_.body_root, views, first, domain, out,
-                                           plan_.body_type, fault});
+                                           plan_.body_type, fault},
+                 body_traffic(plan_, operands));
+}
+
+Traffic body_traffic(const Plan& plan, const std::vector<OperandView>& operands) {
+  Traffic traffic{element_size(plan.body_type), 0};
+  std::vector<bool> counted(operands.size(), false);
+  auto once = [&](std::uint32_t operand) {
+    if (operand >= counted.size() || counted[operand]) return false;
+    counted[operand] = true;
+    return true;
+  };
+  for (const Node& node : plan.nodes) {
+    if (node.kind == Kind::Operand && node.read_at_element && once(node.operand))
+      traffic.per_item += element_size(operands[node.operand].type);
+    if (node.kind != Kind::Dist && node.kind != Kind::Index) continue;
+    // A DIST of a constant reads nothing per segment and finds no segment (as the compiled
+    // kernels, superop_cuda.cpp, and the interpreter kernel do).
+    if (node.kind == Kind::Dist && plan.nodes[node.args[0]].kind != Kind::Operand) continue;
+    // A leaf's value (or INDEX's start and stride) once per segment of the descriptor.
+    const std::uint32_t descriptor = plan.nodes[node.args[node.kind == Kind::Dist ? 1 : 2]].operand;
+    const SegmentView& sd = operands[descriptor].segdes;
+    const int leaves = node.kind == Kind::Dist ? 1 : 2;
+    for (int a = 0; a < leaves; ++a) {
+      const Node& leaf = plan.nodes[node.args[a]];
+      if (leaf.kind == Kind::Operand && once(leaf.operand))
+        traffic.once += sd.segments * element_size(operands[leaf.operand].type);
+    }
+    if (!once(descriptor)) continue;
+    traffic = traffic + traffic::segment_of(sd);
+    if (node.kind == Kind::Index) traffic = traffic + traffic::offsets(sd);
+  }
+  return traffic;
 }
 
 StreamedFold::StreamedFold(const std::shared_ptr<Device>& device, vcode::Op op, Type type,
@@ -76,7 +110,8 @@ StreamedFold::StreamedFold(const std::shared_ptr<Device>& device, vcode::Op op, 
   }
   visit_combiner(op_, type_, [&]<vcode::Op, class Sem, Type kType>() {
     using T = host_t<kType>;
-    device_->launch(sd_.segments, kernels::FillIdentity<Sem, T>{static_cast<T*>(result_)});
+    device_->launch(sd_.segments, kernels::FillIdentity<Sem, T>{static_cast<T*>(result_)},
+                    Traffic{sizeof(T), 0});
   });
 }
 
@@ -87,14 +122,25 @@ void StreamedFold::add(std::size_t first, Extent end, const void* chunk) {
     using T = host_t<kType>;
     const T* in = static_cast<const T*>(chunk);
     T* result = static_cast<T*>(result_);
+    // The chunk read once; each lane finds its first segment and walks the offsets from there;
+    // the running values of the segments it meets read and written (once a segment, at most).
+    const std::size_t segments = std::min(sd_.segments, end.bound - first);
+    const Traffic fold = traffic::segment_of(sd_) +
+                         Traffic{0, (end.bound - first) * sizeof(T) + segments * 2 * sizeof(T)};
     if (!by_lanes_) {
-      device_->launch(lanes, kernels::FoldChunk<Sem, T>{in, result, sd_, first, end});
+      device_->launch(lanes, kernels::FoldChunk<Sem, T>{in, result, sd_, first, end}, fold);
       return;
     }
-    device_->launch(lanes, kernels::LanePartials<Sem, T>{in, parts_.as<T>(), has_nan_.as<bool>(),
-                                                         sd_, first, end});
-    device_->launch(lanes, kernels::FoldLanes<Sem, T>{in, parts_.as<T>(), has_nan_.as<bool>(),
-                                                      result, sd_, first, end});
+    // By lanes: the chunk read by the partials, each lane's part written and read once more.
+    const Traffic part{2 * (sizeof(T) + sizeof(bool)), 0};
+    device_->launch(lanes,
+                    kernels::LanePartials<Sem, T>{in, parts_.as<T>(), has_nan_.as<bool>(), sd_,
+                                                  first, end},
+                    fold + part);
+    device_->launch(lanes,
+                    kernels::FoldLanes<Sem, T>{in, parts_.as<T>(), has_nan_.as<bool>(), result,
+                                               sd_, first, end},
+                    traffic::segment_of(sd_) + Traffic{0, segments * 2 * sizeof(T)});
   });
 }
 

@@ -76,6 +76,11 @@ class Interpreter {
   DeviceBuffer nodes_;
 };
 
+// What one evaluation of `plan`'s body reads and writes (device.hpp: Traffic), the interpreter's or
+// a compiled kernel's: per element each operand read at the element and the result; per DIST or
+// INDEX leaf its descriptor's segment lookup and its per-segment operands once.
+Traffic body_traffic(const Plan& plan, const std::vector<OperandView>& operands);
+
 // A reduction root streamed in chunks: the body is evaluated a chunk at a time into a buffer of
 // stream_chunk_elements() elements and each chunk folded into the result, which holds every
 // segment's running value, so that nothing of the domain's length is stored. How a chunk is

@@ -140,7 +140,7 @@ bool KernelCache::available(CompiledKernel& compiled, const vcode::SuperOp& op) 
 
 bool KernelCache::run(Device& device, CompiledKernel& compiled, const vcode::SuperOp& op,
                       const std::vector<fused::OperandView>& views, std::size_t first,
-                      Extent domain, void* out, unsigned long long* fault) {
+                      Extent domain, void* out, unsigned long long* fault, Traffic traffic) {
   if (!available(compiled, op)) return false;
   cudaKernel_t kernel = compiled.kernel;
   if (domain.bound <= first) return true;
@@ -169,7 +169,7 @@ bool KernelCache::run(Device& device, CompiledKernel& compiled, const vcode::Sup
   std::size_t blocks =
       (domain.bound - first + cuda_tuning::kBlockSize - 1) / cuda_tuning::kBlockSize;
   if (blocks > cuda_tuning::kMaxBlocks) blocks = cuda_tuning::kMaxBlocks;
-  device.count_library_call();
+  device.count_library_call(traffic.over(domain.bound - first));
   CVL_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel),
                                   dim3(static_cast<unsigned>(blocks)),
                                   dim3(cuda_tuning::kBlockSize), args.data(), 0, device.stream()));

@@ -35,10 +35,10 @@ class KernelCache {
   // Runs superoperator `op`'s kernel over elements first..domain.items()-1 (writing its root
   // value, or its root's input for a scan or reduce root, element j into out[j - first]),
   // looking it up into `compiled` first if that was not done yet; false when no compiled kernel
-  // is available.
+  // is available. `traffic` is what the body reads and writes per element (fused::body_traffic).
   bool run(Device& device, CompiledKernel& compiled, const vcode::SuperOp& op,
            const std::vector<fused::OperandView>& views, std::size_t first, Extent domain,
-           void* out, unsigned long long* fault);
+           void* out, unsigned long long* fault, Traffic traffic);
 
  private:
   cudaKernel_t kernel_for(const vcode::SuperOp& op);

@@ -16,6 +16,7 @@
 #include "cvl/nan_fold.hpp"
 #include "cvl/op_dispatch.hpp"
 #include "library.hpp"
+#include "traffic.hpp"
 #if CVL_CUDA_REAL
 #include <thrust/system/cuda/execution_policy.h>
 
@@ -40,28 +41,30 @@ struct PoolAllocator {
   }
   void deallocate(char* pointer, std::size_t bytes) { device->release(pointer, bytes); }
 };
-// Runs call(policy), a Thrust algorithm, on the backend's stream.
+// Runs call(policy), a Thrust algorithm, on the backend's stream; it reads and writes `bytes`.
 template <class Call>
-void on_stream(Device& device, Call call) {
-  device.count_library_call();
+void on_stream(Device& device, std::uint64_t bytes, Call call) {
+  device.count_library_call(bytes);
   thrust_checked([&] { call(thrust::cuda::par_nosync(PoolAllocator{&device}).on(device.stream())); });
 }
-// CUB's two-phase calls: size query, then the run with temporary storage from the pool.
+// CUB's two-phase calls: size query, then the run with temporary storage from the pool; the run
+// reads and writes `traffic` bytes.
 template <class Call>
-void with_cub_temp(Device& device, Call call) {
+void with_cub_temp(Device& device, std::uint64_t traffic, Call call) {
   std::size_t bytes = 0;
   CVL_CUDA_CHECK(call(static_cast<void*>(nullptr), bytes));
   // Never a null pointer: CUB would take it for another size query and do nothing.
   DeviceBuffer temp(borrow(device), bytes > 0 ? bytes : 1);
-  device.count_library_call();
+  device.count_library_call(traffic);
   CVL_CUDA_CHECK(call(temp.get(), bytes));
 }
 #else
 // Runs call(policy), a Thrust algorithm over host memory, in stream order: queued with the
-// launches and copies, so it takes its operands by value.
+// launches and copies, so it takes its operands by value. `bytes` is what the GPU build's call
+// reads and writes.
 template <class Call>
-void on_stream(Device& device, Call call) {
-  device.count_library_call();
+void on_stream(Device& device, std::uint64_t bytes, Call call) {
+  device.count_library_call(bytes);
   device.enqueue([call] { thrust_checked([&] { call(thrust::cpp::par); }); });
 }
 #endif
@@ -117,16 +120,19 @@ struct FinishSummary {
 // ---- scans --------------------------------------------------------------------------------
 
 // A scan is right at every element whatever follows it, so elements past a pending count need no
-// care: they are scanned as one more run.
+// care: they are scanned as one more run. One pass (Thrust's decoupled look-back scan), reading
+// and writing `element_bytes` an element, and finding its segment where there are several.
 template <class V, class In, class Out, class F>
 void exclusive_scan_segments(Device& device, In in, Out out, const SegmentKey& keys,
-                             std::size_t n, V init, F f) {
+                             std::size_t n, std::uint64_t element_bytes, V init, F f) {
   if (n == 0) return;
   if (keys.sd.segments == 1) {
-    on_stream(device, [=](auto policy) { thrust::exclusive_scan(policy, in, in + n, out, init, f); });
+    on_stream(device, n * element_bytes,
+              [=](auto policy) { thrust::exclusive_scan(policy, in, in + n, out, init, f); });
     return;
   }
-  on_stream(device, [=](auto policy) {
+  const std::uint64_t bytes = (traffic::segment_of(keys.sd) + Traffic{element_bytes, 0}).over(n);
+  on_stream(device, bytes, [=](auto policy) {
     thrust::exclusive_scan_by_key(policy, segment_keys(keys), segment_keys(keys) + n, in, out, init,
                                   thrust::equal_to<std::uint32_t>(), f);
   });
@@ -136,7 +142,7 @@ template <class Sem, class T>
 void scan_typed(Device& device, const void* in, void* out, const SegmentKey& keys,
                 std::size_t n) {
   exclusive_scan_segments(device, static_cast<const T*>(in), static_cast<T*>(out), keys, n,
-                          Combine<Sem, T>::identity(), Combine<Sem, T>());
+                          2 * sizeof(T), Combine<Sem, T>::identity(), Combine<Sem, T>());
 }
 
 template <bool kMax>
@@ -146,9 +152,9 @@ void scan_float_extremum(Device& device, const void* in, void* out, const Segmen
   auto* s = summaries.as<Summary>();
   exclusive_scan_segments(
       device, thrust::make_transform_iterator(static_cast<const double*>(in), ToSummary<kMax>()), s,
-      keys, n, Summary{0.0, 0}, ComposeSummary<kMax>());
+      keys, n, sizeof(double) + sizeof(Summary), Summary{0.0, 0}, ComposeSummary<kMax>());
   if (n > 0)
-    on_stream(device, [=](auto policy) {
+    on_stream(device, n * (sizeof(Summary) + sizeof(double)), [=](auto policy) {
       thrust::transform(policy, s, s + n, static_cast<double*>(out), FinishSummary<kMax>());
     });
 }
@@ -205,8 +211,8 @@ struct FoldSegments {
   }
 };
 
-// One value per segment of the first n elements (V elements, read through `in`) into result
-// (finish(V) each), in one launch where it can. At most cuda_tuning::kSmallFoldElements elements:
+// One value per segment of the first n elements (V elements, read through `in`, `in_bytes` each)
+// into result (finish(V) each), in one launch where it can. At most cuda_tuning::kSmallFoldElements elements:
 // one thread per segment (FoldSegments), in cvl-cpu's sequential order. Otherwise one segment of
 // a known count takes a plain reduction, which may also reorder operands: only for commutative
 // operators (the FLOAT MAX/MIN summaries are not; reduce-by-key keeps the order). Else
@@ -214,24 +220,27 @@ struct FoldSegments {
 // costs what its elements cost, and only non-empty segments produce a run; the elements past a
 // pending count have keys past the last segment, and their runs are dropped (two launches).
 template <bool kCommutative, class V, class Out, class In, class F, class Finish>
-void reduce_segments(Device& device, In in, Out* result, const SegmentKey& keys, std::size_t n,
-                     V init, F f, Finish finish) {
+void reduce_segments(Device& device, In in, std::size_t in_bytes, Out* result,
+                     const SegmentKey& keys, std::size_t n, V init, F f, Finish finish) {
   const std::size_t m = keys.sd.segments;
   if (m == 0) return;
   if (!reduce_reads_index(n)) {
-    device.launch(m, FoldSegments<V, Out, In, F, Finish>{in, result, keys.sd, n, init, f, finish});
+    // Per segment its start and result; the elements once.
+    device.launch(m, FoldSegments<V, Out, In, F, Finish>{in, result, keys.sd, n, init, f, finish},
+                  traffic::offsets(keys.sd) + Traffic{sizeof(Out), n * in_bytes});
     return;
   }
   if constexpr (kCommutative) {
     static_assert(std::is_same_v<V, Out>, "a plain reduction stores its fold as it is");
     if (m == 1 && !keys.total) {
 #if CVL_USE_CUB
-      with_cub_temp(device, [&](void* temp, std::size_t& bytes) {
+      with_cub_temp(device, n * in_bytes + sizeof(V), [&](void* temp, std::size_t& bytes) {
         return cub::DeviceReduce::Reduce(temp, bytes, in, result, static_cast<std::int64_t>(n), f,
                                          init, device.stream());
       });
 #else
-      on_stream(device, [=](auto policy) { *result = thrust::reduce(policy, in, in + n, init, f); });
+      on_stream(device, n * in_bytes + sizeof(V),
+                [=](auto policy) { *result = thrust::reduce(policy, in, in + n, init, f); });
 #endif
       return;
     }
@@ -241,31 +250,39 @@ void reduce_segments(Device& device, In in, Out* result, const SegmentKey& keys,
   const std::size_t most_runs = m + 1;
   DeviceBuffer unique(owner, most_runs * sizeof(std::uint32_t)),
       aggregates(owner, most_runs * sizeof(V)), runs(owner, sizeof(std::int64_t));
+  // The elements and their segments read; a key and an aggregate written per run, and the count.
+  const std::uint64_t by_key =
+      (traffic::segment_of(keys.sd) + Traffic{in_bytes, 0}).over(n) +
+      most_runs * (sizeof(std::uint32_t) + sizeof(V)) + sizeof(std::int64_t);
 #if CVL_USE_CUB
-  with_cub_temp(device, [&](void* temp, std::size_t& bytes) {
+  with_cub_temp(device, by_key, [&](void* temp, std::size_t& bytes) {
     return cub::DeviceReduce::ReduceByKey(temp, bytes, segment_keys(keys),
                                           unique.as<std::uint32_t>(), in, aggregates.as<V>(),
                                           runs.as<std::int64_t>(), f,
                                           static_cast<std::int64_t>(n), device.stream());
   });
 #else
-  on_stream(device, [=, unique = unique.as<std::uint32_t>(), aggregates = aggregates.as<V>(),
+  on_stream(device, by_key, [=, unique = unique.as<std::uint32_t>(), aggregates = aggregates.as<V>(),
                      runs = runs.as<std::int64_t>()](auto policy) {
     auto ends = thrust::reduce_by_key(policy, segment_keys(keys), segment_keys(keys) + n, in,
                                       unique, aggregates, thrust::equal_to<std::uint32_t>(), f);
     *runs = ends.first - unique;
   });
 #endif
-  device.launch(most_runs, StoreSegments<V, Out, F, Finish>{
-                               unique.as<std::uint32_t>(), aggregates.as<V>(),
-                               runs.as<std::int64_t>(), keys.sd, n, result, init, f, finish});
+  // Per run its key and aggregate, the segment's start, the result; the run count once.
+  device.launch(most_runs,
+                StoreSegments<V, Out, F, Finish>{unique.as<std::uint32_t>(), aggregates.as<V>(),
+                                                 runs.as<std::int64_t>(), keys.sd, n, result,
+                                                 init, f, finish},
+                traffic::offsets(keys.sd) +
+                    Traffic{sizeof(std::uint32_t) + sizeof(V) + sizeof(Out), sizeof(std::int64_t)});
 }
 
 template <class Sem, class T>
 void reduce_typed(Device& device, const void* in, void* out, const SegmentKey& keys,
                   std::size_t n) {
-  reduce_segments<true>(device, static_cast<const T*>(in), static_cast<T*>(out), keys, n,
-                        Combine<Sem, T>::identity(), Combine<Sem, T>(), AsIs<T>());
+  reduce_segments<true>(device, static_cast<const T*>(in), sizeof(T), static_cast<T*>(out), keys,
+                        n, Combine<Sem, T>::identity(), Combine<Sem, T>(), AsIs<T>());
 }
 
 template <bool kMax>
@@ -273,7 +290,7 @@ void reduce_float_extremum(Device& device, const void* in, void* out, const Segm
                            std::size_t n) {
   reduce_segments<false>(
       device, thrust::make_transform_iterator(static_cast<const double*>(in), ToSummary<kMax>()),
-      static_cast<double*>(out), keys, n, Summary{0.0, 0}, ComposeSummary<kMax>(),
+      sizeof(double), static_cast<double*>(out), keys, n, Summary{0.0, 0}, ComposeSummary<kMax>(),
       FinishSummary<kMax>());
 }
 
@@ -311,7 +328,7 @@ struct OffsetLength {
   }
 };
 struct FlagToCount {
-  CVL_HD std::int64_t operator()(std::uint8_t x) const { return x; }
+  CVL_HD std::uint32_t operator()(std::uint8_t x) const { return x; }
 };
 
 }  // namespace
@@ -334,7 +351,8 @@ void offsets_from_lengths(Device& device, const std::int32_t* lengths, Extent se
   if (m > 0) {
     auto length = thrust::make_transform_iterator(thrust::counting_iterator<std::size_t>(0),
                                                   OffsetLength{lengths, segments.count, negative});
-    on_stream(device,
+    // Each length read, each offset written.
+    on_stream(device, m * (sizeof(std::int32_t) + sizeof(std::int64_t)),
               [=](auto policy) { thrust::inclusive_scan(policy, length, length + m, offsets + 1); });
   }
   if (total) device.copy_on_device(total, offsets + m, sizeof(std::int64_t));
@@ -343,8 +361,10 @@ void offsets_from_lengths(Device& device, const std::int32_t* lengths, Extent se
 void segment_index(Device& device, const std::int64_t* offsets, std::size_t segments,
                    std::size_t total, std::uint32_t* index) {
   if (total == 0) return;
-  // The segment of j is the number of segment ends at or before j.
-  on_stream(device, [=](auto policy) {
+  // The segment of j is the number of segment ends at or before j: each entry written, the offsets
+  // searched (neighbouring elements walk the same ones).
+  on_stream(device, total * sizeof(std::uint32_t) + (segments + 1) * sizeof(std::int64_t),
+            [=](auto policy) {
     thrust::upper_bound(policy, offsets + 1, offsets + 1 + segments,
                         thrust::counting_iterator<std::int64_t>(0),
                         thrust::counting_iterator<std::int64_t>(static_cast<std::int64_t>(total)),
@@ -352,10 +372,10 @@ void segment_index(Device& device, const std::int64_t* offsets, std::size_t segm
   });
 }
 
-void flags_before(Device& device, const std::uint8_t* flags, std::size_t n, std::int64_t* before) {
-  device.fill_bytes(before, 0, sizeof(std::int64_t));
+void flags_before(Device& device, const std::uint8_t* flags, std::size_t n, std::uint32_t* before) {
+  device.fill_bytes(before, 0, sizeof(std::uint32_t));
   if (n == 0) return;
-  on_stream(device, [=](auto policy) {
+  on_stream(device, n * (1 + sizeof(std::uint32_t)), [=](auto policy) {
     thrust::inclusive_scan(policy, thrust::make_transform_iterator(flags, FlagToCount()),
                            thrust::make_transform_iterator(flags + n, FlagToCount()), before + 1);
   });
@@ -364,27 +384,29 @@ void flags_before(Device& device, const std::uint8_t* flags, std::size_t n, std:
 void sort_pairs(Device& device, std::uint64_t* keys, std::uint32_t* values, std::size_t n,
                 int key_bits) {
   if (n <= 1) return;
+  const std::uint64_t sort_bytes =
+      traffic::radix_sort(n, sizeof(std::uint64_t), sizeof(std::uint32_t), key_bits);
 #if CVL_USE_CUB
   // Radix passes over the bits that can differ only; CUB's radix sort is stable.
   auto owner = borrow(device);
   DeviceBuffer keys_out(owner, n * sizeof(std::uint64_t)),
       values_out(owner, n * sizeof(std::uint32_t));
-  with_cub_temp(device, [&](void* temp, std::size_t& bytes) {
+  with_cub_temp(device, sort_bytes, [&](void* temp, std::size_t& bytes) {
     return cub::DeviceRadixSort::SortPairs(
         temp, bytes, keys, keys_out.as<std::uint64_t>(), values, values_out.as<std::uint32_t>(),
         static_cast<std::int64_t>(n), 0, key_bits, device.stream());
   });
   device.copy_on_device(values, values_out.get(), n * sizeof(std::uint32_t));  // keys: not needed
 #else
-  (void)key_bits;
-  on_stream(device,
+  on_stream(device, sort_bytes,
             [=](auto policy) { thrust::stable_sort_by_key(policy, keys, keys + n, values); });
 #endif
 }
 
 void sort_pairs(Device& device, std::uint32_t* keys, std::uint32_t* values, std::size_t n) {
   if (n <= 1) return;
-  on_stream(device,
+  // Thrust sorts primitive keys with CUB's radix sort, over all their bits.
+  on_stream(device, traffic::radix_sort(n, sizeof(std::uint32_t), sizeof(std::uint32_t), 32),
             [=](auto policy) { thrust::stable_sort_by_key(policy, keys, keys + n, values); });
 }
 

@@ -35,8 +35,9 @@ void offsets_from_lengths(Device& device, const std::int32_t* lengths, Extent se
 // are pending: one past the last real segment or more).
 void segment_index(Device& device, const std::int64_t* offsets, std::size_t segments,
                    std::size_t total, std::uint32_t* index);
-// before[i] = number of T flags among flags[0..i), for i = 0..n (n + 1 entries).
-void flags_before(Device& device, const std::uint8_t* flags, std::size_t n, std::int64_t* before);
+// before[i] = number of T flags among flags[0..i), for i = 0..n (n + 1 entries; 32 bits hold them:
+// a vector has at most kMaxVectorLength elements).
+void flags_before(Device& device, const std::uint8_t* flags, std::size_t n, std::uint32_t* before);
 
 // Stable sort of `values` by the low `key_bits` bits of `keys` (afterwards the keys' order is
 // unspecified: RANK needs only the sorted values).

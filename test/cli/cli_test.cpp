@@ -402,6 +402,35 @@ TEST_CASE("vinterp --profile on an emulated GPU backend adds launch and sync col
   CHECK(result.err.find("times are device times") != std::string::npos);
   CHECK(result.err.find("device memory peak") != std::string::npos);
 }
+
+TEST_CASE("vinterp --profile on an emulated GPU backend shows device traffic against the least",
+          "[cli][profile]") {
+  // 10^5 INTs on the device: the minimum reads each operand element once (a descriptor's lengths:
+  // 4 bytes a segment) and writes each result element once; bytes moved are the kernels' (the
+  // cvl-cuda traffic test works them out).
+  auto result = run_vinterp({"--profile", "--backend", "cuda-emulated", "--host-threshold", "0",
+                             "--threads", "1", test_dir + "/profile_traffic.vcode"});
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.out == "( 704982704 )\n");
+  ProfileTable table = parse_profile(result.err);
+  INFO("stderr: " << result.err);
+  for (const char* title : {"bytes moved", "bytes minimum", "moved/min"})
+    REQUIRE(std::find(table.titles.begin(), table.titles.end(), title) != table.titles.end());
+  // The sum: the elements once and the result; at least the elements, the descriptor, the result.
+  CHECK(table.rows["+_REDUCE"]["bytes moved"] == "400004");
+  CHECK(table.rows["+_REDUCE"]["bytes minimum"] == "400008");
+  CHECK(table.rows["+_REDUCE"]["moved/min"] == "1.00");
+  // The scatter clears, claims and reads back a claim per element besides values and result.
+  CHECK(table.rows["PERMUTE"]["bytes moved"] == "3200032");
+  CHECK(table.rows["PERMUTE"]["bytes minimum"] == "1200004");
+  CHECK(table.rows["PERMUTE"]["moved/min"] == "2.67");
+  // INDEX: the start, stride and descriptor read, each element written.
+  CHECK(table.rows["INDEX"]["bytes minimum"] == "400012");
+  // Instructions that moved no device bytes have no minimum.
+  CHECK(table.rows["CONST"]["bytes moved"] == "0");
+  CHECK(table.rows["CONST"]["bytes minimum"] == "0");
+  CHECK(table.rows["CONST"]["moved/min"] == "-");
+}
 #endif
 
 #if NESL_HAS_CUDA_EMULATED

@@ -103,6 +103,7 @@ TEST_CASE("cuda-emulated --emulate-async: the same results and the same counts a
     CHECK(l.kernel_launches == a.kernel_launches);
     CHECK(l.host_syncs == a.host_syncs);
     CHECK(l.device_copies == a.device_copies);
+    CHECK(l.device_bytes_moved == a.device_bytes_moved);
     CHECK(l.bytes_to_device == a.bytes_to_device);
     CHECK(l.bytes_to_host == a.bytes_to_host);
     CHECK(l.device_bytes_peak == a.device_bytes_peak);

@@ -50,8 +50,14 @@ struct FusedInterpreter {
                        value[node.args[2]], trap);
           break;
         case Kind::Dist: {
+          // A constant is the same in every segment: no segment to find (nor index to read).
+          const fused::Node& value = nodes[node.args[0]];
+          if (value.kind != Kind::Operand) {
+            r = value.constant;
+            break;
+          }
           const SegmentView& sd = operands.at[nodes[node.args[1]].operand].segdes;
-          r = leaf(nodes[node.args[0]], sd.segment_of(j));
+          r = leaf(value, sd.segment_of(j));
           break;
         }
         case Kind::Index: {

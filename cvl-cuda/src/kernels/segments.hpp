@@ -17,7 +17,7 @@ template <class Bits>
 struct PackOutputs {
   const Bits* values;
   const std::uint8_t* flags;
-  const std::int64_t* before;
+  const std::uint32_t* before;
   SegmentView sd;
   Extent elements;
   Bits* out;
@@ -26,7 +26,7 @@ struct PackOutputs {
   std::int64_t* total;
   CVL_HD void operator()(std::size_t i) const {
     if (i <= sd.segments) {
-      const std::int64_t first = before[sd.start(i)];
+      const std::int64_t first = before[sd.start(i)];  // widened: the offsets are 64-bit
       offsets[i] = first;
       if (i < sd.segments)
         counts[i] = static_cast<std::int32_t>(before[sd.start(i + 1)] - first);
@@ -35,7 +35,7 @@ struct PackOutputs {
     }
     // `before` is data: after a guessed count that was too small it may be anything (the
     // synchronization that finds out drops this work), and no write may leave `out`.
-    if (i < elements.items() && flags[i] && static_cast<std::uint64_t>(before[i]) < elements.bound)
+    if (i < elements.items() && flags[i] && before[i] < elements.bound)
       out[before[i]] = values[i];
   }
 };

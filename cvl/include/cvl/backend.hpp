@@ -109,6 +109,10 @@ struct BackendStats {
   // GPU backends: copies and fills queued on the device besides kernels (a host-to-device copy,
   // a device-to-device copy, a memset); a synchronization's own reads are not counted here.
   std::uint64_t device_copies = 0;
+  // GPU backends: bytes of device memory read and written by kernels, library calls, copies and
+  // fills on the device (host transfers not counted), each from a formula for what the operation
+  // touches: a count, not a measurement.
+  std::uint64_t device_bytes_moved = 0;
   std::uint64_t device_bytes_in_use = 0;
   std::uint64_t host_bytes_in_use = 0;  // cvl-cpu's vector storage (--trace-json's memory track)
   std::uint64_t device_bytes_peak = 0;

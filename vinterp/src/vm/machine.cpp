@@ -166,7 +166,11 @@ void Machine::run_instructions(bool instrumented) {
         profile_.count_later(ins.op, n);
     }
     std::vector<cvl::Length> work_lengths;
-    if (options_.profile) work_lengths = operand_work_lengths(ins, prepared_[pc_].arity);
+    Profile::Footprint footprint;
+    if (options_.profile) {
+      work_lengths = operand_work_lengths(ins, prepared_[pc_].arity);
+      footprint = operand_footprint(ins, prepared_[pc_].arity);
+    }
     const std::int32_t place =
         options_.profile && options_.source_lines ? source_place() : SourceLines::kNone;
     const std::uint64_t in_use_before = memory_ ? memory_->bytes_in_use() : 0;
@@ -193,6 +197,10 @@ void Machine::run_instructions(bool instrumented) {
         if (options_.source_lines) profile_.record_source(place, seconds, peak, added);
         add_result_work_lengths(ins, work_lengths);
         profile_.record_work(ins.op, std::move(work_lengths));
+        if (stats_after.device_bytes_moved != stats_before.device_bytes_moved) {
+          add_result_footprint(ins, footprint);
+          profile_.record_minimum(ins.op, std::move(footprint));
+        }
       }
     }
     if (!kept_checks_.empty()) run_ready_checks();
@@ -235,6 +243,40 @@ void Machine::add_result_work_lengths(const Instruction& ins, std::vector<cvl::L
   const std::size_t results = vcode::op_table[static_cast<std::size_t>(ins.op)].results.size();
   for (std::size_t r = 0; r < results && r < stack_.size(); ++r)
     lengths.push_back(work_length(from_top(r), false));
+}
+
+namespace {
+
+// What reading or writing a value once moves: a vector's elements, a descriptor's lengths (a
+// pair: nothing, it is not an operand of device work).
+void add_footprint(const Value& v, Profile::Footprint& footprint) {
+  if (is_vector(v.kind))
+    footprint.emplace_back(v.length_of(), cvl::element_size(element_type(v.kind)));
+  else if (v.kind == Kind::Segdes)
+    footprint.emplace_back(v.segments_of(), sizeof(std::int32_t));
+}
+
+bool gathers(vcode::Op op) {
+  return vcode::info(op).shape == vcode::Shape::Gather || op == Op::Extract;
+}
+
+}  // namespace
+
+Profile::Footprint Machine::operand_footprint(const Instruction& ins, std::size_t arity) {
+  // A gather needs only the source elements it fetches: add_result_footprint counts them.
+  Profile::Footprint footprint;
+  for (std::size_t a = 0; a < arity && a < stack_.size(); ++a)
+    if (!(gathers(ins.op) && a + 1 == arity)) add_footprint(from_top(a), footprint);
+  return footprint;
+}
+
+void Machine::add_result_footprint(const Instruction& ins, Profile::Footprint& footprint) {
+  const std::size_t results = ins.op == Op::Fused
+                                  ? 1
+                                  : vcode::op_table[static_cast<std::size_t>(ins.op)].results.size();
+  for (std::size_t r = 0; r < results && r < stack_.size(); ++r) add_footprint(from_top(r), footprint);
+  // A gather's source elements fetched: one per result element.
+  if (gathers(ins.op) && results > 0 && !stack_.empty()) add_footprint(from_top(0), footprint);
 }
 
 TraceJson::Clock::time_point Machine::device_time(int mark) {

@@ -164,6 +164,10 @@ class Machine {
   // --source-map: the NESL line the instruction at pc_ counts for (SourceLines::place_of).
   std::int32_t source_place() const;
   void add_result_work_lengths(const vcode::Instruction& ins, std::vector<cvl::Length>& lengths);
+  // --profile's minimum device traffic (Profile::record_minimum): the operands an instruction
+  // reads (before it runs), then its results (after).
+  Profile::Footprint operand_footprint(const vcode::Instruction& ins, std::size_t arity);
+  void add_result_footprint(const vcode::Instruction& ins, Profile::Footprint& footprint);
   void trace_instruction(const vcode::Instruction& ins, std::uint64_t elements,
                          TraceJson::Clock::time_point start, TraceJson::Clock::time_point end,
                          const cvl::BackendStats& before, const cvl::BackendStats& after);

@@ -25,6 +25,12 @@ std::uint64_t longest(const std::vector<cvl::Length>& lengths) {
   return work;
 }
 
+std::uint64_t bytes_of(const Profile::Footprint& footprint) {
+  std::uint64_t bytes = 0;
+  for (const auto& [n, size] : footprint) bytes += n.get() * size;
+  return bytes;
+}
+
 }  // namespace
 
 void Profile::record_work(vcode::Op op, std::vector<cvl::Length> lengths) {
@@ -36,6 +42,15 @@ void Profile::record_work(vcode::Op op, std::vector<cvl::Length> lengths) {
   rows_[static_cast<std::size_t>(op)].work += longest(lengths);
 }
 
+void Profile::record_minimum(vcode::Op op, Footprint footprint) {
+  for (const auto& [n, size] : footprint)
+    if (!n.known()) {
+      pending_minimum_.emplace_back(op, std::move(footprint));
+      return;
+    }
+  rows_[static_cast<std::size_t>(op)].bytes_minimum += bytes_of(footprint);
+}
+
 void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats& run_stats,
                     const std::string& backend) {
   for (const auto& [op, elements] : pending_elements_)
@@ -43,6 +58,9 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
   pending_elements_.clear();
   for (const auto& [op, lengths] : pending_work_) rows_[static_cast<std::size_t>(op)].work += longest(lengths);
   pending_work_.clear();
+  for (const auto& [op, footprint] : pending_minimum_)
+    rows_[static_cast<std::size_t>(op)].bytes_minimum += bytes_of(footprint);
+  pending_minimum_.clear();
   std::vector<std::size_t> order;
   Row total;
   for (std::size_t i = 0; i < rows_.size(); ++i) {
@@ -60,6 +78,8 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
     total.bytes_to_device += r.bytes_to_device;
     total.bytes_to_host += r.bytes_to_host;
     total.copies += r.copies;
+    total.bytes_moved += r.bytes_moved;
+    total.bytes_minimum += r.bytes_minimum;
     total.messages += r.messages;
     total.message_bytes += r.message_bytes;
     total.collectives += r.collectives;
@@ -75,8 +95,12 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
   std::vector<Column> columns;
   for (Column c : {Column{"launches", &Row::launches}, Column{"syncs", &Row::syncs},
                    Column{"bytes to dev", &Row::bytes_to_device},
-                   Column{"bytes to host", &Row::bytes_to_host}, Column{"copies", &Row::copies}})
+                   Column{"bytes to host", &Row::bytes_to_host}, Column{"copies", &Row::copies},
+                   Column{"bytes moved", &Row::bytes_moved},
+                   Column{"bytes minimum", &Row::bytes_minimum}})
     if (total.*c.field != 0) columns.push_back(c);
+  // Device traffic against the least it could be (an opcode with no minimum: "-").
+  const bool traffic_ratio = total.bytes_moved != 0 && total.bytes_minimum != 0;
   const bool device_work = !columns.empty() || run_stats.device_bytes_peak != 0 ||
                            run_stats.bytes_to_device != 0 || run_stats.bytes_to_host != 0;
   for (Column c : {Column{"messages", &Row::messages}, Column{"message bytes", &Row::message_bytes},
@@ -91,6 +115,7 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
                "ns/op", "elements", "work");
   if (peaks_recorded_) std::fprintf(out, " %16s %16s", "peak bytes", "peak added");
   for (const Column& c : columns) std::fprintf(out, " %14s", c.title);
+  if (traffic_ratio) std::fprintf(out, " %10s", "moved/min");
   std::fputc('\n', out);
   auto print_row = [&](const char* name, int name_length, const Row& r) {
     std::fprintf(out, "%-12.*s %12llu %12.6f %7.2f%% %12.1f %16llu %16llu", name_length, name,
@@ -102,6 +127,12 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
       std::fprintf(out, " %16llu %16llu", (unsigned long long)r.peak_bytes,
                    (unsigned long long)r.peak_added);
     for (const Column& c : columns) std::fprintf(out, " %14llu", (unsigned long long)(r.*c.field));
+    if (traffic_ratio) {
+      if (r.bytes_minimum != 0)
+        std::fprintf(out, " %10.2f", double(r.bytes_moved) / double(r.bytes_minimum));
+      else
+        std::fprintf(out, " %10s", "-");
+    }
     std::fputc('\n', out);
   };
   for (std::size_t i : order) {
@@ -140,6 +171,11 @@ void Profile::print(std::FILE* out, double wall_seconds, const cvl::BackendStats
                  (unsigned long long)run_stats.kernel_launches,
                  (unsigned long long)run_stats.host_syncs,
                  (unsigned long long)run_stats.device_copies);
+  if (traffic_ratio)
+    std::fprintf(out, "bytes moved: device memory read and written by the instructions' kernels, "
+                 "library calls, copies and fills on the device (counted from a formula per "
+                 "kernel, not measured); bytes minimum: each operand element read once and each "
+                 "result element written once, for the instructions that moved device bytes\n");
   if (run_stats.guesses_failed != 0)
     std::fprintf(out, "guessed lengths too small: %llu (each time the instructions since the last "
                  "certain point ran again, without guessing; their rows count them twice)\n",

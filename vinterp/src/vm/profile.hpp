@@ -1,7 +1,7 @@
 // `--profile`: per-opcode counts, time, elements processed, the cost model's work, the most
 // vector memory in use while the opcode ran and the most it allocated, and backend work (kernel launches, host syncs, bytes
-// moved, other device copies; a distributed run's messages between processes), printed as a
-// table at the end.
+// moved, other device copies, device memory traffic against the least the instructions need; a
+// distributed run's messages between processes), printed as a table at the end.
 #pragma once
 
 #include <algorithm>
@@ -22,6 +22,9 @@ class Profile {
  public:
   Profile();
 
+  // The values an instruction reads and writes, each as (elements, bytes an element).
+  using Footprint = std::vector<std::pair<cvl::Length, std::uint64_t>>;
+
   // `seconds` is the measured time of one instruction; the cost of reading the clock twice is
   // subtracted so that cheap instructions show their own cost. `before` and `after` are the
   // backend's counters around the instruction.
@@ -36,6 +39,7 @@ class Profile {
     row.bytes_to_device += after.bytes_to_device - before.bytes_to_device;
     row.bytes_to_host += after.bytes_to_host - before.bytes_to_host;
     row.copies += after.device_copies - before.device_copies;
+    row.bytes_moved += after.device_bytes_moved - before.device_bytes_moved;
     row.messages += after.messages_sent - before.messages_sent;
     row.message_bytes += after.bytes_sent - before.bytes_sent;
     row.collectives += after.collectives - before.collectives;
@@ -51,6 +55,12 @@ class Profile {
   // (`lengths`), at least 1, for an instruction is a step. A length still pending on the device is
   // read when the table is printed, as count_later's are.
   void record_work(vcode::Op op, std::vector<cvl::Length> lengths);
+
+  // The least device memory traffic an instruction that moved device bytes needs: each operand
+  // element read once and each result element written once (`footprint`), beside the row's bytes
+  // moved (cvl::BackendStats::device_bytes_moved). A length still pending on the device is read
+  // when the table is printed, as count_later's are.
+  void record_minimum(vcode::Op op, Footprint footprint);
 
   // The most bytes of vector memory in use at once while one instruction of `op` ran
   // (cvl::VectorMemory::take_peak_bytes after it), and how far that is above what was in use
@@ -119,6 +129,8 @@ class Profile {
     std::uint64_t bytes_to_device = 0;
     std::uint64_t bytes_to_host = 0;
     std::uint64_t copies = 0;
+    std::uint64_t bytes_moved = 0;
+    std::uint64_t bytes_minimum = 0;
     std::uint64_t messages = 0;  // this process's; after gather_processes, every process's
     std::uint64_t message_bytes = 0;
     std::uint64_t collectives = 0;  // the same on every process
@@ -140,6 +152,7 @@ class Profile {
   std::vector<ProcessMessages> processes_;  // gather_processes: each process's whole run
   std::vector<std::pair<vcode::Op, cvl::Length>> pending_elements_;
   std::vector<std::pair<vcode::Op, std::vector<cvl::Length>>> pending_work_;
+  std::vector<std::pair<vcode::Op, Footprint>> pending_minimum_;
   const SourceLines* source_lines_ = nullptr;
   std::vector<SourceRow> source_rows_;  // per place of source_lines_, then one for none
   std::uint64_t run_peak_bytes_ = 0;
