@@ -85,9 +85,15 @@ class CpuBackend final : public Backend, private HostMemory, private VectorMemor
   }
 
   Vector reduce(Op op, Vector v, const Segdes& sd) override {
+    return reduce_noting_first_nan(op, std::move(v), sd, nullptr);
+  }
+
+  // reduce, setting *first_held_nan (where given) as families.hpp's reduce does.
+  Vector reduce_noting_first_nan(Op op, Vector v, const Segdes& sd, bool* first_held_nan) {
     const cpu::MemoryScope charged(ctx_.memory);
-    if (std::optional<Vector> folded = cpu::fold_pending(ctx_, op, v, sd)) return std::move(*folded);
-    return cpu::reduce(ctx_, op, std::move(v), checked_view(sd));
+    if (std::optional<Vector> folded = cpu::fold_pending(ctx_, op, v, sd, first_held_nan))
+      return std::move(*folded);
+    return cpu::reduce(ctx_, op, std::move(v), checked_view(sd), first_held_nan);
   }
 
   Vector permute(Op op, PermuteOperands operands) override {
@@ -237,6 +243,14 @@ const char* cpu_fast_math_description() { return cpu::fast_math_description(); }
 void mark_streamed_block(const Segdes& block, std::uint64_t total) {
   auto* storage = static_cast<cpu::SegdesStorage*>(block.storage.get());
   if (storage && total > kMaxVectorLength) storage->streamed_total = total;
+}
+
+Vector reduce_noting_first_nan(Backend& backend, Op op, Vector v, const Segdes& sd,
+                               bool& first_held_nan) {
+  auto* cpu = dynamic_cast<CpuBackend*>(&backend);
+  if (!cpu) throw InternalError("reduce_noting_first_nan: not a cpu backend");
+  first_held_nan = false;
+  return cpu->reduce_noting_first_nan(op, std::move(v), sd, &first_held_nan);
 }
 
 }  // namespace cvl

@@ -171,7 +171,6 @@ class MpiBackend final : public Backend, private DistributedIo {
     const std::vector<T> owned(per_piece.begin() + d.owned_begin(), per_piece.end());
     return remap(comm_, owned, d.owned_ranges, blocks_of(segments, comm_.size()));
   }
-  bool first_piece_has_nan(const Vector& local, const Segdes& pieces);
   std::vector<std::uint32_t> element_positions(const char* op, const Vector& indices,
                                                const Segdes& sd, std::optional<std::string>& error);
   // Runs `f`; the message of the cvl::Error it throws, if any (for the exchange that follows to

@@ -12,6 +12,7 @@
 #include "borders.hpp"
 #include "cvl/nan_fold.hpp"
 #include "cvl/op_dispatch.hpp"
+#include "cvl_cpu/cvl_cpu.hpp"
 
 namespace cvl::mpi {
 namespace {
@@ -73,45 +74,35 @@ Vector MpiBackend::scan(vcode::Op op, Vector v, const Segdes& sd) {
   });
 }
 
-// Whether the first piece of a FLOAT block holds a NaN, where the block waits to be streamed:
-// x != x per element, or-reduced per piece by the local CVL, which stores neither.
-bool MpiBackend::first_piece_has_nan(const Vector& local, const Segdes& pieces) {
-  std::array<Vector, 2> same{local, local};
-  Vector per_piece = local_->reduce(vcode::Op::OrReduce,
-                                    local_->elementwise(vcode::Op::NotEqual, Type::Float, same), pieces);
-  host_t<Type::Bool> first{};
-  local_->download(per_piece, 0, 1, &first);
-  return first != host_t<Type::Bool>{};
-}
-
 Vector MpiBackend::reduce(vcode::Op op, Vector v, const Segdes& sd) {
   Operation guard(*this);
   const std::size_t segments = sd.segments.get();
   // Past the longest vector the local CVL refuses a block it would store (a pending result that
   // is read again and not cheap to make again), maybe on some processes only: they agree.
   const bool streamed = v.length.get() > kMaxVectorLength;
-  auto local_reduce = [&](vcode::Op fold, Vector values, const Segdes& pieces) {
-    if (!streamed) return local_->reduce(fold, std::move(values), pieces);
-    return agreed([&] { return local_->reduce(fold, std::move(values), pieces); });
+  // `first_held_nan`, where given: whether the first piece held a NaN (cvl_cpu.hpp).
+  auto local_reduce = [&](vcode::Op fold, Vector values, const Segdes& pieces,
+                          bool* first_held_nan) {
+    auto run = [&] {
+      if (first_held_nan)
+        return reduce_noting_first_nan(*local_, fold, std::move(values), pieces, *first_held_nan);
+      return local_->reduce(fold, std::move(values), pieces);
+    };
+    return streamed ? agreed(run) : run();
   };
   if (const DistributedSegdes* a = aligned_parts(sd))  // each fold lands in its segment's block
-    return wrap(local_reduce(op, take_local(std::move(v)), a->local), segments);
+    return wrap(local_reduce(op, take_local(std::move(v)), a->local, nullptr), segments);
   const DistributedSegdes& d = parts(sd);
   const Type type = v.type;
   Vector local = take_local(std::move(v));
   const std::size_t m = local.length.get();
   return visit_combiner(op, type, [&]<vcode::Op kOp, class Sem, Type kType>() -> Vector {
     using H = host_t<kType>;
+    // Whether the first piece held a NaN comes with the folds, from the one pass over the block
+    // (which may be values that are never stored).
     bool first_has_nan = false;
-    if constexpr (nan_resets_fold<Sem, H>) {
-      if (streamed) {
-        agreed([&] { first_has_nan = d.continues && first_piece_has_nan(local, d.local); });
-      } else if (d.continues) {
-        const HostView<H> elements(*local_, local);
-        first_has_nan = any_nan<H>(elements.span().first(d.piece_lengths[0]));
-      }
-    }
-    std::vector<H> folds = host<H>(local_reduce(op, std::move(local), d.local));
+    bool* note = nan_resets_fold<Sem, H> && d.continues ? &first_has_nan : nullptr;
+    std::vector<H> folds = host<H>(local_reduce(op, std::move(local), d.local, note));
     if (d.crosses) {
       // Each process tells the fold of its first piece; this process's last segment, if it owns
       // it, takes the parts later processes hold.

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The expected output of a program here, from closed forms (no loop over the elements).
 
-usage: closed_forms.py [wide_sums | wide_float_extremes]   (default wide_sums)
+usage: closed_forms.py [wide_sums | wide_float_extremes | nan_fold_borders | wide_nan_fold]
+(default wide_sums)
 """
+import math
 import sys
 
 LENGTHS = [700000000, 800000000, 700000001]
@@ -46,4 +48,43 @@ def wide_float_extremes():
     print("( %.14e -nan %.14e )" % (2.5, -1.5))
 
 
-{"wide_sums": wide_sums, "wide_float_extremes": wide_float_extremes}[(sys.argv[1:] or ["wide_sums"])[0]]()
+def log_extremes(descriptors):
+    """FLOAT MAX of log(x (x + 0.5) - 0.0375), then MIN of log(x (x + 0.25) - 0.0375), for x = start
+    + i in each segment, per descriptor (lengths, starts). The argument is negative, so its log
+    NaN, at x = 0 only; it falls for x <= -1 and rises for x >= 1. A NaN resets the fold: max(s,
+    NaN) is NaN but max(NaN, y) is y, so the fold continues from the elements after it."""
+    def extremes(start, length, h):
+        def value(x):
+            x = float(x)
+            return math.log(x * (x + h) - 0.0375)
+        first, last = start, start + length - 1
+        if first <= 0 <= last:
+            if last == 0:
+                return math.nan, math.nan
+            first = 1  # what follows the NaN, rising
+        ends = [value(first), value(last)]
+        return max(ends), min(ends)
+
+    def floats(xs):  # the C library's NaN from a log has its sign bit set, printed "-nan"
+        return "( %s )" % " ".join("-nan" if math.isnan(x) else "%.14e" % x for x in xs)
+
+    for lengths, starts in descriptors:
+        print(floats(extremes(s, n, 0.5)[0] for s, n in zip(starts, lengths)))
+        print(floats(extremes(s, n, 0.25)[1] for s, n in zip(starts, lengths)))
+
+
+def nan_fold_borders():
+    log_extremes([([3500000, 1200000, 3688614], [-2796205, -694307, -400000]),
+                  ([5, 8388604, 5], [-4, -4194302, 0]),
+                  ([2097153, 4194307, 2097154], [1, -100, -1000000]),
+                  ([2797205, 2796204, 2795205], [1, -2796209, 1000]),
+                  ([2796208, 1398102, 4194304], [-2796206, -1398100, 1])])
+
+
+def wide_nan_fold():
+    log_extremes([([900000000, 300000000, 947483654], [-715827885, -173741827, -100000000])])
+
+
+{"wide_sums": wide_sums, "wide_float_extremes": wide_float_extremes,
+ "nan_fold_borders": nan_fold_borders,
+ "wide_nan_fold": wide_nan_fold}[(sys.argv[1:] or ["wide_sums"])[0]]()

@@ -1,6 +1,7 @@
 // The CPU vector library: the reference semantics of spec/CVL.md, vectorized and multithreaded.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "cvl/backend.hpp"
@@ -19,6 +20,13 @@ const char* cpu_fast_math_description();
 // reductions that read it, as over a wide descriptor, and refused (vector_too_long_message of
 // `total`) where it would be stored, though the block itself is shorter.
 void mark_streamed_block(const Segdes& block, std::uint64_t total);
+
+// cvl-mpi: REDUCE `op` of `v` by `sd` on `backend` (made by make_cpu_backend), which also tells
+// whether the first segment held a NaN, for FLOAT MAX and MIN (false for the others), found in the
+// same pass over the elements: the fold of a process's first piece continues the earlier ones'
+// from it (cvl/nan_fold.hpp), and a block that waits to be streamed is never read twice.
+Vector reduce_noting_first_nan(Backend& backend, vcode::Op op, Vector v, const Segdes& sd,
+                               bool& first_held_nan);
 
 // The command-line options of cvl-cpu (--math, --huge-pages, --eager), which every backend built
 // on it takes: BackendOptions::fast_math (by default on unless one thread), lazy_elementwise (by

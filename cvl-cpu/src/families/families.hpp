@@ -23,7 +23,10 @@ void draw_random(std::int32_t* result, std::size_t n, const std::int32_t* bounds
                  std::int32_t bound, RandomStream& stream);
 
 Vector scan(const Context& ctx, vcode::Op op, Vector v, const SegmentView& sd);
-Vector reduce(const Context& ctx, vcode::Op op, Vector v, const SegmentView& sd);
+// `first_held_nan`, where given: set to whether the first segment held a NaN (FLOAT MAX and MIN;
+// left as it is for the others), found in the same pass (segmented_fold.hpp).
+Vector reduce(const Context& ctx, vcode::Op op, Vector v, const SegmentView& sd,
+              bool* first_held_nan = nullptr);
 
 Vector permute(const Context& ctx, vcode::Op op, PermuteOperands&& operands);
 

@@ -97,14 +97,18 @@ std::optional<Vector> reduce_of_value(const Parallel& par, const Vector& v, cons
 }
 
 template <class C>
-Vector reduce_typed(const Parallel& par, const Vector& v, const SegmentView& sd) {
+Vector reduce_typed(const Parallel& par, const Vector& v, const SegmentView& sd,
+                    bool* first_held_nan) {
   using T = typename C::value_type;
   if (std::optional<Vector> out = reduce_of_value<C>(par, v, sd)) return std::move(*out);
   Vector out = allocate(type_of<T>(), sd.segments);
-  reduce_segments<C>(par, sd, elements<T>(out), [&](auto&& fold) {
-    VectorValues<T> in{elements<T>(v)};
-    fold(in);
-  });
+  reduce_segments<C>(
+      par, sd, elements<T>(out),
+      [&](auto&& fold) {
+        VectorValues<T> in{elements<T>(v)};
+        fold(in);
+      },
+      kNanSensitive<C> ? first_held_nan : nullptr);
   return out;
 }
 
@@ -177,9 +181,11 @@ Vector scan(const Context& ctx, vcode::Op op, Vector v, const SegmentView& sd) {
                       [&]<class C>() { return scan_typed<C>(ctx.par, std::move(v), sd); });
 }
 
-Vector reduce(const Context& ctx, vcode::Op op, Vector v, const SegmentView& sd) {
+Vector reduce(const Context& ctx, vcode::Op op, Vector v, const SegmentView& sd,
+              bool* first_held_nan) {
   if (std::optional<Vector> out = sums_of_lengths(ctx.par, op, v, sd)) return std::move(*out);
-  return with_combine(op, v.type, [&]<class C>() { return reduce_typed<C>(ctx.par, v, sd); });
+  return with_combine(op, v.type,
+                      [&]<class C>() { return reduce_typed<C>(ctx.par, v, sd, first_held_nan); });
 }
 
 }  // namespace cvl::cpu

@@ -7,6 +7,10 @@
 // reassociates its combination: still exact for INT and BOOL, and for FLOAT MAX/MIN unless a cut
 // segment holds a NaN (the fold then runs sequentially); within rounding for FLOAT + and *.
 //
+// A reduction may also note whether its first segment held a NaN (first_held_nan): cvl-mpi
+// continues a FLOAT MAX or MIN across processes from it (cvl/nan_fold.hpp), in the same pass over
+// the values.
+//
 // A value source provides
 //   std::size_t block() const;           the most elements one call of values() may be asked for
 //   const T* values(std::size_t lo, std::size_t hi);   p with p[i] the value at element i
@@ -35,6 +39,24 @@ struct VectorValues {
   const T* values(std::size_t, std::size_t) const { return data; }
 };
 
+// Folds x[0, n) into `acc` left to right, and tells whether one of them was a NaN, in the same
+// loop: the check is on the bits, beside the fold's chain of dependent steps, so it costs little
+// more than the fold. |x| + (2^52 - 1) carries into the sign bit exactly when |x| is above the
+// pattern of infinity, that is for a NaN.
+template <class C, class T = typename C::value_type>
+bool fold_noting_nans(T& acc, const T* x, std::size_t n) {
+  static_assert(sizeof(T) == sizeof(std::uint64_t));
+  T a = acc;
+  std::uint64_t carries = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    a = C::apply(a, x[i]);
+    carries |=
+        (std::bit_cast<std::uint64_t>(x[i]) & 0x7FFF'FFFF'FFFF'FFFFull) + 0x000F'FFFF'FFFF'FFFFull;
+  }
+  acc = a;
+  return (carries >> 63) != 0;
+}
+
 // Folds one piece of a segment, fed in runs of consecutive elements. A whole segment folds left
 // to right. A piece of a cut segment is reassociated anyway, so FLOAT + and * fold it in four
 // lanes, which do not wait on each other: lane j takes the elements at offsets 4m + j from the
@@ -44,10 +66,13 @@ class PieceFold {
  public:
   using T = typename C::value_type;
 
-  // The piece [lo, hi); `cut` when its segment crosses a part boundary.
-  void start(bool cut, std::size_t lo, std::size_t hi) {
+  // The piece [lo, hi); `cut` when its segment crosses a part boundary; `note_nans` to tell
+  // whether it held a NaN (held_nan) though it is not cut.
+  void start(bool cut, std::size_t lo, std::size_t hi, bool note_nans = false) {
     acc_ = C::identity;
     cut_ = cut;
+    watch_nans_ = cut || note_nans;
+    held_nan_ = false;
     lanes_ = cut && kLanes;
     if (lanes_) {
       std::fill(std::begin(lane_), std::end(lane_), C::identity);
@@ -60,6 +85,12 @@ class PieceFold {
   // cut FLOAT MAX/MIN piece holds a NaN: grouping then changes the result (max(s, NaN) = NaN but
   // max(NaN, x) = x), and the caller must fold sequentially.
   bool add(const T* x, std::size_t pos, std::size_t n) {
+    if constexpr (kNanSensitive<C>) {
+      if (watch_nans_ && !held_nan_) {
+        held_nan_ = fold_noting_nans<C>(acc_, x, n);
+        return !(held_nan_ && cut_);
+      }
+    }
     if (lanes_) {
       add_to_lanes(x, pos, n);
     } else {
@@ -67,19 +98,11 @@ class PieceFold {
       for (std::size_t i = 0; i < n; ++i) a = C::apply(a, x[i]);
       acc_ = a;
     }
-    if constexpr (kNanSensitive<C>) {
-      // On the bits, which vectorizes: |x| + (2^52 - 1) carries into the sign bit exactly when
-      // |x| is above the pattern of infinity, that is for a NaN.
-      if (cut_) {
-        std::uint64_t carries = 0;
-        for (std::size_t i = 0; i < n; ++i)
-          carries |= (std::bit_cast<std::uint64_t>(x[i]) & 0x7FFF'FFFF'FFFF'FFFFull) +
-                     0x000F'FFFF'FFFF'FFFFull;
-        return (carries >> 63) == 0;
-      }
-    }
     return true;
   }
+
+  // Whether the elements added since start held a NaN (watched where cut or noted).
+  bool held_nan() const { return held_nan_; }
 
   T finish() const {
     if (!lanes_) return acc_;
@@ -109,16 +132,20 @@ class PieceFold {
   T acc_ = C::identity;
   T lane_[4] = {C::identity, C::identity, C::identity, C::identity};
   bool cut_ = false;
+  bool watch_nans_ = false;
+  bool held_nan_ = false;
   bool lanes_ = false;
   std::size_t piece_lo_ = 0, lanes_end_ = 0;
 };
 
 // Folds one part of the elements segment by segment: first its head (the rest of a segment begun
 // in an earlier part), then every segment starting in it, the last one clipped at the part's
-// end. Calls done(segment, value, is_head) for each, in order, empty segments included. Returns
-// false when the result needs the sequential fold (PieceFold::add).
+// end. Calls done(segment, value, is_head, held_nan) for each, in order, empty segments included;
+// held_nan tells whether the piece held a NaN for segment 0 where `note_first_nan` (FLOAT MAX and
+// MIN), else is false. Returns false when the result needs the sequential fold (PieceFold::add).
 template <class C, class Source, class View, class Done>
-bool fold_part(Source& source, const View& sd, const Part& p, Done&& done) {
+bool fold_part(Source& source, const View& sd, const Part& p, Done&& done,
+               bool note_first_nan = false) {
   using T = typename C::value_type;
   bool head = p.has_head();
   std::size_t k = head ? p.first - 1 : p.first;
@@ -126,10 +153,11 @@ bool fold_part(Source& source, const View& sd, const Part& p, Done&& done) {
   PieceFold<C> piece;
   auto begin_segment = [&] {
     if (k < p.last)
-      piece.start(head || sd.start(k + 1) > p.end, head ? p.begin : sd.start(k), piece_end(k));
+      piece.start(head || sd.start(k + 1) > p.end, head ? p.begin : sd.start(k), piece_end(k),
+                  note_first_nan && k == 0);
   };
   auto finish_segment = [&] {
-    done(k, piece.finish(), head);
+    done(k, piece.finish(), head, piece.held_nan());
     head = false;
     ++k;
     begin_segment();
@@ -147,8 +175,16 @@ bool fold_part(Source& source, const View& sd, const Part& p, Done&& done) {
       if (!head && pos == sd.start(k) && sd.start(k + 1) <= hi) {
         for (; k < p.last && sd.start(k + 1) <= hi; ++k) {
           T a = C::identity;
-          for (std::size_t i = sd.start(k); i < sd.start(k + 1); ++i) a = C::apply(a, x[i]);
-          done(k, a, false);
+          bool held_nan = false, folded = false;
+          if constexpr (kNanSensitive<C>) {
+            if (note_first_nan && k == 0) {
+              held_nan = fold_noting_nans<C>(a, x + sd.start(k), sd.start(k + 1) - sd.start(k));
+              folded = true;
+            }
+          }
+          if (!folded)
+            for (std::size_t i = sd.start(k); i < sd.start(k + 1); ++i) a = C::apply(a, x[i]);
+          done(k, a, false, held_nan);
         }
         begin_segment();
         pos = std::min(sd.start(k), hi);
@@ -164,20 +200,29 @@ bool fold_part(Source& source, const View& sd, const Part& p, Done&& done) {
   return exact;
 }
 
-// result[k] = the fold of segment k, for every segment of `sd`. `with_values(body)` calls
-// body(source) with a value source for one block (once per block, on the thread running it), so
-// a source may keep per-block state (FUSED's evaluation buffers and faults).
+// result[k] = the fold of segment k, for every segment of `sd`, and where `first_held_nan` is
+// given, *first_held_nan = whether segment 0 held a NaN (noted for FLOAT MAX and MIN only, else
+// left as it is; the other segments are not looked at, which would cost a pass).
+// `with_values(body)` calls body(source) with a value source for one block (once per block, on
+// the thread running it), so a source may keep per-block state (FUSED's evaluation buffers and
+// faults).
 template <class C, class View, class WithValues>
 void reduce_segments(const Parallel& par, const View& sd, typename C::value_type* result,
-                     WithValues&& with_values, bool sequential = false) {
+                     WithValues&& with_values, bool* first_held_nan = nullptr,
+                     bool sequential = false) {
   using T = typename C::value_type;
   const int team = sequential              ? 1
                    : kRegroupingRounds<C> ? par.fixed_team_for(sd.total, kMemoryBoundThreshold)
                                           : par.team_for(sd.total, kMemoryBoundThreshold);
   if (team <= 1) {
     with_values([&](auto& source) {
-      fold_part<C>(source, sd, whole_part(sd),
-                   [&](std::size_t k, T value, bool) { result[k] = value; });
+      fold_part<C>(
+          source, sd, whole_part(sd),
+          [&](std::size_t k, T value, bool, bool nan) {
+            result[k] = value;
+            if (k == 0 && first_held_nan) *first_held_nan = nan;
+          },
+          first_held_nan != nullptr);
     });
     return;
   }
@@ -187,26 +232,33 @@ void reduce_segments(const Parallel& par, const View& sd, typename C::value_type
   const std::size_t blocks = blocks_for_team(team);
   std::vector<T> head(blocks);
   std::vector<std::size_t> head_segment(blocks, none);
+  std::vector<std::uint8_t> head_nan(blocks);  // where the head is segment 0's
   std::atomic<bool> inexact{false};
   run_blocks(team, blocks, [&](std::size_t b) {
     const Part p = make_part(sd, b, blocks);
     with_values([&](auto& source) {
-      const bool exact =
-          fold_part<C>(source, sd, p, [&](std::size_t k, T value, bool is_head) {
+      const bool exact = fold_part<C>(
+          source, sd, p,
+          [&](std::size_t k, T value, bool is_head, bool nan) {
             if (!is_head) {
               result[k] = value;
+              if (k == 0 && first_held_nan) *first_held_nan = nan;
               return;
             }
             head[b] = value;
             head_segment[b] = k;
-          });
+            head_nan[b] = nan;
+          },
+          first_held_nan != nullptr);
       if (!exact) inexact.store(true, std::memory_order_relaxed);
     });
   });
-  if (inexact.load()) return reduce_segments<C>(par, sd, result, with_values, true);
+  if (inexact.load()) return reduce_segments<C>(par, sd, result, with_values, first_held_nan, true);
   for (std::size_t b = 1; b < blocks; ++b)
-    if (head_segment[b] != none)
+    if (head_segment[b] != none) {
       result[head_segment[b]] = C::apply(result[head_segment[b]], head[b]);
+      if (head_segment[b] == 0 && first_held_nan) *first_held_nan = *first_held_nan || head_nan[b];
+    }
 }
 
 // The fold of in[lo, hi) as a piece of a cut segment (a threaded scan's carry into the next

@@ -662,18 +662,21 @@ Vector map(const Context& ctx, const Call& call, std::span<FusedOperand> operand
 // ---- Reduce and scan roots: segmented_fold.hpp over the frames' values.
 
 template <class C, class View>
-Vector reduce_typed(const Context& ctx, const Call& call, const View& sd) {
+Vector reduce_typed(const Context& ctx, const Call& call, const View& sd, bool* first_held_nan) {
   using T = typename C::value_type;
   Vector out = allocate(type_of<T>(), sd.segments);
   DivisionFault fault;
   std::mutex fault_mutex;
-  reduce_segments<C>(ctx.par, sd, elements<T>(out), [&](auto&& fold) {
-    Frame frame(call);
-    FrameValues<T> values{frame};
-    fold(values);
-    std::lock_guard lock(fault_mutex);
-    fault.keep_lowest(frame.fault());
-  });
+  reduce_segments<C>(
+      ctx.par, sd, elements<T>(out),
+      [&](auto&& fold) {
+        Frame frame(call);
+        FrameValues<T> values{frame};
+        fold(values);
+        std::lock_guard lock(fault_mutex);
+        fault.keep_lowest(frame.fault());
+      },
+      kNanSensitive<C> ? first_held_nan : nullptr);
   if (fault.found()) fault.raise();
   return out;
 }
@@ -714,7 +717,7 @@ std::vector<Vector> fused_outputs(const Context& ctx, const PreparedSuperOp& pre
 }
 
 Vector fused(const Context& ctx, const PreparedSuperOp& prepared, std::span<FusedOperand> operands,
-             std::size_t domain) {
+             std::size_t domain, bool* first_held_nan) {
   const auto& plan = static_cast<const CpuSuperOp&>(prepared);
   const vcode::SuperOpAnalysis& analysis = plan.analysis;
   const SuperOpNode& root = plan.definition.root();
@@ -728,8 +731,9 @@ Vector fused(const Context& ctx, const PreparedSuperOp& prepared, std::span<Fuse
   if (analysis.root_kind == vcode::RootKind::Reduce)
     return with_combine(analysis.root_op, type, [&]<class C>() {
       // Over a wide descriptor: one value per segment, from values never stored.
-      return root_segments.wide ? reduce_typed<C>(ctx, call, root_segments.wide_segments)
-                                : reduce_typed<C>(ctx, call, sd);
+      return root_segments.wide
+                 ? reduce_typed<C>(ctx, call, root_segments.wide_segments, first_held_nan)
+                 : reduce_typed<C>(ctx, call, sd, first_held_nan);
     });
   // A scan's result is as long as its operand.
   if (root_segments.wide) throw Error(vector_too_long_message(domain));
@@ -773,8 +777,8 @@ class FusedEvaluator final : public Evaluator {
     return prepare_fused(ctx, op, std::move(outputs));
   }
   Vector evaluate(const Context& ctx, const PreparedSuperOp& op, std::span<FusedOperand> operands,
-                  std::size_t domain) const override {
-    return fused(ctx, op, operands, domain);
+                  std::size_t domain, bool* first_held_nan) const override {
+    return fused(ctx, op, operands, domain, first_held_nan);
   }
   std::vector<Vector> evaluate_outputs(const Context& ctx, const PreparedSuperOp& op,
                                        std::span<FusedOperand> operands,

@@ -13,10 +13,12 @@
 namespace cvl::cpu {
 
 // fused.cpp. `outputs`: nodes of an elementwise definition also written out (fused_outputs).
+// `first_held_nan`, where given for a definition whose root reduces: set as families.hpp's reduce
+// sets it.
 std::unique_ptr<PreparedSuperOp> prepare_fused(const Context& ctx, const vcode::SuperOp& op,
                                                std::vector<std::uint32_t> outputs = {});
 Vector fused(const Context& ctx, const PreparedSuperOp& op, std::span<FusedOperand> operands,
-             std::size_t domain);
+             std::size_t domain, bool* first_held_nan = nullptr);
 // An elementwise superoperator prepared with outputs, in one pass: the values of each output
 // node, in order, then the root's.
 std::vector<Vector> fused_outputs(const Context& ctx, const PreparedSuperOp& op,

@@ -36,9 +36,12 @@ class Evaluator {
   // expressions). `outputs`: nodes of an elementwise definition also written out.
   virtual std::unique_ptr<PreparedSuperOp> prepare(const Context& ctx, const vcode::SuperOp& op,
                                                    std::vector<std::uint32_t> outputs) const = 0;
-  // Its values over operands that obey its length rules.
+  // Its values over operands that obey its length rules; for a definition whose root reduces,
+  // `first_held_nan` (where given) is set to whether the first segment held a NaN (families.hpp's
+  // reduce).
   virtual Vector evaluate(const Context& ctx, const PreparedSuperOp& op,
-                          std::span<FusedOperand> operands, std::size_t domain) const = 0;
+                          std::span<FusedOperand> operands, std::size_t domain,
+                          bool* first_held_nan) const = 0;
   // A plan prepared with outputs, in one pass: the values of each output node, in order, then
   // the root's.
   virtual std::vector<Vector> evaluate_outputs(const Context& ctx, const PreparedSuperOp& op,

@@ -262,7 +262,8 @@ std::optional<Vector> lazy_fused(const Context& ctx, const PreparedSuperOp& op,
   return pending_or_computed(builder.finish(), domain);
 }
 
-std::optional<Vector> fold_pending(const Context& ctx, Op op, Vector& v, const Segdes& sd) {
+std::optional<Vector> fold_pending(const Context& ctx, Op op, Vector& v, const Segdes& sd,
+                                   bool* first_held_nan) {
   const LazyExpression* pending = pending_expression(v);
   if (!pending || (v.storage.use_count() != 1 && !cheap_to_recompute(*pending)) ||
       pending->definition.nodes.size() + 2 >= kLazyMaxNodes)
@@ -272,7 +273,7 @@ std::optional<Vector> fold_pending(const Context& ctx, Op op, Vector& v, const S
   const std::uint32_t values = builder.operand(std::move(v));
   builder.fold(op, type, values, builder.descriptor(sd));
   LazyExpression expression = builder.finish();
-  return compute(expression);
+  return compute(expression, first_held_nan);
 }
 
 void compute_pending() {
@@ -288,10 +289,11 @@ void compute_pending() {
 
 // Pending operands are computed when the pass binds its operands (fused.cpp's Call, on this
 // thread), before it shares out its blocks.
-Vector compute(LazyExpression& expression) {
+Vector compute(LazyExpression& expression, bool* first_held_nan) {
   const Context& ctx = *expression.ctx;
   const std::shared_ptr<const PreparedSuperOp> plan = plan_for(ctx, expression.definition);
-  return ctx.evaluator->evaluate(ctx, *plan, expression.operands, expression.domain);
+  return ctx.evaluator->evaluate(ctx, *plan, expression.operands, expression.domain,
+                                 first_held_nan);
 }
 
 Vector LazyExpression::compute(const Storage* self) { return compute_in_group(*this, self); }

@@ -165,8 +165,10 @@ std::optional<Vector> lazy_fused(const Context& ctx, const PreparedSuperOp& op,
 // A scan or reduction (`op`) of a pending result nothing else holds, in one FUSED pass with the
 // fold at its root: the values are folded as they are computed and never stored, as fcode-opt's
 // map-reduce fusion does for FCODE (the fold is the unfused op's, segmented_fold.hpp, so the bits
-// are too). Nothing when `v` is not such a result; `v` is consumed otherwise.
-std::optional<Vector> fold_pending(const Context& ctx, vcode::Op op, Vector& v, const Segdes& sd);
+// are too). Nothing when `v` is not such a result; `v` is consumed otherwise. A reduction sets
+// `first_held_nan` as families.hpp's reduce does.
+std::optional<Vector> fold_pending(const Context& ctx, vcode::Op op, Vector& v, const Segdes& sd,
+                                   bool* first_held_nan = nullptr);
 
 // The plan of a definition made at run time, planned once for all calls (a program makes the
 // same few).
@@ -177,8 +179,8 @@ std::shared_ptr<const PreparedSuperOp> plan_for(const Context& ctx, const vcode:
 // without elements and must be dropped); nullptr otherwise.
 std::unique_ptr<LazyExpression> take_pending(Vector& v);
 
-// Computes a pending expression.
-Vector compute(LazyExpression& expression);
+// Computes a pending expression; `first_held_nan` as fused.hpp's fused takes it.
+Vector compute(LazyExpression& expression, bool* first_held_nan = nullptr);
 
 // Computes `expression` in one pass with the pending results that share its pending operands,
 // which that pass completes too, and with those of its pending operands only they read, which
