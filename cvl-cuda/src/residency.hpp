@@ -290,9 +290,9 @@ class Residency {
     }
     map.offsets = s.offsets.as<std::int64_t>();
     if (with_index && s.needs_index()) {
-      if (!s.searched) {
+      if (!s.searched && !s.index.allocated()) {
         s.searched = true;  // the first use searches: map.index stays null
-      } else {
+      } else {  // a later use, or an index a walk recorded
         if (!s.index.allocated()) {
           s.index = DeviceBuffer(device_, map.total * sizeof(std::uint32_t));
           library::segment_index(*device_, map.offsets, map.segments, map.total,

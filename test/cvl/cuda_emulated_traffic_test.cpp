@@ -91,6 +91,8 @@ TEST_CASE("cuda-emulated: bytes moved by the primitives, counted by hand", "[cud
     b.synchronize();
     const cvl::Vector values = ints(b, {1, 2, 3, 4});
     CHECK(bytes_moved(b, [&] { b.distribute(values, four); }) == 8 * kN + 40 + 16);
+    // The next walk of it reads that index (4 bytes an element) instead of searching again.
+    CHECK(bytes_moved(b, [&] { b.distribute(values, four); }) == 8 * kN + 16);
   }
 
   SECTION("PACK INT: the flags counted, then the kept elements moved") {
