@@ -8,8 +8,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -26,6 +29,7 @@
 #include "jit.hpp"
 #include "kernels/scalar_apply.hpp"
 #include "library.hpp"
+#include "pending_builder.hpp"
 #include "residency.hpp"
 #include "tuning.hpp"
 
@@ -62,7 +66,7 @@ class CudaBackend final : public Backend,
                           private VectorMemory {
  public:
   explicit CudaBackend(const BackendOptions& options)
-      : Residency(options), float_rank_(options.float_rank) {}
+      : Residency(options), float_rank_(options.float_rank), lazy_(options.lazy_elementwise) {}
 
   ~CudaBackend() override {
     try {
@@ -89,6 +93,7 @@ class CudaBackend final : public Backend,
   }
 
   void download(const Vector& v, std::size_t first, std::size_t count, void* out) override {
+    computed(v);
     VectorStorage& s = storage(v);
     if (!s.on_host() && s.capacity > cuda_tuning::kHostCacheMaxElements) {
       const std::size_t size = element_size(v.type);
@@ -115,6 +120,7 @@ class CudaBackend final : public Backend,
       for (Vector& v : operands) host.push_back(take_host(std::move(v)));
       return wrap_host(cpu_->elementwise(op, type, host));
     }
+    if (std::optional<Vector> out = pending_elementwise(op, type, operands)) return std::move(*out);
     const Length n = operands[0].length;
     const Type out_type = to_type(vcode::result_type_of(op, to_keyword(type)));
     kernels::TypedInput inputs[3];
@@ -432,6 +438,16 @@ class CudaBackend final : public Backend,
     return run_fused(static_cast<const CudaSuperOp&>(op), operands, domain);
   }
 
+  // What is deferred besides the device's queue: pending results (pending_expression.hpp), each
+  // computed (but those longer than a vector, which exist only to be folded).
+  void complete_pending_work() override {
+    for (const std::weak_ptr<VectorStorage>& result : std::exchange(pending_results_, {}))
+      if (const std::shared_ptr<VectorStorage> s = result.lock();
+          s && s->pending && s->pending->domain.bound() <= kMaxVectorLength)
+        compute_pending(*s);
+    wait_for_device();
+  }
+
   void synchronize() override { device_->synchronize(); }
   std::uint64_t synchronizations() const override { return device_->host_syncs(); }
   void wait_for_device() override { device_->wait_idle(); }
@@ -487,6 +503,89 @@ class CudaBackend final : public Backend,
                                  segment_length(sd, k));
     });
   }
+
+  // ---- pending results (pending_expression.hpp) -----------------------------------------
+
+  // Whether an op over `n` elements waits: long enough (a count with no bound is waited for, as
+  // the op run at once would wait for it to size its result).
+  bool waits(const Length& n) {
+    return lazy_ && allocation_size(n, ~std::uint64_t{0}) >= kPendingMin;
+  }
+  std::function<void(const Vector&)> compute_operand() {
+    return [this](const Vector& v) { computed(v); };
+  }
+
+  // An elementwise op that cannot trap, over long operands, as a pending result; nothing where
+  // it runs at once. Consumes the operands then.
+  std::optional<Vector> pending_elementwise(Op op, Type type, std::span<Vector> operands) {
+    const Length n = operands[0].length;
+    if (!waits(n) || vcode::elementwise_can_trap(op, to_keyword(type))) return std::nullopt;
+    PendingBuilder builder(n, compute_operand());
+    std::uint32_t args[3] = {0, 0, 0};
+    for (std::size_t a = 0; a < operands.size(); ++a)
+      args[a] = builder.operand(std::move(operands[a]));
+    builder.elementwise(op, type, std::span<const std::uint32_t>(args, operands.size()));
+    return pending_or_computed(builder.finish());
+  }
+
+  // The vector of a finished expression: pending, or computed at once where pending would be
+  // the only holder of two or more vectors as long (more memory than the ops one at a time hold).
+  Vector pending_or_computed(PendingExpression&& expression) {
+    const std::size_t n = allocation_size(expression.domain, ~std::uint64_t{0});
+    std::size_t held_only_here = 0;
+    for (const FusedOperand& o : expression.operands)
+      if (o.vector.storage && o.vector.length.bound() >= n && o.vector.storage.use_count() == 1)
+        ++held_only_here;
+    if (held_only_here >= 2) return evaluate_pending(expression);
+    const Type type = to_type(expression.definition.root().result);
+    const Length domain = expression.domain;
+    auto s = std::make_shared<VectorStorage>(type, n);
+    s->pending = std::make_unique<PendingExpression>(std::move(expression));
+    if (pending_results_.size() >= prune_pending_at_) {
+      std::erase_if(pending_results_, [](const std::weak_ptr<VectorStorage>& r) {
+        const std::shared_ptr<VectorStorage> held = r.lock();
+        return !held || !held->pending;
+      });
+      prune_pending_at_ = std::max<std::size_t>(1024, 2 * pending_results_.size());
+    }
+    pending_results_.push_back(s);
+    return Vector{type, domain, std::move(s)};
+  }
+
+  Vector evaluate_pending(PendingExpression& expression) {
+    const std::shared_ptr<const CudaSuperOp> plan = plan_for(expression.definition);
+    return run_fused(*plan, expression.operands, expression.domain);
+  }
+
+  void compute_pending(VectorStorage& s) override {
+    std::unique_ptr<PendingExpression> expression = std::move(s.pending);
+    Vector values;
+    try {
+      values = evaluate_pending(*expression);
+    } catch (...) {
+      s.pending = std::move(expression);  // still pending (a failed guess is run again)
+      throw;
+    }
+    VectorStorage& made = storage(values);
+    s.capacity = made.capacity;
+    s.device = std::move(made.device);
+    s.host = std::move(made.host);
+  }
+
+  // The plan of a definition made at run time, planned once (a program makes few distinct ones).
+  std::shared_ptr<const CudaSuperOp> plan_for(const vcode::SuperOp& definition) {
+    static constexpr std::size_t kMaxPlans = 4096;
+    std::string key = plan_key(definition);
+    if (auto found = pending_plans_.find(key); found != pending_plans_.end()) return found->second;
+    if (pending_plans_.size() >= kMaxPlans) pending_plans_.clear();
+    vcode::SuperOp op = definition;
+    op.id = kFirstPendingPlanId + static_cast<std::uint32_t>(pending_plans_.size());
+    auto plan = std::make_shared<const CudaSuperOp>(op, cpu_->prepare(op));
+    pending_plans_.emplace(std::move(key), plan);
+    return plan;
+  }
+  // Pending plans are numbered from here in messages and kernel names, past any FCODE file's.
+  static constexpr std::uint32_t kFirstPendingPlanId = 1u << 30;
 
   // ---- FUSED ----------------------------------------------------------------------------
 
@@ -605,6 +704,10 @@ class CudaBackend final : public Backend,
   }
 
   FloatRankOrder float_rank_;
+  bool lazy_;  // long elementwise results pending (BackendOptions)
+  std::vector<std::weak_ptr<VectorStorage>> pending_results_;  // for complete_pending_work
+  std::size_t prune_pending_at_ = 1024;
+  std::unordered_map<std::string, std::shared_ptr<const CudaSuperOp>> pending_plans_;
   std::uint64_t fused_plans_ = 0;
 #if CVL_CUDA_REAL
   // NESL_CUDA_FUSED=interpreter keeps FUSED on the interpreter kernel (to compare the two).
