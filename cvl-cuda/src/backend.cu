@@ -172,6 +172,7 @@ class CudaBackend final : public Backend,
           static_cast<std::int32_t>(static_cast<std::uint32_t>(described->total.get()));
       return wrap_host(cpu_->upload(Type::Int, &sum, 1));
     }
+    if (std::optional<Vector> folded = fold_pending(op, v, sd)) return std::move(*folded);
     SegmentView map = device_map(sd, false);  // a small reduction needs no per-element index
     const std::size_t n = std::min(map.total, capacity(v));
     if (library::reduce_reads_index(n)) map = device_map(sd);
@@ -552,9 +553,22 @@ class CudaBackend final : public Backend,
     return Vector{type, domain, std::move(s)};
   }
 
+  // A reduction of a pending result that nothing else holds: one FUSED evaluation with the fold
+  // at the root, streamed in chunks when long (fused::pending_stream_elements), so that the
+  // values are never stored. Nothing otherwise; consumes `v` then.
+  std::optional<Vector> fold_pending(Op op, Vector& v, const Segdes& sd) {
+    if (!storage(v).pending || v.storage.use_count() != 1) return std::nullopt;
+    const Type type = v.type;
+    PendingBuilder builder(v.length, compute_operand());
+    const std::uint32_t values = builder.operand(std::move(v));
+    builder.fold(op, type, values, builder.descriptor(sd));
+    PendingExpression expression = builder.finish();
+    return evaluate_pending(expression);
+  }
+
   Vector evaluate_pending(PendingExpression& expression) {
     const std::shared_ptr<const CudaSuperOp> plan = plan_for(expression.definition);
-    return run_fused(*plan, expression.operands, expression.domain);
+    return run_fused(*plan, expression.operands, expression.domain, true);
   }
 
   void compute_pending(VectorStorage& s) override {
@@ -589,8 +603,11 @@ class CudaBackend final : public Backend,
 
   // ---- FUSED ----------------------------------------------------------------------------
 
+  // `pending`: the expression of pending results (pending_expression.hpp), whose reduction is
+  // streamed past fused::pending_stream_elements(), and whose descriptors find each element's
+  // segment by searching (a per-element index built for it would cost a launch of its own).
   Vector run_fused(const CudaSuperOp& prepared, std::span<FusedOperand> operands,
-                   const Length& domain) {
+                   const Length& domain, bool pending = false) {
     const vcode::SuperOp& op = prepared.definition;
     const vcode::SuperOpAnalysis& analysis = prepared.analysis;
     // A DIST/INDEX leaf is read at the segment of each element.
@@ -616,18 +633,20 @@ class CudaBackend final : public Backend,
       }
       return wrap_host(cpu_->fused(*prepared.host_plan, h, domain.get()));
     }
-    // A reduction over more than a chunk is streamed: its descriptors find each element's
-    // segment by searching their offsets, so that no per-element index is built either, and
-    // their totals may pass the longest vector.
+    // A long reduction is streamed: its descriptors find each element's segment by searching
+    // their offsets, so that no per-element index is built either, and their totals may pass the
+    // longest vector.
     const bool reduces = analysis.root_kind == vcode::RootKind::Reduce;
     const std::size_t domain_size =
         allocation_size(domain, reduces ? ~std::uint64_t{0} : kMaxVectorLength);
-    const bool streamed = reduces && domain_size > fused::stream_chunk_elements();
+    const std::size_t stream_past =
+        pending ? fused::pending_stream_elements() : fused::stream_chunk_elements();
+    const bool streamed = reduces && domain_size > stream_past;
     std::vector<fused::OperandView> views(operands.size());
     std::size_t limit = ~std::size_t{0};  // what every operand read at element j holds
     for (std::size_t i = 0; i < operands.size(); ++i) {
       if (operands[i].segdes.storage) {
-        views[i].segdes = device_map(operands[i].segdes, true, streamed);
+        views[i].segdes = device_map(operands[i].segdes, !pending, streamed);
         if (analysis.operands[i].segdes) limit = std::min(limit, views[i].segdes.total);
       } else if (operands[i].vector.storage) {
         views[i].data = device_pointer(operands[i].vector);

@@ -1,4 +1,5 @@
 // Flattening of superoperators and the launch of the FUSED interpreter kernel (fused.hpp).
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -103,6 +104,16 @@ std::size_t stream_chunk_elements() {
     const char* given = std::getenv("NESL_CUDA_STREAM_CHUNK");
     const long long n = given ? std::atoll(given) : 0;
     return n > 0 ? static_cast<std::size_t>(n) : cuda_tuning::kStreamChunkElements;
+  }();
+  return elements;
+}
+
+std::size_t pending_stream_elements() {
+  static const std::size_t elements = [] {
+    const char* given = std::getenv("NESL_CUDA_STREAM_CHUNK");
+    return given && std::atoll(given) > 0
+               ? stream_chunk_elements()
+               : std::max(stream_chunk_elements(), cuda_tuning::kPendingStreamElements);
   }();
   return elements;
 }

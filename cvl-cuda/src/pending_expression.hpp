@@ -8,6 +8,8 @@
 // (pending_builder.hpp), so a chain of ops becomes one FUSED evaluation: one launch of the
 // interpreter kernel (or of its compiled kernel on a GPU) that reads each input once and writes
 // one result.
+// A reduction of such a vector puts the fold at the root of the expression: a long one is then
+// evaluated in chunks and folded (fused.hpp: StreamedFold), never stored.
 //
 // Whatever reads the elements themselves (a device pointer, the host copy, a download) computes
 // the expression first, through the backend's FUSED path, and the vector is then an ordinary
