@@ -294,6 +294,35 @@ class CudaBackend final : public Backend,
     const SegdesStorage& s = segdes(sd);
     if (on_host_path({&values}, {&sd}))
       return wrap_host(cpu_->distribute(take_host(std::move(values)), host_segdes(sd)));
+    if (generator_waits(sd)) {
+      PendingBuilder builder(s.total, compute_operand());
+      const Type type = values.type;
+      const std::uint32_t per_segment = builder.leaf(std::move(values));
+      builder.distribute(type, per_segment, builder.descriptor(sd));
+      return pending_or_computed(builder.finish());
+    }
+    return distribute_now(values, sd);
+  }
+
+  Vector index(Vector starts, Vector strides, const Segdes& sd) override {
+    const SegdesStorage& s = segdes(sd);
+    if (on_host_path({&starts, &strides}, {&sd}))
+      return wrap_host(cpu_->index(take_host(std::move(starts)), take_host(std::move(strides)),
+                                   host_segdes(sd)));
+    if (generator_waits(sd)) {
+      PendingBuilder builder(s.total, compute_operand());
+      const std::uint32_t start = builder.leaf(std::move(starts));
+      const std::uint32_t stride = builder.leaf(std::move(strides));
+      builder.index(start, stride, builder.descriptor(sd));
+      return pending_or_computed(builder.finish());
+    }
+    return index_now(starts, strides, sd);
+  }
+
+  // DIST and INDEX on the device, at once. The walk records the descriptor's per-element index
+  // where a later use would build it (walked_map).
+  Vector distribute_now(const Vector& values, const Segdes& sd) {
+    const SegdesStorage& s = segdes(sd);
     Vector out = new_device_vector(values.type, s.total);
     if (holds({{capacity(values), &s.segments}})) {
       const Extent elements = extent(s.total, capacity(out));
@@ -304,12 +333,8 @@ class CudaBackend final : public Backend,
     }
     return done(std::move(out));
   }
-
-  Vector index(Vector starts, Vector strides, const Segdes& sd) override {
+  Vector index_now(const Vector& starts, const Vector& strides, const Segdes& sd) {
     const SegdesStorage& s = segdes(sd);
-    if (on_host_path({&starts, &strides}, {&sd}))
-      return wrap_host(cpu_->index(take_host(std::move(starts)), take_host(std::move(strides)),
-                                   host_segdes(sd)));
     Vector out = new_device_vector(Type::Int, s.total);
     if (holds({{capacity(starts), &s.segments}, {capacity(strides), &s.segments}})) {
       const Extent elements = extent(s.total, capacity(out));
@@ -512,6 +537,15 @@ class CudaBackend final : public Backend,
   bool waits(const Length& n) {
     return lazy_ && allocation_size(n, ~std::uint64_t{0}) >= kPendingMin;
   }
+  // The same for a DIST or INDEX over `sd`, but for one whose walk would record the descriptor's
+  // per-element index (walked_map) and short enough to store (not streamed): it runs at once, so
+  // that the later uses of the descriptor read the index rather than build it with a launch.
+  bool generator_waits(const Segdes& sd) {
+    const SegdesStorage& s = segdes(sd);
+    if (!waits(s.total)) return false;
+    return !(s.needs_index() && !s.index.allocated() &&
+             allocation_size(s.total) <= fused::pending_stream_elements());
+  }
   std::function<void(const Vector&)> compute_operand() {
     return [this](const Vector& v) { computed(v); };
   }
@@ -555,14 +589,42 @@ class CudaBackend final : public Backend,
 
   // A reduction of a pending result that nothing else holds: one FUSED evaluation with the fold
   // at the root, streamed in chunks when long (fused::pending_stream_elements), so that the
-  // values are never stored. Nothing otherwise; consumes `v` then.
+  // values are never stored. A cheap generator that others hold too is made again here only when
+  // streamed: shorter, it is stored once for all its readers (a launch each to make it again).
+  // Nothing otherwise; consumes `v` then.
   std::optional<Vector> fold_pending(Op op, Vector& v, const Segdes& sd) {
-    if (!storage(v).pending || v.storage.use_count() != 1) return std::nullopt;
+    const VectorStorage& s = storage(v);
+    if (!s.pending) return std::nullopt;
+    if (v.storage.use_count() != 1 &&
+        (!cheap_to_recompute(*s.pending) ||
+         allocation_size(v.length, ~std::uint64_t{0}) <= fused::pending_stream_elements()))
+      return std::nullopt;
     const Type type = v.type;
     PendingBuilder builder(v.length, compute_operand());
     const std::uint32_t values = builder.operand(std::move(v));
     builder.fold(op, type, values, builder.descriptor(sd));
     PendingExpression expression = builder.finish();
+    return evaluate_pending(expression);
+  }
+
+  // A pending DIST or INDEX alone runs as the op itself (its walk records the per-element index
+  // for later uses); any other expression through FUSED.
+  Vector generated_now(PendingExpression& expression) {
+    using Kind = vcode::SuperOpNode::Kind;
+    const std::vector<vcode::SuperOpNode>& nodes = expression.definition.nodes;
+    const vcode::SuperOpNode& root = nodes.back();
+    auto operand_at = [&](std::uint32_t node) -> const FusedOperand* {
+      return nodes[node].kind == Kind::Operand ? &expression.operands[nodes[node].operand] : nullptr;
+    };
+    if (root.kind == Kind::Dist)
+      if (const FusedOperand *values = operand_at(root.args[0]), *sd = operand_at(root.args[1]);
+          values && sd)
+        return distribute_now(values->vector, sd->segdes);
+    if (root.kind == Kind::Index)
+      if (const FusedOperand *starts = operand_at(root.args[0]), *strides = operand_at(root.args[1]),
+          *sd = operand_at(root.args[2]);
+          starts && strides && sd)
+        return index_now(starts->vector, strides->vector, sd->segdes);
     return evaluate_pending(expression);
   }
 
@@ -575,7 +637,7 @@ class CudaBackend final : public Backend,
     std::unique_ptr<PendingExpression> expression = std::move(s.pending);
     Vector values;
     try {
-      values = evaluate_pending(*expression);
+      values = generated_now(*expression);
     } catch (...) {
       s.pending = std::move(expression);  // still pending (a failed guess is run again)
       throw;
@@ -723,7 +785,7 @@ class CudaBackend final : public Backend,
   }
 
   FloatRankOrder float_rank_;
-  bool lazy_;  // long elementwise results pending (BackendOptions)
+  bool lazy_;  // long elementwise, INDEX and DIST results pending (BackendOptions)
   std::vector<std::weak_ptr<VectorStorage>> pending_results_;  // for complete_pending_work
   std::size_t prune_pending_at_ = 1024;
   std::unordered_map<std::string, std::shared_ptr<const CudaSuperOp>> pending_plans_;

@@ -1,6 +1,7 @@
 // The expressions of pending results (pending_expression.hpp), built node by node from an op and
-// its operands: a pending operand that nothing else holds has its expression taken in, any other
-// operand is read as a vector. Each computation is one node however often it is read (x * x reads one node).
+// its operands: a pending operand that nothing else holds has its expression taken in, a cheap
+// generator that others hold too has its expression copied in, any other operand is read as a
+// vector. Each computation is one node however often it is read (x * x reads one node).
 #pragma once
 
 #include <algorithm>
@@ -31,6 +32,37 @@ inline std::vector<bool> read_at_elements_only(const vcode::SuperOp& definition)
         at_elements[n.args[a]] = false;
   }
   return at_elements;
+}
+
+// Whether `e` is a generator cheaper to make again in each reader than to store and read back:
+// INDEX, DIST, constants and elementwise ops as cheap as a pass over memory (none that can trap),
+// at most kRecomputeMaxNodes of them, reading no operand at each element.
+inline bool cheap_to_recompute(const PendingExpression& e) {
+  using Kind = vcode::SuperOpNode::Kind;
+  const std::vector<bool> at_elements = read_at_elements_only(e.definition);
+  std::size_t computed = 0;
+  for (std::size_t i = 0; i < e.definition.nodes.size(); ++i) {
+    const vcode::SuperOpNode& n = e.definition.nodes[i];
+    switch (n.kind) {
+      case Kind::Operand:
+        if (n.result != vcode::TypeKeyword::Segdes && at_elements[i]) return false;
+        continue;
+      case Kind::Constant:
+        continue;
+      case Kind::Index:
+      case Kind::Dist:
+        break;
+      case Kind::Elementwise:
+        if (vcode::elementwise_can_trap(n.op, n.type) ||
+            vcode::info(n.op).cost != vcode::Cost::Memory)
+          return false;
+        break;
+      default:
+        return false;
+    }
+    ++computed;
+  }
+  return computed <= kRecomputeMaxNodes;
 }
 
 // The operand kinds and nodes of a definition, as bytes: the key of its plan.
@@ -67,8 +99,8 @@ class PendingBuilder {
     expression_.domain = std::move(domain);
   }
 
-  // An operand read at each element: a pending vector's expression where it fits and nothing
-  // else holds the vector, else the vector itself.
+  // An operand read at each element: a pending vector's expression where it fits (taken from a
+  // vector nothing else holds, copied from a cheap generator), else the vector itself.
   std::uint32_t operand(Vector&& v) {
     if (v.storage && storage(v).pending) {
       VectorStorage& s = storage(v);
@@ -79,6 +111,11 @@ class PendingBuilder {
           v = {};
           expression_.depth = std::max(expression_.depth, inner->depth);
           return splice(*inner, inner->operands);
+        }
+        if (cheap_to_recompute(*s.pending)) {
+          const std::uint32_t root = splice(*s.pending, {});
+          v = {};
+          return root;
         }
       }
       if (only_here || s.pending->depth + 1 >= kPendingMaxDepth)

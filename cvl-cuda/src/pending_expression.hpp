@@ -2,14 +2,18 @@
 // does ahead of time for FCODE), as cvl-cpu's pending results (cvl-cpu/src/pending/
 // lazy_elementwise.hpp) do on the host.
 //
-// An elementwise op that cannot trap over long vectors returns a vector without a buffer that
-// holds its expression: a superoperator definition (vcode/superop.hpp) over its operands. An op
-// on such a vector that nothing else holds takes the expression into its own
+// An elementwise op that cannot trap, an INDEX or a DIST over long vectors returns a vector
+// without a buffer that holds its expression: a superoperator definition (vcode/superop.hpp) over
+// its operands. An op on such a vector that nothing else holds takes the expression into its own
 // (pending_builder.hpp), so a chain of ops becomes one FUSED evaluation: one launch of the
 // interpreter kernel (or of its compiled kernel on a GPU) that reads each input once and writes
-// one result.
-// A reduction of such a vector puts the fold at the root of the expression: a long one is then
-// evaluated in chunks and folded (fused.hpp: StreamedFold), never stored.
+// one result. A reduction of such a vector puts the fold at the root of the expression: a long
+// one is then evaluated in chunks and folded (fused.hpp: StreamedFold), never stored, and a DIST
+// or INDEX over a descriptor longer than any vector (longest_descriptor_total) exists only so.
+// A cheap generator (an INDEX, a DIST, and a few cheap ops over them) that several ops read is
+// made again in each reader rather than stored. A DIST or INDEX whose walk would record its
+// descriptor's per-element index, and short enough to store, runs at once instead: the later
+// uses of the descriptor read that index rather than build it with a launch of their own.
 //
 // Whatever reads the elements themselves (a device pointer, the host copy, a download) computes
 // the expression first, through the backend's FUSED path, and the vector is then an ordinary
@@ -52,5 +56,8 @@ inline constexpr std::size_t kPendingMaxOperands = cuda_tuning::kMaxFusedOperand
 // Pending operands held elsewhere below an expression at most: past it, such an operand is
 // computed at once, so that computing an expression never recurses deeply.
 inline constexpr std::size_t kPendingMaxDepth = 16;
+// Nodes computed at most (INDEX, DIST, cheap elementwise ops) in a generator that each reader
+// makes again rather than read stored: a store and a load cost about three such passes.
+inline constexpr std::size_t kRecomputeMaxNodes = 3;
 
 }  // namespace cvl::CVL_CUDA_NS
