@@ -19,8 +19,8 @@ constexpr BackendOption options[] = {
      .description = "cpu: transparent huge pages for vector memory; auto (the\n"
                     "default) is off where the kernel gives free pages back to a hypervisor"},
     {.name = "eager",
-     .description = "cpu: compute each elementwise op when it runs (default: a chain of them on\n"
-                    "long vectors in one pass, where its result is first read)"},
+     .description = "cpu, cuda: compute each elementwise op when it runs (default: a chain of\n"
+                    "them on long vectors in one pass, where its result is first read)"},
 };
 
 void apply(const GivenOptions& given, BackendOptions& options) {

@@ -8,8 +8,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -26,6 +29,7 @@
 #include "jit.hpp"
 #include "kernels/scalar_apply.hpp"
 #include "library.hpp"
+#include "pending_builder.hpp"
 #include "residency.hpp"
 #include "tuning.hpp"
 
@@ -62,7 +66,7 @@ class CudaBackend final : public Backend,
                           private VectorMemory {
  public:
   explicit CudaBackend(const BackendOptions& options)
-      : Residency(options), float_rank_(options.float_rank) {}
+      : Residency(options), float_rank_(options.float_rank), lazy_(options.lazy_elementwise) {}
 
   ~CudaBackend() override {
     try {
@@ -89,6 +93,7 @@ class CudaBackend final : public Backend,
   }
 
   void download(const Vector& v, std::size_t first, std::size_t count, void* out) override {
+    computed(v);
     VectorStorage& s = storage(v);
     if (!s.on_host() && s.capacity > cuda_tuning::kHostCacheMaxElements) {
       const std::size_t size = element_size(v.type);
@@ -115,6 +120,7 @@ class CudaBackend final : public Backend,
       for (Vector& v : operands) host.push_back(take_host(std::move(v)));
       return wrap_host(cpu_->elementwise(op, type, host));
     }
+    if (std::optional<Vector> out = pending_elementwise(op, type, operands)) return std::move(*out);
     const Length n = operands[0].length;
     const Type out_type = to_type(vcode::result_type_of(op, to_keyword(type)));
     kernels::TypedInput inputs[3];
@@ -166,6 +172,7 @@ class CudaBackend final : public Backend,
           static_cast<std::int32_t>(static_cast<std::uint32_t>(described->total.get()));
       return wrap_host(cpu_->upload(Type::Int, &sum, 1));
     }
+    if (std::optional<Vector> folded = fold_pending(op, v, sd)) return std::move(*folded);
     SegmentView map = device_map(sd, false);  // a small reduction needs no per-element index
     const std::size_t n = std::min(map.total, capacity(v));
     if (library::reduce_reads_index(n)) map = device_map(sd);
@@ -287,6 +294,35 @@ class CudaBackend final : public Backend,
     const SegdesStorage& s = segdes(sd);
     if (on_host_path({&values}, {&sd}))
       return wrap_host(cpu_->distribute(take_host(std::move(values)), host_segdes(sd)));
+    if (generator_waits(sd)) {
+      PendingBuilder builder(s.total, compute_operand());
+      const Type type = values.type;
+      const std::uint32_t per_segment = builder.leaf(std::move(values));
+      builder.distribute(type, per_segment, builder.descriptor(sd));
+      return pending_or_computed(builder.finish());
+    }
+    return distribute_now(values, sd);
+  }
+
+  Vector index(Vector starts, Vector strides, const Segdes& sd) override {
+    const SegdesStorage& s = segdes(sd);
+    if (on_host_path({&starts, &strides}, {&sd}))
+      return wrap_host(cpu_->index(take_host(std::move(starts)), take_host(std::move(strides)),
+                                   host_segdes(sd)));
+    if (generator_waits(sd)) {
+      PendingBuilder builder(s.total, compute_operand());
+      const std::uint32_t start = builder.leaf(std::move(starts));
+      const std::uint32_t stride = builder.leaf(std::move(strides));
+      builder.index(start, stride, builder.descriptor(sd));
+      return pending_or_computed(builder.finish());
+    }
+    return index_now(starts, strides, sd);
+  }
+
+  // DIST and INDEX on the device, at once. The walk records the descriptor's per-element index
+  // where a later use would build it (walked_map).
+  Vector distribute_now(const Vector& values, const Segdes& sd) {
+    const SegdesStorage& s = segdes(sd);
     Vector out = new_device_vector(values.type, s.total);
     if (holds({{capacity(values), &s.segments}})) {
       const Extent elements = extent(s.total, capacity(out));
@@ -297,12 +333,8 @@ class CudaBackend final : public Backend,
     }
     return done(std::move(out));
   }
-
-  Vector index(Vector starts, Vector strides, const Segdes& sd) override {
+  Vector index_now(const Vector& starts, const Vector& strides, const Segdes& sd) {
     const SegdesStorage& s = segdes(sd);
-    if (on_host_path({&starts, &strides}, {&sd}))
-      return wrap_host(cpu_->index(take_host(std::move(starts)), take_host(std::move(strides)),
-                                   host_segdes(sd)));
     Vector out = new_device_vector(Type::Int, s.total);
     if (holds({{capacity(starts), &s.segments}, {capacity(strides), &s.segments}})) {
       const Extent elements = extent(s.total, capacity(out));
@@ -432,6 +464,16 @@ class CudaBackend final : public Backend,
     return run_fused(static_cast<const CudaSuperOp&>(op), operands, domain);
   }
 
+  // What is deferred besides the device's queue: pending results (pending_expression.hpp), each
+  // computed (but those longer than a vector, which exist only to be folded).
+  void complete_pending_work() override {
+    for (const std::weak_ptr<VectorStorage>& result : std::exchange(pending_results_, {}))
+      if (const std::shared_ptr<VectorStorage> s = result.lock();
+          s && s->pending && s->pending->domain.bound() <= kMaxVectorLength)
+        compute_pending(*s);
+    wait_for_device();
+  }
+
   void synchronize() override { device_->synchronize(); }
   std::uint64_t synchronizations() const override { return device_->host_syncs(); }
   void wait_for_device() override { device_->wait_idle(); }
@@ -488,10 +530,146 @@ class CudaBackend final : public Backend,
     });
   }
 
+  // ---- pending results (pending_expression.hpp) -----------------------------------------
+
+  // Whether an op over `n` elements waits: long enough (a count with no bound is waited for, as
+  // the op run at once would wait for it to size its result).
+  bool waits(const Length& n) {
+    return lazy_ && allocation_size(n, ~std::uint64_t{0}) >= kPendingMin;
+  }
+  // The same for a DIST or INDEX over `sd`, but for one whose walk would record the descriptor's
+  // per-element index (walked_map) and short enough to store (not streamed): it runs at once, so
+  // that the later uses of the descriptor read the index rather than build it with a launch.
+  bool generator_waits(const Segdes& sd) {
+    const SegdesStorage& s = segdes(sd);
+    if (!waits(s.total)) return false;
+    return !(s.needs_index() && !s.index.allocated() &&
+             allocation_size(s.total) <= fused::pending_stream_elements());
+  }
+  std::function<void(const Vector&)> compute_operand() {
+    return [this](const Vector& v) { computed(v); };
+  }
+
+  // An elementwise op that cannot trap, over long operands, as a pending result; nothing where
+  // it runs at once. Consumes the operands then.
+  std::optional<Vector> pending_elementwise(Op op, Type type, std::span<Vector> operands) {
+    const Length n = operands[0].length;
+    if (!waits(n) || vcode::elementwise_can_trap(op, to_keyword(type))) return std::nullopt;
+    PendingBuilder builder(n, compute_operand());
+    std::uint32_t args[3] = {0, 0, 0};
+    for (std::size_t a = 0; a < operands.size(); ++a)
+      args[a] = builder.operand(std::move(operands[a]));
+    builder.elementwise(op, type, std::span<const std::uint32_t>(args, operands.size()));
+    return pending_or_computed(builder.finish());
+  }
+
+  // The vector of a finished expression: pending, or computed at once where pending would be
+  // the only holder of two or more vectors as long (more memory than the ops one at a time hold).
+  Vector pending_or_computed(PendingExpression&& expression) {
+    const std::size_t n = allocation_size(expression.domain, ~std::uint64_t{0});
+    std::size_t held_only_here = 0;
+    for (const FusedOperand& o : expression.operands)
+      if (o.vector.storage && o.vector.length.bound() >= n && o.vector.storage.use_count() == 1)
+        ++held_only_here;
+    if (held_only_here >= 2) return evaluate_pending(expression);
+    const Type type = to_type(expression.definition.root().result);
+    const Length domain = expression.domain;
+    auto s = std::make_shared<VectorStorage>(type, n);
+    s->pending = std::make_unique<PendingExpression>(std::move(expression));
+    if (pending_results_.size() >= prune_pending_at_) {
+      std::erase_if(pending_results_, [](const std::weak_ptr<VectorStorage>& r) {
+        const std::shared_ptr<VectorStorage> held = r.lock();
+        return !held || !held->pending;
+      });
+      prune_pending_at_ = std::max<std::size_t>(1024, 2 * pending_results_.size());
+    }
+    pending_results_.push_back(s);
+    return Vector{type, domain, std::move(s)};
+  }
+
+  // A reduction of a pending result that nothing else holds: one FUSED evaluation with the fold
+  // at the root, streamed in chunks when long (fused::pending_stream_elements), so that the
+  // values are never stored. A cheap generator that others hold too is made again here only when
+  // streamed: shorter, it is stored once for all its readers (a launch each to make it again).
+  // Nothing otherwise; consumes `v` then.
+  std::optional<Vector> fold_pending(Op op, Vector& v, const Segdes& sd) {
+    const VectorStorage& s = storage(v);
+    if (!s.pending) return std::nullopt;
+    if (v.storage.use_count() != 1 &&
+        (!cheap_to_recompute(*s.pending) ||
+         allocation_size(v.length, ~std::uint64_t{0}) <= fused::pending_stream_elements()))
+      return std::nullopt;
+    const Type type = v.type;
+    PendingBuilder builder(v.length, compute_operand());
+    const std::uint32_t values = builder.operand(std::move(v));
+    builder.fold(op, type, values, builder.descriptor(sd));
+    PendingExpression expression = builder.finish();
+    return evaluate_pending(expression);
+  }
+
+  // A pending DIST or INDEX alone runs as the op itself (its walk records the per-element index
+  // for later uses); any other expression through FUSED.
+  Vector generated_now(PendingExpression& expression) {
+    using Kind = vcode::SuperOpNode::Kind;
+    const std::vector<vcode::SuperOpNode>& nodes = expression.definition.nodes;
+    const vcode::SuperOpNode& root = nodes.back();
+    auto operand_at = [&](std::uint32_t node) -> const FusedOperand* {
+      return nodes[node].kind == Kind::Operand ? &expression.operands[nodes[node].operand] : nullptr;
+    };
+    if (root.kind == Kind::Dist)
+      if (const FusedOperand *values = operand_at(root.args[0]), *sd = operand_at(root.args[1]);
+          values && sd)
+        return distribute_now(values->vector, sd->segdes);
+    if (root.kind == Kind::Index)
+      if (const FusedOperand *starts = operand_at(root.args[0]), *strides = operand_at(root.args[1]),
+          *sd = operand_at(root.args[2]);
+          starts && strides && sd)
+        return index_now(starts->vector, strides->vector, sd->segdes);
+    return evaluate_pending(expression);
+  }
+
+  Vector evaluate_pending(PendingExpression& expression) {
+    const std::shared_ptr<const CudaSuperOp> plan = plan_for(expression.definition);
+    return run_fused(*plan, expression.operands, expression.domain, true);
+  }
+
+  void compute_pending(VectorStorage& s) override {
+    std::unique_ptr<PendingExpression> expression = std::move(s.pending);
+    Vector values;
+    try {
+      values = generated_now(*expression);
+    } catch (...) {
+      s.pending = std::move(expression);  // still pending (a failed guess is run again)
+      throw;
+    }
+    VectorStorage& made = storage(values);
+    s.capacity = made.capacity;
+    s.device = std::move(made.device);
+    s.host = std::move(made.host);
+  }
+
+  // The plan of a definition made at run time, planned once (a program makes few distinct ones).
+  std::shared_ptr<const CudaSuperOp> plan_for(const vcode::SuperOp& definition) {
+    static constexpr std::size_t kMaxPlans = 4096;
+    std::string key = plan_key(definition);
+    if (auto found = pending_plans_.find(key); found != pending_plans_.end()) return found->second;
+    if (pending_plans_.size() >= kMaxPlans) pending_plans_.clear();
+    vcode::SuperOp op = definition;
+    op.id = kFirstPendingPlanId + static_cast<std::uint32_t>(pending_plans_.size());
+    auto plan = std::make_shared<const CudaSuperOp>(op, cpu_->prepare(op));
+    pending_plans_.emplace(std::move(key), plan);
+    return plan;
+  }
+  // Pending plans are numbered from here in messages and kernel names, past any FCODE file's.
+  static constexpr std::uint32_t kFirstPendingPlanId = 1u << 30;
+
   // ---- FUSED ----------------------------------------------------------------------------
 
+  // `pending`: the expression of pending results (pending_expression.hpp), whose reduction is
+  // streamed past fused::pending_stream_elements(), and whose descriptors find each element's
+  // segment by searching (a per-element index built for it would cost a launch of its own).
   Vector run_fused(const CudaSuperOp& prepared, std::span<FusedOperand> operands,
-                   const Length& domain) {
+                   const Length& domain, bool pending = false) {
     const vcode::SuperOp& op = prepared.definition;
     const vcode::SuperOpAnalysis& analysis = prepared.analysis;
     // A DIST/INDEX leaf is read at the segment of each element.
@@ -517,18 +695,20 @@ class CudaBackend final : public Backend,
       }
       return wrap_host(cpu_->fused(*prepared.host_plan, h, domain.get()));
     }
-    // A reduction over more than a chunk is streamed: its descriptors find each element's
-    // segment by searching their offsets, so that no per-element index is built either, and
-    // their totals may pass the longest vector.
+    // A long reduction is streamed: its descriptors find each element's segment by searching
+    // their offsets, so that no per-element index is built either, and their totals may pass the
+    // longest vector.
     const bool reduces = analysis.root_kind == vcode::RootKind::Reduce;
     const std::size_t domain_size =
         allocation_size(domain, reduces ? ~std::uint64_t{0} : kMaxVectorLength);
-    const bool streamed = reduces && domain_size > fused::stream_chunk_elements();
+    const std::size_t stream_past =
+        pending ? fused::pending_stream_elements() : fused::stream_chunk_elements();
+    const bool streamed = reduces && domain_size > stream_past;
     std::vector<fused::OperandView> views(operands.size());
     std::size_t limit = ~std::size_t{0};  // what every operand read at element j holds
     for (std::size_t i = 0; i < operands.size(); ++i) {
       if (operands[i].segdes.storage) {
-        views[i].segdes = device_map(operands[i].segdes, true, streamed);
+        views[i].segdes = device_map(operands[i].segdes, !pending, streamed);
         if (analysis.operands[i].segdes) limit = std::min(limit, views[i].segdes.total);
       } else if (operands[i].vector.storage) {
         views[i].data = device_pointer(operands[i].vector);
@@ -605,6 +785,10 @@ class CudaBackend final : public Backend,
   }
 
   FloatRankOrder float_rank_;
+  bool lazy_;  // long elementwise, INDEX and DIST results pending (BackendOptions)
+  std::vector<std::weak_ptr<VectorStorage>> pending_results_;  // for complete_pending_work
+  std::size_t prune_pending_at_ = 1024;
+  std::unordered_map<std::string, std::shared_ptr<const CudaSuperOp>> pending_plans_;
   std::uint64_t fused_plans_ = 0;
 #if CVL_CUDA_REAL
   // NESL_CUDA_FUSED=interpreter keeps FUSED on the interpreter kernel (to compare the two).

@@ -153,6 +153,16 @@ std::size_t stream_chunk_elements() {
   return elements;
 }
 
+std::size_t pending_stream_elements() {
+  static const std::size_t elements = [] {
+    const char* given = std::getenv("NESL_CUDA_STREAM_CHUNK");
+    return given && std::atoll(given) > 0
+               ? stream_chunk_elements()
+               : std::max(stream_chunk_elements(), cuda_tuning::kPendingStreamElements);
+  }();
+  return elements;
+}
+
 bool stream_fold_by_lanes() {
   static const bool by_lanes = [] {
     const char* given = std::getenv("NESL_CUDA_STREAM_FOLD");

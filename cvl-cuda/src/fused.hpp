@@ -110,6 +110,10 @@ class StreamedFold {
 // The elements a streamed reduction evaluates at a time: NESL_CUDA_STREAM_CHUNK when set (the
 // tests cut small programs into many chunks), else cuda_tuning::kStreamChunkElements.
 std::size_t stream_chunk_elements();
+// The elements past which a reduction of pending results (pending_expression.hpp) is streamed:
+// NESL_CUDA_STREAM_CHUNK when set (as for FUSED, so that tests cut small programs), else
+// cuda_tuning::kPendingStreamElements.
+std::size_t pending_stream_elements();
 // Whether streamed reductions fold by lanes: NESL_CUDA_STREAM_FOLD=lanes or =sequential when set
 // (the tests run the GPU's way in the emulation), else on a GPU only.
 bool stream_fold_by_lanes();

@@ -11,6 +11,7 @@
 #include "cvl/backend.hpp"
 #include "device.hpp"
 #include "cvl/segment_view.hpp"
+#include "pending_expression.hpp"
 #include "platform.hpp"
 
 namespace cvl::CVL_CUDA_NS {
@@ -36,6 +37,9 @@ struct VectorStorage final : Storage {
   // length, +_REDUCE of a descriptor's lengths whose total is pending): that count, so that
   // MAKE_SEGDES of the vector is one segment of that length, made with no launch.
   std::optional<Length> element_count;
+  // The expression of a result not computed yet (pending_expression.hpp): no host copy and no
+  // device buffer until it is.
+  std::unique_ptr<PendingExpression> pending;
 
   bool on_host() const { return host.storage != nullptr; }
   bool on_device() const { return device.allocated(); }

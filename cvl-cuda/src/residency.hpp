@@ -223,10 +223,24 @@ class Residency {
   }
   std::size_t notes_after_pruning_ = 0;
   std::vector<SmallOnDevice> small_on_device_;
-  static std::size_t capacity(const Vector& v) { return storage(v).capacity; }
+  // The elements `v`'s buffer holds (a pending vector is computed first: its buffer is sized
+  // then, and a pending length's bound may have become its count).
+  std::size_t capacity(const Vector& v) {
+    computed(v);
+    return storage(v).capacity;
+  }
+
+  // ---- pending results (pending_expression.hpp) ----------------------------------------
+  // Computes the elements of a pending vector through the FUSED path; it is then an ordinary
+  // vector. Every read of a vector's data goes through here first.
+  virtual void compute_pending(VectorStorage& s) = 0;
+  void computed(const Vector& v) {
+    if (storage(v).pending) compute_pending(storage(v));
+  }
 
   // The device copy, made (and kept) on first use.
   void* device_pointer(const Vector& v) {
+    computed(v);
     VectorStorage& s = storage(v);
     if (!s.on_device()) {
       std::vector<std::byte> staging(s.bytes());
@@ -239,6 +253,7 @@ class Residency {
   // The host copy, made (and kept) on first use: one synchronization (a pending length is read
   // in the same one when its bound holds the data; else first).
   const cvl::Vector& host_copy(const Vector& v) {
+    computed(v);
     VectorStorage& s = storage(v);
     if (!s.on_host()) {
       const std::size_t size = element_size(s.type);

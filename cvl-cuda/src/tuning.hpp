@@ -51,4 +51,10 @@ inline constexpr std::size_t kMaxFusedOperands = 32;
 // streaming NESL found best on a GPU, and 2 MB of doubles.
 inline constexpr std::size_t kStreamChunkElements = std::size_t{1} << 18;
 
+// A reduction of pending results (VCODE's elementwise ops, INDEX, DIST: pending_expression.hpp)
+// over at most this many elements evaluates them whole into one buffer (32 MB of doubles) and
+// reduces that: two launches, where streaming takes two or three per chunk. Past it, streamed,
+// so that its memory stays bounded whatever the length.
+inline constexpr std::size_t kPendingStreamElements = std::size_t{1} << 22;
+
 }  // namespace cvl::cuda_tuning
