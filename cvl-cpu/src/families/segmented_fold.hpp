@@ -142,34 +142,31 @@ class PieceFold {
 // in an earlier part), then every segment starting in it, the last one clipped at the part's
 // end. Calls done(segment, value, is_head, held_nan) for each, in order, empty segments included;
 // held_nan tells whether the piece held a NaN for segment 0 where `note_first_nan` (FLOAT MAX and
-// MIN), else is false. Returns false when the result needs the sequential fold (PieceFold::add).
-template <class C, class Source, class View, class Done>
-bool fold_part(Source& source, const View& sd, const Part& p, Done&& done,
-               bool note_first_nan = false) {
+// MIN), else is false. Fed the part's blocks in order (add), so that several folds can share
+// one pass over the values (fused.cpp's fused_folds); fold_part drives it from a value source.
+template <class C, class View, class Done>
+class PartFold {
+ public:
   using T = typename C::value_type;
-  bool head = p.has_head();
-  std::size_t k = head ? p.first - 1 : p.first;
-  auto piece_end = [&](std::size_t s) { return std::min(sd.start(s + 1), p.end); };
-  PieceFold<C> piece;
-  auto begin_segment = [&] {
-    if (k < p.last)
-      piece.start(head || sd.start(k + 1) > p.end, head ? p.begin : sd.start(k), piece_end(k),
-                  note_first_nan && k == 0);
-  };
-  auto finish_segment = [&] {
-    done(k, piece.finish(), head, piece.held_nan());
-    head = false;
-    ++k;
-    begin_segment();
-  };
-  begin_segment();
-  bool exact = true;
-  for (std::size_t lo = p.begin; lo < p.end;) {
-    const std::size_t hi = lo + std::min<std::size_t>(source.block(), p.end - lo);
-    const T* x = source.values(lo, hi);
+
+  PartFold(const View& sd, const Part& p, Done done, bool note_first_nan = false)
+      : sd_(sd), p_(p), done_(done), note_first_nan_(note_first_nan), head_(p.has_head()),
+        k_(head_ ? p.first - 1 : p.first) {
+    std::size_t k = k_;
+    bool head = head_;
+    begin_segment(k, head);
+  }
+
+  // Elements [lo, hi) of the part, the next after those added so far; x[i] is the one at i.
+  void add(const T* x, std::size_t lo, std::size_t hi) {
+    const View& sd = sd_;
+    const Part& p = p_;
+    std::size_t k = k_;
+    bool head = head_;
+    auto piece_end = [&](std::size_t s) { return std::min(sd.start(s + 1), p.end); };
     std::size_t pos = lo;
     while (true) {
-      while (k < p.last && piece_end(k) <= pos) finish_segment();
+      while (k < p.last && piece_end(k) <= pos) finish_segment(k, head);
       if (pos == hi) break;
       // Segments that start here and end inside the block (so are not cut) fold in a tight loop.
       if (!head && pos == sd.start(k) && sd.start(k + 1) <= hi) {
@@ -177,27 +174,73 @@ bool fold_part(Source& source, const View& sd, const Part& p, Done&& done,
           T a = C::identity;
           bool held_nan = false, folded = false;
           if constexpr (kNanSensitive<C>) {
-            if (note_first_nan && k == 0) {
+            if (note_first_nan_ && k == 0) {
               held_nan = fold_noting_nans<C>(a, x + sd.start(k), sd.start(k + 1) - sd.start(k));
               folded = true;
             }
           }
           if (!folded)
             for (std::size_t i = sd.start(k); i < sd.start(k + 1); ++i) a = C::apply(a, x[i]);
-          done(k, a, false, held_nan);
+          done_(k, a, false, held_nan);
         }
-        begin_segment();
+        begin_segment(k, head);
         pos = std::min(sd.start(k), hi);
         continue;
       }
       const std::size_t end = std::min(piece_end(k), hi);
-      exact &= piece.add(x + pos, pos, end - pos);
+      exact_ &= piece_.add(x + pos, pos, end - pos);
       pos = end;
     }
+    k_ = k;
+    head_ = head;
+  }
+
+  // Finishes the part's last segments. Returns false when the result needs the sequential fold
+  // (PieceFold::add).
+  bool finish() {
+    std::size_t k = k_;
+    bool head = head_;
+    while (k < p_.last) finish_segment(k, head);
+    k_ = k;
+    head_ = head;
+    return exact_;
+  }
+
+ private:
+  void begin_segment(std::size_t k, bool head) {
+    if (k < p_.last)
+      piece_.start(head || sd_.start(k + 1) > p_.end, head ? p_.begin : sd_.start(k),
+                   std::min(sd_.start(k + 1), p_.end), note_first_nan_ && k == 0);
+  }
+  void finish_segment(std::size_t& k, bool& head) {
+    done_(k, piece_.finish(), head, piece_.held_nan());
+    head = false;
+    ++k;
+    begin_segment(k, head);
+  }
+
+  const View& sd_;
+  const Part& p_;
+  Done done_;
+  bool note_first_nan_;
+  bool head_;
+  std::size_t k_;
+  PieceFold<C> piece_;
+  bool exact_ = true;
+};
+
+// PartFold over a value source's blocks. Returns false when the result needs the sequential
+// fold.
+template <class C, class Source, class View, class Done>
+bool fold_part(Source& source, const View& sd, const Part& p, Done&& done,
+               bool note_first_nan = false) {
+  PartFold<C, View, Done&> fold(sd, p, done, note_first_nan);
+  for (std::size_t lo = p.begin; lo < p.end;) {
+    const std::size_t hi = lo + std::min<std::size_t>(source.block(), p.end - lo);
+    fold.add(source.values(lo, hi), lo, hi);
     lo = hi;
   }
-  while (k < p.last) finish_segment();
-  return exact;
+  return fold.finish();
 }
 
 // result[k] = the fold of segment k, for every segment of `sd`, and where `first_held_nan` is

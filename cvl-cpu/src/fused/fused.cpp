@@ -693,6 +693,131 @@ Vector scan_typed(const Call& call, std::span<FusedOperand> operands, const Segm
   return out;
 }
 
+// ---- Several reductions of one elementwise definition's values in one pass (fused_folds).
+
+// One of them: PartFold (segmented_fold.hpp) per part, the parts' heads combined in part order,
+// as reduce_segments does, so each result is what reduce_typed gives alone.
+class ManyFold {
+ public:
+  virtual ~ManyFold() = default;
+  // Whether its result depends on where the parts are cut (FLOAT + and *: kRegroupingRounds),
+  // so that it takes the team fixed by the sizes; any other gives the same bits at any team.
+  virtual bool regroups() const = 0;
+  // Before the parts: how many there are.
+  virtual void begin(std::size_t blocks) = 0;
+  // Part b of `blocks` (parts = 1: the whole), folding each block given; finish() at its end.
+  class PartState {
+   public:
+    virtual ~PartState() = default;
+    virtual void add(const void* block, std::size_t lo, std::size_t hi) = 0;
+    virtual void finish() = 0;
+  };
+  virtual std::unique_ptr<PartState> part(std::size_t b, std::size_t blocks) = 0;
+  // The result once every part is finished; in a sequential pass of its own where a part was not
+  // exact (a cut FLOAT MAX/MIN segment held a NaN), as reduce_segments does.
+  virtual Vector result(const Context& ctx, const Call& call) = 0;
+};
+
+template <class C>
+class TypedManyFold final : public ManyFold {
+  using T = typename C::value_type;
+
+ public:
+  // Folding node `node` of the frames (the root's values where it is `root`).
+  TypedManyFold(SegmentView sd, std::uint32_t node, bool root)
+      : sd_(sd), node_(node), root_(root), out_(allocate(type_of<T>(), sd_.segments)) {}
+
+  bool regroups() const override { return kRegroupingRounds<C>; }
+
+  void begin(std::size_t blocks) override {
+    head_.assign(blocks, C::identity);
+    head_segment_.assign(blocks, kNone);
+  }
+
+  std::unique_ptr<PartState> part(std::size_t b, std::size_t blocks) override {
+    return std::make_unique<State>(*this, b, blocks);
+  }
+
+  Vector result(const Context& ctx, const Call& call) override {
+    if (inexact_.load()) {
+      DivisionFault fault;
+      std::mutex fault_mutex;
+      reduce_segments<C>(
+          ctx.par, sd_, elements<T>(out_),
+          [&](auto&& fold) {
+            Frame frame(call);
+            NodeValues values{frame, node_, root_};
+            fold(values);
+            std::lock_guard lock(fault_mutex);
+            fault.keep_lowest(frame.fault());
+          },
+          nullptr, true);
+      if (fault.found()) fault.raise();
+      return std::move(out_);
+    }
+    T* result = elements<T>(out_);
+    for (std::size_t b = 1; b < head_.size(); ++b)
+      if (head_segment_[b] != kNone)
+        result[head_segment_[b]] = C::apply(result[head_segment_[b]], head_[b]);
+    return std::move(out_);
+  }
+
+ private:
+  static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+
+  // The frame's values of the folded node, as a value source of segmented_fold.hpp.
+  struct NodeValues {
+    Frame& frame;
+    std::uint32_t node;
+    bool root;
+
+    std::size_t block() const { return frame.block(); }
+    const T* values(std::size_t lo, std::size_t hi) {
+      const void* values = frame.evaluate(lo, hi, nullptr);
+      return static_cast<const T*>(root ? values : frame.values_of(node)) - lo;
+    }
+  };
+
+  struct Done {
+    TypedManyFold* fold;
+    std::size_t b;
+    void operator()(std::size_t k, T value, bool is_head, bool) const {
+      if (!is_head) {
+        elements<T>(fold->out_)[k] = value;
+        return;
+      }
+      fold->head_[b] = value;
+      fold->head_segment_[b] = k;
+    }
+  };
+
+  class State final : public PartState {
+   public:
+    State(TypedManyFold& fold, std::size_t b, std::size_t blocks)
+        : fold_(fold), part_(make_part(fold.sd_, b, blocks)),
+          folding_(fold.sd_, part_, Done{&fold, b}) {}
+    void add(const void* block, std::size_t lo, std::size_t hi) override {
+      folding_.add(static_cast<const T*>(block) - lo, lo, hi);
+    }
+    void finish() override {
+      if (!folding_.finish()) fold_.inexact_.store(true, std::memory_order_relaxed);
+    }
+
+   private:
+    TypedManyFold& fold_;
+    Part part_;
+    PartFold<C, SegmentView, Done> folding_;
+  };
+
+  SegmentView sd_;
+  std::uint32_t node_;
+  bool root_;
+  Vector out_;
+  std::vector<T> head_;
+  std::vector<std::size_t> head_segment_;
+  std::atomic<bool> inexact_{false};
+};
+
 }  // namespace
 
 std::unique_ptr<PreparedSuperOp> prepare_fused(const Context& ctx, const SuperOp& op,
@@ -745,6 +870,55 @@ Vector fused(const Context& ctx, const PreparedSuperOp& prepared, std::span<Fuse
                       [&]<class C>() { return scan_typed<C>(call, operands, sd); });
 }
 
+std::vector<Vector> fused_folds(const Context& ctx, const PreparedSuperOp& prepared,
+                                std::span<FusedOperand> operands, std::size_t domain,
+                                std::span<const FoldOfValues> folds) {
+  const auto& plan = static_cast<const CpuSuperOp&>(prepared);
+  const Call call(plan, operands, domain);
+  const std::uint32_t root = static_cast<std::uint32_t>(plan.definition.nodes.size() - 1);
+  std::vector<std::unique_ptr<ManyFold>> many;
+  for (const FoldOfValues& f : folds)
+    many.push_back(with_combine(f.op, to_type(plan.definition.nodes[f.node].result),
+                                [&]<class C>() -> std::unique_ptr<ManyFold> {
+      return std::make_unique<TypedManyFold<C>>(view(f.segments), f.node, f.node == root);
+    }));
+  // The team reduce_segments takes for the folds that regroup, which the others may take too.
+  const bool regroups =
+      std::any_of(many.begin(), many.end(), [](const auto& m) { return m->regroups(); });
+  const int team = regroups ? ctx.par.fixed_team_for(domain, kMemoryBoundThreshold)
+                          : ctx.par.team_for(domain, kMemoryBoundThreshold);
+  const std::size_t blocks = blocks_for_team(team);
+  DivisionFault fault;
+  std::mutex fault_mutex;
+  auto run_part = [&](std::size_t b) {
+    std::vector<std::unique_ptr<ManyFold::PartState>> parts;
+    for (const auto& m : many) parts.push_back(m->part(b, blocks));
+    const Part p = blocks <= 1 ? Part{0, domain, 0, 0, 0}
+                               : Part{block_begin(domain, b, blocks),
+                                      block_begin(domain, b + 1, blocks), 0, 0, 0};
+    Frame frame(call);
+    for (std::size_t lo = p.begin; lo < p.end;) {
+      const std::size_t hi = lo + std::min<std::size_t>(frame.block(), p.end - lo);
+      const void* values = frame.evaluate(lo, hi, nullptr);
+      for (std::size_t k = 0; k < parts.size(); ++k)
+        parts[k]->add(folds[k].node == root ? values : frame.values_of(folds[k].node), lo, hi);
+      lo = hi;
+    }
+    for (const auto& part : parts) part->finish();
+    std::lock_guard lock(fault_mutex);
+    fault.keep_lowest(frame.fault());
+  };
+  for (const auto& m : many) m->begin(blocks);
+  if (team <= 1)
+    run_part(0);
+  else
+    run_blocks(team, blocks, run_part);
+  if (fault.found()) fault.raise();
+  std::vector<Vector> results;
+  for (const auto& m : many) results.push_back(m->result(ctx, call));
+  return results;
+}
+
 namespace {
 
 // A pending expression's values a block at a time, in one frame.
@@ -784,6 +958,11 @@ class FusedEvaluator final : public Evaluator {
                                        std::span<FusedOperand> operands,
                                        std::size_t domain) const override {
     return fused_outputs(ctx, op, operands, domain);
+  }
+  std::vector<Vector> evaluate_folds(const Context& ctx, const PreparedSuperOp& op,
+                                     std::span<FusedOperand> operands, std::size_t domain,
+                                     std::span<const FoldOfValues> folds) const override {
+    return fused_folds(ctx, op, operands, domain, folds);
   }
   std::unique_ptr<PendingBlocks> blocks(LazyExpression& expression) const override {
     return std::make_unique<FrameBlocks>(expression);

@@ -1,6 +1,7 @@
 // Elements computed when first read: what a buffer made without memory holds until something
-// takes their address (Buffer::bytes). The pending layer's expressions are the only kind
-// (pending/lazy_elementwise.hpp); memory knows only how to ask for the elements and drop them.
+// takes their address (Buffer::bytes). The pending layer's expressions
+// (pending/lazy_elementwise.hpp) and the reductions it folds together (pending/fold_group.hpp)
+// are the kinds; memory knows only how to ask for the elements and drop them.
 #pragma once
 
 #include "cvl/types.hpp"

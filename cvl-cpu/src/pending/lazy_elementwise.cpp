@@ -14,6 +14,7 @@
 #include "cvl/op_dispatch.hpp"
 #include "memory/index_bound.hpp"
 #include "pending/expression_builder.hpp"
+#include "pending/fold_group.hpp"
 #include "pending/pending_results.hpp"
 
 namespace cvl::cpu {
@@ -162,7 +163,7 @@ RandomStream saved_stream(const std::byte* operand) {
 
 std::unique_ptr<LazyExpression> take_pending(Vector& v) {
   auto* buffer = static_cast<Buffer*>(v.storage.get());
-  if (!buffer || !buffer->pending() || v.storage.use_count() != 1) return nullptr;
+  if (!pending_expression(buffer) || v.storage.use_count() != 1) return nullptr;
   return std::unique_ptr<LazyExpression>(
       static_cast<LazyExpression*>(buffer->take_expression().release()));
 }
@@ -179,7 +180,7 @@ Vector pending_gather(const Context& ctx, Vector source, Vector positions) {
 
 const LazyExpression* pending_expression(const Storage* storage) {
   const auto* buffer = static_cast<const Buffer*>(storage);
-  return buffer ? static_cast<const LazyExpression*>(buffer->pending()) : nullptr;
+  return buffer ? dynamic_cast<const LazyExpression*>(buffer->pending()) : nullptr;
 }
 
 std::optional<ShortGather> short_gather_of(const Vector& v) {
@@ -225,10 +226,9 @@ std::optional<Vector> lazy_fused(const Context& ctx, const PreparedSuperOp& op,
     for (std::size_t k = 0; k < operands.size() && !described; ++k) {
       if (definition.operands[k] == TypeKeyword::Segdes || !at_elements(k)) continue;
       const Vector& v = operands[k].vector;
-      const auto* buffer = static_cast<const Buffer*>(v.storage.get());
+      const LazyExpression* pending = pending_expression(v);
       described = uniform_bits(v) || segment_values_of(v) ||
-                  (buffer && buffer->pending() &&
-                   (v.storage.use_count() == 1 || cheap_to_recompute(*pending_expression(v))));
+                  (pending && (v.storage.use_count() == 1 || cheap_to_recompute(*pending)));
     }
     if (!described) return std::nullopt;
   }
@@ -265,9 +265,13 @@ std::optional<Vector> lazy_fused(const Context& ctx, const PreparedSuperOp& op,
 std::optional<Vector> fold_pending(const Context& ctx, Op op, Vector& v, const Segdes& sd,
                                    bool* first_held_nan) {
   const LazyExpression* pending = pending_expression(v);
-  if (!pending || (v.storage.use_count() != 1 && !cheap_to_recompute(*pending)) ||
-      pending->definition.nodes.size() + 2 >= kLazyMaxNodes)
-    return std::nullopt;
+  if (!pending) return std::nullopt;
+  if (v.storage.use_count() != 1 && !cheap_to_recompute(*pending))
+    return first_held_nan ? std::nullopt : fold_in_group(ctx, op, v, sd);
+  // Over a result that others read too: folded in that result's pass (fold_group.hpp).
+  if (v.storage.use_count() == 1 && !first_held_nan)
+    if (std::optional<Vector> grouped = fold_in_group(ctx, op, v, sd)) return grouped;
+  if (pending->definition.nodes.size() + 2 >= kLazyMaxNodes) return std::nullopt;
   const Type type = v.type;
   Builder builder(ctx, v.length);
   const std::uint32_t values = builder.operand(std::move(v));
@@ -280,8 +284,10 @@ void compute_pending() {
   for (const std::weak_ptr<Storage>& r : pending_results().take())
     if (const std::shared_ptr<Storage> storage = r.lock()) {
       // Longer than a vector may be (over a wide descriptor): only streamed where it is read.
+      // Held only for its fold group: folded in the group's pass, never stored.
       if (const LazyExpression* e = pending_expression(storage.get());
-          e && (e->domain > kMaxVectorLength || e->streamed_total != 0))
+          e && (e->domain > kMaxVectorLength || e->streamed_total != 0 ||
+                held_for_fold_group(*e, storage.use_count() - 1)))
         continue;
       static_cast<const Buffer*>(storage.get())->bytes();
     }

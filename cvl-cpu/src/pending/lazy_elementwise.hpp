@@ -17,7 +17,8 @@
 // pending (compute_pending); the profile and traces leave it pending, as a run without them does.
 //
 // A pending result that several readers read is computed once and stored, for each to read
-// back, unless it is a cheap generator (cheap_to_recompute: INDEX, DIST, constants and
+// back, unless those readers are reductions (fold_group.hpp: they fold it together in one pass),
+// or it is a cheap generator (cheap_to_recompute: INDEX, DIST, constants and
 // bandwidth-bound elementwise ops over them, such as float(i) for i in an INDEX, at most
 // kRecomputeMaxNodes of them, reading nothing at each element): a reader other than its last
 // then copies its definition into its own and makes the values again, so that none is stored
@@ -53,8 +54,11 @@
 
 namespace cvl::cpu {
 
+struct FoldGroup;
+
 // A pending result: `definition` over `operands` ($k is operands[k]), `domain` elements. The
-// only pending elements a buffer holds (memory/pending_elements.hpp).
+// pending elements of a buffer (memory/pending_elements.hpp), with a fold group's reductions
+// (fold_group.hpp).
 struct LazyExpression final : PendingElements {
   // Computed with the pending results that share its operands (compute_in_group).
   Vector compute(const Storage* self) override;
@@ -69,6 +73,8 @@ struct LazyExpression final : PendingElements {
   // The longest chain of pending operands below this one (operands held elsewhere that were not
   // computed yet): computing reads them first, recursively.
   std::size_t depth = 0;
+  // The reductions of this result left pending, to compute in one pass (fold_group.hpp).
+  mutable std::weak_ptr<FoldGroup> fold_group;
 };
 
 // Elementwise ops on at least this many elements are computed when first read: below it the
@@ -142,7 +148,8 @@ struct ShortGather {
 };
 std::optional<ShortGather> short_gather_of(const Vector& v);
 
-// The expression of a vector whose elements are not computed yet, else nullptr.
+// The expression of a vector whose elements are not computed yet (not a pending reduction's),
+// else nullptr.
 const LazyExpression* pending_expression(const Storage* storage);
 inline const LazyExpression* pending_expression(const Vector& v) {
   return pending_expression(v.storage.get());
@@ -166,7 +173,9 @@ std::optional<Vector> lazy_fused(const Context& ctx, const PreparedSuperOp& op,
 // fold at its root: the values are folded as they are computed and never stored, as fcode-opt's
 // map-reduce fusion does for FCODE (the fold is the unfused op's, segmented_fold.hpp, so the bits
 // are too). Nothing when `v` is not such a result; `v` is consumed otherwise. A reduction sets
-// `first_held_nan` as families.hpp's reduce does.
+// `first_held_nan` as families.hpp's reduce does. A reduction of such a result that is held
+// elsewhere too and is not cheap to recompute joins its fold group instead (fold_group.hpp), as
+// does one of an expression over such a result, unless it is to set `first_held_nan`.
 std::optional<Vector> fold_pending(const Context& ctx, vcode::Op op, Vector& v, const Segdes& sd,
                                    bool* first_held_nan = nullptr);
 

@@ -57,7 +57,7 @@ class Group {
     pending_results().for_each_pending([&](std::shared_ptr<Storage> storage) {
       if (storage.get() == self_ || index_.contains(storage.get())) return;
       const LazyExpression* e = pending_expression(storage.get());
-      if (e->domain != root_.domain || !takes_in(*e) || !reads_a_part(*e)) return;
+      if (!e || e->domain != root_.domain || !takes_in(*e) || !reads_a_part(*e)) return;
       const long holders = storage.use_count() - 1;  // less this visit's own handle
       siblings.push_back({std::move(storage), e, holders});
     });
