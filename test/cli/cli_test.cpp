@@ -749,8 +749,10 @@ TEST_CASE("all-pairs terms and matrix products stream into their readers, never 
     CHECK(eager.out == c.out);
     CHECK(two.out == c.out);
     CHECK(streamed.peak_kb > 0);
-    CHECK(streamed.peak_kb < 40 * 1024);
-    CHECK(optimized.peak_kb < 40 * 1024);
+    // Stored, the terms alone would pass 72 MB; a sanitizer build's quarantine of freed memory
+    // raises the streamed peaks to about 42 MB (14 MB in a release build).
+    CHECK(streamed.peak_kb < 48 * 1024);
+    CHECK(optimized.peak_kb < 48 * 1024);
   }
 }
 
