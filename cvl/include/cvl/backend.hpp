@@ -78,9 +78,10 @@ struct BackendOptions {
   // instead of the C library's, whose results the classic interpreter prints (--math fast; a
   // command line's default with more than one thread). Other backends ignore it.
   bool fast_math = false;
-  // cvl-cpu: elementwise ops on long vectors are computed where their result is first read, a
-  // chain of them in one pass (cvl-cpu/src/pending/lazy_elementwise.hpp); the same values. A
-  // command line turns it on (off with --eager); other backends ignore it.
+  // cvl-cpu (and cvl-mpi's blocks) and cvl-cuda: elementwise ops on long vectors are computed
+  // where their result is first read, a chain of them in one pass (cvl-cpu/src/pending/
+  // lazy_elementwise.hpp, cvl-cuda/src/pending_expression.hpp); the same values. A command line
+  // turns it on (off with --eager).
   // complete_pending_work() computes what is pending.
   bool lazy_elementwise = false;
   // cuda-emulated: 0 runs each device operation as it is queued; any other value runs the device
