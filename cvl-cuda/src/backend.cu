@@ -651,7 +651,7 @@ class CudaBackend final : public Backend,
   // The plan of a definition made at run time, planned once (a program makes few distinct ones).
   std::shared_ptr<const CudaSuperOp> plan_for(const vcode::SuperOp& definition) {
     static constexpr std::size_t kMaxPlans = 4096;
-    std::string key = plan_key(definition);
+    std::string key = vcode::definition_key(definition);
     if (auto found = pending_plans_.find(key); found != pending_plans_.end()) return found->second;
     if (pending_plans_.size() >= kMaxPlans) pending_plans_.clear();
     vcode::SuperOp op = definition;

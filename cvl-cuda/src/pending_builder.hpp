@@ -18,6 +18,7 @@
 #include "handles.hpp"
 #include "pending_expression.hpp"
 #include "vcode/superop_analysis.hpp"
+#include "vcode/superop_key.hpp"
 
 namespace cvl::CVL_CUDA_NS {
 
@@ -65,26 +66,6 @@ inline bool cheap_to_recompute(const PendingExpression& e) {
   return computed <= kRecomputeMaxNodes;
 }
 
-// The operand kinds and nodes of a definition, as bytes: the key of its plan.
-inline std::string plan_key(const vcode::SuperOp& op) {
-  std::string key;
-  auto put = [&](const auto& value) {
-    key.append(reinterpret_cast<const char*>(&value), sizeof(value));
-  };
-  for (vcode::TypeKeyword kind : op.operands) put(kind);
-  for (const vcode::SuperOpNode& n : op.nodes) {
-    put(n.kind);
-    put(n.op);
-    put(n.type);
-    put(n.result);
-    put(n.operand);
-    put(n.int_value);
-    put(n.float_value);
-    put(n.arity);
-    for (std::uint8_t a = 0; a < n.arity; ++a) put(n.args[a]);
-  }
-  return key;
-}
 
 class PendingBuilder {
   using Op = vcode::Op;

@@ -16,6 +16,7 @@
 #include "pending/expression_builder.hpp"
 #include "pending/fold_group.hpp"
 #include "pending/pending_results.hpp"
+#include "vcode/superop_key.hpp"
 
 namespace cvl::cpu {
 namespace {
@@ -27,27 +28,6 @@ using vcode::TypeKeyword;
 using Kind = SuperOpNode::Kind;
 using I32 = std::int32_t;
 
-// The operand kinds and nodes of a definition, as bytes: the key of its plan.
-std::string key_of(const SuperOp& op) {
-  std::string key;
-  auto put = [&](const auto& value) {
-    key.append(reinterpret_cast<const char*>(&value), sizeof(value));
-  };
-  for (TypeKeyword kind : op.operands) put(kind);
-  for (const SuperOpNode& n : op.nodes) {
-    put(n.kind);
-    put(n.op);
-    put(n.type);
-    put(n.result);
-    put(n.operand);
-    put(n.int_value);
-    put(std::bit_cast<std::uint64_t>(n.float_value));
-    put(n.arity);
-    for (std::uint8_t a = 0; a < n.arity; ++a) put(n.args[a]);
-  }
-  return key;
-}
-
 }  // namespace
 
 // A program makes the same few expressions over and over (one per chain of ops it runs): each is
@@ -57,7 +37,7 @@ std::shared_ptr<const PreparedSuperOp> plan_for(const Context& ctx, const SuperO
   constexpr std::size_t kMaxPlans = 4096;
   static std::mutex mutex;
   static std::unordered_map<std::string, std::shared_ptr<const PreparedSuperOp>> plans[2];
-  std::string key = key_of(op);
+  std::string key = vcode::definition_key(op);
   for (std::uint32_t output : outputs)
     key.append(reinterpret_cast<const char*>(&output), sizeof(output));
   std::lock_guard lock(mutex);
