@@ -692,6 +692,30 @@ TEST_CASE("a generated vector that a check and a sum both read is made in each, 
   CHECK(checked.peak_kb < unchecked.peak_kb + 24 * 1024);
 }
 
+TEST_CASE("a costly vector read by sums and scans is folded and scanned in one pass, never stored",
+          "[cli]") {
+  // test/shared-folds/scan_readers.vcode: logs read by sums and scans. Each scan writes only its
+  // own result, byte for byte what --eager gives at each thread count (float scans regroup by
+  // thread part, as the stored log's scans do).
+  const std::string path = test_dir + "/../shared-folds/scan_readers.vcode";
+  for (const char* threads : {"1", "2", "3", "4", "8"}) {
+    INFO(threads << " threads");
+    const auto grouped = run_vinterp({"--threads", threads, "--max-memory", "16M", path});
+    const auto eager = run_vinterp({"--threads", threads, "--eager", path});
+    CHECK(grouped.exit_code == 0);
+    CHECK(eager.exit_code == 0);
+    CHECK(grouped.out == eager.out);
+  }
+  // Too little for the second scan's result (6.4 MB) beside the first's: that scan's error, as
+  // when it runs alone.
+  const auto refused = run_vinterp({"--threads", "1", "--max-memory", "10M", path});
+  INFO("stderr: " << refused.err);
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.out.empty());
+  CHECK(refused.err.find("scan_readers.vcode:34: in function FLAT_1, instruction MAX_SCAN FLOAT: "
+                         "out of vector memory: 6400000 bytes requested, ") != std::string::npos);
+}
+
 TEST_CASE("a descriptor past 2^31 - 1 elements: cpu, mpi and cuda make it, no backend stores that much",
           "[cli]") {
   const std::string message =
