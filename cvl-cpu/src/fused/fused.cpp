@@ -725,7 +725,8 @@ class TypedManyFold final : public ManyFold {
   using T = typename C::value_type;
 
  public:
-  // Folding node `node` of the frames (the root's values where it is `root`).
+  // Folding node `node` of the frames (the root's values where it is `root`) over `sd`, wide
+  // (past the longest vector: only its per-segment results are stored) or not.
   TypedManyFold(View sd, std::uint32_t node, bool root)
       : sd_(sd), node_(node), root_(root), out_(allocate(type_of<T>(), sd_.segments)) {}
 
@@ -947,6 +948,9 @@ std::vector<Vector> fused_folds(const Context& ctx, const PreparedSuperOp& prepa
         Vector out = f.scanned.storage ? std::move(f.scanned) : allocate(type, domain);
         return std::make_unique<TypedManyScan<C>>(f.op, sd, std::move(out));
       }
+      if (is_wide(f.segments))
+        return std::make_unique<TypedManyFold<C, WideSegmentView>>(wide_view(f.segments), f.node,
+                                                                   f.node == root);
       return std::make_unique<TypedManyFold<C, SegmentView>>(view(f.segments), f.node,
                                                              f.node == root);
     }));

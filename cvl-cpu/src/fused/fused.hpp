@@ -25,9 +25,9 @@ std::vector<Vector> fused_outputs(const Context& ctx, const PreparedSuperOp& op,
                                   std::span<FusedOperand> operands, std::size_t domain);
 
 // Reductions and scans of an elementwise superoperator's values (its root's, its outputs'), each
-// over its own descriptor, in one pass that stores none of them (but where a scan's result holds
-// them): each result is the bits fused() gives for that reduction or scan alone (the same fold
-// over the same parts).
+// over its own descriptor (a reduction's may be wide: storage.hpp's is_wide), in one pass that
+// stores none of them (but where a scan's result holds them): each result is the bits fused()
+// gives for that reduction or scan alone (the same fold over the same parts).
 std::vector<Vector> fused_folds(const Context& ctx, const PreparedSuperOp& op,
                                 std::span<FusedOperand> operands, std::size_t domain,
                                 std::span<FoldOfValues> folds);

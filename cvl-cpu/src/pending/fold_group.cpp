@@ -11,13 +11,13 @@ namespace {
 
 auto no_substitute = [](const Storage*) -> std::optional<std::uint32_t> { return std::nullopt; };
 
-// A pending result a fold group may gather reductions and scans of: costly to make again, of
-// elements (not over a wider streamed descriptor), and held by `holders` handles besides the
-// reader's.
-const LazyExpression* groupable(const Vector& v) {
+// A pending result a fold group may gather reductions of: costly to make again, and of elements
+// (not a block of a wider descriptor streamed in pieces); one past the longest vector only for a
+// reduction (`scans` false), whose result is short.
+const LazyExpression* groupable(const Vector& v, bool scans) {
   const LazyExpression* e = pending_expression(v);
-  if (!e || e->streamed_total != 0 || e->domain > kMaxVectorLength || e->domain != v.length ||
-      cheap_to_recompute(*e))
+  if (!e || e->streamed_total != 0 || (scans && e->domain > kMaxVectorLength) ||
+      e->domain != v.length || cheap_to_recompute(*e))
     return nullptr;
   return e;
 }
@@ -96,7 +96,7 @@ std::optional<Vector> fold_in_group(const Context& ctx, vcode::Op op, Vector& v,
   const Vector* values = nullptr;
   std::unique_ptr<LazyExpression> over;
   if (v.storage.use_count() > 1) {
-    shared = groupable(v);
+    shared = groupable(v, scans);
     values = &v;
   } else if (const LazyExpression* e = pending_expression(v)) {
     // An expression over such a result, read only at each element, that holds no vector as
@@ -111,7 +111,7 @@ std::optional<Vector> fold_in_group(const Context& ctx, vcode::Op op, Vector& v,
       if (!o.storage) continue;
       if (o.storage.use_count() == 1 && o.length >= v.length) return std::nullopt;
       if (shared || !elementwise[k] || o.length != v.length || o.storage.use_count() < 2) continue;
-      shared = groupable(o);
+      shared = groupable(o, scans);
       values = &o;
     }
     if (shared && e->definition.nodes.size() + shared->definition.nodes.size() >= kLazyMaxNodes)

@@ -12,7 +12,9 @@
 // is computed and stored as before, for them to read. A group holds the result and the
 // expressions over it until it is computed: no more than the readers' operands (an expression
 // joins only where it is not the only holder of a vector as long, lazy_elementwise.hpp's memory
-// rule).
+// rule). A result over a wide descriptor (past the longest vector: storage.hpp's is_wide) is
+// folded so too, each reduction's segments carried across the blocks as a reduction alone
+// streams them; a scan of one is refused, as its result would be as long.
 #pragma once
 
 #include <memory>
@@ -63,7 +65,7 @@ inline constexpr std::size_t kFoldGroupMax = 8;
 // The reduction or scan `op` of `v` over `sd` as a pending result of a fold group: of v's when v
 // is a pending result held elsewhere too, else of the one of v's pending operands that is (v's
 // expression then taken); `v` is consumed then. Nothing where neither is, where v's operands
-// would be held longer than the ops one at a time hold them.
+// would be held longer than the ops one at a time hold them, or for a scan of a wide result.
 std::optional<Vector> fold_in_group(const Context& ctx, vcode::Op op, Vector& v, const Segdes& sd);
 
 // Whether `expression`, the result of a fold group still to compute, is held by that group alone
