@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -692,6 +694,41 @@ TEST_CASE("a generated vector that a check and a sum both read is made in each, 
   CHECK(checked.peak_kb < unchecked.peak_kb + 24 * 1024);
 }
 
+namespace {
+
+// x as vinterp prints a FLOAT (%.14e).
+std::string formatted(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.14e", x);
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("a costly vector read by sums and scans is folded and scanned in one pass, never stored",
+          "[cli]") {
+  // test/shared-folds/scan_readers.vcode: logs read by sums and scans. Each scan writes only its
+  // own result, byte for byte what --eager gives at each thread count (float scans regroup by
+  // thread part, as the stored log's scans do).
+  const std::string path = test_dir + "/../shared-folds/scan_readers.vcode";
+  for (const char* threads : {"1", "2", "3", "4", "8"}) {
+    INFO(threads << " threads");
+    const auto grouped = run_vinterp({"--threads", threads, "--max-memory", "16M", path});
+    const auto eager = run_vinterp({"--threads", threads, "--eager", path});
+    CHECK(grouped.exit_code == 0);
+    CHECK(eager.exit_code == 0);
+    CHECK(grouped.out == eager.out);
+  }
+  // Too little for the second scan's result (6.4 MB) beside the first's: that scan's error, as
+  // when it runs alone.
+  const auto refused = run_vinterp({"--threads", "1", "--max-memory", "10M", path});
+  INFO("stderr: " << refused.err);
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.out.empty());
+  CHECK(refused.err.find("scan_readers.vcode:34: in function FLAT_1, instruction MAX_SCAN FLOAT: "
+                         "out of vector memory: 6400000 bytes requested, ") != std::string::npos);
+}
+
 TEST_CASE("a descriptor past 2^31 - 1 elements: cpu, mpi and cuda make it, no backend stores that much",
           "[cli]") {
   const std::string message =
@@ -717,12 +754,93 @@ TEST_CASE("a descriptor past 2^31 - 1 elements: cpu, mpi and cuda make it, no ba
     CHECK(eager.exit_code == 1);
     CHECK(eager.err.find("wide_scan.vcode:9: in function MAIN1_1, instruction INDEX" + message) !=
           std::string::npos);
-    // A log of the INDEX that two reductions read: the first would store it.
-    const auto twice = run_vinterp({"--threads", "1", "--backend", backend, "--max-memory", "1G",
+    if (backend != "cuda-emulated") {
+      // The sum of a log of the INDEX may wait to be folded with its scan, whose result would be
+      // that long. (Two reductions of such a log: wide_folds below.)
+      const auto scanned = run_vinterp({"--threads", "1", "--backend", backend,
+                                        test_dir + "/wide_sum_and_scan.vcode"});
+      CHECK(scanned.exit_code == 1);
+      CHECK(scanned.err.find("wide_sum_and_scan.vcode:19: in function MAIN1_1, instruction +_SCAN FLOAT" +
+                             message) != std::string::npos);
+    } else {
+      // A log of the INDEX that two reductions read: the first would store it.
+      const auto twice = run_vinterp({"--threads", "1", "--backend", backend, "--max-memory", "1G",
+                                      test_dir + "/wide_two_readers.vcode"});
+      CHECK(twice.exit_code == 1);
+      CHECK(twice.err.find("wide_two_readers.vcode:15: in function MAIN1_1, instruction MAX_REDUCE FLOAT" +
+                           message) != std::string::npos);
+    }
+  }
+}
+
+namespace {
+
+// wide_two_sums.vcode's output: (start + i) AND 1023, halved, summed and its max and min taken
+// per segment. Every partial sum is exact in doubles, so each thread count gives the same bits as
+// this count: whole runs of 1024 residues, then the rest one by one.
+std::string wide_two_sums_output() {
+  const std::int64_t lengths[] = {1073741900, 1073741800, 1000}, starts[] = {5, -100, -1};
+  std::string sums = "(", maxima = "(", minima = "(";
+  for (int k = 0; k < 3; ++k) {
+    const std::int64_t runs = lengths[k] / 1024;
+    double sum = static_cast<double>(runs) * (1023 * 1024 / 2);
+    std::int64_t most = 0, least = 1023;
+    for (std::int64_t i = runs * 1024; i < lengths[k]; ++i) sum += (starts[k] + i) & 1023;
+    for (std::int64_t i = 0; i < std::min<std::int64_t>(lengths[k], 1024); ++i) {
+      most = std::max(most, (starts[k] + i) & 1023);
+      least = std::min(least, (starts[k] + i) & 1023);
+    }
+    sums.append(" ").append(formatted(sum / 2));
+    maxima.append(" ").append(formatted(most / 2.0));
+    minima.append(" ").append(formatted(least / 2.0));
+  }
+  return sums + " )\n" + maxima + " )\n" + minima + " )\n";
+}
+
+// run_vinterp with time for a pass over 2^31 elements on a busy machine (the full test run's).
+corpus::ProcessResult run_vinterp_long(std::vector<std::string> args) {
+  args.insert(args.begin(), vinterp);
+  auto result = corpus::run_process(args, "/tmp", "/dev/null", 900.0);
+  INFO("stderr: " << result.err);
+  REQUIRE(result.launch_error.empty());
+  REQUIRE(result.exited);
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("reductions of a costly vector past 2^31 - 1 elements fold together on cpu, each "
+          "segment carried across blocks and thread parts",
+          "[cli]") {
+  const auto folded = run_vinterp({"--max-memory", "64M", test_dir + "/wide_two_sums.vcode"});
+  INFO("stderr: " << folded.err);
+  CHECK(folded.exit_code == 0);
+  CHECK(folded.out == wide_two_sums_output());
+}
+
+// Seconds of work each: in the full test run only (test/cli/CMakeLists.txt: cli_wide_folds).
+TEST_CASE("wide folds at one thread, and two reductions of a log past 2^31 - 1 elements",
+          "[.][wide_folds]") {
+  const auto folded = run_vinterp_long({"--threads", "1", "--max-memory", "64M",
+                                   test_dir + "/wide_two_sums.vcode"});
+  INFO("stderr: " << folded.err);
+  CHECK(folded.exit_code == 0);
+  CHECK(folded.out == wide_two_sums_output());
+  // FLOAT MAX and MIN of the log are the same bits at any thread count: log(start + length - 1)
+  // (NaNs before it: max(NaN, x) = x), log(5), and log(0) = -inf (after NaNs in the second
+  // segment, first in the third after one). cvl-mpi at one process is cvl-cpu's.
+  std::vector<std::string> backends{"cpu"};
+  if (NESL_HAS_MPI) backends.push_back("mpi");
+  for (const std::string& backend : backends) {
+    INFO("backend " << backend);
+    const auto twice = run_vinterp_long({"--backend", backend, "--max-memory", "64M",
                                     test_dir + "/wide_two_readers.vcode"});
-    CHECK(twice.exit_code == 1);
-    CHECK(twice.err.find("wide_two_readers.vcode:15: in function MAIN1_1, instruction MAX_REDUCE FLOAT" +
-                         message) != std::string::npos);
+    INFO("stderr: " << twice.err);
+    CHECK(twice.exit_code == 0);
+    CHECK(twice.out == "( " + formatted(std::log(5.0 + (1 << 30) - 1)) + " " +
+                           formatted(std::log(-100.0 + (1 << 30) - 1)) + " " +
+                           formatted(std::log(3.0)) + " )\n( " + formatted(std::log(5.0)) +
+                           " -inf -inf )\n");
   }
 }
 
@@ -739,10 +857,10 @@ TEST_CASE("all-pairs terms and matrix products stream into their readers, never 
   for (const Case c : {Case{"all_pairs_potential.vcode", "( 2.94678237649515e+05 )\n"},
                        Case{"matrix_multiply.vcode", "( 6.75003646000000e+08 )\n"}}) {
     const std::string path = test_dir + "/" + c.file;
-    const auto streamed = run_vinterp({"--threads", "1", path});
-    const auto optimized = run_vinterp({"--threads", "1", "-O", path});
-    const auto eager = run_vinterp({"--threads", "1", "--eager", path});
-    const auto two = run_vinterp({"--threads", "2", path});
+    const auto streamed = run_vinterp_long({"--threads", "1", path});
+    const auto optimized = run_vinterp_long({"--threads", "1", "-O", path});
+    const auto eager = run_vinterp_long({"--threads", "1", "--eager", path});
+    const auto two = run_vinterp_long({"--threads", "2", path});
     INFO(c.file << " peak KB: " << streamed.peak_kb << ", with -O " << optimized.peak_kb);
     CHECK(streamed.out == c.out);
     CHECK(optimized.out == c.out);
@@ -758,13 +876,13 @@ TEST_CASE("all-pairs terms and matrix products stream into their readers, never 
 
 TEST_CASE("vinterp --max-memory sizes: bytes or K/M/G/T; bad ones are usage errors", "[cli]") {
   for (const char* good : {"1G", "512m", "1GiB", "100MB", "1048576", "2t"}) {
-    auto result = run_vinterp({"--max-memory", good, program});
+    auto result = run_vinterp_long({"--max-memory", good, program});
     INFO("size " << good << " stderr: " << result.err);
     CHECK(result.exit_code == 0);
   }
   for (const char* bad : {"0", "0M", "-5", "lots", "12X", "1.5G", "G", "99999999999999999999",
                           "20000000T"}) {
-    auto result = run_vinterp({"--max-memory", bad, program});
+    auto result = run_vinterp_long({"--max-memory", bad, program});
     INFO("size " << bad << " stderr: " << result.err);
     CHECK(result.exit_code == 1);
     // Boost reads "-5" as a missing argument; every other value gets our message.
@@ -773,7 +891,7 @@ TEST_CASE("vinterp --max-memory sizes: bytes or K/M/G/T; bad ones are usage erro
           std::string::npos);
     CHECK(result.err.find("Long options:") != std::string::npos);
   }
-  auto help = run_vinterp({"--help"});
+  auto help = run_vinterp_long({"--help"});
   CHECK(help.out.find("--max-memory SIZE") != std::string::npos);
 }
 
@@ -786,7 +904,7 @@ TEST_CASE("guessed lengths: a region whose guess was too small runs again, with 
     std::vector<std::string> args = {"--profile", "--backend", "cuda-emulated",
                                      "--host-threshold", "0", golden + ".vcode"};
     if (guessing) args.insert(args.begin(), "--speculation");
-    auto result = run_vinterp(args);
+    auto result = run_vinterp_long(args);
     INFO("guessing " << guessing << ", stderr: " << result.err);
     REQUIRE(result.exit_code == 0);
     CHECK(result.out == read_file(golden + ".expected"));

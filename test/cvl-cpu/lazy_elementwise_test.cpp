@@ -1777,5 +1777,51 @@ TEST_CASE("cheap generators: each reader makes its own values, which are never s
   program(fast, true);
 }
 
+TEST_CASE("a costly result read by scans and reductions: one pass writes the scans' results, "
+          "the result is never stored",
+          "[cpu][lazy]") {
+  std::vector<std::int32_t> lengths, starts, strides;
+  for (std::int32_t k = 0; k < 3000; ++k) {
+    lengths.push_back(k % 500 == 7 ? 20000 : k % 11);  // long segments cut by parts, empty ones
+    starts.push_back(k % 7 == 3 ? -3 : 1 + k % 5);     // logs of negatives: NaNs inside segments
+    strides.push_back(1 + k % 3);
+  }
+  // The logs of x = float(INDEX): a FLOAT + scan of them, a MAX scan of their squares (an
+  // expression over them), their sum; then, another such log, its INT-typed sibling read the
+  // other way round: the sum first, the scan last.
+  auto program = [&](const Context& ctx, bool check) {
+    const Segdes sd = segments_of(ctx, lengths);
+    REQUIRE(view(sd).total > 2 * kMemoryBoundThreshold);
+    auto logs_of_index = [&] {
+      return ew(ctx, Op::Log, Type::Float,
+                ew(ctx, Op::IntToFloat, Type::Int, index_over(ctx, sd, starts, strides)));
+    };
+    Vector logs = logs_of_index();
+    const Vector held = logs;  // another holder: the pass must leave the logs pending for it
+    const Vector sums = fold(ctx, Op::PlusScan, logs, sd);
+    if (check) CHECK(pending(logs));
+    const Vector maxima = fold(ctx, Op::MaxScan, ew(ctx, Op::Mul, Type::Float, logs, logs), sd);
+    const Vector total = fold(ctx, Op::PlusReduce, std::move(logs), sd);
+    Vector more = logs_of_index();
+    const Vector least = fold(ctx, Op::MinReduce, more, sd);
+    const Vector floors = fold(ctx, Op::MinScan, std::move(more), sd);
+    std::vector<double> got;
+    for (const Vector* v : {&sums, &maxima, &total, &least, &floors}) {
+      const std::vector<double> values = values_of<double>(*v);
+      got.insert(got.end(), values.begin(), values.end());
+    }
+    // Every result read, one pass each: the logs still wait for their other holder.
+    if (check) CHECK(pending(held));
+    return got;
+  };
+  for (int threads : {1, 2, 4}) {
+    INFO(threads << " threads");
+    const std::vector<double> want = program(context(threads, false), false);
+    const std::vector<double> got = program(context(threads, true), true);
+    REQUIRE(got.size() == want.size());
+    CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(double)) == 0);
+  }
+}
+
 }  // namespace
 }  // namespace cvl::cpu

@@ -327,31 +327,53 @@ T scan_range(const T* in, T* out, std::size_t lo, std::size_t hi, T acc) {
 }
 
 // Exclusive scan of every segment on one thread: out[i] = the fold of the segment's elements
-// before i, from the identity. Each source block is taken in three parts: the rest of a segment
-// begun in an earlier block, the segments inside the block (a tight loop, all of them for a
-// vector), and the start of a segment that goes on in the next block.
-template <class C, class Source, class View>
-void scan_sequential(Source& source, typename C::value_type* out, const View& sd) {
+// before i, from the identity. Fed the elements' blocks in order (add), so that a pass that
+// folds the same values can scan them too (fused.cpp's fused_folds); scan_sequential drives it
+// from a value source. Each block is taken in three parts: the rest of a segment begun in an
+// earlier block, the segments inside the block (a tight loop, all of them for a vector), and the
+// start of a segment that goes on in the next block.
+template <class C, class View>
+class SequentialScan {
+ public:
   using T = typename C::value_type;
-  std::size_t k = 0;    // the first segment that does not end at or before lo
-  T acc = C::identity;  // segment k's running value, when it began before lo
-  for (std::size_t lo = 0; lo < sd.total;) {
-    const std::size_t hi = lo + std::min<std::size_t>(source.block(), sd.total - lo);
-    const T* x = source.values(lo, hi);
+
+  SequentialScan(const View& sd, T* out) : sd_(sd), out_(out) {}
+
+  // Elements [lo, hi), the next after those added so far; x[i] is the one at i.
+  void add(const T* x, std::size_t lo, std::size_t hi) {
+    const View& sd = sd_;
+    T* out = out_;
+    std::size_t k = k_;
     while (k < sd.segments && sd.start(k + 1) <= lo) ++k;
     if (sd.start(k) < lo) {  // a segment carried over from the previous block
-      const std::size_t end = std::min(sd.start(k + 1), hi);
-      acc = scan_range<C>(x, out, lo, end, acc);
+      const std::size_t end = std::min<std::size_t>(sd.start(k + 1), hi);
+      acc_ = scan_range<C>(x, out, lo, end, acc_);
       if (sd.start(k + 1) > hi) {  // and on into the next block
-        lo = hi;
-        continue;
+        k_ = k;
+        return;
       }
       ++k;
     }
     for (; k < sd.segments && sd.start(k + 1) <= hi; ++k)
       scan_range<C>(x, out, sd.start(k), sd.start(k + 1), C::identity);
     if (k < sd.segments && sd.start(k) < hi)
-      acc = scan_range<C>(x, out, sd.start(k), hi, C::identity);
+      acc_ = scan_range<C>(x, out, sd.start(k), hi, C::identity);
+    k_ = k;
+  }
+
+ private:
+  const View& sd_;
+  T* out_;
+  std::size_t k_ = 0;    // the first segment that does not end at or before the next block
+  T acc_ = C::identity;  // segment k_'s running value, when it began before the next block
+};
+
+template <class C, class Source, class View>
+void scan_sequential(Source& source, typename C::value_type* out, const View& sd) {
+  SequentialScan<C, View> scan(sd, out);
+  for (std::size_t lo = 0; lo < sd.total;) {
+    const std::size_t hi = lo + std::min<std::size_t>(source.block(), sd.total - lo);
+    scan.add(source.values(lo, hi), lo, hi);
     lo = hi;
   }
 }

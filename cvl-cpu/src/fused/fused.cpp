@@ -693,10 +693,12 @@ Vector scan_typed(const Call& call, std::span<FusedOperand> operands, const Segm
   return out;
 }
 
-// ---- Several reductions of one elementwise definition's values in one pass (fused_folds).
+// ---- Several reductions and scans of one elementwise definition's values in one pass
+// (fused_folds).
 
-// One of them: PartFold (segmented_fold.hpp) per part, the parts' heads combined in part order,
-// as reduce_segments does, so each result is what reduce_typed gives alone.
+// One of them. A reduction: PartFold (segmented_fold.hpp) per part, the parts' heads combined in
+// part order, as reduce_segments does, so each result is what reduce_typed gives alone. A scan:
+// TypedManyScan.
 class ManyFold {
  public:
   virtual ~ManyFold() = default;
@@ -718,13 +720,14 @@ class ManyFold {
   virtual Vector result(const Context& ctx, const Call& call) = 0;
 };
 
-template <class C>
+template <class C, class View>
 class TypedManyFold final : public ManyFold {
   using T = typename C::value_type;
 
  public:
-  // Folding node `node` of the frames (the root's values where it is `root`).
-  TypedManyFold(SegmentView sd, std::uint32_t node, bool root)
+  // Folding node `node` of the frames (the root's values where it is `root`) over `sd`, wide
+  // (past the longest vector: only its per-segment results are stored) or not.
+  TypedManyFold(View sd, std::uint32_t node, bool root)
       : sd_(sd), node_(node), root_(root), out_(allocate(type_of<T>(), sd_.segments)) {}
 
   bool regroups() const override { return kRegroupingRounds<C>; }
@@ -806,16 +809,75 @@ class TypedManyFold final : public ManyFold {
    private:
     TypedManyFold& fold_;
     Part part_;
-    PartFold<C, SegmentView, Done> folding_;
+    PartFold<C, View, Done> folding_;
   };
 
-  SegmentView sd_;
+  View sd_;
   std::uint32_t node_;
   bool root_;
   Vector out_;
   std::vector<T> head_;
   std::vector<std::size_t> head_segment_;
   std::atomic<bool> inexact_{false};
+};
+
+// A scan among them, into its result. With one part, the blocks are scanned as they come
+// (SequentialScan, as scan_typed does); with several, the values are written to the result and
+// scanned there in place afterwards by scan_reduce.cpp's scan, as fused() does under threads, so
+// that its parts are cut where the unfused scan cuts them. A scan whose combination regroups
+// (FLOAT + and *) counts as regrouping: the pass then takes the team fixed by the sizes, one part
+// exactly where the unfused scan runs sequentially.
+template <class C>
+class TypedManyScan final : public ManyFold {
+  using T = typename C::value_type;
+
+ public:
+  TypedManyScan(vcode::Op op, SegmentView sd, Vector out)
+      : op_(op), sd_(sd), out_(std::move(out)) {}
+
+  bool regroups() const override { return kRegroupingRounds<C>; }
+
+  void begin(std::size_t blocks) override { in_place_ = blocks > 1; }
+
+  std::unique_ptr<PartState> part(std::size_t, std::size_t) override {
+    if (in_place_) return std::make_unique<Copy>(elements<T>(out_));
+    return std::make_unique<Scan>(sd_, elements<T>(out_));
+  }
+
+  Vector result(const Context& ctx, const Call&) override {
+    if (!in_place_) return std::move(out_);
+    return scan(ctx, op_, std::move(out_), sd_);
+  }
+
+ private:
+  class Scan final : public PartState {
+   public:
+    Scan(const SegmentView& sd, T* out) : scanning_(sd, out) {}
+    void add(const void* block, std::size_t lo, std::size_t hi) override {
+      scanning_.add(static_cast<const T*>(block) - lo, lo, hi);
+    }
+    void finish() override {}
+
+   private:
+    SequentialScan<C, SegmentView> scanning_;
+  };
+
+  class Copy final : public PartState {
+   public:
+    explicit Copy(T* out) : out_(out) {}
+    void add(const void* block, std::size_t lo, std::size_t hi) override {
+      std::memcpy(out_ + lo, block, (hi - lo) * sizeof(T));
+    }
+    void finish() override {}
+
+   private:
+    T* out_;
+  };
+
+  vcode::Op op_;
+  SegmentView sd_;
+  Vector out_;
+  bool in_place_ = false;
 };
 
 }  // namespace
@@ -872,16 +934,27 @@ Vector fused(const Context& ctx, const PreparedSuperOp& prepared, std::span<Fuse
 
 std::vector<Vector> fused_folds(const Context& ctx, const PreparedSuperOp& prepared,
                                 std::span<FusedOperand> operands, std::size_t domain,
-                                std::span<const FoldOfValues> folds) {
+                                std::span<FoldOfValues> folds) {
   const auto& plan = static_cast<const CpuSuperOp&>(prepared);
   const Call call(plan, operands, domain);
   const std::uint32_t root = static_cast<std::uint32_t>(plan.definition.nodes.size() - 1);
   std::vector<std::unique_ptr<ManyFold>> many;
-  for (const FoldOfValues& f : folds)
-    many.push_back(with_combine(f.op, to_type(plan.definition.nodes[f.node].result),
-                                [&]<class C>() -> std::unique_ptr<ManyFold> {
-      return std::make_unique<TypedManyFold<C>>(view(f.segments), f.node, f.node == root);
+  for (FoldOfValues& f : folds) {
+    const Type type = to_type(plan.definition.nodes[f.node].result);
+    const bool scans = vcode::info(f.op).family == vcode::Family::Scan;
+    many.push_back(with_combine(f.op, type, [&]<class C>() -> std::unique_ptr<ManyFold> {
+      if (scans) {  // view() refuses a wide descriptor: a scan's result is as long
+        const SegmentView sd = view(f.segments);
+        Vector out = f.scanned.storage ? std::move(f.scanned) : allocate(type, domain);
+        return std::make_unique<TypedManyScan<C>>(f.op, sd, std::move(out));
+      }
+      if (is_wide(f.segments))
+        return std::make_unique<TypedManyFold<C, WideSegmentView>>(wide_view(f.segments), f.node,
+                                                                   f.node == root);
+      return std::make_unique<TypedManyFold<C, SegmentView>>(view(f.segments), f.node,
+                                                             f.node == root);
     }));
+  }
   // The team reduce_segments takes for the folds that regroup, which the others may take too.
   const bool regroups =
       std::any_of(many.begin(), many.end(), [](const auto& m) { return m->regroups(); });
@@ -961,7 +1034,7 @@ class FusedEvaluator final : public Evaluator {
   }
   std::vector<Vector> evaluate_folds(const Context& ctx, const PreparedSuperOp& op,
                                      std::span<FusedOperand> operands, std::size_t domain,
-                                     std::span<const FoldOfValues> folds) const override {
+                                     std::span<FoldOfValues> folds) const override {
     return fused_folds(ctx, op, operands, domain, folds);
   }
   std::unique_ptr<PendingBlocks> blocks(LazyExpression& expression) const override {

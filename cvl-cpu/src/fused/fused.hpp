@@ -24,12 +24,13 @@ Vector fused(const Context& ctx, const PreparedSuperOp& op, std::span<FusedOpera
 std::vector<Vector> fused_outputs(const Context& ctx, const PreparedSuperOp& op,
                                   std::span<FusedOperand> operands, std::size_t domain);
 
-// Reductions of an elementwise superoperator's values (its root's, its outputs'), each over its
-// own descriptor, in one pass that stores none of them: each result is the bits fused() gives
-// for that reduction alone (the same fold over the same parts).
+// Reductions and scans of an elementwise superoperator's values (its root's, its outputs'), each
+// over its own descriptor (a reduction's may be wide: storage.hpp's is_wide), in one pass that
+// stores none of them (but where a scan's result holds them): each result is the bits fused()
+// gives for that reduction or scan alone (the same fold over the same parts).
 std::vector<Vector> fused_folds(const Context& ctx, const PreparedSuperOp& op,
                                 std::span<FusedOperand> operands, std::size_t domain,
-                                std::span<const FoldOfValues> folds);
+                                std::span<FoldOfValues> folds);
 
 // The evaluator of pending expressions (pending/evaluator.hpp): the functions above, and a
 // pending expression's values a block at a time. A backend's Context points at it.

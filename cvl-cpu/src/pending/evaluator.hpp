@@ -30,12 +30,15 @@ class PendingBlocks {
   virtual const void* values(std::size_t lo, std::size_t hi) = 0;
 };
 
-// One reduction (`op`, over `segments`) of the values of node `node` of an elementwise plan, its
-// root or one of its outputs (Evaluator::evaluate_folds).
+// One reduction or scan (`op`, over `segments`) of the values of node `node` of an elementwise
+// plan, its root or one of its outputs (Evaluator::evaluate_folds).
 struct FoldOfValues {
   vcode::Op op;
   Segdes segments;
   std::uint32_t node;
+  // A scan's result, allocated by the caller (so that running out of memory is the scan's
+  // instruction's error), written by the pass; the pass allocates it where not given.
+  Vector scanned = {};
 };
 
 class Evaluator {
@@ -55,12 +58,13 @@ class Evaluator {
   virtual std::vector<Vector> evaluate_outputs(const Context& ctx, const PreparedSuperOp& op,
                                                std::span<FusedOperand> operands,
                                                std::size_t domain) const = 0;
-  // Reductions of values of an elementwise plan (prepared with the folded nodes other than its
-  // root as outputs) in one pass, none of the values stored: each result the bits that
-  // evaluating that reduction alone gives.
+  // Reductions and scans of values of an elementwise plan (prepared with the folded nodes other
+  // than its root as outputs) in one pass, none of the values stored (but in a scan's result):
+  // each result the bits that evaluating that reduction or scan alone gives. Takes the scans'
+  // results.
   virtual std::vector<Vector> evaluate_folds(const Context& ctx, const PreparedSuperOp& op,
                                              std::span<FusedOperand> operands, std::size_t domain,
-                                             std::span<const FoldOfValues> folds) const = 0;
+                                             std::span<FoldOfValues> folds) const = 0;
   // The values of `expression`, which maps, a block at a time.
   virtual std::unique_ptr<PendingBlocks> blocks(LazyExpression& expression) const = 0;
 

@@ -11,12 +11,13 @@ namespace {
 
 auto no_substitute = [](const Storage*) -> std::optional<std::uint32_t> { return std::nullopt; };
 
-// A pending result a fold group may gather reductions of: costly to make again, of elements (not
-// over a wider streamed descriptor), and held by `holders` handles besides the reader's.
-const LazyExpression* groupable(const Vector& v) {
+// A pending result a fold group may gather reductions of: costly to make again, and of elements
+// (not a block of a wider descriptor streamed in pieces); one past the longest vector only for a
+// reduction (`scans` false), whose result is short.
+const LazyExpression* groupable(const Vector& v, bool scans) {
   const LazyExpression* e = pending_expression(v);
-  if (!e || e->streamed_total != 0 || e->domain > kMaxVectorLength || e->domain != v.length ||
-      cheap_to_recompute(*e))
+  if (!e || e->streamed_total != 0 || (scans && e->domain > kMaxVectorLength) ||
+      e->domain != v.length || cheap_to_recompute(*e))
     return nullptr;
   return e;
 }
@@ -45,8 +46,9 @@ Vector FoldGroup::compute(std::size_t wanted) {
       return std::nullopt;
     };
     std::vector<FoldOfValues> requests;
-    for (const Fold& f : folds)
-      requests.push_back({f.op, f.segments, f.over ? builder.splice_copy(*f.over, at_base) : base});
+    for (Fold& f : folds)
+      requests.push_back({f.op, f.segments, f.over ? builder.splice_copy(*f.over, at_base) : base,
+                          std::move(f.scanned)});
     LazyExpression combined = builder.finish_at(requests.back().node);
     const std::uint32_t root = static_cast<std::uint32_t>(combined.definition.nodes.size() - 1);
     std::vector<std::uint32_t> outputs;
@@ -60,8 +62,10 @@ Vector FoldGroup::compute(std::size_t wanted) {
     out = ctx->evaluator->evaluate_folds(*ctx, *plan, combined.operands, combined.domain,
                                          requests);
   } else {
-    // Each as its reduction alone would run: the values computed (and stored) where pending.
-    for (const Fold& f : folds) {
+    // Each as its reduction or scan alone would run: the values computed (and stored) where
+    // pending, a scan writing a result of its own as it does alone.
+    for (Fold& f : folds) {
+      f.scanned = {};
       Builder builder(*ctx, values.length);
       const std::uint32_t folded = f.over ? builder.splice_copy(*f.over, no_substitute)
                                           : builder.operand(Vector(values));
@@ -87,12 +91,12 @@ Vector PendingFold::compute(const Storage*) { return group->compute(index); }
 
 std::optional<Vector> fold_in_group(const Context& ctx, vcode::Op op, Vector& v,
                                     const Segdes& sd) {
-  if (vcode::info(op).family == vcode::Family::Scan) return std::nullopt;
+  const bool scans = vcode::info(op).family == vcode::Family::Scan;
   const LazyExpression* shared = nullptr;
   const Vector* values = nullptr;
   std::unique_ptr<LazyExpression> over;
   if (v.storage.use_count() > 1) {
-    shared = groupable(v);
+    shared = groupable(v, scans);
     values = &v;
   } else if (const LazyExpression* e = pending_expression(v)) {
     // An expression over such a result, read only at each element, that holds no vector as
@@ -107,13 +111,17 @@ std::optional<Vector> fold_in_group(const Context& ctx, vcode::Op op, Vector& v,
       if (!o.storage) continue;
       if (o.storage.use_count() == 1 && o.length >= v.length) return std::nullopt;
       if (shared || !elementwise[k] || o.length != v.length || o.storage.use_count() < 2) continue;
-      shared = groupable(o);
+      shared = groupable(o, scans);
       values = &o;
     }
     if (shared && e->definition.nodes.size() + shared->definition.nodes.size() >= kLazyMaxNodes)
       return std::nullopt;
   }
   if (!shared) return std::nullopt;
+  const Type type = v.type;
+  const std::size_t length = scans ? v.length.get() : sd.segments.get();
+  // A scan's result, taken now: out of memory, the error is the scan's, as when it runs alone.
+  Vector scanned = scans ? allocate(type, length) : Vector{};
   std::shared_ptr<FoldGroup> group = shared->fold_group.lock();
   if (!group || group->computed) {
     group = std::make_shared<FoldGroup>();
@@ -126,9 +134,8 @@ std::optional<Vector> fold_in_group(const Context& ctx, vcode::Op op, Vector& v,
   auto fold = std::make_unique<PendingFold>();
   fold->group = group;
   fold->index = group->results.size();
-  const Type type = v.type;
-  Vector result{type, view(sd).segments, std::make_shared<Buffer>(std::move(fold))};
-  group->folds.push_back({op, type, sd, std::move(over)});
+  Vector result{type, length, std::make_shared<Buffer>(std::move(fold))};
+  group->folds.push_back({op, type, sd, std::move(over), std::move(scanned)});
   group->results.push_back(result.storage);
   pending_results().add(result.storage);
   v = {};

@@ -17,8 +17,8 @@
 // pending (compute_pending); the profile and traces leave it pending, as a run without them does.
 //
 // A pending result that several readers read is computed once and stored, for each to read
-// back, unless those readers are reductions (fold_group.hpp: they fold it together in one pass),
-// or it is a cheap generator (cheap_to_recompute: INDEX, DIST, constants and
+// back, unless those readers are reductions and scans (fold_group.hpp: they fold it together in
+// one pass), or it is a cheap generator (cheap_to_recompute: INDEX, DIST, constants and
 // bandwidth-bound elementwise ops over them, such as float(i) for i in an INDEX, at most
 // kRecomputeMaxNodes of them, reading nothing at each element): a reader other than its last
 // then copies its definition into its own and makes the values again, so that none is stored
@@ -173,9 +173,9 @@ std::optional<Vector> lazy_fused(const Context& ctx, const PreparedSuperOp& op,
 // fold at its root: the values are folded as they are computed and never stored, as fcode-opt's
 // map-reduce fusion does for FCODE (the fold is the unfused op's, segmented_fold.hpp, so the bits
 // are too). Nothing when `v` is not such a result; `v` is consumed otherwise. A reduction sets
-// `first_held_nan` as families.hpp's reduce does. A reduction of such a result that is held
-// elsewhere too and is not cheap to recompute joins its fold group instead (fold_group.hpp), as
-// does one of an expression over such a result, unless it is to set `first_held_nan`.
+// `first_held_nan` as families.hpp's reduce does. A reduction or scan of such a result that is
+// held elsewhere too and is not cheap to recompute joins its fold group instead (fold_group.hpp),
+// as does one of an expression over such a result, unless it is to set `first_held_nan`.
 std::optional<Vector> fold_pending(const Context& ctx, vcode::Op op, Vector& v, const Segdes& sd,
                                    bool* first_held_nan = nullptr);
 
