@@ -377,12 +377,10 @@ class CudaBackend final : public Backend,
     }
     SegmentView map = device_map(sd, false);
     const std::size_t n = std::min({map.total, capacity(v), capacity(flags)});
-    // The segments end at the last element read (`before` has n + 1 entries): with a guessed
-    // count, the descriptor's bound and the operands' capacities may differ (device.hpp).
+    // The segments end at the last element read: with a guessed count, the descriptor's bound
+    // and the operands' capacities may differ (device.hpp).
     map.total = n;
     const auto* flag = static_cast<const std::uint8_t*>(device_pointer(flags));
-    DeviceBuffer before(device_, (map.total + 1) * sizeof(std::uint32_t));
-    library::flags_before(*device_, flag, n, before.as<std::uint32_t>());
     // The result's length is a count the device computes; PACK keeps at most what it is given.
     const Length kept = pending_count(n);
     auto packed = std::make_shared<SegdesStorage>();
@@ -391,10 +389,9 @@ class CudaBackend final : public Backend,
     packed->lengths = new_device_vector(Type::Int, s.segments);
     packed->offsets = DeviceBuffer(device_, (map.segments + 1) * sizeof(std::int64_t));
     Vector out = new_device_vector(v.type, kept);
-    dispatch::pack_outputs(*device_, v.type, device_pointer(v), flag, before.as<std::uint32_t>(),
-                           map, extent(s.total, n), device_pointer(out),
-                           static_cast<std::int32_t*>(device_pointer(packed->lengths)),
-                           packed->offsets.as<std::int64_t>(), count_cell(kept));
+    dispatch::pack(*device_, v.type, device_pointer(v), flag, map, extent(s.total, n),
+                   device_pointer(out), static_cast<std::int32_t*>(device_pointer(packed->lengths)),
+                   packed->offsets.as<std::int64_t>(), count_cell(kept));
     note_if_small(packed->lengths);
     return {done(std::move(out)), described_by_lengths(std::move(packed))};
   }

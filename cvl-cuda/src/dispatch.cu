@@ -139,22 +139,34 @@ void index(Device& device, const std::int32_t* starts, const std::int32_t* strid
                     Traffic{sizeof(std::int32_t), sd.segments * 2 * sizeof(std::int32_t)});
 }
 
-void pack_outputs(Device& device, Type type, const void* values, const std::uint8_t* flags,
-                  const std::uint32_t* before, const SegmentView& sd, Extent elements, void* out,
-                  std::int32_t* counts, std::int64_t* offsets, std::int64_t* total) {
-  const std::size_t items = std::max(elements.bound, sd.segments + 1);
+void pack(Device& device, Type type, const void* values, const std::uint8_t* flags,
+          const SegmentView& sd, Extent elements, void* out, std::int32_t* counts,
+          std::int64_t* offsets, std::int64_t* total) {
+  const std::size_t n = elements.bound;
+  const std::size_t tiles = (n + kernels::kPackTile - 1) / kernels::kPackTile;
+  const std::size_t segment_tiles =
+      (sd.segments + cuda_tuning::kBlockSize) / cuda_tuning::kBlockSize;
+  auto owner = borrow(device);
+  DeviceBuffer tile_prefix(owner, tiles * sizeof(std::uint32_t));
+  // The kept elements before each element, for the segments' starts: one segment starts at 0.
+  const bool several = sd.segments > 1;
+  DeviceBuffer before(owner, several ? n * sizeof(std::uint32_t) : 0);
   with_element_bits(type, [&]<class Bits>() {
-    // Per element (at its bound) the flag; per element kept (the new total) `before`, the value
-    // and the result; per segment the offsets and `before` at its start, the new offset and
-    // count.
-    const std::uint64_t per_segment =
-        2 * sizeof(std::int64_t) + sizeof(std::uint32_t) + sizeof(std::int32_t);
-    device.launch(items,
-                  kernels::PackOutputs<Bits>{static_cast<const Bits*>(values), flags, before, sd,
-                                             elements, static_cast<Bits*>(out), counts, offsets,
-                                             total},
-                  Traffic{0, elements.bound + per_segment * (sd.segments + 1),
-                          sizeof(std::uint32_t) + 2 * sizeof(Bits), Extent{elements.bound, total}});
+    // Each flag read twice (counted, then scanned again); per tile its count written, read, its
+    // prefix written and read; the total written, and read per segment; with several segments
+    // an entry written per element and read per segment; per kept element the value and the
+    // result; per segment and one past the last the offset read, the new offset and count written.
+    const std::uint64_t per_segment = 2 * sizeof(std::int64_t) + sizeof(std::int32_t) +
+                                      sizeof(std::int64_t) + (several ? sizeof(std::uint32_t) : 0);
+    const std::uint64_t once = 2 * n + tiles * 4 * sizeof(std::uint32_t) + sizeof(std::int64_t) +
+                               (several ? n * sizeof(std::uint32_t) : 0) +
+                               per_segment * (sd.segments + 1);
+    device.launch_tiles(std::max(tiles, segment_tiles),
+                        kernels::PackTiles<Bits>{static_cast<const Bits*>(values), flags, sd,
+                                                 elements, tiles, tile_prefix.as<std::uint32_t>(),
+                                                 several ? before.as<std::uint32_t>() : nullptr,
+                                                 static_cast<Bits*>(out), counts, offsets, total},
+                        Traffic{0, once, 2 * sizeof(Bits), Extent{n, total}});
   });
 }
 

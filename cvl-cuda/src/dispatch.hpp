@@ -45,11 +45,11 @@ void index(Device& device, const std::int32_t* starts, const std::int32_t* strid
            const SegmentView& sd, Extent elements, std::int32_t* out,
            std::uint32_t* record_index);
 
-// PACK after library::flags_before, in one launch: the per-segment counts, the new offsets (the
-// new total also into the pending count cell `total`) and the compaction.
-void pack_outputs(Device& device, Type type, const void* values, const std::uint8_t* flags,
-                  const std::uint32_t* before, const SegmentView& sd, Extent elements, void* out,
-                  std::int32_t* counts, std::int64_t* offsets, std::int64_t* total);
+// PACK in one launch (kernels::PackTiles): the compaction into `out`, the new offsets (the new
+// total also into the pending count cell `total`) and the per-segment counts.
+void pack(Device& device, Type type, const void* values, const std::uint8_t* flags,
+          const SegmentView& sd, Extent elements, void* out, std::int32_t* counts,
+          std::int64_t* offsets, std::int64_t* total);
 
 // RANK_UP / RANK_DOWN of every segment: one stable radix sort by (segment key, key) for INT, two
 // stable sorts (key, then segment key) for FLOAT's 64-bit keys; the elements past a pending

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <tuple>
 
 #include "check.hpp"
 #include "cvl_cpu/cvl_cpu.hpp"
@@ -561,6 +562,37 @@ TEST_CASE("cuda-emulated: launches per scatter, reduction and descriptor use", "
       }
       CHECK(launches_of([&] { got = b.scan(Op::PlusScan, input, sd); }) == 1);
       CHECK(to_ints(b, got) == scanned);
+    }
+  }
+
+  SECTION("PACK is one launch: one segment or several, many tiles, a packed count packed again") {
+    std::mt19937_64 rng(6);
+    for (const Ints& lengths : std::vector<Ints>{{9000}, {0, 3, 0, 5000, 1, 2500, 0, 0}, {}}) {
+      const std::size_t n = total_of(lengths);
+      Ints data(n);
+      for (auto& x : data) x = static_cast<std::int32_t>(rng() % 1000);
+      const Bools keep = random_bools(n, 0.6, rng), again = random_bools(n, 0.5, rng);
+      INFO(lengths.size() << " segments of " << n << " elements");
+      auto packs = [&](cvl::Backend& on, std::uint64_t* first, std::uint64_t* second) {
+        const cvl::Vector values = ints(on, data), flags = bools(on, keep);
+        const cvl::Segdes sd = segdes(on, lengths);
+        std::pair<cvl::Vector, cvl::Segdes> once, twice;
+        *first = launches_of([&] { once = on.pack(values, flags, sd); });
+        // The second PACK's flags, as long as the first's result (a pending count on the device).
+        const std::size_t kept = once.first.length.get();
+        const Bools second_flags(again.begin(), again.begin() + static_cast<std::ptrdiff_t>(kept));
+        const cvl::Vector flags_again = bools(on, second_flags);
+        std::pair<cvl::Vector, cvl::Segdes> packed_once = on.pack(values, flags, sd);
+        *second = launches_of(
+            [&] { twice = on.pack(packed_once.first, flags_again, packed_once.second); });
+        return std::tuple{to_ints(on, once.first), lengths_of(on, once.second),
+                          to_ints(on, twice.first), lengths_of(on, twice.second)};
+      };
+      std::uint64_t first = 0, second = 0, unused = 0;
+      const auto got = packs(b, &first, &second);
+      CHECK(first == 1);
+      CHECK(second == 1);
+      CHECK(got == packs(ref, &unused, &unused));
     }
   }
 
