@@ -211,15 +211,16 @@ class CudaBackend final : public Backend,
     const Segdes& addressed_sd = scatter ? dest_sd : o.source_segdes;
     const SegmentView addressed_map = device_map(addressed_sd, false);
     const Type type = o.values.type;
-    const void* values = device_pointer(o.values);
-    const auto* indices = static_cast<const std::int32_t*>(device_pointer(o.indices));
+    // A scatter walks the source elements (values, indices, flags), a gather the destination's
+    // (indices, flags; the result); what the walk reads at each element may be made in place.
+    const kernels::ElementOperand values =
+        scatter ? element_operand(o.values) : kernels::ElementOperand{device_pointer(o.values)};
+    const kernels::ElementOperand indices = element_operand(o.indices);
     const auto* flags =
         flagged ? static_cast<const std::uint8_t*>(device_pointer(o.flags)) : nullptr;
-    // A scatter walks the source elements (values, indices, flags), a gather the destination's
-    // (indices, flags; the result).
     const Length& walked = segdes(walked_sd).total;
-    std::size_t limit = std::min(capacity(o.indices), allocation_size(walked));
-    if (scatter) limit = std::min(limit, capacity(o.values));
+    std::size_t limit = std::min(readable(o.indices), allocation_size(walked));
+    if (scatter) limit = std::min(limit, readable(o.values));
     if (flagged) limit = std::min(limit, capacity(o.flags));
     // The message reads the faulting index and the length of the segment it addressed.
     const FaultWord fault =
@@ -253,6 +254,47 @@ class CudaBackend final : public Backend,
       keep_recorded_index(walked_sd, walk);
     }
     return done(std::move(out));
+  }
+
+  // What an operand read at each walked element is to the kernel: a pending INDEX or DIST alone
+  // over stored operands is made in place from its per-segment vectors (no launch stores it
+  // first; pending_expression.hpp), any other operand is its buffer, computed.
+  kernels::ElementOperand element_operand(const Vector& v) {
+    using Kind = vcode::SuperOpNode::Kind;
+    if (const std::unique_ptr<PendingExpression>& e = storage(v).pending) {
+      const std::vector<vcode::SuperOpNode>& nodes = e->definition.nodes;
+      const vcode::SuperOpNode& root = nodes.back();
+      auto operand_at = [&](std::uint32_t node) -> const FusedOperand* {
+        return nodes[node].kind == Kind::Operand ? &e->operands[nodes[node].operand] : nullptr;
+      };
+      const bool index = root.kind == Kind::Index;
+      if (index || root.kind == Kind::Dist) {
+        const FusedOperand* per_segment = operand_at(root.args[0]);
+        const FusedOperand* strides = index ? operand_at(root.args[1]) : nullptr;
+        const FusedOperand* sd = operand_at(root.args[index ? 2 : 1]);
+        if (per_segment && sd && (strides || !index)) {
+          const Length& segments = segdes(sd->segdes).segments;
+          // A per-segment vector shorter than the descriptor: computed, as the op run at once
+          // would be, which then reports it.
+          if (holds({{capacity(per_segment->vector), &segments}}) &&
+              (!strides || holds({{capacity(strides->vector), &segments}}))) {
+            kernels::ElementOperand made;
+            made.per_segment = device_pointer(per_segment->vector);
+            if (strides)
+              made.strides = static_cast<const std::int32_t*>(device_pointer(strides->vector));
+            // Its per-element index where one is built; else each element's segment is searched.
+            made.sd = device_map(sd->segdes, segdes(sd->segdes).index.allocated());
+            return made;
+          }
+        }
+      }
+    }
+    return {device_pointer(v)};
+  }
+  // The elements a kernel may read of `v`: its buffer's, or a pending one's length.
+  std::size_t readable(const Vector& v) {
+    if (storage(v).pending) return allocation_size(v.length);
+    return capacity(v);
   }
 
   // ---- one value per segment ------------------------------------------------------------

@@ -9,6 +9,7 @@
 #include "cvl/backend.hpp"
 #include "device.hpp"
 #include "handles.hpp"
+#include "kernels/element_operand.hpp"
 #include "kernels/elementwise.hpp"
 
 namespace cvl::CVL_CUDA_NS::dispatch {
@@ -25,13 +26,14 @@ void normalize_bools(Device& device, std::uint8_t* data, std::size_t n);
 // `out`, which already holds what unwritten positions must show (where several elements target
 // one position the highest source position wins: a claim pass, then the writes, in one phased
 // launch); gathers
-// (BPERMUTE, BFPERMUTE) over the destination elements (`walk`). `flags` is null for the
-// unflagged ops. `record_index` (null: none) receives the walked descriptor's per-element index
-// (kernels/permute.hpp).
-void permute(Device& device, vcode::Op op, Type type, const void* values,
-             const std::int32_t* indices, const std::uint8_t* flags, const SegmentView& source,
-             const SegmentView& dest, Extent walk, void* out, unsigned long long* fault,
-             std::uint32_t* record_index);
+// (BPERMUTE, BFPERMUTE) over the destination elements (`walk`). The indices, and a scatter's
+// values, may be made in place (kernels::ElementOperand); a gather's values are stored. `flags`
+// is null for the unflagged ops. `record_index` (null: none) receives the walked descriptor's
+// per-element index (kernels/permute.hpp).
+void permute(Device& device, vcode::Op op, Type type, const kernels::ElementOperand& values,
+             const kernels::ElementOperand& indices, const std::uint8_t* flags,
+             const SegmentView& source, const SegmentView& dest, Extent walk, void* out,
+             unsigned long long* fault, std::uint32_t* record_index);
 
 void extract(Device& device, Type type, const void* values, const std::int32_t* indices,
              const SegmentView& sd, Extent segments, void* out, unsigned long long* fault);

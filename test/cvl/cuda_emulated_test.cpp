@@ -414,6 +414,57 @@ namespace cvl_test {
 
 // Issue 9 (fewer launches): what each operation costs in launches, counted as the GPU build
 // counts them, with its results checked against the sequential backend.
+TEST_CASE("cuda-emulated: a scatter or gather makes pending INDEX and DIST operands in place",
+          "[cuda][launches][pending]") {
+  cvl::BackendOptions options{.threads = 1, .float_rank = cvl::FloatRankOrder::Correct};
+  options.host_threshold = 0;
+  options.lazy_elementwise = true;  // long INDEX and DIST results pending, as in vinterp
+  auto owner = cvl::make_cuda_emulated_backend(options);
+  cvl::Backend& b = *owner;
+  cvl::Backend& ref = reference_backend();
+  auto launches_of = [&](auto&& operation) {
+    const std::uint64_t before = b.stats().kernel_launches;
+    operation();
+    return b.stats().kernel_launches - before;
+  };
+  // One segment, and several (the first DIST over them runs at once and records their index, so
+  // that the later ones wait): each segment reversed by an INDEX counting down.
+  for (const Ints& lengths : std::vector<Ints>{{21000}, {0, 9000, 1, 0, 12000, 3}}) {
+    INFO(lengths.size() << " segments");
+    Ints last(lengths.size()), down(lengths.size(), -1), tags(lengths.size());
+    for (std::size_t k = 0; k < lengths.size(); ++k) {
+      last[k] = lengths[k] - 1;
+      tags[k] = static_cast<std::int32_t>(100 * k + 7);
+    }
+    auto run = [&](cvl::Backend& on, std::uint64_t* scatter_launches,
+                   std::uint64_t* gather_launches) {
+      const cvl::Segdes sd = segdes(on, lengths);
+      const cvl::Vector spread = on.distribute(ints(on, tags), sd);  // stored: the index recorded
+      const cvl::Vector starts = ints(on, last), strides = ints(on, down), values = ints(on, tags);
+      cvl::PermuteOperands o;
+      o.values = on.distribute(values, sd);
+      o.indices = on.index(starts, strides, sd);
+      o.source_segdes = sd;
+      cvl::Vector scattered, gathered;
+      *scatter_launches = launches_of([&] { scattered = on.permute(Op::Permute, std::move(o)); });
+      cvl::PermuteOperands g;
+      g.values = ew(on, Op::Add, Type::Int, scattered, spread);
+      g.indices = on.index(starts, strides, sd);
+      g.source_segdes = sd;
+      g.dest_segdes = sd;
+      const cvl::Vector stored_values = g.values;
+      to_ints(on, stored_values);  // computed before the count
+      *gather_launches = launches_of([&] { gathered = on.permute(Op::BPermute, std::move(g)); });
+      return std::pair{to_ints(on, scattered), to_ints(on, gathered)};
+    };
+    std::uint64_t scatter_launches = 0, gather_launches = 0, unused = 0;
+    const auto got = run(b, &scatter_launches, &gather_launches);
+    CHECK(scatter_launches == 1);
+    CHECK(gather_launches == 1);
+    CHECK(got == run(ref, &unused, &unused));
+  }
+}
+
 TEST_CASE("cuda-emulated: launches per scatter, reduction and descriptor use", "[cuda][launches]") {
   auto owner = emulated(0);
   cvl::Backend& b = *owner;
