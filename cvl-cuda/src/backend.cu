@@ -167,7 +167,9 @@ class CudaBackend final : public Backend,
       return wrap_host(cpu_->reduce(op, take_host(std::move(v)), host_segdes(sd)));
     if (const std::shared_ptr<SegdesStorage> described = summed_lengths(op, v, sd)) {
       // Its total, wrapped to 32 bits as the sum would be: no launch where the host knows it.
-      if (!described->total.known()) return length_value(described->total);
+      if (!described->total.known())
+        return described->total_value.storage ? described->total_value
+                                              : length_value(described->total);
       const auto sum =
           static_cast<std::int32_t>(static_cast<std::uint32_t>(described->total.get()));
       return wrap_host(cpu_->upload(Type::Int, &sum, 1));
@@ -430,11 +432,15 @@ class CudaBackend final : public Backend,
     packed->total = kept;
     packed->lengths = new_device_vector(Type::Int, s.segments);
     packed->offsets = DeviceBuffer(device_, (map.segments + 1) * sizeof(std::int64_t));
+    packed->total_value = new_device_vector(Type::Int, 1);
+    storage(packed->total_value).element_count = kept;
     Vector out = new_device_vector(v.type, kept);
     dispatch::pack(*device_, v.type, device_pointer(v), flag, map, extent(s.total, n),
                    device_pointer(out), static_cast<std::int32_t*>(device_pointer(packed->lengths)),
-                   packed->offsets.as<std::int64_t>(), count_cell(kept));
+                   packed->offsets.as<std::int64_t>(), count_cell(kept),
+                   static_cast<std::int32_t*>(device_pointer(packed->total_value)));
     note_if_small(packed->lengths);
+    note_if_small(packed->total_value);
     return {done(std::move(out)), described_by_lengths(std::move(packed))};
   }
 

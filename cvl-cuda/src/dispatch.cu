@@ -154,7 +154,7 @@ void index(Device& device, const std::int32_t* starts, const std::int32_t* strid
 
 void pack(Device& device, Type type, const void* values, const std::uint8_t* flags,
           const SegmentView& sd, Extent elements, void* out, std::int32_t* counts,
-          std::int64_t* offsets, std::int64_t* total) {
+          std::int64_t* offsets, std::int64_t* total, std::int32_t* total_value) {
   const std::size_t n = elements.bound;
   const std::size_t tiles = (n + kernels::kPackTile - 1) / kernels::kPackTile;
   const std::size_t segment_tiles =
@@ -166,19 +166,22 @@ void pack(Device& device, Type type, const void* values, const std::uint8_t* fla
   DeviceBuffer before(owner, several ? n * sizeof(std::uint32_t) : 0);
   with_element_bits(type, [&]<class Bits>() {
     // Each flag read twice (counted, then scanned again); per tile its count written, read, its
-    // prefix written and read; the total written, and read per segment; with several segments
-    // an entry written per element and read per segment; per kept element the value and the
-    // result; per segment and one past the last the offset read, the new offset and count written.
+    // prefix written and read; the total written (and as an INT), and read per segment; with
+    // several segments an entry written per element and read per segment; per kept element the
+    // value and the result; per segment and one past the last the offset read, the new offset and
+    // count written.
     const std::uint64_t per_segment = 2 * sizeof(std::int64_t) + sizeof(std::int32_t) +
                                       sizeof(std::int64_t) + (several ? sizeof(std::uint32_t) : 0);
     const std::uint64_t once = 2 * n + tiles * 4 * sizeof(std::uint32_t) + sizeof(std::int64_t) +
+                               sizeof(std::int32_t) +
                                (several ? n * sizeof(std::uint32_t) : 0) +
                                per_segment * (sd.segments + 1);
     device.launch_tiles(std::max(tiles, segment_tiles),
                         kernels::PackTiles<Bits>{static_cast<const Bits*>(values), flags, sd,
                                                  elements, tiles, tile_prefix.as<std::uint32_t>(),
                                                  several ? before.as<std::uint32_t>() : nullptr,
-                                                 static_cast<Bits*>(out), counts, offsets, total},
+                                                 static_cast<Bits*>(out), counts, offsets, total,
+                                                 total_value},
                         Traffic{0, once, 2 * sizeof(Bits), Extent{n, total}});
   });
 }

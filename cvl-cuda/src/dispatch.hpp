@@ -48,10 +48,11 @@ void index(Device& device, const std::int32_t* starts, const std::int32_t* strid
            std::uint32_t* record_index);
 
 // PACK in one launch (kernels::PackTiles): the compaction into `out`, the new offsets (the new
-// total also into the pending count cell `total`) and the per-segment counts.
+// total also into the pending count cell `total`, and as an INT into `total_value`) and the
+// per-segment counts.
 void pack(Device& device, Type type, const void* values, const std::uint8_t* flags,
           const SegmentView& sd, Extent elements, void* out, std::int32_t* counts,
-          std::int64_t* offsets, std::int64_t* total);
+          std::int64_t* offsets, std::int64_t* total, std::int32_t* total_value);
 
 // RANK_UP / RANK_DOWN of every segment: one stable radix sort by (segment key, key) for INT, two
 // stable sorts (key, then segment key) for FLOAT's 64-bit keys; the elements past a pending

@@ -658,14 +658,14 @@ TEST_CASE("cuda-emulated: launches per scatter, reduction and descriptor use", "
     CHECK(to_ints(b, sum) == Ints{7001});  // the synchronization resolves the total too
     CHECK(launches_of([&] { sum = b.reduce(Op::PlusReduce, of_sd, whole); }) == 0);
     CHECK(to_ints(b, sum) == Ints{7001});
-    // While the total is pending (a descriptor PACK made), the sum is a copy of its count (one
-    // launch), and MAKE_SEGDES of it, or of LENGTH of the packed vector, is one segment of that
-    // count, made with no launch.
+    // While the total is pending (a descriptor PACK made), the sum is the INT that PACK's launch
+    // wrote beside its count (no launch), and MAKE_SEGDES of it, or of LENGTH of the packed
+    // vector, is one segment of that count, made with no launch.
     Bools keep(7001);
     for (std::size_t j = 0; j < keep.size(); ++j) keep[j] = j % 3 != 0;
     auto [kept, packed] = b.pack(ints(b, Ints(7001, 5)), bools(b, keep), sd);
     const cvl::Vector of_packed = b.segment_lengths(packed);
-    CHECK(launches_of([&] { sum = b.reduce(Op::PlusReduce, of_packed, whole); }) == 1);
+    CHECK(launches_of([&] { sum = b.reduce(Op::PlusReduce, of_packed, whole); }) == 0);
     cvl::Segdes one, by_length;
     CHECK(launches_of([&] { one = b.make_segdes(sum); }) == 0);
     const cvl::Vector length = b.length_value(kept.length);

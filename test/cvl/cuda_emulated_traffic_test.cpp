@@ -101,12 +101,13 @@ TEST_CASE("cuda-emulated: bytes moved by the primitives, counted by hand", "[cud
     const cvl::Vector x = ints(b, Ints(kN, 1));
     const cvl::Vector flags = bools(b, keep);
     // Each flag read twice; per tile of 1024 elements its count written and read, its prefix
-    // written and read (16); the total written (8); for the 100 kept elements their value and
-    // result (4 + 4); per segment and one past the last (2) the offset read, the new offset and
-    // length written, the total read (28). One segment: no count per element is stored.
+    // written and read (16); the total written, also as an INT (8 + 4); for the 100 kept elements
+    // their value and result (4 + 4); per segment and one past the last (2) the offset read, the
+    // new offset and length written, the total read (28). One segment: no count per element is
+    // stored.
     const std::uint64_t tiles = (kN + 1023) / 1024;
     CHECK(bytes_moved(b, [&] { b.pack(x, flags, one); }) ==
-          2 * kN + (tiles * 16 + 8) + 100 * 8 + 2 * 28);
+          2 * kN + (tiles * 16 + 8 + 4) + 100 * 8 + 2 * 28);
   }
 
   SECTION("FUSED: each operand read at the element once and the result written") {

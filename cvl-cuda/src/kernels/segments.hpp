@@ -14,7 +14,8 @@ namespace cvl::CVL_CUDA_NS::kernels {
 // orders them. The phases:
 //   0. each tile's count of T flags, into tile_prefix[t];
 //   1. one block turns those counts into each tile's count of T flags before it (lane by lane
-//      over runs of tiles, the runs' sums scanned across the block), the last into `total`;
+//      over runs of tiles, the runs' sums scanned across the block), the sum of all into `total`
+//      and `total_value`;
 //   2. each tile scans its lanes' counts again, so each element knows how many kept elements come
 //      before it: the kept ones move there, and with several segments that number is written to
 //      `before` (one entry per element) for phase 3;
@@ -46,6 +47,7 @@ struct PackTiles {
   std::int32_t* counts;
   std::int64_t* offsets;
   std::int64_t* total;
+  std::int32_t* total_value;  // the total as an INT too
 
   CVL_HD std::size_t tiles(int phase) const {
     if (phase == 1) return 1;
@@ -117,7 +119,10 @@ struct PackTiles {
         tile_prefix[t] = running;
         running += count;
       }
-      if (lane == cuda_tuning::kBlockSize - 1) *total = scratch.words[0][lane];
+      if (lane == cuda_tuning::kBlockSize - 1) {
+        *total = scratch.words[0][lane];
+        *total_value = static_cast<std::int32_t>(scratch.words[0][lane]);
+      }
     }
   }
 
