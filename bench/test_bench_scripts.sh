@@ -276,10 +276,10 @@ case "${1:-}" in
       exit 77
     fi
     # The most launches each program may make, as VCODE and as FCODE.
-    pins="reduced/qs.r100000 797 750
-reduced/quickhull.r50000 381 308
-reduced/bh.r200 820 575
-reduced/black-scholes.r50000 252 67
+    pins="reduced/qs.r100000 681 660
+reduced/quickhull.r50000 351 278
+reduced/bh.r200 812 567
+reduced/black-scholes.r50000 250 67
 reduced/dotp.r100000 6 5"
     "$bench/gpu_latency.sh" "$build_dir" --shared "$shared_dir" \
       --programs "$(awk '{printf "%s ", $1}' <<<"$pins")" --csv "$work/latency.csv" > "$work/stdout" 2>&1

@@ -167,7 +167,9 @@ class CudaBackend final : public Backend,
       return wrap_host(cpu_->reduce(op, take_host(std::move(v)), host_segdes(sd)));
     if (const std::shared_ptr<SegdesStorage> described = summed_lengths(op, v, sd)) {
       // Its total, wrapped to 32 bits as the sum would be: no launch where the host knows it.
-      if (!described->total.known()) return length_value(described->total);
+      if (!described->total.known())
+        return described->total_value.storage ? described->total_value
+                                              : length_value(described->total);
       const auto sum =
           static_cast<std::int32_t>(static_cast<std::uint32_t>(described->total.get()));
       return wrap_host(cpu_->upload(Type::Int, &sum, 1));
@@ -211,15 +213,16 @@ class CudaBackend final : public Backend,
     const Segdes& addressed_sd = scatter ? dest_sd : o.source_segdes;
     const SegmentView addressed_map = device_map(addressed_sd, false);
     const Type type = o.values.type;
-    const void* values = device_pointer(o.values);
-    const auto* indices = static_cast<const std::int32_t*>(device_pointer(o.indices));
+    // A scatter walks the source elements (values, indices, flags), a gather the destination's
+    // (indices, flags; the result); what the walk reads at each element may be made in place.
+    const kernels::ElementOperand values =
+        scatter ? element_operand(o.values) : kernels::ElementOperand{device_pointer(o.values)};
+    const kernels::ElementOperand indices = element_operand(o.indices);
     const auto* flags =
         flagged ? static_cast<const std::uint8_t*>(device_pointer(o.flags)) : nullptr;
-    // A scatter walks the source elements (values, indices, flags), a gather the destination's
-    // (indices, flags; the result).
     const Length& walked = segdes(walked_sd).total;
-    std::size_t limit = std::min(capacity(o.indices), allocation_size(walked));
-    if (scatter) limit = std::min(limit, capacity(o.values));
+    std::size_t limit = std::min(readable(o.indices), allocation_size(walked));
+    if (scatter) limit = std::min(limit, readable(o.values));
     if (flagged) limit = std::min(limit, capacity(o.flags));
     // The message reads the faulting index and the length of the segment it addressed.
     const FaultWord fault =
@@ -253,6 +256,47 @@ class CudaBackend final : public Backend,
       keep_recorded_index(walked_sd, walk);
     }
     return done(std::move(out));
+  }
+
+  // What an operand read at each walked element is to the kernel: a pending INDEX or DIST alone
+  // over stored operands is made in place from its per-segment vectors (no launch stores it
+  // first; pending_expression.hpp), any other operand is its buffer, computed.
+  kernels::ElementOperand element_operand(const Vector& v) {
+    using Kind = vcode::SuperOpNode::Kind;
+    if (const std::unique_ptr<PendingExpression>& e = storage(v).pending) {
+      const std::vector<vcode::SuperOpNode>& nodes = e->definition.nodes;
+      const vcode::SuperOpNode& root = nodes.back();
+      auto operand_at = [&](std::uint32_t node) -> const FusedOperand* {
+        return nodes[node].kind == Kind::Operand ? &e->operands[nodes[node].operand] : nullptr;
+      };
+      const bool index = root.kind == Kind::Index;
+      if (index || root.kind == Kind::Dist) {
+        const FusedOperand* per_segment = operand_at(root.args[0]);
+        const FusedOperand* strides = index ? operand_at(root.args[1]) : nullptr;
+        const FusedOperand* sd = operand_at(root.args[index ? 2 : 1]);
+        if (per_segment && sd && (strides || !index)) {
+          const Length& segments = segdes(sd->segdes).segments;
+          // A per-segment vector shorter than the descriptor: computed, as the op run at once
+          // would be, which then reports it.
+          if (holds({{capacity(per_segment->vector), &segments}}) &&
+              (!strides || holds({{capacity(strides->vector), &segments}}))) {
+            kernels::ElementOperand made;
+            made.per_segment = device_pointer(per_segment->vector);
+            if (strides)
+              made.strides = static_cast<const std::int32_t*>(device_pointer(strides->vector));
+            // Its per-element index where one is built; else each element's segment is searched.
+            made.sd = device_map(sd->segdes, segdes(sd->segdes).index.allocated());
+            return made;
+          }
+        }
+      }
+    }
+    return {device_pointer(v)};
+  }
+  // The elements a kernel may read of `v`: its buffer's, or a pending one's length.
+  std::size_t readable(const Vector& v) {
+    if (storage(v).pending) return allocation_size(v.length);
+    return capacity(v);
   }
 
   // ---- one value per segment ------------------------------------------------------------
@@ -377,12 +421,10 @@ class CudaBackend final : public Backend,
     }
     SegmentView map = device_map(sd, false);
     const std::size_t n = std::min({map.total, capacity(v), capacity(flags)});
-    // The segments end at the last element read (`before` has n + 1 entries): with a guessed
-    // count, the descriptor's bound and the operands' capacities may differ (device.hpp).
+    // The segments end at the last element read: with a guessed count, the descriptor's bound
+    // and the operands' capacities may differ (device.hpp).
     map.total = n;
     const auto* flag = static_cast<const std::uint8_t*>(device_pointer(flags));
-    DeviceBuffer before(device_, (map.total + 1) * sizeof(std::uint32_t));
-    library::flags_before(*device_, flag, n, before.as<std::uint32_t>());
     // The result's length is a count the device computes; PACK keeps at most what it is given.
     const Length kept = pending_count(n);
     auto packed = std::make_shared<SegdesStorage>();
@@ -390,12 +432,15 @@ class CudaBackend final : public Backend,
     packed->total = kept;
     packed->lengths = new_device_vector(Type::Int, s.segments);
     packed->offsets = DeviceBuffer(device_, (map.segments + 1) * sizeof(std::int64_t));
+    packed->total_value = new_device_vector(Type::Int, 1);
+    storage(packed->total_value).element_count = kept;
     Vector out = new_device_vector(v.type, kept);
-    dispatch::pack_outputs(*device_, v.type, device_pointer(v), flag, before.as<std::uint32_t>(),
-                           map, extent(s.total, n), device_pointer(out),
-                           static_cast<std::int32_t*>(device_pointer(packed->lengths)),
-                           packed->offsets.as<std::int64_t>(), count_cell(kept));
+    dispatch::pack(*device_, v.type, device_pointer(v), flag, map, extent(s.total, n),
+                   device_pointer(out), static_cast<std::int32_t*>(device_pointer(packed->lengths)),
+                   packed->offsets.as<std::int64_t>(), count_cell(kept),
+                   static_cast<std::int32_t*>(device_pointer(packed->total_value)));
     note_if_small(packed->lengths);
+    note_if_small(packed->total_value);
     return {done(std::move(out)), described_by_lengths(std::move(packed))};
   }
 

@@ -82,6 +82,46 @@ struct OnePhase {
 };
 #endif
 
+// A block's scratch in the tiled shape (shared memory on a GPU): two words per thread, room for a
+// block-wide scan that reads one half while it writes the other.
+struct TileScratch {
+  std::uint32_t words[2][cuda_tuning::kBlockSize];
+};
+
+#if CVL_CUDA_REAL
+// One phase of the tiled shape: each tile t < body.tiles(phase) taken by one block, through
+// Body::steps(phase) steps with a block barrier after each.
+template <class Body>
+__device__ void run_tiled_phase(const Body& body, int phase, TileScratch& scratch) {
+  const std::size_t tiles = body.tiles(phase);
+  const int steps = Body::steps(phase);
+  for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x)
+    for (int step = 0; step < steps; ++step) {
+      body(phase, step, tile, threadIdx.x, scratch);
+      __syncthreads();
+    }
+}
+
+// The tiled phased shape (Device::launch_tiles): every phase in one cooperative kernel, a
+// grid-wide barrier between phases.
+template <class Body>
+CVL_GLOBAL void tiled_phases_kernel(Body body) {
+  __shared__ TileScratch scratch;
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  for (int phase = 0; phase < Body::kPhases; ++phase) {
+    if (phase > 0) grid.sync();
+    run_tiled_phase(body, phase, scratch);
+  }
+}
+
+// One phase of it as a kernel of its own: where no cooperative launch is possible.
+template <class Body>
+CVL_GLOBAL void tiled_one_phase_kernel(Body body, int phase) {
+  __shared__ TileScratch scratch;
+  run_tiled_phase(body, phase, scratch);
+}
+#endif
+
 class Device;
 class DeviceBuffer;
 
@@ -281,6 +321,50 @@ class Device : public std::enable_shared_from_this<Device> {
       for (int phase = 0; phase < Body::kPhases; ++phase)
         for (std::size_t i = 0; i < n; ++i) body(phase, i);
       moved->fetch_add(traffic.over(n), std::memory_order_relaxed);
+    });
+#endif
+  }
+  // Runs a tiled phased body: in each phase p < Body::kPhases, one phase finished everywhere before
+  // the next begins, each tile t < body.tiles(p) is taken by one block of cuda_tuning::kBlockSize
+  // threads (lanes), which runs body(p, step, t, lane, scratch) for step < Body::steps(p), every
+  // lane through one step before any begins the next; `scratch` is the block's (TileScratch). For
+  // work that needs a block's lanes together (a block-wide scan) between grid-wide steps: one
+  // cooperative kernel sized for the most tiles of any phase (`tiles`), or nested loops in the
+  // emulation. A device without cooperative launches takes one kernel per phase, each counted.
+  // `traffic` is what all the phases read and write together, over `tiles` items.
+  template <class Body>
+  void launch_tiles(std::size_t tiles, const Body& body, Traffic traffic) {
+    if (tiles == 0) return;
+#if CVL_CUDA_REAL
+    count_traffic(traffic.over(tiles));
+    const std::size_t resident =
+        resident_blocks(reinterpret_cast<const void*>(&tiled_phases_kernel<Body>));
+    if (resident == 0) {
+      const auto blocks = static_cast<unsigned>(std::min<std::size_t>(tiles, cuda_tuning::kMaxBlocks));
+      for (int phase = 0; phase < Body::kPhases; ++phase) {
+        ++stats_.kernel_launches;
+        tiled_one_phase_kernel<<<blocks, cuda_tuning::kBlockSize, 0, stream_>>>(body, phase);
+        CVL_CUDA_CHECK(cudaGetLastError());
+      }
+      return;
+    }
+    ++stats_.kernel_launches;
+    Body body_argument = body;
+    void* arguments[] = {&body_argument};
+    CVL_CUDA_CHECK(cudaLaunchCooperativeKernel(
+        reinterpret_cast<const void*>(&tiled_phases_kernel<Body>),
+        dim3(static_cast<unsigned>(std::min(tiles, resident))), dim3(cuda_tuning::kBlockSize),
+        arguments, 0, stream_));
+#else
+    ++stats_.kernel_launches;
+    queue_.enqueue([tiles, body, traffic, moved = &bytes_moved_] {
+      TileScratch scratch{};
+      for (int phase = 0; phase < Body::kPhases; ++phase)
+        for (std::size_t tile = 0; tile < body.tiles(phase); ++tile)
+          for (int step = 0; step < Body::steps(phase); ++step)
+            for (unsigned lane = 0; lane < cuda_tuning::kBlockSize; ++lane)
+              body(phase, step, tile, lane, scratch);
+      moved->fetch_add(traffic.over(tiles), std::memory_order_relaxed);
     });
 #endif
   }

@@ -22,6 +22,17 @@ int bits_for(std::size_t count) {  // bits needed to write count - 1
   return bits;
 }
 
+// Reading an operand at each walked element: its stored element, or (made in place, as
+// dispatch::distribute and dispatch::index count it) its segment found, and each segment's value
+// (a DIST's), or its start and the INDEX's start and stride, once.
+Traffic element_read(const kernels::ElementOperand& operand, std::uint64_t element_bytes) {
+  if (operand.stored()) return {element_bytes, 0};
+  const std::uint64_t segments = operand.sd.segments;
+  if (!operand.strides) return traffic::segment_of(operand.sd) + Traffic{0, segments * element_bytes};
+  return traffic::segment_of(operand.sd) + traffic::offsets(operand.sd) +
+         Traffic{0, segments * 2 * sizeof(std::int32_t)};
+}
+
 }  // namespace
 
 void elementwise(Device& device, Op op, Type type, const kernels::TypedInput* inputs, void* out,
@@ -55,20 +66,22 @@ void normalize_bools(Device& device, std::uint8_t* data, std::size_t n) {
   device.launch(n, kernels::NormalizeBools{data}, Traffic{2, 0});
 }
 
-void permute(Device& device, Op op, Type type, const void* values, const std::int32_t* indices,
-             const std::uint8_t* flags, const SegmentView& source, const SegmentView& dest, Extent walk,
-             void* out, unsigned long long* fault, std::uint32_t* record_index) {
+void permute(Device& device, Op op, Type type, const kernels::ElementOperand& values,
+             const kernels::ElementOperand& indices, const std::uint8_t* flags,
+             const SegmentView& source, const SegmentView& dest, Extent walk, void* out,
+             unsigned long long* fault, std::uint32_t* record_index) {
   const bool gather = vcode::info(op).shape == vcode::Shape::Gather;
   const std::uint64_t flag_bytes = flags ? 1 : 0;
+  const Traffic index_read = element_read(indices, sizeof(std::int32_t));
   if (gather) {
     with_element_bits(type, [&]<class Bits>() {
       // Per destination element: its segment, flag and index, the value fetched, the result.
       const Traffic traffic = traffic::segment_of(dest) + traffic::recorded_index(record_index) +
-                              traffic::offsets(source) +
-                              Traffic{flag_bytes + sizeof(std::int32_t) + 2 * sizeof(Bits), 0};
-      device.launch(walk, kernels::Gather<Bits>{static_cast<const Bits*>(values), indices, flags,
-                                                source, dest, static_cast<Bits*>(out), fault,
-                                                record_index},
+                              traffic::offsets(source) + index_read +
+                              Traffic{flag_bytes + 2 * sizeof(Bits), 0};
+      device.launch(walk, kernels::Gather<Bits>{static_cast<const Bits*>(values.data), indices,
+                                                flags, source, dest, static_cast<Bits*>(out),
+                                                fault, record_index},
                     traffic);
     });
     return;
@@ -81,15 +94,15 @@ void permute(Device& device, Op op, Type type, const void* values, const std::in
   with_element_bits(type, [&]<class Bits>() {
     // Per source element, in each phase: its segment, flag and index; the claim pass reads and
     // writes its target's claim, the write pass reads it back, then the value and the result.
-    const Traffic each_pass = traffic::segment_of(source) + traffic::offsets(dest) +
-                              Traffic{flag_bytes + sizeof(std::int32_t), 0};
+    const Traffic each_pass =
+        traffic::segment_of(source) + traffic::offsets(dest) + index_read + Traffic{flag_bytes, 0};
     const Traffic traffic = each_pass + each_pass + traffic::recorded_index(record_index) +
-                            Traffic{3 * sizeof(std::uint32_t) + 2 * sizeof(Bits), 0};
+                            element_read(values, sizeof(Bits)) +
+                            Traffic{3 * sizeof(std::uint32_t) + sizeof(Bits), 0};
     device.launch_phases(
         walk,
-        kernels::ClaimThenScatter<Bits>{
-            claim, {static_cast<const Bits*>(values), indices, flags, source, dest,
-                    claims.as<std::uint32_t>(), static_cast<Bits*>(out)}},
+        kernels::ClaimThenScatter<Bits>{claim, {values, indices, flags, source, dest,
+                                                claims.as<std::uint32_t>(), static_cast<Bits*>(out)}},
         traffic);
   });
 }
@@ -139,22 +152,37 @@ void index(Device& device, const std::int32_t* starts, const std::int32_t* strid
                     Traffic{sizeof(std::int32_t), sd.segments * 2 * sizeof(std::int32_t)});
 }
 
-void pack_outputs(Device& device, Type type, const void* values, const std::uint8_t* flags,
-                  const std::uint32_t* before, const SegmentView& sd, Extent elements, void* out,
-                  std::int32_t* counts, std::int64_t* offsets, std::int64_t* total) {
-  const std::size_t items = std::max(elements.bound, sd.segments + 1);
+void pack(Device& device, Type type, const void* values, const std::uint8_t* flags,
+          const SegmentView& sd, Extent elements, void* out, std::int32_t* counts,
+          std::int64_t* offsets, std::int64_t* total, std::int32_t* total_value) {
+  const std::size_t n = elements.bound;
+  const std::size_t tiles = (n + kernels::kPackTile - 1) / kernels::kPackTile;
+  const std::size_t segment_tiles =
+      (sd.segments + cuda_tuning::kBlockSize) / cuda_tuning::kBlockSize;
+  auto owner = borrow(device);
+  DeviceBuffer tile_prefix(owner, tiles * sizeof(std::uint32_t));
+  // The kept elements before each element, for the segments' starts: one segment starts at 0.
+  const bool several = sd.segments > 1;
+  DeviceBuffer before(owner, several ? n * sizeof(std::uint32_t) : 0);
   with_element_bits(type, [&]<class Bits>() {
-    // Per element (at its bound) the flag; per element kept (the new total) `before`, the value
-    // and the result; per segment the offsets and `before` at its start, the new offset and
-    // count.
-    const std::uint64_t per_segment =
-        2 * sizeof(std::int64_t) + sizeof(std::uint32_t) + sizeof(std::int32_t);
-    device.launch(items,
-                  kernels::PackOutputs<Bits>{static_cast<const Bits*>(values), flags, before, sd,
-                                             elements, static_cast<Bits*>(out), counts, offsets,
-                                             total},
-                  Traffic{0, elements.bound + per_segment * (sd.segments + 1),
-                          sizeof(std::uint32_t) + 2 * sizeof(Bits), Extent{elements.bound, total}});
+    // Each flag read twice (counted, then scanned again); per tile its count written, read, its
+    // prefix written and read; the total written (and as an INT), and read per segment; with
+    // several segments an entry written per element and read per segment; per kept element the
+    // value and the result; per segment and one past the last the offset read, the new offset and
+    // count written.
+    const std::uint64_t per_segment = 2 * sizeof(std::int64_t) + sizeof(std::int32_t) +
+                                      sizeof(std::int64_t) + (several ? sizeof(std::uint32_t) : 0);
+    const std::uint64_t once = 2 * n + tiles * 4 * sizeof(std::uint32_t) + sizeof(std::int64_t) +
+                               sizeof(std::int32_t) +
+                               (several ? n * sizeof(std::uint32_t) : 0) +
+                               per_segment * (sd.segments + 1);
+    device.launch_tiles(std::max(tiles, segment_tiles),
+                        kernels::PackTiles<Bits>{static_cast<const Bits*>(values), flags, sd,
+                                                 elements, tiles, tile_prefix.as<std::uint32_t>(),
+                                                 several ? before.as<std::uint32_t>() : nullptr,
+                                                 static_cast<Bits*>(out), counts, offsets, total,
+                                                 total_value},
+                        Traffic{0, once, 2 * sizeof(Bits), Extent{n, total}});
   });
 }
 

@@ -9,6 +9,7 @@
 #include "cvl/backend.hpp"
 #include "device.hpp"
 #include "handles.hpp"
+#include "kernels/element_operand.hpp"
 #include "kernels/elementwise.hpp"
 
 namespace cvl::CVL_CUDA_NS::dispatch {
@@ -25,13 +26,14 @@ void normalize_bools(Device& device, std::uint8_t* data, std::size_t n);
 // `out`, which already holds what unwritten positions must show (where several elements target
 // one position the highest source position wins: a claim pass, then the writes, in one phased
 // launch); gathers
-// (BPERMUTE, BFPERMUTE) over the destination elements (`walk`). `flags` is null for the
-// unflagged ops. `record_index` (null: none) receives the walked descriptor's per-element index
-// (kernels/permute.hpp).
-void permute(Device& device, vcode::Op op, Type type, const void* values,
-             const std::int32_t* indices, const std::uint8_t* flags, const SegmentView& source,
-             const SegmentView& dest, Extent walk, void* out, unsigned long long* fault,
-             std::uint32_t* record_index);
+// (BPERMUTE, BFPERMUTE) over the destination elements (`walk`). The indices, and a scatter's
+// values, may be made in place (kernels::ElementOperand); a gather's values are stored. `flags`
+// is null for the unflagged ops. `record_index` (null: none) receives the walked descriptor's
+// per-element index (kernels/permute.hpp).
+void permute(Device& device, vcode::Op op, Type type, const kernels::ElementOperand& values,
+             const kernels::ElementOperand& indices, const std::uint8_t* flags,
+             const SegmentView& source, const SegmentView& dest, Extent walk, void* out,
+             unsigned long long* fault, std::uint32_t* record_index);
 
 void extract(Device& device, Type type, const void* values, const std::int32_t* indices,
              const SegmentView& sd, Extent segments, void* out, unsigned long long* fault);
@@ -45,11 +47,12 @@ void index(Device& device, const std::int32_t* starts, const std::int32_t* strid
            const SegmentView& sd, Extent elements, std::int32_t* out,
            std::uint32_t* record_index);
 
-// PACK after library::flags_before, in one launch: the per-segment counts, the new offsets (the
-// new total also into the pending count cell `total`) and the compaction.
-void pack_outputs(Device& device, Type type, const void* values, const std::uint8_t* flags,
-                  const std::uint32_t* before, const SegmentView& sd, Extent elements, void* out,
-                  std::int32_t* counts, std::int64_t* offsets, std::int64_t* total);
+// PACK in one launch (kernels::PackTiles): the compaction into `out`, the new offsets (the new
+// total also into the pending count cell `total`, and as an INT into `total_value`) and the
+// per-segment counts.
+void pack(Device& device, Type type, const void* values, const std::uint8_t* flags,
+          const SegmentView& sd, Extent elements, void* out, std::int32_t* counts,
+          std::int64_t* offsets, std::int64_t* total, std::int32_t* total_value);
 
 // RANK_UP / RANK_DOWN of every segment: one stable radix sort by (segment key, key) for INT, two
 // stable sorts (key, then segment key) for FLOAT's 64-bit keys; the elements past a pending

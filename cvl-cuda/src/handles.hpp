@@ -62,6 +62,9 @@ struct SegdesStorage final : Storage {
   DeviceBuffer index;        // uint32 per element of total's bound, built where segment_of needs it
   std::int64_t uniform = 0;  // > 0 when all lengths are known to be equal
   bool searched = false;     // a device operation has found its elements' segments by search
+  // Its total as a one-element INT vector, where the work that counts it writes that too (PACK):
+  // +_REDUCE of the lengths returns it while the total is pending, with no launch of its own.
+  cvl::Vector total_value;
 
   bool on_host() const { return host.storage != nullptr; }
   bool needs_index() const { return segments.bound() > 1 && uniform <= 0; }

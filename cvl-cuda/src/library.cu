@@ -327,9 +327,6 @@ struct OffsetLength {
     return 0;
   }
 };
-struct FlagToCount {
-  CVL_HD std::uint32_t operator()(std::uint8_t x) const { return x; }
-};
 
 }  // namespace
 
@@ -369,15 +366,6 @@ void segment_index(Device& device, const std::int64_t* offsets, std::size_t segm
                         thrust::counting_iterator<std::int64_t>(0),
                         thrust::counting_iterator<std::int64_t>(static_cast<std::int64_t>(total)),
                         index);
-  });
-}
-
-void flags_before(Device& device, const std::uint8_t* flags, std::size_t n, std::uint32_t* before) {
-  device.fill_bytes(before, 0, sizeof(std::uint32_t));
-  if (n == 0) return;
-  on_stream(device, n * (1 + sizeof(std::uint32_t)), [=](auto policy) {
-    thrust::inclusive_scan(policy, thrust::make_transform_iterator(flags, FlagToCount()),
-                           thrust::make_transform_iterator(flags + n, FlagToCount()), before + 1);
   });
 }
 

@@ -1,5 +1,5 @@
 // The dispatch layer's library half: scans, reductions, sorts and the prefix sums behind segment
-// descriptors and PACK, on Thrust (both builds) and CUB (the real build, where it avoids a sync
+// descriptors, on Thrust (both builds) and CUB (the real build, where it avoids a sync
 // or passes). Kept in one translation unit because these templates are slow to compile.
 #pragma once
 
@@ -35,9 +35,6 @@ void offsets_from_lengths(Device& device, const std::int32_t* lengths, Extent se
 // are pending: one past the last real segment or more).
 void segment_index(Device& device, const std::int64_t* offsets, std::size_t segments,
                    std::size_t total, std::uint32_t* index);
-// before[i] = number of T flags among flags[0..i), for i = 0..n (n + 1 entries; 32 bits hold them:
-// a vector has at most kMaxVectorLength elements).
-void flags_before(Device& device, const std::uint8_t* flags, std::size_t n, std::uint32_t* before);
 
 // Stable sort of `values` by the low `key_bits` bits of `keys` (afterwards the keys' order is
 // unspecified: RANK needs only the sorted values).

@@ -403,6 +403,7 @@ class Residency {
 
   template <class T>
   T read_element(const Vector& v, std::uint64_t position) {
+    computed(v);  // an operand a kernel made in place (an INDEX's indices) is stored first
     VectorStorage& s = storage(v);
     T value{};
     if (s.on_host())

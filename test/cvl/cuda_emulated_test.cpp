@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <tuple>
 
 #include "check.hpp"
 #include "cvl_cpu/cvl_cpu.hpp"
@@ -413,6 +414,57 @@ namespace cvl_test {
 
 // Issue 9 (fewer launches): what each operation costs in launches, counted as the GPU build
 // counts them, with its results checked against the sequential backend.
+TEST_CASE("cuda-emulated: a scatter or gather makes pending INDEX and DIST operands in place",
+          "[cuda][launches][pending]") {
+  cvl::BackendOptions options{.threads = 1, .float_rank = cvl::FloatRankOrder::Correct};
+  options.host_threshold = 0;
+  options.lazy_elementwise = true;  // long INDEX and DIST results pending, as in vinterp
+  auto owner = cvl::make_cuda_emulated_backend(options);
+  cvl::Backend& b = *owner;
+  cvl::Backend& ref = reference_backend();
+  auto launches_of = [&](auto&& operation) {
+    const std::uint64_t before = b.stats().kernel_launches;
+    operation();
+    return b.stats().kernel_launches - before;
+  };
+  // One segment, and several (the first DIST over them runs at once and records their index, so
+  // that the later ones wait): each segment reversed by an INDEX counting down.
+  for (const Ints& lengths : std::vector<Ints>{{21000}, {0, 9000, 1, 0, 12000, 3}}) {
+    INFO(lengths.size() << " segments");
+    Ints last(lengths.size()), down(lengths.size(), -1), tags(lengths.size());
+    for (std::size_t k = 0; k < lengths.size(); ++k) {
+      last[k] = lengths[k] - 1;
+      tags[k] = static_cast<std::int32_t>(100 * k + 7);
+    }
+    auto run = [&](cvl::Backend& on, std::uint64_t* scatter_launches,
+                   std::uint64_t* gather_launches) {
+      const cvl::Segdes sd = segdes(on, lengths);
+      const cvl::Vector spread = on.distribute(ints(on, tags), sd);  // stored: the index recorded
+      const cvl::Vector starts = ints(on, last), strides = ints(on, down), values = ints(on, tags);
+      cvl::PermuteOperands o;
+      o.values = on.distribute(values, sd);
+      o.indices = on.index(starts, strides, sd);
+      o.source_segdes = sd;
+      cvl::Vector scattered, gathered;
+      *scatter_launches = launches_of([&] { scattered = on.permute(Op::Permute, std::move(o)); });
+      cvl::PermuteOperands g;
+      g.values = ew(on, Op::Add, Type::Int, scattered, spread);
+      g.indices = on.index(starts, strides, sd);
+      g.source_segdes = sd;
+      g.dest_segdes = sd;
+      const cvl::Vector stored_values = g.values;
+      to_ints(on, stored_values);  // computed before the count
+      *gather_launches = launches_of([&] { gathered = on.permute(Op::BPermute, std::move(g)); });
+      return std::pair{to_ints(on, scattered), to_ints(on, gathered)};
+    };
+    std::uint64_t scatter_launches = 0, gather_launches = 0, unused = 0;
+    const auto got = run(b, &scatter_launches, &gather_launches);
+    CHECK(scatter_launches == 1);
+    CHECK(gather_launches == 1);
+    CHECK(got == run(ref, &unused, &unused));
+  }
+}
+
 TEST_CASE("cuda-emulated: launches per scatter, reduction and descriptor use", "[cuda][launches]") {
   auto owner = emulated(0);
   cvl::Backend& b = *owner;
@@ -564,6 +616,37 @@ TEST_CASE("cuda-emulated: launches per scatter, reduction and descriptor use", "
     }
   }
 
+  SECTION("PACK is one launch: one segment or several, many tiles, a packed count packed again") {
+    std::mt19937_64 rng(6);
+    for (const Ints& lengths : std::vector<Ints>{{9000}, {0, 3, 0, 5000, 1, 2500, 0, 0}, {}}) {
+      const std::size_t n = total_of(lengths);
+      Ints data(n);
+      for (auto& x : data) x = static_cast<std::int32_t>(rng() % 1000);
+      const Bools keep = random_bools(n, 0.6, rng), again = random_bools(n, 0.5, rng);
+      INFO(lengths.size() << " segments of " << n << " elements");
+      auto packs = [&](cvl::Backend& on, std::uint64_t* first, std::uint64_t* second) {
+        const cvl::Vector values = ints(on, data), flags = bools(on, keep);
+        const cvl::Segdes sd = segdes(on, lengths);
+        std::pair<cvl::Vector, cvl::Segdes> once, twice;
+        *first = launches_of([&] { once = on.pack(values, flags, sd); });
+        // The second PACK's flags, as long as the first's result (a pending count on the device).
+        const std::size_t kept = once.first.length.get();
+        const Bools second_flags(again.begin(), again.begin() + static_cast<std::ptrdiff_t>(kept));
+        const cvl::Vector flags_again = bools(on, second_flags);
+        std::pair<cvl::Vector, cvl::Segdes> packed_once = on.pack(values, flags, sd);
+        *second = launches_of(
+            [&] { twice = on.pack(packed_once.first, flags_again, packed_once.second); });
+        return std::tuple{to_ints(on, once.first), lengths_of(on, once.second),
+                          to_ints(on, twice.first), lengths_of(on, twice.second)};
+      };
+      std::uint64_t first = 0, second = 0, unused = 0;
+      const auto got = packs(b, &first, &second);
+      CHECK(first == 1);
+      CHECK(second == 1);
+      CHECK(got == packs(ref, &unused, &unused));
+    }
+  }
+
   SECTION("+_REDUCE of a descriptor's lengths over one segment is its total, once the host knows "
           "it: no launch") {
     const Ints lengths{4000, 0, 1, 3000};
@@ -575,14 +658,14 @@ TEST_CASE("cuda-emulated: launches per scatter, reduction and descriptor use", "
     CHECK(to_ints(b, sum) == Ints{7001});  // the synchronization resolves the total too
     CHECK(launches_of([&] { sum = b.reduce(Op::PlusReduce, of_sd, whole); }) == 0);
     CHECK(to_ints(b, sum) == Ints{7001});
-    // While the total is pending (a descriptor PACK made), the sum is a copy of its count (one
-    // launch), and MAKE_SEGDES of it, or of LENGTH of the packed vector, is one segment of that
-    // count, made with no launch.
+    // While the total is pending (a descriptor PACK made), the sum is the INT that PACK's launch
+    // wrote beside its count (no launch), and MAKE_SEGDES of it, or of LENGTH of the packed
+    // vector, is one segment of that count, made with no launch.
     Bools keep(7001);
     for (std::size_t j = 0; j < keep.size(); ++j) keep[j] = j % 3 != 0;
     auto [kept, packed] = b.pack(ints(b, Ints(7001, 5)), bools(b, keep), sd);
     const cvl::Vector of_packed = b.segment_lengths(packed);
-    CHECK(launches_of([&] { sum = b.reduce(Op::PlusReduce, of_packed, whole); }) == 1);
+    CHECK(launches_of([&] { sum = b.reduce(Op::PlusReduce, of_packed, whole); }) == 0);
     cvl::Segdes one, by_length;
     CHECK(launches_of([&] { one = b.make_segdes(sum); }) == 0);
     const cvl::Vector length = b.length_value(kept.length);

@@ -95,17 +95,19 @@ TEST_CASE("cuda-emulated: bytes moved by the primitives, counted by hand", "[cud
     CHECK(bytes_moved(b, [&] { b.distribute(values, four); }) == 8 * kN + 16);
   }
 
-  SECTION("PACK INT: the flags counted, then the kept elements moved") {
+  SECTION("PACK INT: the flags counted, then scanned again as the kept elements move") {
     Bools keep(kN, 0);
     for (std::size_t j = 0; j < 100; ++j) keep[j * 1000] = 1;
     const cvl::Vector x = ints(b, Ints(kN, 1));
     const cvl::Vector flags = bools(b, keep);
-    // The count of T flags before each element (32 bits): the first entry cleared (4 bytes), each
-    // flag read and each count written (1 + 4). Then each flag read again, and for the 100 kept
-    // elements their count, value and result (4 + 4 + 4); per segment and one past the last (2)
-    // the offset and the count at its start read, the new offset and length written (24).
+    // Each flag read twice; per tile of 1024 elements its count written and read, its prefix
+    // written and read (16); the total written, also as an INT (8 + 4); for the 100 kept elements
+    // their value and result (4 + 4); per segment and one past the last (2) the offset read, the
+    // new offset and length written, the total read (28). One segment: no count per element is
+    // stored.
+    const std::uint64_t tiles = (kN + 1023) / 1024;
     CHECK(bytes_moved(b, [&] { b.pack(x, flags, one); }) ==
-          (4 + 5 * kN) + (kN + 100 * 12 + 2 * 24));
+          2 * kN + (tiles * 16 + 8 + 4) + 100 * 8 + 2 * 28);
   }
 
   SECTION("FUSED: each operand read at the element once and the result written") {

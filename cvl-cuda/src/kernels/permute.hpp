@@ -1,11 +1,13 @@
 // Kernel bodies of the permute family: scatters walk the source elements (twice, in one phased
-// launch: claims, then writes), gathers the destination elements; every index used is checked
-// against the length of the segment it addresses (a bad one records the first faulting position
-// and writes nothing). The walk over a descriptor's elements writes that descriptor's per-element
+// launch: claims, then writes), gathers the destination elements. The operands read at each walked
+// element (the indices, a scatter's values) may be pending INDEX or DIST results made in place
+// (kernels::ElementOperand). Every index used is checked against the length of the segment it
+// addresses (a bad one records the first faulting position and writes nothing). The walk over a descriptor's elements writes that descriptor's per-element
 // index as it finds their segments, where it is asked to (`record_index`, null: not asked).
 #pragma once
 
 #include "handles.hpp"
+#include "kernels/element_operand.hpp"
 
 namespace cvl::CVL_CUDA_NS::kernels {
 
@@ -14,7 +16,7 @@ namespace cvl::CVL_CUDA_NS::kernels {
 // target's claim to its source position plus one (claims start at zero), then Scatter writes only
 // the winners.
 struct ClaimScatter {
-  const std::int32_t* indices;
+  ElementOperand indices;
   const std::uint8_t* flags;  // null: every element
   SegmentView source, dest;
   std::uint32_t* claims;
@@ -29,7 +31,8 @@ struct ClaimScatter {
       if (flags && !flags[j]) return;
     }
     if (k >= dest.segments) return;  // descriptors that disagree: the interpreter reports it
-    const auto at = static_cast<std::uint32_t>(indices[j]);  // negative indices become huge
+    // Negative indices become huge.
+    const auto at = static_cast<std::uint32_t>(indices.at<std::int32_t>(j));
     if (at >= dest.length(k)) {
       record_fault(fault, j);
       return;
@@ -42,8 +45,8 @@ struct ClaimScatter {
 // holds the claim on its target.
 template <class Bits>
 struct Scatter {
-  const Bits* values;
-  const std::int32_t* indices;
+  ElementOperand values;
+  ElementOperand indices;
   const std::uint8_t* flags;
   SegmentView source, dest;
   const std::uint32_t* claims;
@@ -53,10 +56,11 @@ struct Scatter {
     if (flags && !flags[j]) return;
     const std::size_t k = source.segment_of(j);
     if (k >= dest.segments) return;
-    const auto at = static_cast<std::uint32_t>(indices[j]);
+    const auto at = static_cast<std::uint32_t>(indices.at<std::int32_t>(j));
     if (at >= dest.length(k)) return;  // recorded by ClaimScatter
     const std::size_t target = dest.start(k) + at;
-    if (claims[target] == static_cast<std::uint32_t>(j + 1)) out[target] = values[j];
+    if (claims[target] == static_cast<std::uint32_t>(j + 1))
+      out[target] = values.template at<Bits>(j);
   }
 };
 
@@ -79,7 +83,7 @@ struct ClaimThenScatter {
 template <class Bits>
 struct Gather {
   const Bits* values;
-  const std::int32_t* indices;
+  ElementOperand indices;
   const std::uint8_t* flags;
   SegmentView source, dest;
   Bits* out;
@@ -98,7 +102,8 @@ struct Gather {
       out[j] = 0;
       return;
     }
-    const auto at = static_cast<std::uint32_t>(indices[j]);  // read before out[j] (may alias)
+    // Read before out[j] (may alias).
+    const auto at = static_cast<std::uint32_t>(indices.at<std::int32_t>(j));
     if (k >= source.segments) return;  // descriptors that disagree: the interpreter reports it
     if (at >= source.length(k)) {
       record_fault(fault, j);
