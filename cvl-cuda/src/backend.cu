@@ -32,6 +32,7 @@
 #include "pending_builder.hpp"
 #include "residency.hpp"
 #include "tuning.hpp"
+#include "vcode/superop_key.hpp"
 
 namespace cvl::CVL_CUDA_NS {
 namespace {

@@ -73,6 +73,16 @@ NodeKey node_key(const SuperOpNode& n, const std::uint32_t (&args)[3]) {
           std::bit_cast<std::uint64_t>(n.float_value), n.arity, args[0], args[1], args[2]};
 }
 
+std::vector<bool> read_at_elements_only(const SuperOp& definition) {
+  std::vector<bool> at_elements(definition.nodes.size(), true);
+  for (const SuperOpNode& n : definition.nodes) {
+    if (n.kind == Kind::Elementwise) continue;
+    for (std::uint8_t a = 0; a < n.arity; ++a)
+      if (argument_role(n.kind, a) != ArgumentRole::Element) at_elements[n.args[a]] = false;
+  }
+  return at_elements;
+}
+
 SuperOpAnalysis analyze(const SuperOp& op, std::span<const std::uint32_t> outputs) {
   SuperOpAnalysis a;
   a.operands = operand_uses(op);

@@ -1,11 +1,11 @@
 // The expressions of pending results (lazy_elementwise.hpp), built node by node: from an op and
 // its operands, a pending operand's expression spliced in, or several pending results' taken
-// together (shared_pending.cpp). Each computation is one node however often it is read.
+// together (shared_pending.cpp). Each computation is one node however often it is read: the
+// definition is vcode's SuperOpBuilder's, as cvl-cuda's pending expressions' are.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <span>
 #include <utility>
@@ -15,13 +15,9 @@
 #include "memory/storage.hpp"
 #include "pending/lazy_elementwise.hpp"
 #include "vcode/superop.hpp"
-#include "vcode/superop_analysis.hpp"
+#include "vcode/superop_builder.hpp"
 
 namespace cvl::cpu {
-
-// Per node: whether every node that reads it reads it at each element (an elementwise op, a
-// gather's positions, a fold's values), not as a gather's source or a DIST's or INDEX's values.
-std::vector<bool> read_at_elements_only(const vcode::SuperOp& definition);
 
 // Whether `e` is a generator cheap enough to compute again in each reader rather than store
 // (lazy_elementwise.hpp): INDEX, DIST, constants and bandwidth-bound elementwise ops over them,
@@ -57,7 +53,7 @@ class Builder {
     // A gather of a short source, read again at its positions: cheaper than storing it, and
     // its holders elsewhere need not store it either (but see computes_shared_gathers).
     const bool shared = v.storage.use_count() > 1;
-    if (nodes().size() + 3 < kLazyMaxNodes && !(shared && computes_shared_gathers_))
+    if (definition_.size() + 3 < kLazyMaxNodes && !(shared && computes_shared_gathers_))
       if (std::optional<ShortGather> g = short_gather_of(v)) {
         const Type type = v.type;
         v = {};
@@ -67,7 +63,7 @@ class Builder {
     // A DIST held elsewhere too: read again through its values per segment, as cheap as reading
     // it stored, so none of its holders stores it (a permute of it moves its values' positions
     // instead, gather_composition.hpp).
-    if (shared && nodes().size() + 3 < kLazyMaxNodes)
+    if (shared && definition_.size() + 3 < kLazyMaxNodes)
       if (std::optional<SegmentValues> d = pending_distribute_of(v)) {
         const Type type = v.type;
         v = {};
@@ -78,7 +74,7 @@ class Builder {
     // check and by ln): made again here, so that no reader needs it stored.
     if (const LazyExpression* pending = pending_expression(v);
         pending && shared && cheap_to_recompute(*pending) &&
-        nodes().size() + pending->definition.nodes.size() < kLazyMaxNodes) {
+        definition_.size() + pending->definition.nodes.size() < kLazyMaxNodes) {
       auto none = [](const Storage*) -> std::optional<std::uint32_t> { return std::nullopt; };
       const std::uint32_t root = splice_copy(*pending, none);
       v = {};
@@ -86,7 +82,7 @@ class Builder {
     }
     if (const LazyExpression* pending = pending_expression(v)) {
       const bool only_here = v.storage.use_count() == 1;
-      if (only_here && nodes().size() + pending->definition.nodes.size() < kLazyMaxNodes)
+      if (only_here && definition_.size() + pending->definition.nodes.size() < kLazyMaxNodes)
         return splice(std::move(*take_pending(v)));
       if (only_here || pending->depth + 1 >= kLazyMaxDepth)
         elements<std::byte>(v);
@@ -102,14 +98,7 @@ class Builder {
   }
 
   std::uint32_t elementwise(Op op, Type type, std::span<const std::uint32_t> args) {
-    SuperOpNode node;
-    node.kind = Kind::Elementwise;
-    node.op = op;
-    node.type = to_keyword(type);
-    node.result = vcode::result_type_of(op, node.type);
-    node.arity = static_cast<std::uint8_t>(args.size());
-    for (std::size_t a = 0; a < args.size(); ++a) node.args[a] = args[a];
-    return add(node);
+    return definition_.elementwise(op, to_keyword(type), args);
   }
 
   // A gather of a short source that something else holds becomes an operand like any pending
@@ -135,12 +124,12 @@ class Builder {
   std::uint32_t descriptor(const Segdes& sd) { return segdes_leaf(sd); }
 
   std::uint32_t index(std::uint32_t starts, std::uint32_t strides, std::uint32_t segments) {
-    return node_of(Kind::Index, Op::Index, TypeKeyword::Int, {starts, strides, segments});
+    return definition_.index(starts, strides, segments);
   }
 
   // A node of a definition over nodes already added (its args renumbered by the caller).
-  std::uint32_t copy(const SuperOpNode& node) { return add(node); }
-  std::size_t size() { return nodes().size(); }
+  std::uint32_t copy(const SuperOpNode& node) { return definition_.add(node); }
+  std::size_t size() const { return definition_.size(); }
 
   // The source of a gather: read at positions, so never spliced (a pending one is computed).
   std::uint32_t gathered(Vector&& v) {
@@ -149,30 +138,28 @@ class Builder {
   }
 
   std::uint32_t gather(Type type, std::uint32_t source, std::uint32_t positions) {
-    return node_of(Kind::Gather, Op::BPermute, to_keyword(type), {source, positions});
+    return definition_.gather(to_keyword(type), source, positions);
   }
 
   std::uint32_t distribute(Type type, std::uint32_t values, std::uint32_t segments) {
-    return node_of(Kind::Dist, Op::Dist, to_keyword(type), {values, segments});
+    return definition_.distribute(to_keyword(type), values, segments);
   }
 
   // RAND's draws from the stream that operand `stream` holds, each reduced by `bound`.
   std::uint32_t random(std::uint32_t stream, std::int32_t bound) {
-    return node_of(Kind::Random, Op::Rand, TypeKeyword::Int, {stream}, bound);
+    return definition_.random(stream, bound);
   }
 
   // A scan or reduction (`op`) of `values` per segment of `segments`: the root of a fold.
   std::uint32_t fold(Op op, Type type, std::uint32_t values, std::uint32_t segments) {
-    const Kind kind = vcode::info(op).family == vcode::Family::Scan ? Kind::Scan : Kind::Reduce;
-    return node_of(kind, op, to_keyword(type), {values, segments});
+    return definition_.fold(op, to_keyword(type), values, segments);
   }
 
   // The expression, its root (the node added last) its last node, as a definition's root is.
-  LazyExpression finish() { return finish_at(last_); }
+  LazyExpression finish() { return with_definition(definition_.finish()); }
   // The same with `root` (a node added) as the root.
   LazyExpression finish_at(std::uint32_t root) {
-    if (root + 1 != nodes().size()) nodes().push_back(nodes()[root]);
-    return std::move(expression_);
+    return with_definition(definition_.finish_at(root));
   }
 
   // Appends the nodes of `inner` as splice does, its operands copied, not taken; an operand
@@ -204,88 +191,34 @@ class Builder {
       renumbered[k] = operand_number(taken.empty() ? FusedOperand(o) : std::move(taken[k]), kind,
                                      storage);
     }
-    const std::vector<bool> at_elements = read_at_elements_only(inner.definition);
-    std::vector<std::uint32_t> now_at(inner.definition.nodes.size());
-    for (std::size_t i = 0; i < now_at.size(); ++i) {
-      SuperOpNode node = inner.definition.nodes[i];
-      if (node.kind == Kind::Operand && replaced[node.operand]) {
-        now_at[i] = *replaced[node.operand];
-        continue;
-      }
-      for (std::uint8_t a = 0; a < node.arity; ++a) node.args[a] = now_at[node.args[a]];
-      if (node.kind == Kind::Operand) node.operand = renumbered[node.operand];
-      now_at[i] = add(node, at_elements[i]);
-    }
-    return now_at.back();
+    return definition_.splice(inner.definition, renumbered, replaced);
   }
 
-  std::vector<SuperOpNode>& nodes() { return expression_.definition.nodes; }
-
-  // A node of `kind` computing `op` over the earlier nodes `args`, its values of `type` (the
-  // type keyword is also the op's, as for every node above but an elementwise one).
-  std::uint32_t node_of(Kind kind, Op op, TypeKeyword type,
-                        std::initializer_list<std::uint32_t> args, std::int32_t int_value = 0) {
-    SuperOpNode node;
-    node.kind = kind;
-    node.op = op;
-    node.type = node.result = type;
-    node.int_value = int_value;
-    node.arity = static_cast<std::uint8_t>(args.size());
-    std::copy(args.begin(), args.end(), node.args);
-    return add(node);
-  }
-
-  // Each computation once: a value that two operands' expressions share (CND's |d| in
-  // black-scholes, read by seven subtrees of one fcode-opt tree) is one node, so the node limits
-  // count work, not repetitions. An operand read other than at each element (a gather's source,
-  // a DIST's values) keeps a node of its own, as its role differs (superop_analysis.hpp);
-  // `read_at_elements` says which (only an operand node's, and not a descriptor's, can differ).
-  std::uint32_t add(const SuperOpNode& node, bool read_at_elements = true) {
-    if (!read_at_elements && node.kind == Kind::Operand && node.result != TypeKeyword::Segdes) {
-      nodes().push_back(node);
-      return last_ = static_cast<std::uint32_t>(nodes().size() - 1);
-    }
-    const std::uint32_t args[3] = {node.arity > 0 ? node.args[0] : 0,
-                                   node.arity > 1 ? node.args[1] : 0,
-                                   node.arity > 2 ? node.args[2] : 0};
-    const auto [at, added] = index_of_.try_emplace(vcode::node_key(node, args),
-                                                   static_cast<std::uint32_t>(nodes().size()));
-    if (added) nodes().push_back(node);
-    last_ = at->second;
-    return last_;
-  }
-
-  std::uint32_t operand_node(std::uint32_t k, bool at_element) {
-    SuperOpNode node;
-    node.kind = Kind::Operand;
-    node.operand = k;
-    node.result = expression_.definition.operands[k];
-    return add(node, at_element);
+  LazyExpression with_definition(vcode::SuperOp definition) {
+    expression_.definition = std::move(definition);
+    return std::move(expression_);
   }
 
   // $k for `v`, one k per vector however often it is read (x * x reads one operand).
   std::uint32_t operand_number(FusedOperand&& operand, TypeKeyword kind, const Storage* storage) {
-    auto& operands = expression_.operands;
-    for (std::uint32_t k = 0; k < operands.size(); ++k)
-      if (expression_.definition.operands[k] == kind &&
-          (kind == TypeKeyword::Segdes ? operands[k].segdes.storage.get()
-                                       : operands[k].vector.storage.get()) == storage)
-        return k;
+    const auto [k, added] = definition_.operand_number(kind, storage);
+    if (!added) return k;
     if (kind == TypeKeyword::Segdes)
-      expression_.streamed_total = std::max(expression_.streamed_total, streamed_total(operand.segdes));
-    operands.push_back(std::move(operand));
-    expression_.definition.operands.push_back(kind);
-    return static_cast<std::uint32_t>(operands.size() - 1);
+      expression_.streamed_total =
+          std::max(expression_.streamed_total, streamed_total(operand.segdes));
+    expression_.operands.push_back(std::move(operand));
+    return k;
   }
 
   std::uint32_t vector_leaf(Vector&& v, bool at_element = false) {
     const TypeKeyword kind = to_keyword(v.type);
     const Storage* storage = v.storage.get();
-    return operand_node(operand_number({std::move(v), {}}, kind, storage), at_element);
+    return definition_.operand_node(operand_number({std::move(v), {}}, kind, storage), at_element);
   }
 
   std::uint32_t segdes_leaf(const Segdes& sd) {
-    return operand_node(operand_number({{}, sd}, TypeKeyword::Segdes, sd.storage.get()), false);
+    return definition_.operand_node(
+        operand_number({{}, sd}, TypeKeyword::Segdes, sd.storage.get()), false);
   }
 
   std::uint32_t constant(Type type, std::uint64_t bits) {
@@ -298,7 +231,7 @@ class Builder {
       node.int_value = (bits & 0xFF) != 0;
     else
       node.int_value = static_cast<std::int32_t>(static_cast<std::uint32_t>(bits));
-    return add(node);
+    return definition_.add(node);
   }
 
   // Appends the nodes of `inner` (its operands renumbered into this expression's); its root.
@@ -308,9 +241,8 @@ class Builder {
     return splice_with(inner, inner.operands, none);
   }
 
-  LazyExpression expression_;
+  LazyExpression expression_;  // its definition built in definition_ until finished
+  vcode::SuperOpBuilder definition_;
   bool computes_shared_gathers_ = false;
-  std::map<vcode::NodeKey, std::uint32_t> index_of_;  // each node's computation, its args here
-  std::uint32_t last_ = 0;
 };
 }  // namespace cvl::cpu

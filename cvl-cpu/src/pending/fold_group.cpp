@@ -101,7 +101,7 @@ std::optional<Vector> fold_in_group(const Context& ctx, vcode::Op op, Vector& v,
   } else if (const LazyExpression* e = pending_expression(v)) {
     // An expression over such a result, read only at each element, that holds no vector as
     // long on its own: holding it in the group holds nothing the ops one at a time would not.
-    const std::vector<bool> at_elements = read_at_elements_only(e->definition);
+    const std::vector<bool> at_elements = vcode::read_at_elements_only(e->definition);
     std::vector<bool> elementwise(e->operands.size(), true);
     for (std::size_t i = 0; i < e->definition.nodes.size(); ++i)
       if (e->definition.nodes[i].kind == vcode::SuperOpNode::Kind::Operand && !at_elements[i])

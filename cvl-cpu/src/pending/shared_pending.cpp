@@ -160,7 +160,7 @@ class Group {
 
   // Counts what `e` reads of the group, taking in its pending operands that fit.
   void walk(const LazyExpression& e) {
-    const std::vector<bool> at_elements = read_at_elements_only(e.definition);
+    const std::vector<bool> at_elements = vcode::read_at_elements_only(e.definition);
     std::vector<bool> elementwise(e.operands.size(), true);
     for (std::size_t i = 0; i < e.definition.nodes.size(); ++i)
       if (e.definition.nodes[i].kind == Kind::Operand && !at_elements[i])

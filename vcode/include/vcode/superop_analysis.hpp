@@ -90,4 +90,9 @@ using NodeKey = std::tuple<SuperOpNode::Kind, Op, TypeKeyword, TypeKeyword, std:
                            std::uint32_t, std::uint32_t>;
 NodeKey node_key(const SuperOpNode& n, const std::uint32_t (&args)[3]);
 
+// Per node: whether every node that reads it reads it at each element (an elementwise op, a
+// gather's positions, a fold's values), not as a gather's source or a DIST's or INDEX's values.
+// An expression built in memory keeps an operand read so apart (superop_builder.hpp).
+std::vector<bool> read_at_elements_only(const SuperOp& definition);
+
 }  // namespace vcode
