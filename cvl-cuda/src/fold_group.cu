@@ -16,10 +16,12 @@ bool longer_than(const Length& n, std::size_t elements) {
 }
 
 // The expression of a pending result a group may gather reductions of: one that a reduction
-// alone would stream, and costly to make again.
+// alone would stream, no longer than a vector (as cvl-cpu's groups), and costly to make again.
 PendingExpression* groupable(const Vector& v, std::size_t stream_past) {
   PendingExpression* e = storage_of(v).pending.get();
-  if (!e || !longer_than(v.length, stream_past) || cheap_to_recompute(*e)) return nullptr;
+  if (!e || !longer_than(v.length, stream_past) || v.length.bound() > kMaxVectorLength ||
+      cheap_to_recompute(*e))
+    return nullptr;
   return e;
 }
 
