@@ -678,6 +678,7 @@ class CudaBackend final : public Backend,
       for (const FoldGroup::Fold& f : group->folds) {
         Vector folded = f.over ? pending_vector(*f.over) : group->values;
         out->push_back(reduce(f.op, std::move(folded), f.segments));
+        computed(out->back());  // it may wait in the group of another operand of the expression
       }
     }
     group->computed = true;
