@@ -663,7 +663,8 @@ class CudaBackend final : public Backend,
   // a result waiting in that result's fold group; nothing otherwise (consumes `v` then).
   std::optional<Vector> wait_in_fold_group(Op op, Vector& v, const Segdes& sd) {
     std::optional<Vector> waiting = fold_in_group(op, v, sd, fused::pending_stream_elements());
-    if (waiting) pending_results_.push_back(std::static_pointer_cast<VectorStorage>(waiting->storage));
+    if (waiting)
+      pending_results_.push_back(std::static_pointer_cast<VectorStorage>(waiting->storage));
     return waiting;
   }
 
@@ -739,7 +740,8 @@ class CudaBackend final : public Backend,
       return r;
     };
     auto runs = [&](const Reader& r, const PendingExpression& expression) {
-      return (r.compiled || r.plan->interpreter.fits()) && leaves_hold(*r.plan, expression.operands);
+      return (r.compiled || r.plan->interpreter.fits()) &&
+             leaves_hold(*r.plan, expression.operands);
     };
     const PendingExpression& shared = *storage(group.values).pending;
     std::size_t limit = allocation_size(shared.domain, ~std::uint64_t{0});
@@ -776,8 +778,8 @@ class CudaBackend final : public Backend,
           continue;
         }
         // The body reads the values at element j, here at chunk[j - first].
-        for (std::size_t i : over[k].of_values)
-          over[k].views[i].data = static_cast<const std::byte*>(values_chunk.get()) - first * value_size;
+        const std::byte* chunk = static_cast<const std::byte*>(values_chunk.get());
+        for (std::size_t i : over[k].of_values) over[k].views[i].data = chunk - first * value_size;
         evaluate_body(*over[k].plan, over[k].compiled, over[k].views, first, end, over_chunk.get(),
                       over[k].fault.get());
         folds[k]->add(first, end, over_chunk.get());

@@ -50,8 +50,9 @@ inline constexpr std::size_t kFoldGroupMax = 8;
 
 // The reduction `op` of `v` over `sd` as a result waiting in a fold group: of `v`, a pending
 // result held elsewhere too, longer than `stream_past` (but no longer than a vector) and not
-// cheap to recompute; or of the expression of `v` (held only here) over such a result. Consumes `v` then. Nothing where neither
-// is, or where the wait would hold a vector as long as `v` that nothing else holds.
+// cheap to recompute; or of the expression of `v` (held only here) over such a result. Consumes
+// `v` then. Nothing where neither is, or where the wait would hold a vector as long as `v` that
+// nothing else holds.
 std::optional<Vector> fold_in_group(vcode::Op op, Vector& v, const Segdes& sd,
                                     std::size_t stream_past);
 
