@@ -24,6 +24,7 @@
 #include "cvl_cuda/cvl_cuda.hpp"
 #include "device.hpp"
 #include "dispatch.hpp"
+#include "fold_group.hpp"
 #include "fused.hpp"
 #include "handles.hpp"
 #include "jit.hpp"
@@ -175,6 +176,7 @@ class CudaBackend final : public Backend,
           static_cast<std::int32_t>(static_cast<std::uint32_t>(described->total.get()));
       return wrap_host(cpu_->upload(Type::Int, &sum, 1));
     }
+    if (std::optional<Vector> waiting = wait_in_fold_group(op, v, sd)) return std::move(*waiting);
     if (std::optional<Vector> folded = fold_pending(op, v, sd)) return std::move(*folded);
     SegmentView map = device_map(sd, false);  // a small reduction needs no per-element index
     const std::size_t n = std::min(map.total, capacity(v));
@@ -511,9 +513,15 @@ class CudaBackend final : public Backend,
   }
 
   // What is deferred besides the device's queue: pending results (pending_expression.hpp), each
-  // computed (but those longer than a vector, which exist only to be folded).
+  // computed (but those longer than a vector, which exist only to be folded). The reductions
+  // waiting in fold groups first: their pass leaves the values they fold pending, which are then
+  // computed only where something else holds them.
   void complete_pending_work() override {
-    for (const std::weak_ptr<VectorStorage>& result : std::exchange(pending_results_, {}))
+    const std::vector<std::weak_ptr<VectorStorage>> results = std::exchange(pending_results_, {});
+    for (const std::weak_ptr<VectorStorage>& result : results)
+      if (const std::shared_ptr<VectorStorage> s = result.lock(); s && s->fold_group)
+        compute_pending(*s);
+    for (const std::weak_ptr<VectorStorage>& result : results)
       if (const std::shared_ptr<VectorStorage> s = result.lock();
           s && s->pending && s->pending->domain.bound() <= kMaxVectorLength)
         compute_pending(*s);
@@ -625,7 +633,7 @@ class CudaBackend final : public Backend,
     if (pending_results_.size() >= prune_pending_at_) {
       std::erase_if(pending_results_, [](const std::weak_ptr<VectorStorage>& r) {
         const std::shared_ptr<VectorStorage> held = r.lock();
-        return !held || !held->pending;
+        return !held || !held->waiting();
       });
       prune_pending_at_ = std::max<std::size_t>(1024, 2 * pending_results_.size());
     }
@@ -680,6 +688,7 @@ class CudaBackend final : public Backend,
   }
 
   void compute_pending(VectorStorage& s) override {
+    if (s.fold_group) return compute_fold_group(std::shared_ptr<FoldGroup>(s.fold_group));
     std::unique_ptr<PendingExpression> expression = std::move(s.pending);
     Vector values;
     try {
@@ -692,6 +701,138 @@ class CudaBackend final : public Backend,
     s.capacity = made.capacity;
     s.device = std::move(made.device);
     s.host = std::move(made.host);
+  }
+
+  // ---- fold groups (fold_group.hpp) -----------------------------------------------------
+
+  // A reduction of a long pending result that others hold too, or of an expression over one, as
+  // a result waiting in that result's fold group; nothing otherwise (consumes `v` then).
+  std::optional<Vector> wait_in_fold_group(Op op, Vector& v, const Segdes& sd) {
+    std::optional<Vector> waiting = fold_in_group(op, v, sd, fused::pending_stream_elements());
+    if (waiting)
+      pending_results_.push_back(std::static_pointer_cast<VectorStorage>(waiting->storage));
+    return waiting;
+  }
+
+  // Every reduction of `group`, each result that is still held completed.
+  void compute_fold_group(const std::shared_ptr<FoldGroup>& group) {
+    std::optional<std::vector<Vector>> out;
+    if (group->one_pass()) out = folds_in_one_pass(*group);
+    if (!out) {
+      // Each as it would run alone: the values computed (and stored) for their other readers.
+      computed(group->values);
+      out.emplace();
+      for (const FoldGroup::Fold& f : group->folds) {
+        Vector folded = f.over ? pending_vector(*f.over) : group->values;
+        out->push_back(reduce(f.op, std::move(folded), f.segments));
+        computed(out->back());  // it may wait in the group of another operand of the expression
+      }
+    }
+    group->computed = true;
+    group->values = {};
+    group->folds.clear();
+    for (std::size_t k = 0; k < group->results.size(); ++k)
+      if (const std::shared_ptr<VectorStorage> result = group->results[k].lock()) {
+        VectorStorage& made = storage((*out)[k]);
+        result->capacity = made.capacity;
+        result->device = std::move(made.device);
+        result->host = std::move(made.host);
+        result->fold_group.reset();
+      }
+  }
+
+  // A pending vector of a copy of `expression`.
+  static Vector pending_vector(const PendingExpression& expression) {
+    const Type type = to_type(expression.definition.root().result);
+    auto s = std::make_shared<VectorStorage>(type, allocation_size(expression.domain));
+    s->pending = std::make_unique<PendingExpression>(expression);
+    return Vector{type, expression.domain, std::move(s)};
+  }
+
+  // The reductions of `group` in one pass over chunks of its values, which stay pending: each
+  // chunk of the values evaluated once into a buffer, each expression over them evaluated from
+  // that buffer, each reduction folded as streamed_reduce folds a reduction alone. Nothing where
+  // a body does not fit the kernels or a descriptor's leaves are short (run op by op, reported
+  // there).
+  std::optional<std::vector<Vector>> folds_in_one_pass(FoldGroup& group) {
+    struct Reader {
+      std::shared_ptr<const CudaSuperOp> plan;
+      bool compiled = false;
+      std::vector<fused::OperandView> views;
+      std::vector<std::size_t> of_values;  // the operands that are the values
+      FaultWord fault;
+    };
+    auto reader_of = [&](const PendingExpression& expression, std::size_t& limit) {
+      Reader r;
+      r.plan = plan_for(expression.definition);
+      r.compiled = compiled_kernel(*r.plan);
+      const vcode::SuperOpAnalysis& analysis = r.plan->analysis;
+      r.views.resize(expression.operands.size());
+      for (std::size_t i = 0; i < expression.operands.size(); ++i) {
+        const FusedOperand& o = expression.operands[i];
+        if (o.segdes.storage) {
+          r.views[i].segdes = device_map(o.segdes, false, true);
+          if (analysis.operands[i].segdes) limit = std::min(limit, r.views[i].segdes.total);
+        } else if (o.vector.storage == group.values.storage) {
+          r.views[i].type = o.vector.type;
+          r.of_values.push_back(i);
+        } else if (o.vector.storage) {
+          r.views[i].data = device_pointer(o.vector);
+          r.views[i].type = o.vector.type;
+          if (analysis.operands[i].elementwise) limit = std::min(limit, capacity(o.vector));
+        }
+      }
+      r.fault = body_fault(analysis);
+      return r;
+    };
+    auto runs = [&](const Reader& r, const PendingExpression& expression) {
+      return (r.compiled || r.plan->interpreter.fits()) &&
+             leaves_hold(*r.plan, expression.operands);
+    };
+    const PendingExpression& shared = *storage(group.values).pending;
+    std::size_t limit = allocation_size(shared.domain, ~std::uint64_t{0});
+    Reader values = reader_of(shared, limit);
+    if (!runs(values, shared)) return std::nullopt;
+    std::vector<Reader> over(group.folds.size());
+    for (std::size_t k = 0; k < group.folds.size(); ++k)
+      if (const PendingExpression* e = group.folds[k].over.get()) {
+        over[k] = reader_of(*e, limit);
+        if (!runs(over[k], *e)) return std::nullopt;
+      }
+    const Extent items{limit, count_cell(shared.domain)};
+    std::vector<Vector> out;
+    std::vector<std::unique_ptr<fused::StreamedFold>> folds;
+    for (const FoldGroup::Fold& f : group.folds) {
+      out.push_back(new_device_vector(f.type, segdes(f.segments).segments));
+      folds.push_back(std::make_unique<fused::StreamedFold>(
+          device_, f.op, f.type, device_map(f.segments, false, true), device_pointer(out.back())));
+    }
+    const std::size_t chunk_elements = fused::stream_chunk_elements();
+    const std::size_t value_size = element_size(group.values.type);
+    DeviceBuffer values_chunk(device_, chunk_elements * value_size);
+    std::size_t over_size = 0;
+    for (const FoldGroup::Fold& f : group.folds)
+      if (f.over) over_size = std::max(over_size, element_size(f.type));
+    DeviceBuffer over_chunk(device_, chunk_elements * over_size);
+    for (std::size_t first = 0; first < items.bound; first += chunk_elements) {
+      const Extent end{std::min(first + chunk_elements, items.bound), items.count};
+      evaluate_body(*values.plan, values.compiled, values.views, first, end, values_chunk.get(),
+                    values.fault.get());
+      for (std::size_t k = 0; k < folds.size(); ++k) {
+        if (!over[k].plan) {
+          folds[k]->add(first, end, values_chunk.get());
+          continue;
+        }
+        // The body reads the values at element j, here at chunk[j - first].
+        const std::byte* chunk = static_cast<const std::byte*>(values_chunk.get());
+        for (std::size_t i : over[k].of_values) over[k].views[i].data = chunk - first * value_size;
+        evaluate_body(*over[k].plan, over[k].compiled, over[k].views, first, end, over_chunk.get(),
+                      over[k].fault.get());
+        folds[k]->add(first, end, over_chunk.get());
+      }
+    }
+    for (Vector& v : out) v = done(std::move(v));
+    return out;
   }
 
   // The plan of a definition made at run time, planned once (a program makes few distinct ones).
@@ -718,11 +859,8 @@ class CudaBackend final : public Backend,
                    const Length& domain, bool pending = false) {
     const vcode::SuperOp& op = prepared.definition;
     const vcode::SuperOpAnalysis& analysis = prepared.analysis;
-    // A DIST/INDEX leaf is read at the segment of each element.
-    for (std::size_t i = 0; i < operands.size(); ++i)
-      for (std::uint32_t s : analysis.operands[i].per_segment_of)
-        if (!holds({{capacity(operands[i].vector), &segdes(operands[s].segdes).segments}}))
-          return new_device_vector(to_type(analysis.values_type), domain);  // reported next
+    if (!leaves_hold(prepared, operands))
+      return new_device_vector(to_type(analysis.values_type), domain);  // reported next
     bool host = threshold_ > 0 && small(domain);
     for (const FusedOperand& o : operands) {
       if (o.segdes.storage) {
@@ -765,11 +903,7 @@ class CudaBackend final : public Backend,
     }
     // Compiled kernel first; the interpreter kernel when it holds the body; else op by op, with
     // this backend's own kernels (more launches, the same results).
-    bool compiled = false;
-#if CVL_CUDA_REAL
-    if (use_jit_ && !jit_) jit_ = std::make_unique<jit::KernelCache>(device_->id());
-    compiled = use_jit_ && jit_->available(prepared.kernel, op);
-#endif
+    const bool compiled = compiled_kernel(prepared);
     if (!compiled && !prepared.interpreter.fits()) return run_unfused(*this, op, operands, domain);
     const Type result = prepared.interpreter.plan().body_type;
     if (streamed)
@@ -778,17 +912,42 @@ class CudaBackend final : public Backend,
                              operands[analysis.root_segdes].segdes);
     Vector body = new_device_vector(result, domain);
     const Extent items = extent(domain, std::min(limit, capacity(body)));
-    // Only an INT / or % can trap: other superoperators take no slot of the fault board.
-    FaultWord fault;
-    if (analysis.divides)
-      fault = device_->fault_word(
-          [](std::uint64_t word) { return std::string(cvl_sem::trap_message(word)); });
+    const FaultWord fault = body_fault(analysis);
     evaluate_body(prepared, compiled, views, 0, items, device_pointer(body), fault.get());
     if (!analysis.folds()) return done(std::move(body));
     const Segdes& sd = operands[analysis.root_segdes].segdes;
     if (analysis.root_kind == vcode::RootKind::Scan)
       return scan(analysis.root_op, std::move(body), sd);
     return reduce(analysis.root_op, std::move(body), sd);
+  }
+
+  // Whether each DIST/INDEX leaf holds the segments it is read at.
+  bool leaves_hold(const CudaSuperOp& prepared, std::span<const FusedOperand> operands) {
+    const vcode::SuperOpAnalysis& analysis = prepared.analysis;
+    for (std::size_t i = 0; i < operands.size(); ++i)
+      for (std::uint32_t s : analysis.operands[i].per_segment_of)
+        if (!holds({{capacity(operands[i].vector), &segdes(operands[s].segdes).segments}}))
+          return false;
+    return true;
+  }
+
+  // Whether `prepared` runs as its compiled kernel (on a GPU, unless NESL_CUDA_FUSED says not).
+  bool compiled_kernel(const CudaSuperOp& prepared) {
+#if CVL_CUDA_REAL
+    if (use_jit_ && !jit_) jit_ = std::make_unique<jit::KernelCache>(device_->id());
+    return use_jit_ && jit_->available(prepared.kernel, prepared.definition);
+#else
+    (void)prepared;
+    return false;
+#endif
+  }
+
+  // The fault word of a body: only an INT / or % can trap, other superoperators take no slot of
+  // the fault board.
+  FaultWord body_fault(const vcode::SuperOpAnalysis& analysis) {
+    if (!analysis.divides) return {};
+    return device_->fault_word(
+        [](std::uint64_t word) { return std::string(cvl_sem::trap_message(word)); });
   }
 
   // The body at elements first..items.items()-1 into out[j - first]: the compiled kernel where
@@ -813,10 +972,7 @@ class CudaBackend final : public Backend,
                          const Segdes& sd) {
     const vcode::SuperOpAnalysis& analysis = prepared.analysis;
     const Type type = prepared.interpreter.plan().body_type;
-    FaultWord fault;
-    if (analysis.divides)
-      fault = device_->fault_word(
-          [](std::uint64_t word) { return std::string(cvl_sem::trap_message(word)); });
+    const FaultWord fault = body_fault(analysis);
     Vector out = new_device_vector(type, segdes(sd).segments);
     fused::StreamedFold fold(device_, analysis.root_op, type, device_map(sd, false, true),
                              device_pointer(out));

@@ -40,9 +40,14 @@ struct VectorStorage final : Storage {
   // The expression of a result not computed yet (pending_expression.hpp): no host copy and no
   // device buffer until it is.
   std::unique_ptr<PendingExpression> pending;
+  // A reduction's result that waits in a fold group (fold_group.hpp), its reduction `fold`: no
+  // buffer either until the group is computed.
+  std::shared_ptr<FoldGroup> fold_group;
+  std::size_t fold = 0;
 
   bool on_host() const { return host.storage != nullptr; }
   bool on_device() const { return device.allocated(); }
+  bool waiting() const { return pending || fold_group; }
   std::size_t bytes() const { return capacity * element_size(type); }
 };
 

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "cvl/backend.hpp"
@@ -33,6 +34,8 @@
 #include "vcode/superop.hpp"
 
 namespace cvl::CVL_CUDA_NS {
+
+struct FoldGroup;
 
 // A pending result: `definition` (its root elementwise, DIST or INDEX) over `operands` ($k is
 // operands[k]), evaluated at `domain` elements.
@@ -43,6 +46,8 @@ struct PendingExpression {
   // The longest chain of pending operands below this one that other handles hold too (each
   // computed when this one is, first).
   std::size_t depth = 0;
+  // The reductions of this result that wait to be computed together (fold_group.hpp).
+  std::weak_ptr<FoldGroup> fold_group;
 };
 
 // Ops over at least this many elements wait: below it the bookkeeping costs about what a launch

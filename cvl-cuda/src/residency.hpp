@@ -231,11 +231,12 @@ class Residency {
   }
 
   // ---- pending results (pending_expression.hpp) ----------------------------------------
-  // Computes the elements of a pending vector through the FUSED path; it is then an ordinary
-  // vector. Every read of a vector's data goes through here first.
+  // Computes the elements of a pending vector through the FUSED path (of a reduction waiting in a
+  // fold group, with the group's others); it is then an ordinary vector. Every read of a vector's
+  // data goes through here first.
   virtual void compute_pending(VectorStorage& s) = 0;
   void computed(const Vector& v) {
-    if (storage(v).pending) compute_pending(storage(v));
+    if (storage(v).waiting()) compute_pending(storage(v));
   }
 
   // The device copy, made (and kept) on first use.
