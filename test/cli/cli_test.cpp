@@ -797,7 +797,7 @@ std::string wide_two_sums_output() {
   return sums + " )\n" + maxima + " )\n" + minima + " )\n";
 }
 
-// run_vinterp with time for a pass over 2^31 elements on a busy machine (the full test run's).
+// run_vinterp with time for a pass over 2^31 elements on a busy machine.
 corpus::ProcessResult run_vinterp_long(std::vector<std::string> args) {
   args.insert(args.begin(), vinterp);
   auto result = corpus::run_process(args, "/tmp", "/dev/null", 900.0);
@@ -811,8 +811,9 @@ corpus::ProcessResult run_vinterp_long(std::vector<std::string> args) {
 
 TEST_CASE("reductions of a costly vector past 2^31 - 1 elements fold together on cpu, each "
           "segment carried across blocks and thread parts",
-          "[cli]") {
-  const auto folded = run_vinterp({"--max-memory", "64M", test_dir + "/wide_two_sums.vcode"});
+          "[.][wide_sums]") {
+  const auto folded =
+      run_vinterp_long({"--max-memory", "64M", test_dir + "/wide_two_sums.vcode"});
   INFO("stderr: " << folded.err);
   CHECK(folded.exit_code == 0);
   CHECK(folded.out == wide_two_sums_output());
