@@ -1,10 +1,13 @@
 // Catch2's main for cvl-cpu's internals. A test tagged [populate-write] needs a kernel that takes
 // MADV_POPULATE_WRITE (Linux 5.14 and later), one tagged [huge-pages] a kernel that gives a
 // mapping transparent huge pages when asked; on others they are skipped (catch_preconditions.hpp).
+// One tagged [free-cores] needs the pool to use its helpers: not while other processes hold the
+// cores.
 #include <sys/mman.h>
 
 #include "catch_preconditions.hpp"
 #include "thp_eligible.hpp"
+#include "threads/thread_pool.hpp"
 
 namespace {
 
@@ -37,5 +40,7 @@ int main(int argc, char* argv[]) {
       {{"populate-write", kernel_populates_on_advice,
         "this system has no MADV_POPULATE_WRITE (Linux 5.14 and later)"},
        {"huge-pages", kernel_gives_huge_pages_on_advice,
-        "this kernel gives no mapping transparent huge pages (THP off, or no THPeligible in smaps)"}});
+        "this kernel gives no mapping transparent huge pages (THP off, or no THPeligible in smaps)"},
+       {"free-cores", [] { return cvl::cpu::helpers_pay(); },
+        "other processes hold the cores: the pool runs jobs on the caller alone"}});
 }

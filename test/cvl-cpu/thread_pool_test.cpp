@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -34,6 +35,27 @@ TEST_CASE("pool: every task runs exactly once, job after job", "[cpu][pool]") {
   check_each_task_once(0, 5, 10);  // the caller alone
   // Past the claim word's 16 bits: on the caller alone, still each task once.
   check_each_task_once(2, 70000, 2);
+}
+
+// Each test case runs in a process of its own (catch_discover_tests), so this job is the pool's
+// first: its helper is hired for it and may start running after the job is published.
+TEST_CASE("pool: a helper hired for a job takes part in that job", "[cpu][pool][free-cores]") {
+  // Task 0 (the caller's first claim) waits for task 1 to start: only a helper can start it.
+  std::atomic<bool> second_started{false};
+  std::atomic<bool> waited_out{false};
+  run_tasks(1, 2, [&](std::size_t i) {
+    if (i == 1) {
+      second_started.store(true);
+      return;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!second_started.load())
+      if (std::chrono::steady_clock::now() > deadline) {
+        waited_out.store(true);
+        return;
+      }
+  });
+  CHECK_FALSE(waited_out.load());
 }
 
 TEST_CASE("pool: a task's exception reaches the caller; the pool still works", "[cpu][pool]") {

@@ -119,17 +119,21 @@ class Pool {
     }
   }
 
-  // Starts helpers until there are `count`; they live as long as the process.
+  // Starts helpers until there are `count`; they live as long as the process. Called before the
+  // next job is published: a new helper starts from the job before it, so that it takes part in
+  // that next job even when its thread starts running after the job was published (a program
+  // whose first job is one long streamed pass would otherwise run it on the caller alone).
   void hire(int count) {
+    const std::uint32_t before = job_.load(std::memory_order_relaxed);
     while (static_cast<int>(helpers_started_) < count) {
       const int number = static_cast<int>(helpers_started_++);
-      std::thread([this, number] { serve(number); }).detach();
+      std::thread([this, number, before] { serve(number, before); }).detach();
     }
   }
 
-  // A helper's life: wait for a job, take part when its number is within the job's helpers.
-  void serve(int number) {
-    std::uint32_t seen = job_.load(std::memory_order_acquire);
+  // A helper's life: wait for a job after `seen`, take part when its number is within the job's
+  // helpers.
+  void serve(int number, std::uint32_t seen) {
     for (;;) {
       const auto new_job = [&] { return job_.load(std::memory_order_acquire) != seen; };
       if (!spin_until(new_job, kHelperSpin)) job_.wait(seen, std::memory_order_acquire);
