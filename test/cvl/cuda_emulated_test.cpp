@@ -24,6 +24,14 @@ std::unique_ptr<cvl::Backend> emulated(long long threshold, bool sync_each_op = 
       {1, cvl::FloatRankOrder::Correct, 0, threshold, sync_each_op});
 }
 
+// The kernels `b` launches while `operation` runs.
+template <class Operation>
+std::uint64_t launches_during(cvl::Backend& b, Operation&& operation) {
+  const std::uint64_t before = b.stats().kernel_launches;
+  operation();
+  return b.stats().kernel_launches - before;
+}
+
 }  // namespace
 
 TEST_CASE("cuda-emulated: small host-resident operations run on the host", "[cuda][residency]") {
@@ -109,11 +117,7 @@ TEST_CASE("cuda-emulated: one small result comes back with no launch, several wi
   cvl::Backend& b = *owner;
   const cvl::Vector big = ints(b, Ints(100000, 1));  // on the device
   const cvl::Segdes halves = segdes(b, {60000, 40000});
-  auto launches_of = [&](auto&& operation) {
-    const std::uint64_t before = b.stats().kernel_launches;
-    operation();
-    return b.stats().kernel_launches - before;
-  };
+  auto launches_of = [&](auto&& operation) { return launches_during(b, operation); };
   const cvl::Vector counts = b.reduce(Op::PlusReduce, big, halves);
   CHECK(launches_of([&] { b.synchronize(); }) == 0);  // copied from where it is
   std::uint64_t syncs = b.stats().host_syncs;
@@ -422,11 +426,7 @@ TEST_CASE("cuda-emulated: a scatter or gather makes pending INDEX and DIST opera
   auto owner = cvl::make_cuda_emulated_backend(options);
   cvl::Backend& b = *owner;
   cvl::Backend& ref = reference_backend();
-  auto launches_of = [&](auto&& operation) {
-    const std::uint64_t before = b.stats().kernel_launches;
-    operation();
-    return b.stats().kernel_launches - before;
-  };
+  auto launches_of = [&](auto&& operation) { return launches_during(b, operation); };
   // One segment, and several (the first DIST over them runs at once and records their index, so
   // that the later ones wait): each segment reversed by an INDEX counting down.
   for (const Ints& lengths : std::vector<Ints>{{21000}, {0, 9000, 1, 0, 12000, 3}}) {
@@ -469,11 +469,7 @@ TEST_CASE("cuda-emulated: launches per scatter, reduction and descriptor use", "
   auto owner = emulated(0);
   cvl::Backend& b = *owner;
   cvl::Backend& ref = reference_backend();
-  auto launches_of = [&](auto&& operation) {
-    const std::uint64_t before = b.stats().kernel_launches;
-    operation();
-    return b.stats().kernel_launches - before;
-  };
+  auto launches_of = [&](auto&& operation) { return launches_during(b, operation); };
 
   SECTION("a scatter with colliding targets is one launch, the highest source winning") {
     std::mt19937_64 rng(3);
